@@ -1,0 +1,78 @@
+//! The PMU command and FSM-state encodings.
+//!
+//! Command encoding follows thesis section 2.1.1 and the hex words of its
+//! appendix-A program (`70000800` = CNT, `70001000` = RST, `70001814` = IDL).
+//! The thesis' table 2.2 lists "Activate = 11, Idle = 01", which contradicts
+//! both; we follow the text and the program that actually ran.
+
+/// The 2-bit command presented on the PMU's `command` port.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PmuCommand {
+    /// `00`: no effect (what every non-addressed counter sees).
+    Nop = 0,
+    /// `01`: go to COUNTING.
+    Cnt = 1,
+    /// `10`: go to RESET, clearing the count.
+    Rst = 2,
+    /// `11`: go to IDLE, holding the count so it can be read.
+    Idl = 3,
+}
+
+impl PmuCommand {
+    pub const ALL: [PmuCommand; 4] = [Self::Nop, Self::Cnt, Self::Rst, Self::Idl];
+
+    pub fn bits(self) -> u64 {
+        self as u64
+    }
+
+    pub fn from_bits(bits: u64) -> PmuCommand {
+        Self::ALL[(bits & 3) as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Nop => "PMUNOP",
+            Self::Cnt => "PMUCNT",
+            Self::Rst => "PMURST",
+            Self::Idl => "PMUIDL",
+        }
+    }
+}
+
+/// The state of a counter subunit's FSM, as stored in its 2-bit state
+/// register. The encoding is chosen so that RESET is the all-zero power-up
+/// value and COUNTING/IDLE equal the commands that enter them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CounterState {
+    /// `00`: cleared, not counting (power-up state).
+    Reset = 0,
+    /// `01`: counting converter pulses.
+    Counting = 1,
+    /// `11`: holding the count for a read.
+    Idle = 3,
+}
+
+impl CounterState {
+    pub fn bits(self) -> u64 {
+        self as u64
+    }
+
+    /// Decodes a state register value; `10` never occurs in the RTL and is
+    /// reported as `None`.
+    pub fn from_bits(bits: u64) -> Option<CounterState> {
+        match bits {
+            0 => Some(Self::Reset),
+            1 => Some(Self::Counting),
+            3 => Some(Self::Idle),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Reset => "RESET",
+            Self::Counting => "COUNTING",
+            Self::Idle => "IDLE",
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! One counter subunit: the RESET/COUNTING/IDLE controller and its
+//! synchronous counter with clear and enable (thesis section 2.1.1).
+
+use rust_hdl::prelude::*;
+
+use crate::commands::{CounterState, PmuCommand};
+
+/// A counter of `WIDTH` bits governed by a three-state FSM.
+///
+/// The command decoder presents PMURST to every subunit during a global
+/// reset, so the subunit needs no reset port of its own.
+#[derive(LogicBlock)]
+pub struct CounterSubunit<const WIDTH: usize> {
+    /// PMU clock; every register changes on its rising edge.
+    pub clock: Signal<In, Clock>,
+    /// Command for this subunit (PMUNOP unless it is addressed).
+    pub command: Signal<In, Bits<2>>,
+    /// Converter pulse: counts one event when high while COUNTING.
+    pub enable: Signal<In, Bit>,
+    /// Current count.
+    pub count: Signal<Out, Bits<WIDTH>>,
+    /// Current FSM state (see [`CounterState`] for the encoding).
+    pub state: Signal<Out, Bits<2>>,
+    state_reg: DFF<Bits<2>>,
+    count_reg: DFF<Bits<WIDTH>>,
+    cmd_cnt: Constant<Bits<2>>,
+    cmd_rst: Constant<Bits<2>>,
+    cmd_idl: Constant<Bits<2>>,
+    state_reset: Constant<Bits<2>>,
+    state_counting: Constant<Bits<2>>,
+    state_idle: Constant<Bits<2>>,
+}
+
+impl<const WIDTH: usize> Default for CounterSubunit<WIDTH> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            command: Default::default(),
+            enable: Default::default(),
+            count: Default::default(),
+            state: Default::default(),
+            state_reg: Default::default(),
+            count_reg: Default::default(),
+            cmd_cnt: Constant::new(PmuCommand::Cnt.bits().into()),
+            cmd_rst: Constant::new(PmuCommand::Rst.bits().into()),
+            cmd_idl: Constant::new(PmuCommand::Idl.bits().into()),
+            state_reset: Constant::new(CounterState::Reset.bits().into()),
+            state_counting: Constant::new(CounterState::Counting.bits().into()),
+            state_idle: Constant::new(CounterState::Idle.bits().into()),
+        }
+    }
+}
+
+impl<const WIDTH: usize> Logic for CounterSubunit<WIDTH> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state_reg, count_reg);
+        // Next state: the command, if any, decides; PMUNOP holds.
+        if self.command.val() == self.cmd_cnt.val() {
+            self.state_reg.d.next = self.state_counting.val();
+        } else if self.command.val() == self.cmd_rst.val() {
+            self.state_reg.d.next = self.state_reset.val();
+        } else if self.command.val() == self.cmd_idl.val() {
+            self.state_reg.d.next = self.state_idle.val();
+        }
+        // Counter: clear on PMURST, else count enabled pulses while COUNTING.
+        if self.command.val() == self.cmd_rst.val() {
+            self.count_reg.d.next = 0.into();
+        } else if (self.state_reg.q.val() == self.state_counting.val()) & self.enable.val() {
+            self.count_reg.d.next = self.count_reg.q.val() + 1;
+        }
+        self.count.next = self.count_reg.q.val();
+        self.state.next = self.state_reg.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth_check::check_synthesizes;
+    use crate::test_driver::Driver;
+
+    #[test]
+    fn counter_subunit_synthesizes() {
+        let mut uut = CounterSubunit::<32>::default();
+        uut.connect_all();
+        let report = check_synthesizes("counter_subunit", &generate_verilog(&uut)).unwrap();
+        assert_eq!(report.flip_flop_bits, 32 + 2, "{report:?}");
+    }
+
+    /// Drives one cycle: presents `command`/`enable`, then clocks.
+    fn step(d: &mut Driver<CounterSubunit<8>>, command: PmuCommand, enable: bool) -> (u64, u64) {
+        d.uut.command.next = command.bits().into();
+        d.uut.enable.next = enable;
+        d.cycle();
+        (
+            d.uut.count.val().index() as u64,
+            d.uut.state.val().index() as u64,
+        )
+    }
+
+    #[test]
+    fn counter_subunit_operation() {
+        use PmuCommand::*;
+        let mut d = Driver::new(CounterSubunit::<8>::default());
+        // Power-up: RESET, and pulses are ignored.
+        assert_eq!(step(&mut d, Nop, true), (0, CounterState::Reset.bits()));
+        // PMUCNT takes effect at the edge: the pulse in the same cycle is not counted.
+        assert_eq!(step(&mut d, Cnt, true), (0, CounterState::Counting.bits()));
+        assert_eq!(step(&mut d, Nop, true), (1, CounterState::Counting.bits()));
+        assert_eq!(step(&mut d, Nop, false), (1, CounterState::Counting.bits()));
+        // PMUIDL: the pulse in the command's own cycle is still counted, later ones are not.
+        assert_eq!(step(&mut d, Idl, true), (2, CounterState::Idle.bits()));
+        assert_eq!(step(&mut d, Nop, true), (2, CounterState::Idle.bits()));
+        // Back to COUNTING keeps the value.
+        assert_eq!(step(&mut d, Cnt, false), (2, CounterState::Counting.bits()));
+        // Wraps modulo 2^8.
+        for expected in 3..=255u64 {
+            assert_eq!(step(&mut d, Nop, true).0, expected);
+        }
+        assert_eq!(step(&mut d, Nop, true).0, 0);
+        assert_eq!(step(&mut d, Nop, true).0, 1);
+        // PMURST clears at the edge even with a pulse present.
+        assert_eq!(step(&mut d, Rst, true), (0, CounterState::Reset.bits()));
+        assert_eq!(step(&mut d, Nop, true), (0, CounterState::Reset.bits()));
+    }
+}

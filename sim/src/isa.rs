@@ -1,0 +1,488 @@
+//! The PMEVENT instruction: encoding, decoding and mnemonics.
+//!
+//! PMEVENT is the one instruction the thesis adds to FlexGripPlus to drive
+//! the PMU. It is a 32-bit word with the free opcode `0111`:
+//!
+//! | bits  | field                                                      |
+//! |-------|------------------------------------------------------------|
+//! | 31-28 | opcode, `0111`                                             |
+//! | 27-17 | reserved, must be 0 (proposed as future selector bits)     |
+//! | 16-13 | counter address CNT0..CNT15                                |
+//! | 12-11 | PMU command                                                |
+//! | 10-9  | reserved, must be 0                                        |
+//! | 8-2   | destination register R0..R127 (IDL only; 0 otherwise)      |
+//! | 1     | 0: normal instruction (1 would be flow control)            |
+//! | 0     | 0: 32-bit instruction (1 would be the first of a 64-bit pair) |
+//!
+//! # Command encoding
+//!
+//! `00` = NOP, `01` = CNT (start counting), `10` = RST (clear),
+//! `11` = IDL (hold, so the value can be read). This follows thesis section
+//! 2.1.1 and every hex word of its appendix-A program, which is the program
+//! that actually ran: `70000800` is `PMEVENT CNT0, CNT` (bits 12-11 = `01`),
+//! `70001000` is `PMEVENT CNT0, RST` (`10`) and `70001814` is
+//! `PMEVENT CNT0, R5, IDL` (`11`). The thesis' table 2.2 says "Activate = 11,
+//! Idle = 01", which contradicts both its own text and its hex, so we do not
+//! follow it.
+//!
+//! # Which words are PMEVENTs
+//!
+//! FlexGripPlus's decoder maps opcode `0111` with bit 1 = 0 to nothing, and
+//! that is the space PMEVENT takes over; [`is_pmevent`] tests exactly that.
+//! Opcode `0111` with bit 1 = 1 is a flow-control word of the base ISA and
+//! is left alone. Within the PMEVENT space [`decode`] is strict: bit 0 must
+//! be 0 (PMEVENT has no 64-bit form), the reserved bits must be 0, and only
+//! IDL may name a destination register.
+//!
+//! # NOP
+//!
+//! A word with command `00` decodes to [`PmuCommand::Nop`] rather than an
+//! error: the PMU defines `00` as "no effect", so the word is harmless, and
+//! accepting it lets [`encode`]/[`decode`] round-trip every command value.
+//! Its mnemonic is `PMEVENT CNTn, NOP`.
+
+use std::fmt;
+
+/// Opcode field (bits 31-28) of every PMEVENT.
+pub const PMEVENT_OPCODE: u32 = 0x7;
+/// Number of PMU counters a PMEVENT can address.
+pub const NUM_COUNTERS: u8 = 16;
+/// Number of general-purpose registers a PMEVENT IDL can write.
+pub const NUM_REGISTERS: u8 = 128;
+
+const OPCODE_SHIFT: u32 = 28;
+const COUNTER_SHIFT: u32 = 13;
+const COUNTER_MASK: u32 = 0xf;
+const COMMAND_SHIFT: u32 = 11;
+const COMMAND_MASK: u32 = 0x3;
+const DEST_SHIFT: u32 = 2;
+const DEST_MASK: u32 = 0x7f;
+/// Bit 1: set on flow-control instructions.
+pub const FLOW_CONTROL_BIT: u32 = 1 << 1;
+/// Bit 0: set on the first (low) word of a 64-bit instruction.
+pub const LONG_INSTRUCTION_BIT: u32 = 1 << 0;
+/// Bits 27-17 and 10-9: unused by PMEVENT, must be 0.
+pub const RESERVED_MASK: u32 = 0x0ffe_0000 | 0x0000_0600;
+
+/// `RET`, the 64-bit instruction that ends the appendix-A kernel, low word
+/// first.
+pub const RET_WORDS: [u32; 2] = [RET_LOW, RET_HIGH];
+/// Low (first) word of `RET`.
+pub const RET_LOW: u32 = 0x3000_0003;
+/// High (second) word of `RET`.
+pub const RET_HIGH: u32 = 0x0000_0780;
+
+/// The 2-bit command a PMEVENT sends to the addressed counter.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PmuCommand {
+    /// `00`: no effect.
+    Nop = 0,
+    /// `01`: go to COUNTING.
+    Cnt = 1,
+    /// `10`: go to RESET, clearing the count.
+    Rst = 2,
+    /// `11`: go to IDLE, holding the count; the PMEVENT reads it.
+    Idl = 3,
+}
+
+impl PmuCommand {
+    /// All commands in encoding order.
+    pub const ALL: [PmuCommand; 4] = [Self::Nop, Self::Cnt, Self::Rst, Self::Idl];
+
+    /// The 2-bit field value.
+    pub fn bits(self) -> u32 {
+        self as u32
+    }
+
+    /// The command for a 2-bit field value (higher bits are ignored).
+    pub fn from_bits(bits: u32) -> PmuCommand {
+        Self::ALL[(bits & COMMAND_MASK) as usize]
+    }
+
+    /// The mnemonic operand: `NOP`, `CNT`, `RST` or `IDL`.
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            Self::Nop => "NOP",
+            Self::Cnt => "CNT",
+            Self::Rst => "RST",
+            Self::Idl => "IDL",
+        }
+    }
+
+    /// Whether this command reads the counter into a register.
+    pub fn writes_register(self) -> bool {
+        self == Self::Idl
+    }
+}
+
+impl fmt::Display for PmuCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.mnemonic())
+    }
+}
+
+/// A decoded PMEVENT instruction.
+///
+/// Valid values have `counter < 16`, and `dest` is `Some(r)` with `r < 128`
+/// for [`PmuCommand::Idl`] and `None` for every other command;
+/// [`Pmevent::validate`] checks this.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Pmevent {
+    /// Counter address, CNT0..CNT15.
+    pub counter: u8,
+    /// What the addressed counter is told to do.
+    pub command: PmuCommand,
+    /// Register that receives the count (IDL only).
+    pub dest: Option<u8>,
+}
+
+impl Pmevent {
+    /// A checked constructor.
+    pub fn new(counter: u8, command: PmuCommand, dest: Option<u8>) -> Result<Self, IsaError> {
+        let event = Pmevent {
+            counter,
+            command,
+            dest,
+        };
+        event.validate()?;
+        Ok(event)
+    }
+
+    /// `PMEVENT CNTn, CNT`.
+    pub fn count(counter: u8) -> Result<Self, IsaError> {
+        Self::new(counter, PmuCommand::Cnt, None)
+    }
+
+    /// `PMEVENT CNTn, RST`.
+    pub fn reset(counter: u8) -> Result<Self, IsaError> {
+        Self::new(counter, PmuCommand::Rst, None)
+    }
+
+    /// `PMEVENT CNTn, Rd, IDL`.
+    pub fn read(counter: u8, dest: u8) -> Result<Self, IsaError> {
+        Self::new(counter, PmuCommand::Idl, Some(dest))
+    }
+
+    /// Checks field ranges and that only IDL carries a register.
+    pub fn validate(&self) -> Result<(), IsaError> {
+        if self.counter >= NUM_COUNTERS {
+            return Err(IsaError::CounterOutOfRange(self.counter));
+        }
+        match (self.command, self.dest) {
+            (PmuCommand::Idl, None) => Err(IsaError::MissingRegister),
+            (PmuCommand::Idl, Some(reg)) if reg >= NUM_REGISTERS => {
+                Err(IsaError::RegisterOutOfRange(reg))
+            }
+            (PmuCommand::Idl, Some(_)) | (_, None) => Ok(()),
+            (command, Some(register)) => Err(IsaError::RegisterNotAllowed { command, register }),
+        }
+    }
+}
+
+impl fmt::Display for Pmevent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PMEVENT CNT{}, ", self.counter)?;
+        if let Some(reg) = self.dest {
+            write!(f, "R{reg}, ")?;
+        }
+        f.write_str(self.command.mnemonic())
+    }
+}
+
+/// Why a word or a [`Pmevent`] is not a valid PMEVENT.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IsaError {
+    #[error("0x{word:08x} has opcode {opcode:#x}, not the PMEVENT opcode 0x7")]
+    WrongOpcode { word: u32, opcode: u8 },
+    #[error("0x{0:08x} has bit 1 (flow control) set; PMEVENT is a normal instruction")]
+    FlowControlBit(u32),
+    #[error("0x{0:08x} has bit 0 (64-bit instruction) set; PMEVENT is a 32-bit instruction")]
+    LongInstructionBit(u32),
+    #[error("0x{word:08x} has reserved bit(s) {} set; bits 27-17 and 10-9 must be 0", bit_list(*.bits))]
+    ReservedBits {
+        word: u32,
+        /// The offending bits, as a mask within [`RESERVED_MASK`].
+        bits: u32,
+    },
+    #[error("PMEVENT {command} takes no register, but R{register} is given (only IDL writes a register)")]
+    RegisterNotAllowed { command: PmuCommand, register: u8 },
+    #[error("counter CNT{0} is out of range (CNT0..CNT15)")]
+    CounterOutOfRange(u8),
+    #[error("register R{0} is out of range (R0..R127)")]
+    RegisterOutOfRange(u8),
+    #[error("PMEVENT IDL needs a destination register")]
+    MissingRegister,
+}
+
+/// "27, 20, 9": the set bits of `mask`, most significant first.
+fn bit_list(mask: u32) -> String {
+    (0..32)
+        .rev()
+        .filter(|bit| mask & (1 << bit) != 0)
+        .map(|bit| bit.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The opcode field (bits 31-28) of an instruction word.
+pub fn opcode(word: u32) -> u8 {
+    (word >> OPCODE_SHIFT) as u8
+}
+
+/// Whether `word` is the first word of a 64-bit instruction (bit 0 set).
+pub fn is_long_instruction(word: u32) -> bool {
+    word & LONG_INSTRUCTION_BIT != 0
+}
+
+/// Whether `word` falls in the PMEVENT encoding space: opcode 7 with bit 1
+/// (flow control) clear. The decode hook claims such words; [`decode`] then
+/// says whether the rest of the word is well formed.
+pub fn is_pmevent(word: u32) -> bool {
+    opcode(word) as u32 == PMEVENT_OPCODE && word & FLOW_CONTROL_BIT == 0
+}
+
+/// Encodes a PMEVENT.
+///
+/// Expects a valid `event` (see [`Pmevent::validate`]); out-of-range fields
+/// are truncated to their field width and a register on a non-IDL command
+/// is dropped, so the result is always a well-formed PMEVENT word. Use
+/// [`try_encode`] to have invalid input rejected instead.
+pub fn encode(event: &Pmevent) -> u32 {
+    let dest = match event.command {
+        PmuCommand::Idl => event.dest.unwrap_or(0) as u32 & DEST_MASK,
+        _ => 0,
+    };
+    (PMEVENT_OPCODE << OPCODE_SHIFT)
+        | ((event.counter as u32 & COUNTER_MASK) << COUNTER_SHIFT)
+        | (event.command.bits() << COMMAND_SHIFT)
+        | (dest << DEST_SHIFT)
+}
+
+/// Encodes a PMEVENT after checking it.
+pub fn try_encode(event: &Pmevent) -> Result<u32, IsaError> {
+    event.validate()?;
+    Ok(encode(event))
+}
+
+/// Decodes a PMEVENT word, rejecting anything [`encode`] would not produce.
+pub fn decode(word: u32) -> Result<Pmevent, IsaError> {
+    let op = opcode(word);
+    if op as u32 != PMEVENT_OPCODE {
+        return Err(IsaError::WrongOpcode { word, opcode: op });
+    }
+    if word & FLOW_CONTROL_BIT != 0 {
+        return Err(IsaError::FlowControlBit(word));
+    }
+    if word & LONG_INSTRUCTION_BIT != 0 {
+        return Err(IsaError::LongInstructionBit(word));
+    }
+    if word & RESERVED_MASK != 0 {
+        return Err(IsaError::ReservedBits {
+            word,
+            bits: word & RESERVED_MASK,
+        });
+    }
+    let counter = ((word >> COUNTER_SHIFT) & COUNTER_MASK) as u8;
+    let command = PmuCommand::from_bits(word >> COMMAND_SHIFT);
+    let reg = ((word >> DEST_SHIFT) & DEST_MASK) as u8;
+    let dest = match command {
+        PmuCommand::Idl => Some(reg),
+        // A register field on CNT/RST/NOP is ignored by the hardware, but it
+        // means the author expected a read, so flag it.
+        _ if reg != 0 => {
+            return Err(IsaError::RegisterNotAllowed {
+                command,
+                register: reg,
+            })
+        }
+        _ => None,
+    };
+    Ok(Pmevent {
+        counter,
+        command,
+        dest,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 16 `PMEVENT CNTn, CNT` words at addresses 0..15 of appendix A.
+    const APPENDIX_A_ACTIVATIONS: [u32; 16] = [
+        0x70000800, 0x70002800, 0x70004800, 0x70006800, 0x70008800, 0x7000a800, 0x7000c800,
+        0x7000e800, 0x70010800, 0x70012800, 0x70014800, 0x70016800, 0x70018800, 0x7001a800,
+        0x7001c800, 0x7001e800,
+    ];
+
+    fn check(word: u32, event: Pmevent, text: &str) {
+        assert_eq!(encode(&event), word, "encode {text}");
+        assert_eq!(decode(word), Ok(event), "decode {word:#010x}");
+        assert_eq!(event.to_string(), text);
+        assert!(is_pmevent(word));
+    }
+
+    #[test]
+    fn thesis_examples() {
+        check(0x70000800, Pmevent::count(0).unwrap(), "PMEVENT CNT0, CNT");
+        check(0x70001000, Pmevent::reset(0).unwrap(), "PMEVENT CNT0, RST");
+        check(
+            0x70001814,
+            Pmevent::read(0, 5).unwrap(),
+            "PMEVENT CNT0, R5, IDL",
+        );
+        check(
+            0x7001980c,
+            Pmevent::read(12, 3).unwrap(),
+            "PMEVENT CNT12, R3, IDL",
+        );
+        check(0x70015000, Pmevent::reset(10).unwrap(), "PMEVENT CNT10, RST");
+    }
+
+    #[test]
+    fn appendix_a_activations() {
+        for (n, &word) in APPENDIX_A_ACTIVATIONS.iter().enumerate() {
+            let n = n as u8;
+            check(word, Pmevent::count(n).unwrap(), &format!("PMEVENT CNT{n}, CNT"));
+        }
+    }
+
+    #[test]
+    fn appendix_a_reads() {
+        for (word, counter, reg) in [
+            (0x70001814, 0, 5),
+            (0x70003804, 1, 1),
+            (0x70005808, 2, 2),
+            (0x7001980c, 12, 3),
+            (0x70009810, 4, 4),
+        ] {
+            assert_eq!(decode(word), Pmevent::read(counter, reg));
+        }
+    }
+
+    #[test]
+    fn round_trip_every_valid_event() {
+        let mut seen = std::collections::HashSet::new();
+        for counter in 0..NUM_COUNTERS {
+            for command in PmuCommand::ALL {
+                let dests: Vec<Option<u8>> = if command == PmuCommand::Idl {
+                    (0..NUM_REGISTERS).map(Some).collect()
+                } else {
+                    vec![None]
+                };
+                for dest in dests {
+                    let event = Pmevent::new(counter, command, dest).unwrap();
+                    let word = try_encode(&event).unwrap();
+                    assert_eq!(decode(word), Ok(event));
+                    assert!(is_pmevent(word));
+                    assert!(seen.insert(word), "duplicate encoding {word:#010x}");
+                }
+            }
+        }
+        assert_eq!(seen.len(), 16 * (3 + 128));
+    }
+
+    #[test]
+    fn nop_decodes() {
+        let event = decode(0x7000_6000).unwrap();
+        assert_eq!(event.command, PmuCommand::Nop);
+        assert_eq!(event.counter, 3);
+        assert_eq!(event.to_string(), "PMEVENT CNT3, NOP");
+    }
+
+    #[test]
+    fn rejects_other_opcodes() {
+        assert_eq!(
+            decode(0x3000_0003),
+            Err(IsaError::WrongOpcode {
+                word: 0x3000_0003,
+                opcode: 3
+            })
+        );
+        assert!(!is_pmevent(0x3000_0003));
+        assert!(!is_pmevent(0x1000_4205));
+    }
+
+    #[test]
+    fn rejects_control_bits() {
+        assert_eq!(
+            decode(0x7000_0802),
+            Err(IsaError::FlowControlBit(0x7000_0802))
+        );
+        assert!(!is_pmevent(0x7000_0802));
+        assert_eq!(
+            decode(0x7000_0801),
+            Err(IsaError::LongInstructionBit(0x7000_0801))
+        );
+        assert!(is_pmevent(0x7000_0801));
+    }
+
+    #[test]
+    fn reports_which_reserved_bits() {
+        for bit in (17..=27).chain(9..=10) {
+            let word = 0x7000_0800 | (1 << bit);
+            let err = decode(word).unwrap_err();
+            assert_eq!(
+                err,
+                IsaError::ReservedBits {
+                    word,
+                    bits: 1 << bit
+                }
+            );
+            assert!(err.to_string().contains(&format!("bit(s) {bit} set")));
+        }
+        let err = decode(0x7810_0a00).unwrap_err();
+        assert!(err.to_string().contains("bit(s) 27, 20, 9 set"), "{err}");
+    }
+
+    #[test]
+    fn rejects_register_on_count_and_reset() {
+        assert_eq!(
+            decode(0x7000_0814),
+            Err(IsaError::RegisterNotAllowed {
+                command: PmuCommand::Cnt,
+                register: 5
+            })
+        );
+        assert_eq!(
+            decode(0x7000_1004),
+            Err(IsaError::RegisterNotAllowed {
+                command: PmuCommand::Rst,
+                register: 1
+            })
+        );
+    }
+
+    #[test]
+    fn checked_constructors() {
+        assert_eq!(Pmevent::count(16), Err(IsaError::CounterOutOfRange(16)));
+        assert_eq!(Pmevent::read(0, 128), Err(IsaError::RegisterOutOfRange(128)));
+        assert_eq!(
+            Pmevent::new(0, PmuCommand::Idl, None),
+            Err(IsaError::MissingRegister)
+        );
+        assert_eq!(
+            Pmevent::new(0, PmuCommand::Rst, Some(2)),
+            Err(IsaError::RegisterNotAllowed {
+                command: PmuCommand::Rst,
+                register: 2
+            })
+        );
+        let bad = Pmevent {
+            counter: 20,
+            command: PmuCommand::Cnt,
+            dest: None,
+        };
+        assert_eq!(try_encode(&bad), Err(IsaError::CounterOutOfRange(20)));
+        // The unchecked encoder still yields a decodable word.
+        assert!(decode(encode(&bad)).is_ok());
+    }
+
+    #[test]
+    fn ret_pair() {
+        assert_eq!(RET_WORDS, [0x3000_0003, 0x0000_0780]);
+        assert!(is_long_instruction(RET_LOW));
+        assert!(RET_LOW & FLOW_CONTROL_BIT != 0);
+        assert!(!is_pmevent(RET_LOW));
+    }
+}
