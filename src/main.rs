@@ -1,1 +1,11 @@
-fn main() {}
+//! `flexpmu`: simulate, benchmark and program the FlexGripPlus PMU.
+
+mod bench_cmd;
+mod cli;
+mod output;
+mod program_cmd;
+mod sim_cmd;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

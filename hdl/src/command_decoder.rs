@@ -43,6 +43,10 @@ impl<const COUNT: usize> Default for CommandDecoder<COUNT> {
     }
 }
 
+crate::traced_block!([const COUNT: usize] CommandDecoder<COUNT> {
+    reset, address, command, select, sub_command
+});
+
 impl<const COUNT: usize> Logic for CommandDecoder<COUNT> {
     #[hdl_gen]
     fn update(&mut self) {

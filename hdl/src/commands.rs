@@ -29,6 +29,21 @@ impl PmuCommand {
         Self::ALL[(bits & 3) as usize]
     }
 
+    /// The PMEVENT mnemonic operand: `NOP`, `CNT`, `RST` or `IDL`.
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            Self::Nop => "NOP",
+            Self::Cnt => "CNT",
+            Self::Rst => "RST",
+            Self::Idl => "IDL",
+        }
+    }
+
+    /// Whether a PMEVENT with this command reads the counter into a register.
+    pub fn writes_register(self) -> bool {
+        self == Self::Idl
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::Nop => "PMUNOP",
@@ -36,6 +51,12 @@ impl PmuCommand {
             Self::Rst => "PMURST",
             Self::Idl => "PMUIDL",
         }
+    }
+}
+
+impl std::fmt::Display for PmuCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.mnemonic())
     }
 }
 

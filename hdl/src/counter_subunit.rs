@@ -51,6 +51,10 @@ impl<const WIDTH: usize> Default for CounterSubunit<WIDTH> {
     }
 }
 
+crate::traced_block!([const WIDTH: usize] CounterSubunit<WIDTH> {
+    clock, command, enable, count, state, state_reg, count_reg
+});
+
 impl<const WIDTH: usize> Logic for CounterSubunit<WIDTH> {
     #[hdl_gen]
     fn update(&mut self) {

@@ -37,6 +37,7 @@ pub mod synth_check;
 #[cfg(test)]
 mod test_driver;
 pub mod toggle_converter;
+pub mod trace;
 
 pub use command_decoder::CommandDecoder;
 pub use commands::{CounterState, PmuCommand};
@@ -44,3 +45,26 @@ pub use counter_subunit::CounterSubunit;
 pub use output_mux::OutputMux;
 pub use pmu::{ChannelConfig, ChannelMode, DefaultPmu, Pmu, PmuConfig};
 pub use toggle_converter::ToggleConverter;
+
+use rust_hdl::prelude::{Block, Clock, In, Signal};
+
+/// A block with one clock input, which a cycle driver toggles.
+pub trait Clocked: Block {
+    fn clock_mut(&mut self) -> &mut Signal<In, Clock>;
+}
+
+macro_rules! clocked {
+    ($([$($g:tt)*] $t:ty),* $(,)?) => {$(
+        impl<$($g)*> Clocked for $t {
+            fn clock_mut(&mut self) -> &mut Signal<In, Clock> {
+                &mut self.clock
+            }
+        }
+    )*};
+}
+
+clocked!(
+    [const W: usize] CounterSubunit<W>,
+    [const W: usize] ToggleConverter<W>,
+    [const C: usize, const W: usize, const I: usize] Pmu<C, W, I>,
+);

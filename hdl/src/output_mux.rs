@@ -30,6 +30,10 @@ impl<const COUNT: usize, const WIDTH: usize> Default for OutputMux<COUNT, WIDTH>
     }
 }
 
+crate::traced_block!([const COUNT: usize, const WIDTH: usize] OutputMux<COUNT, WIDTH> {
+    address, counts, monitor_out
+});
+
 impl<const COUNT: usize, const WIDTH: usize> Logic for OutputMux<COUNT, WIDTH> {
     #[hdl_gen]
     fn update(&mut self) {

@@ -110,6 +110,11 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> D
     }
 }
 
+crate::traced_block!([const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize]
+    Pmu<COUNT, COUNTER_WIDTH, INPUT_WIDTH> {
+    clock, reset, address, command, monitor_in, monitor_out, decoder, converters, counters, mux
+});
+
 impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> Logic
     for Pmu<COUNT, COUNTER_WIDTH, INPUT_WIDTH>
 {
@@ -136,13 +141,7 @@ mod tests {
     use super::*;
     use crate::commands::{CounterState, PmuCommand};
     use crate::synth_check::check_synthesizes;
-    use crate::test_driver::{Clocked, Driver};
-
-    impl<const C: usize, const W: usize, const I: usize> Clocked for Pmu<C, W, I> {
-        fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
-            &mut self.clock
-        }
-    }
+    use crate::test_driver::Driver;
 
     #[test]
     fn pmu_synthesizes() {

@@ -3,12 +3,10 @@
 
 use rust_hdl::prelude::*;
 
+pub use crate::Clocked;
+
 /// Upper bound on settle passes; a design that needs more oscillates.
 const MAX_PASSES: usize = 1000;
-
-pub trait Clocked {
-    fn clock_signal(&mut self) -> &mut Signal<In, Clock>;
-}
 
 pub struct Driver<B: Block + Clocked> {
     pub uut: B,
@@ -29,23 +27,9 @@ impl<B: Block + Clocked> Driver<B> {
     /// Settles the inputs set so far, then applies one rising and one falling edge.
     pub fn cycle(&mut self) {
         self.settle();
-        self.uut.clock_signal().next = Clock { clk: true };
+        self.uut.clock_mut().next = Clock { clk: true };
         self.settle();
-        self.uut.clock_signal().next = Clock { clk: false };
+        self.uut.clock_mut().next = Clock { clk: false };
         self.settle();
     }
 }
-
-macro_rules! clocked {
-    ($($t:ty),*) => {$(
-        impl<const W: usize> Clocked for $t {
-            fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
-                &mut self.clock
-            }
-        }
-    )*};
-}
-clocked!(
-    crate::counter_subunit::CounterSubunit<W>,
-    crate::toggle_converter::ToggleConverter<W>
-);

@@ -52,6 +52,10 @@ impl<const WIDTH: usize> Default for ToggleConverter<WIDTH> {
     }
 }
 
+crate::traced_block!([const WIDTH: usize] ToggleConverter<WIDTH> {
+    clock, monitor_in, pulse, previous
+});
+
 impl<const WIDTH: usize> Logic for ToggleConverter<WIDTH> {
     #[hdl_gen]
     fn update(&mut self) {

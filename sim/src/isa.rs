@@ -72,54 +72,9 @@ pub const RET_LOW: u32 = 0x3000_0003;
 /// High (second) word of `RET`.
 pub const RET_HIGH: u32 = 0x0000_0780;
 
-/// The 2-bit command a PMEVENT sends to the addressed counter.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum PmuCommand {
-    /// `00`: no effect.
-    Nop = 0,
-    /// `01`: go to COUNTING.
-    Cnt = 1,
-    /// `10`: go to RESET, clearing the count.
-    Rst = 2,
-    /// `11`: go to IDLE, holding the count; the PMEVENT reads it.
-    Idl = 3,
-}
-
-impl PmuCommand {
-    /// All commands in encoding order.
-    pub const ALL: [PmuCommand; 4] = [Self::Nop, Self::Cnt, Self::Rst, Self::Idl];
-
-    /// The 2-bit field value.
-    pub fn bits(self) -> u32 {
-        self as u32
-    }
-
-    /// The command for a 2-bit field value (higher bits are ignored).
-    pub fn from_bits(bits: u32) -> PmuCommand {
-        Self::ALL[(bits & COMMAND_MASK) as usize]
-    }
-
-    /// The mnemonic operand: `NOP`, `CNT`, `RST` or `IDL`.
-    pub fn mnemonic(self) -> &'static str {
-        match self {
-            Self::Nop => "NOP",
-            Self::Cnt => "CNT",
-            Self::Rst => "RST",
-            Self::Idl => "IDL",
-        }
-    }
-
-    /// Whether this command reads the counter into a register.
-    pub fn writes_register(self) -> bool {
-        self == Self::Idl
-    }
-}
-
-impl fmt::Display for PmuCommand {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.mnemonic())
-    }
-}
+/// The 2-bit command a PMEVENT sends to the addressed counter (shared
+/// with the hardware, which defines the encoding).
+pub use flexpmu_hdl::PmuCommand;
 
 /// A decoded PMEVENT instruction.
 ///
@@ -254,7 +209,7 @@ pub fn encode(event: &Pmevent) -> u32 {
     };
     (PMEVENT_OPCODE << OPCODE_SHIFT)
         | ((event.counter as u32 & COUNTER_MASK) << COUNTER_SHIFT)
-        | (event.command.bits() << COMMAND_SHIFT)
+        | ((event.command.bits() as u32) << COMMAND_SHIFT)
         | (dest << DEST_SHIFT)
 }
 
@@ -283,7 +238,7 @@ pub fn decode(word: u32) -> Result<Pmevent, IsaError> {
         });
     }
     let counter = ((word >> COUNTER_SHIFT) & COUNTER_MASK) as u8;
-    let command = PmuCommand::from_bits(word >> COMMAND_SHIFT);
+    let command = PmuCommand::from_bits(((word >> COMMAND_SHIFT) & COMMAND_MASK) as u64);
     let reg = ((word >> DEST_SHIFT) & DEST_MASK) as u8;
     let dest = match command {
         PmuCommand::Idl => Some(reg),
@@ -336,14 +291,22 @@ mod tests {
             Pmevent::read(12, 3).unwrap(),
             "PMEVENT CNT12, R3, IDL",
         );
-        check(0x70015000, Pmevent::reset(10).unwrap(), "PMEVENT CNT10, RST");
+        check(
+            0x70015000,
+            Pmevent::reset(10).unwrap(),
+            "PMEVENT CNT10, RST",
+        );
     }
 
     #[test]
     fn appendix_a_activations() {
         for (n, &word) in APPENDIX_A_ACTIVATIONS.iter().enumerate() {
             let n = n as u8;
-            check(word, Pmevent::count(n).unwrap(), &format!("PMEVENT CNT{n}, CNT"));
+            check(
+                word,
+                Pmevent::count(n).unwrap(),
+                &format!("PMEVENT CNT{n}, CNT"),
+            );
         }
     }
 
@@ -456,7 +419,10 @@ mod tests {
     #[test]
     fn checked_constructors() {
         assert_eq!(Pmevent::count(16), Err(IsaError::CounterOutOfRange(16)));
-        assert_eq!(Pmevent::read(0, 128), Err(IsaError::RegisterOutOfRange(128)));
+        assert_eq!(
+            Pmevent::read(0, 128),
+            Err(IsaError::RegisterOutOfRange(128))
+        );
         assert_eq!(
             Pmevent::new(0, PmuCommand::Idl, None),
             Err(IsaError::MissingRegister)
@@ -482,7 +448,7 @@ mod tests {
     fn ret_pair() {
         assert_eq!(RET_WORDS, [0x3000_0003, 0x0000_0780]);
         assert!(is_long_instruction(RET_LOW));
-        assert!(RET_LOW & FLOW_CONTROL_BIT != 0);
+        assert_ne!(RET_LOW & FLOW_CONTROL_BIT, 0);
         assert!(!is_pmevent(RET_LOW));
     }
 }

@@ -1,1 +1,14 @@
+//! Simulation for flexpmu: the native cycle driver, streamed VCD
+//! waveforms, the PMU reference model, scenarios, random stimulus,
+//! benchmarks, and the PMEVENT instruction tools.
 
+pub mod asm;
+pub mod bench;
+pub mod driver;
+pub mod isa;
+pub mod pmu_sim;
+pub mod reference_model;
+pub mod scenario;
+pub mod scenario_runner;
+pub mod stimulus;
+pub mod vcd_trace;

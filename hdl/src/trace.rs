@@ -1,0 +1,95 @@
+//! Typed, allocation-free access to a design's signals for waveform dumps.
+//!
+//! rust-hdl's `Probe` hands out `&dyn Atom`, whose only value accessors
+//! allocate; sampling a PMU that way costs more than simulating it. A
+//! [`Traced`] block instead declares its signals once (scopes and widths)
+//! and then pushes their values as `u64` in the same order every sample.
+
+use rust_hdl::prelude::*;
+
+/// Receives a design's hierarchy once, before the first sample.
+pub trait TraceDeclarer {
+    fn enter_scope(&mut self, name: &str);
+    fn exit_scope(&mut self);
+    fn variable(&mut self, name: &str, width: usize);
+}
+
+/// A block (or signal) whose values can be sampled into a flat vector.
+pub trait Traced {
+    /// Declares the variables, in the order `sample` pushes them.
+    fn declare(&self, name: &str, out: &mut dyn TraceDeclarer);
+    /// Pushes the current values.
+    fn sample(&self, out: &mut Vec<u64>);
+}
+
+/// Types whose values fit in a `u64` sample.
+pub trait SampleValue: Synth {
+    fn sample_value(self) -> u64;
+}
+
+impl<const N: usize> SampleValue for Bits<N> {
+    fn sample_value(self) -> u64 {
+        self.to_u64()
+    }
+}
+
+impl SampleValue for Bit {
+    fn sample_value(self) -> u64 {
+        self as u64
+    }
+}
+
+impl SampleValue for Clock {
+    fn sample_value(self) -> u64 {
+        self.clk as u64
+    }
+}
+
+macro_rules! traced_signal {
+    ($($dir:ty),*) => {$(
+        impl<T: SampleValue> Traced for Signal<$dir, T> {
+            fn declare(&self, name: &str, out: &mut dyn TraceDeclarer) {
+                assert!(T::BITS <= 64, "{name}: traced signals are at most 64 bits");
+                out.variable(name, T::BITS);
+            }
+            fn sample(&self, out: &mut Vec<u64>) {
+                out.push(self.val().sample_value());
+            }
+        }
+    )*};
+}
+
+traced_signal!(In, Out, Local);
+
+impl<T: Traced, const N: usize> Traced for [T; N] {
+    fn declare(&self, name: &str, out: &mut dyn TraceDeclarer) {
+        for (i, item) in self.iter().enumerate() {
+            item.declare(&format!("{name}_{i}"), out);
+        }
+    }
+    fn sample(&self, out: &mut Vec<u64>) {
+        for item in self {
+            item.sample(out);
+        }
+    }
+}
+
+/// Implements [`Traced`] for a block from the list of its traced fields:
+/// the fields become one scope named after the instance.
+#[macro_export]
+macro_rules! traced_block {
+    ([$($generics:tt)*] $ty:ty { $($field:ident),* $(,)? }) => {
+        impl<$($generics)*> $crate::trace::Traced for $ty {
+            fn declare(&self, name: &str, out: &mut dyn $crate::trace::TraceDeclarer) {
+                out.enter_scope(name);
+                $( $crate::trace::Traced::declare(&self.$field, stringify!($field), out); )*
+                out.exit_scope();
+            }
+            fn sample(&self, out: &mut Vec<u64>) {
+                $( $crate::trace::Traced::sample(&self.$field, out); )*
+            }
+        }
+    };
+}
+
+traced_block!([T: SampleValue] DFF<T> { clock, d, q });

@@ -1,0 +1,224 @@
+//! Simulation-speed benchmarks of the rust-hdl PMU on each engine.
+//!
+//! Workload (the same on every engine): the default 16-counter PMU, every
+//! counter put in COUNTING, every input toggling every cycle. Each run
+//! checks its final counts, so a fast but wrong engine cannot pass.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use flexpmu_hdl::{DefaultPmu, PmuCommand};
+use rust_hdl::prelude::*;
+
+use crate::driver::{CycleDriver, SimError};
+
+/// One engine's measurement.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct EngineResult {
+    pub name: String,
+    pub cycles: u64,
+    pub seconds: f64,
+    pub cycles_per_s: f64,
+    /// Settle passes per cycle (native engines only).
+    pub passes_per_cycle: Option<f64>,
+    /// Growth of the process' peak resident memory during the run.
+    pub peak_rss_growth_kib: u64,
+    /// Bytes of waveform written (VCD engine only).
+    pub vcd_bytes: Option<u64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error("{engine}: counter {counter} reads {got}, expected {expected}")]
+    WrongCount {
+        engine: String,
+        counter: usize,
+        got: u64,
+        expected: u64,
+    },
+    #[error("rust-hdl Simulation failed: {0}")]
+    Stock(String),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Cycles spent addressing PMUCNT to each counter before the toggling.
+const SETUP_CYCLES: u64 = 16;
+
+/// The value every input holds in toggling cycle `cycle`.
+fn toggle_value(cycle: u64) -> u64 {
+    if cycle % 2 == 0 {
+        0xA5A5_5A5A
+    } else {
+        0x5A5A_A5A5
+    }
+}
+
+/// Counts expected after `toggles` toggling cycles: the first toggling
+/// cycle changes the inputs from 0, so every cycle is an event.
+fn check_counts(engine: &str, counts: &[u64], toggles: u64) -> Result<(), BenchError> {
+    for (counter, &got) in counts.iter().enumerate() {
+        // Counter n starts counting SETUP_CYCLES - n cycles before the
+        // toggling begins; the inputs are still 0 then, so no events.
+        if got != toggles {
+            return Err(BenchError::WrongCount {
+                engine: engine.to_string(),
+                counter,
+                got,
+                expected: toggles,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Peak resident set size of this process, in KiB (Linux), or 0.
+pub fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn native_run(
+    name: &str,
+    toggles: u64,
+    vcd: Option<&Path>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<EngineResult, BenchError> {
+    let rss_before = peak_rss_kib();
+    let mut driver = CycleDriver::new(DefaultPmu::default())?;
+    if let Some(path) = vcd {
+        let file = std::fs::File::create(path)?;
+        driver.attach_vcd(Box::new(file), "flexpmu_pmu", 2000)?;
+    }
+    let start = Instant::now();
+    for counter in 0..SETUP_CYCLES {
+        let pmu = driver.uut_mut();
+        pmu.address.next = counter.into();
+        pmu.command.next = PmuCommand::Cnt.bits().into();
+        driver.step()?;
+    }
+    driver.uut_mut().command.next = PmuCommand::Nop.bits().into();
+    for cycle in 0..toggles {
+        let value: Bits<32> = toggle_value(cycle).into();
+        for input in driver.uut_mut().monitor_in.iter_mut() {
+            input.next = value;
+        }
+        driver.step()?;
+        if cycle % 65536 == 0 {
+            progress(cycle);
+        }
+    }
+    driver.finish()?;
+    let seconds = start.elapsed().as_secs_f64();
+    let counts: Vec<u64> = driver
+        .uut()
+        .counters
+        .iter()
+        .map(|c| c.count.val().to_u64())
+        .collect();
+    check_counts(name, &counts, toggles)?;
+    let cycles = driver.cycles();
+    Ok(EngineResult {
+        name: name.to_string(),
+        cycles,
+        seconds,
+        cycles_per_s: cycles as f64 / seconds,
+        passes_per_cycle: Some(driver.passes_per_cycle()),
+        peak_rss_growth_kib: peak_rss_kib().saturating_sub(rss_before),
+        vcd_bytes: vcd.and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len()),
+    })
+}
+
+/// The native cycle driver without a waveform.
+pub fn native(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineResult, BenchError> {
+    native_run("native", toggles, None, progress)
+}
+
+/// The native cycle driver streaming a VCD to `path`.
+pub fn native_vcd(
+    toggles: u64,
+    path: &Path,
+    progress: &mut dyn FnMut(u64),
+) -> Result<EngineResult, BenchError> {
+    native_run("native-vcd", toggles, Some(path), progress)
+}
+
+/// rust-hdl's own threaded `Simulation`, running the same design and
+/// stimulus from a testbench thread.
+pub fn rust_hdl_simulation(toggles: u64) -> Result<EngineResult, BenchError> {
+    let rss_before = peak_rss_kib();
+    let mut sim = Simulation::new();
+    sim.add_clock(1, |x: &mut Box<DefaultPmu>| {
+        x.clock.next = !x.clock.val()
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    sim.add_testbench(move |mut sim: Sim<DefaultPmu>| {
+        let mut x = sim.init()?;
+        wait_clock_false!(sim, clock, x);
+        for counter in 0..SETUP_CYCLES {
+            x.address.next = counter.into();
+            x.command.next = PmuCommand::Cnt.bits().into();
+            wait_clock_cycle!(sim, clock, x);
+        }
+        x.command.next = PmuCommand::Nop.bits().into();
+        for cycle in 0..toggles {
+            let value: Bits<32> = toggle_value(cycle).into();
+            for input in x.monitor_in.iter_mut() {
+                input.next = value;
+            }
+            wait_clock_cycle!(sim, clock, x);
+        }
+        let counts: Vec<u64> = x.counters.iter().map(|c| c.count.val().to_u64()).collect();
+        let _ = tx.send(counts);
+        sim.done(x)
+    });
+    let start = Instant::now();
+    let cycles = SETUP_CYCLES + toggles;
+    sim.run(Box::new(DefaultPmu::default()), 2 * cycles + 100)
+        .map_err(|e| BenchError::Stock(format!("{e:?}")))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let counts = rx
+        .recv()
+        .map_err(|_| BenchError::Stock("the testbench ended without a result".into()))?;
+    check_counts("rust-hdl-simulation", &counts, toggles)?;
+    Ok(EngineResult {
+        name: "rust-hdl-simulation".to_string(),
+        cycles,
+        seconds,
+        cycles_per_s: cycles as f64 / seconds,
+        passes_per_cycle: None,
+        peak_rss_growth_kib: peak_rss_kib().saturating_sub(rss_before),
+        vcd_bytes: None,
+    })
+}
+
+/// Writes results as a table.
+pub fn render_table(results: &[EngineResult], out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<22} {:>10} {:>9} {:>13} {:>14} {:>14} {:>12}",
+        "engine", "cycles", "seconds", "cycles/s", "passes/cycle", "peak RSS +KiB", "VCD MiB"
+    )?;
+    for r in results {
+        writeln!(
+            out,
+            "{:<22} {:>10} {:>9.3} {:>13.0} {:>14} {:>14} {:>12}",
+            r.name,
+            r.cycles,
+            r.seconds,
+            r.cycles_per_s,
+            r.passes_per_cycle.map_or("-".into(), |p| format!("{p:.1}")),
+            r.peak_rss_growth_kib,
+            r.vcd_bytes
+                .map_or("-".into(), |b| format!("{:.1}", b as f64 / 1048576.0)),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! The native cycle driver: steps a rust-hdl block directly, without
+//! rust-hdl's threaded `Simulation`, settling the circuit after each edge.
+
+use std::io::Write;
+
+use flexpmu_hdl::trace::Traced;
+use flexpmu_hdl::Clocked;
+use rust_hdl::prelude::*;
+
+use crate::vcd_trace::VcdTrace;
+
+/// A design that never settles oscillates; this bounds the search.
+const MAX_SETTLE_PASSES: usize = 1000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("the design did not settle within {MAX_SETTLE_PASSES} passes (combinational loop?)")]
+    DidNotSettle,
+    #[error("writing the waveform failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Drives a clocked design cycle by cycle.
+///
+/// One call to [`CycleDriver::step`] is one clock cycle: the clock falls
+/// and the inputs set since the last step take effect (time `t * period`),
+/// then the clock rises and every register updates (time `t * period +
+/// period / 2`). After `step` returns, outputs show the post-edge state.
+pub struct CycleDriver<B: Clocked + Traced> {
+    uut: Box<B>,
+    cycles: u64,
+    settle_passes: u64,
+    trace: Option<VcdTrace<Box<dyn Write>>>,
+}
+
+impl<B: Clocked + Traced> CycleDriver<B> {
+    pub fn new(uut: B) -> Result<Self, SimError> {
+        let mut uut = Box::new(uut);
+        uut.connect_all();
+        let mut driver = CycleDriver {
+            uut,
+            cycles: 0,
+            settle_passes: 0,
+            trace: None,
+        };
+        driver.settle()?;
+        driver.settle_passes = 0;
+        Ok(driver)
+    }
+
+    /// Streams every later cycle to a VCD waveform written to `out`.
+    pub fn attach_vcd(
+        &mut self,
+        out: Box<dyn Write>,
+        top_name: &str,
+        period_ps: u64,
+    ) -> Result<(), SimError> {
+        self.trace = Some(VcdTrace::new(out, self.uut.as_ref(), top_name, period_ps)?);
+        Ok(())
+    }
+
+    pub fn uut(&self) -> &B {
+        &self.uut
+    }
+
+    /// The design, for setting inputs (`signal.next = ...`) before a step.
+    pub fn uut_mut(&mut self) -> &mut B {
+        &mut self.uut
+    }
+
+    /// Cycles stepped so far.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
+    }
+
+    /// Average settle passes per cycle (both edges).
+    pub fn passes_per_cycle(&self) -> f64 {
+        self.settle_passes as f64 / self.cycles.max(1) as f64
+    }
+
+    /// Propagates the inputs set so far without clocking, so combinational
+    /// outputs of the coming cycle can be read.
+    pub fn settle(&mut self) -> Result<(), SimError> {
+        for pass in 1..=MAX_SETTLE_PASSES {
+            self.uut.update_all();
+            if !self.uut.has_changed() {
+                self.settle_passes += pass as u64;
+                return Ok(());
+            }
+        }
+        Err(SimError::DidNotSettle)
+    }
+
+    /// One clock cycle (see the type's documentation).
+    pub fn step(&mut self) -> Result<(), SimError> {
+        self.uut.clock_mut().next = Clock { clk: false };
+        self.settle()?;
+        if let Some(trace) = self.trace.as_mut() {
+            trace.sample(self.uut.as_ref(), 2 * self.cycles)?;
+        }
+        self.uut.clock_mut().next = Clock { clk: true };
+        self.settle()?;
+        if let Some(trace) = self.trace.as_mut() {
+            trace.sample(self.uut.as_ref(), 2 * self.cycles + 1)?;
+        }
+        self.cycles += 1;
+        Ok(())
+    }
+
+    /// Ends the waveform (if any) and flushes it.
+    pub fn finish(&mut self) -> Result<(), SimError> {
+        if let Some(trace) = self.trace.take() {
+            trace.finish(2 * self.cycles)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,45 @@
+//! `flexpmu bench`: simulation speed of each engine.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use flexpmu_sim::bench;
+use indicatif::{ProgressBar, ProgressStyle};
+
+pub fn bench(cycles: u64, stock_cycles: u64, json: bool) -> Result<ExitCode> {
+    let vcd_path = std::env::temp_dir().join(format!("flexpmu-bench-{}.vcd", std::process::id()));
+    let bar = |label: &str, total: u64| {
+        let bar = if json { ProgressBar::hidden() } else { ProgressBar::new(total) };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>20} [{bar:40}] {pos}/{len} cycles")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(label.to_string());
+        bar
+    };
+    let mut results = Vec::new();
+
+    let pb = bar("native", cycles);
+    results.push(bench::native(cycles, &mut |c| pb.set_position(c))?);
+    pb.finish_and_clear();
+
+    let pb = bar("native-vcd", cycles);
+    let vcd = bench::native_vcd(cycles, &vcd_path, &mut |c| pb.set_position(c));
+    pb.finish_and_clear();
+    let _ = std::fs::remove_file(&vcd_path);
+    results.push(vcd?);
+
+    let pb = bar("rust-hdl-simulation", stock_cycles);
+    pb.set_message("running");
+    results.push(bench::rust_hdl_simulation(stock_cycles)?);
+    pb.finish_and_clear();
+
+    if json {
+        println!("{}", serde_json::json!({ "engines": results }));
+    } else {
+        bench::render_table(&results, &mut std::io::stdout())?;
+        println!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
+    }
+    Ok(ExitCode::SUCCESS)
+}

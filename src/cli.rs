@@ -1,0 +1,102 @@
+//! Command-line interface: argument parsing and dispatch.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::{bench_cmd, output, program_cmd, sim_cmd};
+
+#[derive(Parser)]
+#[command(
+    name = "flexpmu",
+    version,
+    about = "The FlexGripPlus Performance Monitoring Unit: rust-hdl design, cycle simulation with VCD, PMEVENT tools"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario (.scn) on the PMU and print the counters.
+    Sim {
+        /// Scenario file.
+        file: PathBuf,
+        /// Write the waveform to this VCD file.
+        #[arg(long, value_name = "PATH")]
+        vcd: Option<PathBuf>,
+        /// Clock period in picoseconds for the waveform (default: 500 MHz).
+        #[arg(long, default_value_t = 2000, value_name = "PS")]
+        period_ps: u64,
+        /// Replace an existing file at the --vcd path.
+        #[arg(long)]
+        force: bool,
+        /// Print one JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure simulation speed on each engine.
+    Bench {
+        /// Toggling cycles for the native engines.
+        #[arg(long, default_value_t = 1_000_000)]
+        cycles: u64,
+        /// Toggling cycles for rust-hdl's stock Simulation (slow).
+        #[arg(long, default_value_t = 20_000)]
+        stock_cycles: u64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The main job: the thesis' figure-3.1 scenario with its waveform.
+    Demo,
+    /// Assemble a SASS-like listing (.sass) into hex or TP_instructions.vhd.
+    Asm {
+        /// Source listing.
+        file: PathBuf,
+        /// Output file: `.vhd` writes a TP_instructions ROM, `.hex` a word list.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Replace an existing output file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Disassemble a TP_instructions.vhd ROM or a .hex word list.
+    Disasm {
+        /// Input file (.vhd or .hex).
+        file: PathBuf,
+    },
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Sim {
+            file,
+            vcd,
+            period_ps,
+            force,
+            json,
+        } => sim_cmd::sim(&file, vcd.as_deref(), period_ps, force, json),
+        Command::Bench {
+            cycles,
+            stock_cycles,
+            json,
+        } => bench_cmd::bench(cycles, stock_cycles, json),
+        Command::Demo => sim_cmd::demo(),
+        Command::Asm {
+            file,
+            output,
+            force,
+        } => program_cmd::asm(&file, output.as_deref(), force),
+        Command::Disasm { file } => program_cmd::disasm(&file),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            output::report_error(&error);
+            ExitCode::from(2)
+        }
+    }
+}

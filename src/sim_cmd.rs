@@ -1,0 +1,121 @@
+//! `flexpmu sim` and `flexpmu demo`.
+
+use std::io::BufWriter;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use flexpmu_sim::scenario::{self, Scenario, ScenarioLimits};
+use flexpmu_sim::scenario_runner::{run_scenario, ScenarioResult};
+
+use crate::output::{create_output, is_flexpmu_vcd};
+
+/// The figure-3.1 scenario, built in so the demo runs from any directory.
+const DEMO_SCENARIO: &str = include_str!("../examples/thesis_fig3_1.scn");
+const DEMO_VCD: &str = "flexpmu-demo.vcd";
+
+pub fn sim(
+    file: &Path,
+    vcd: Option<&Path>,
+    period_ps: u64,
+    force: bool,
+    json: bool,
+) -> Result<ExitCode> {
+    let scenario = scenario::load(file, &ScenarioLimits::default_pmu())?;
+    run(&scenario, vcd, period_ps, force, json)
+}
+
+pub fn demo() -> Result<ExitCode> {
+    let scenario = scenario::parse(
+        DEMO_SCENARIO,
+        "examples/thesis_fig3_1.scn",
+        &ScenarioLimits::default_pmu(),
+    )?;
+    println!("flexpmu demo: thesis figure 3.1 on the 16-counter PMU (rust-hdl RTL, checked against the reference model)\n");
+    let code = run(&scenario, Some(Path::new(DEMO_VCD)), 2000, false, false)?;
+    let full = std::fs::canonicalize(DEMO_VCD)?;
+    println!("\nwaveform: {} (open it with `gtkwave {DEMO_VCD}`)", full.display());
+    Ok(code)
+}
+
+fn run(
+    scenario: &Scenario,
+    vcd: Option<&Path>,
+    period_ps: u64,
+    force: bool,
+    json: bool,
+) -> Result<ExitCode> {
+    if period_ps == 0 || period_ps % 2 != 0 {
+        anyhow::bail!("--period-ps must be a positive even number of picoseconds, got {period_ps}");
+    }
+    let waveform = match vcd {
+        Some(path) => {
+            let file = create_output(path, force, is_flexpmu_vcd)?;
+            Some((Box::new(BufWriter::new(file)) as Box<dyn std::io::Write>, period_ps))
+        }
+        None => None,
+    };
+    let result = run_scenario(scenario, waveform)?;
+    if json {
+        print_json(&result);
+    } else {
+        print_table(scenario, &result, vcd);
+    }
+    Ok(if result.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn print_json(result: &ScenarioResult) {
+    let failures: Vec<_> = result
+        .failures
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "line": f.line, "counter": f.counter, "expected": f.expected, "got": f.got
+            })
+        })
+        .collect();
+    let states: Vec<_> = result.states.iter().map(|s| s.name()).collect();
+    let value = serde_json::json!({
+        "cycles": result.cycles,
+        "counters": result.counters,
+        "states": states,
+        "expects_checked": result.expects_checked,
+        "failures": failures,
+    });
+    println!("{value}");
+}
+
+fn print_table(scenario: &Scenario, result: &ScenarioResult, vcd: Option<&Path>) {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(vec!["counter", "value", "hex", "state"]);
+    for (i, (value, state)) in result.counters.iter().zip(&result.states).enumerate() {
+        table.add_row(vec![
+            format!("CNT{i}"),
+            value.to_string(),
+            format!("0x{value:08x}"),
+            state.name().to_string(),
+        ]);
+    }
+    println!("{table}");
+    println!(
+        "{}: {} cycles, {} expect lines checked, {} failed",
+        scenario.name,
+        result.cycles,
+        result.expects_checked,
+        result.failures.len()
+    );
+    for f in &result.failures {
+        println!(
+            "FAIL {}:{}: counter {} is {}, expected {}",
+            scenario.name, f.line, f.counter, f.got, f.expected
+        );
+    }
+    if let Some(path) = vcd {
+        println!("waveform written to {}", path.display());
+    }
+}
