@@ -9,7 +9,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 pub fn bench(cycles: u64, stock_cycles: u64, json: bool) -> Result<ExitCode> {
     let vcd_path = std::env::temp_dir().join(format!("flexpmu-bench-{}.vcd", std::process::id()));
     let bar = |label: &str, total: u64| {
-        let bar = if json { ProgressBar::hidden() } else { ProgressBar::new(total) };
+        let bar = if json {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(total)
+        };
         bar.set_style(
             ProgressStyle::with_template("{prefix:>20} [{bar:40}] {pos}/{len} cycles")
                 .expect("static template")

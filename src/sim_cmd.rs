@@ -34,7 +34,10 @@ pub fn demo() -> Result<ExitCode> {
     println!("flexpmu demo: thesis figure 3.1 on the 16-counter PMU (rust-hdl RTL, checked against the reference model)\n");
     let code = run(&scenario, Some(Path::new(DEMO_VCD)), 2000, false, false)?;
     let full = std::fs::canonicalize(DEMO_VCD)?;
-    println!("\nwaveform: {} (open it with `gtkwave {DEMO_VCD}`)", full.display());
+    println!(
+        "\nwaveform: {} (open it with `gtkwave {DEMO_VCD}`)",
+        full.display()
+    );
     Ok(code)
 }
 
@@ -51,7 +54,10 @@ fn run(
     let waveform = match vcd {
         Some(path) => {
             let file = create_output(path, force, is_flexpmu_vcd)?;
-            Some((Box::new(BufWriter::new(file)) as Box<dyn std::io::Write>, period_ps))
+            Some((
+                Box::new(BufWriter::new(file)) as Box<dyn std::io::Write>,
+                period_ps,
+            ))
         }
         None => None,
     };

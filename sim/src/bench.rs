@@ -155,9 +155,7 @@ pub fn native_vcd(
 pub fn rust_hdl_simulation(toggles: u64) -> Result<EngineResult, BenchError> {
     let rss_before = peak_rss_kib();
     let mut sim = Simulation::new();
-    sim.add_clock(1, |x: &mut Box<DefaultPmu>| {
-        x.clock.next = !x.clock.val()
-    });
+    sim.add_clock(1, |x: &mut Box<DefaultPmu>| x.clock.next = !x.clock.val());
     let (tx, rx) = std::sync::mpsc::channel();
     sim.add_testbench(move |mut sim: Sim<DefaultPmu>| {
         let mut x = sim.init()?;

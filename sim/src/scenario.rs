@@ -202,7 +202,10 @@ fn counter_index(text: &str, limits: &ScenarioLimits) -> Result<usize, String> {
 
 fn number(text: &str, what: &str) -> Result<u64, String> {
     let clean = text.replace('_', "");
-    let parsed = match clean.strip_prefix("0x").or_else(|| clean.strip_prefix("0X")) {
+    let parsed = match clean
+        .strip_prefix("0x")
+        .or_else(|| clean.strip_prefix("0X"))
+    {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => clean.parse::<u64>(),
     };
@@ -223,18 +226,52 @@ mod tests {
             "# comment\nreset\ncnt 3\nrst 0x4 # trailing\nidl 15\nnop\nnop 7\nset 2 0xff\nexpect 3 1_000\n",
         )
         .unwrap();
-        let steps: Vec<_> = scn.lines.iter().map(|l| (l.number, l.step.clone())).collect();
+        let steps: Vec<_> = scn
+            .lines
+            .iter()
+            .map(|l| (l.number, l.step.clone()))
+            .collect();
         assert_eq!(
             steps,
             vec![
                 (2, Step::Reset),
-                (3, Step::Command { counter: 3, command: PmuCommand::Cnt }),
-                (4, Step::Command { counter: 4, command: PmuCommand::Rst }),
-                (5, Step::Command { counter: 15, command: PmuCommand::Idl }),
+                (
+                    3,
+                    Step::Command {
+                        counter: 3,
+                        command: PmuCommand::Cnt
+                    }
+                ),
+                (
+                    4,
+                    Step::Command {
+                        counter: 4,
+                        command: PmuCommand::Rst
+                    }
+                ),
+                (
+                    5,
+                    Step::Command {
+                        counter: 15,
+                        command: PmuCommand::Idl
+                    }
+                ),
                 (6, Step::Nop { cycles: 1 }),
                 (7, Step::Nop { cycles: 7 }),
-                (8, Step::Set { channel: 2, value: 255 }),
-                (9, Step::Expect { counter: 3, value: 1000 }),
+                (
+                    8,
+                    Step::Set {
+                        channel: 2,
+                        value: 255
+                    }
+                ),
+                (
+                    9,
+                    Step::Expect {
+                        counter: 3,
+                        value: 1000
+                    }
+                ),
             ]
         );
     }
@@ -249,12 +286,19 @@ mod tests {
             ("nop 1x", 1, "malformed number `1x`"),
             ("expect 1", 1, "expected `expect <counter> <value>`"),
             ("\n\ncnt", 3, "expected `cnt <counter>`"),
-            ("expect 0 0x100000000", 1, "cannot be held by a 32-bit counter"),
+            (
+                "expect 0 0x100000000",
+                1,
+                "cannot be held by a 32-bit counter",
+            ),
         ];
         for (text, line, message) in cases {
             let err = parse_default(text).unwrap_err();
             assert_eq!(err.line, line, "{text}");
-            assert!(err.to_string().starts_with(&format!("t.scn:{line}: ")), "{err}");
+            assert!(
+                err.to_string().starts_with(&format!("t.scn:{line}: ")),
+                "{err}"
+            );
             assert!(err.message.contains(message), "{text}: {err}");
         }
     }

@@ -47,12 +47,7 @@ impl<W: Write> VcdTrace<W> {
     /// Writes the header for `design`. Samples are stamped by half-cycle
     /// index; `period_ps` sets the timescale
     /// (2000 ps = the thesis' 500 MHz clock, written in ns).
-    pub fn new<B: Traced>(
-        out: W,
-        design: &B,
-        top_name: &str,
-        period_ps: u64,
-    ) -> io::Result<Self> {
+    pub fn new<B: Traced>(out: W, design: &B, top_name: &str, period_ps: u64) -> io::Result<Self> {
         let mut decl = Declarations::default();
         design.declare(top_name, &mut decl);
         let (unit, half_period) = if period_ps % 2000 == 0 {
