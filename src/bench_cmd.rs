@@ -6,7 +6,8 @@ use anyhow::Result;
 use flexpmu_sim::bench;
 use indicatif::{ProgressBar, ProgressStyle};
 
-pub fn bench(cycles: u64, stock_cycles: u64, json: bool) -> Result<ExitCode> {
+pub fn bench(cycles: u64, stock_cycles: u64, engines: &[String], json: bool) -> Result<ExitCode> {
+    let wanted = |name: &str| engines.is_empty() || engines.iter().any(|e| e == name);
     let vcd_path = std::env::temp_dir().join(format!("flexpmu-bench-{}.vcd", std::process::id()));
     let bar = |label: &str, total: u64| {
         let bar = if json {
@@ -24,20 +25,30 @@ pub fn bench(cycles: u64, stock_cycles: u64, json: bool) -> Result<ExitCode> {
     };
     let mut results = Vec::new();
 
-    let pb = bar("native", cycles);
-    results.push(bench::native(cycles, &mut |c| pb.set_position(c))?);
-    pb.finish_and_clear();
-
-    let pb = bar("native-vcd", cycles);
-    let vcd = bench::native_vcd(cycles, &vcd_path, &mut |c| pb.set_position(c));
-    pb.finish_and_clear();
-    let _ = std::fs::remove_file(&vcd_path);
-    results.push(vcd?);
-
-    let pb = bar("rust-hdl-simulation", stock_cycles);
-    pb.set_message("running");
-    results.push(bench::rust_hdl_simulation(stock_cycles)?);
-    pb.finish_and_clear();
+    if wanted("native") {
+        let pb = bar("native", cycles);
+        results.push(bench::native(cycles, &mut |c| pb.set_position(c))?);
+        pb.finish_and_clear();
+    }
+    if wanted("native-vcd") {
+        let pb = bar("native-vcd", cycles);
+        let vcd = bench::native_vcd(cycles, &vcd_path, &mut |c| pb.set_position(c));
+        pb.finish_and_clear();
+        let _ = std::fs::remove_file(&vcd_path);
+        results.push(vcd?);
+    }
+    if wanted("rust-hdl-simulation") {
+        // The stock Simulation reports no progress; a spinner shows it runs.
+        let pb = if json {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new_spinner()
+        };
+        pb.set_message(format!("rust-hdl-simulation: {stock_cycles} cycles"));
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+        results.push(bench::rust_hdl_simulation(stock_cycles)?);
+        pb.finish_and_clear();
+    }
 
     if json {
         println!("{}", serde_json::json!({ "engines": results }));

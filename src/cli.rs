@@ -45,6 +45,9 @@ enum Command {
         /// Toggling cycles for rust-hdl's stock Simulation (slow).
         #[arg(long, default_value_t = 20_000)]
         stock_cycles: u64,
+        /// Run only these engines (repeatable; default: all).
+        #[arg(long, value_name = "NAME", value_parser = ["native", "native-vcd", "rust-hdl-simulation"])]
+        engine: Vec<String>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -82,8 +85,9 @@ pub fn main() -> ExitCode {
         Command::Bench {
             cycles,
             stock_cycles,
+            engine,
             json,
-        } => bench_cmd::bench(cycles, stock_cycles, json),
+        } => bench_cmd::bench(cycles, stock_cycles, &engine, json),
         Command::Demo => sim_cmd::demo(),
         Command::Asm {
             file,

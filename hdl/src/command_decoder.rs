@@ -9,7 +9,6 @@ use crate::commands::PmuCommand;
 /// `command` to the selected subunit; every other subunit gets PMUNOP.
 /// A global `reset` bypasses the address and sends PMURST to all `COUNT`
 /// subunits. Purely combinational.
-#[derive(LogicBlock)]
 pub struct CommandDecoder<const COUNT: usize> {
     /// Global reset, active high.
     pub reset: Signal<In, Bit>,
@@ -23,6 +22,7 @@ pub struct CommandDecoder<const COUNT: usize> {
     pub sub_command: [Signal<Out, Bits<2>>; COUNT],
     cmd_nop: Constant<Bits<2>>,
     cmd_rst: Constant<Bits<2>>,
+    select_lsb: Constant<Bits<COUNT>>,
 }
 
 impl<const COUNT: usize> Default for CommandDecoder<COUNT> {
@@ -39,22 +39,26 @@ impl<const COUNT: usize> Default for CommandDecoder<COUNT> {
             sub_command: std::array::from_fn(|_| Default::default()),
             cmd_nop: Constant::new(PmuCommand::Nop.bits().into()),
             cmd_rst: Constant::new(PmuCommand::Rst.bits().into()),
+            select_lsb: Constant::new(1.into()),
         }
     }
 }
 
-crate::traced_block!([const COUNT: usize] CommandDecoder<COUNT> {
-    reset, address, command, select, sub_command
+crate::hdl_block!([const COUNT: usize] CommandDecoder<COUNT> {
+    inputs: [reset, address, command],
+    outputs: [select, sub_command],
+    parts: [],
+    constants: [cmd_nop, cmd_rst, select_lsb],
 });
 
 impl<const COUNT: usize> Logic for CommandDecoder<COUNT> {
     #[hdl_gen]
     fn update(&mut self) {
-        self.select.next = 0.into();
+        // Shifted out (all zero) for an address with no counter behind it.
+        self.select.next = self.select_lsb.val() << self.address.val();
         for i in 0..COUNT {
             self.sub_command[i].next = self.cmd_nop.val();
             if self.address.val().index() == i {
-                self.select.next = self.select.val().replace_bit(i, true);
                 self.sub_command[i].next = self.command.val();
             }
             if self.reset.val() {
@@ -88,7 +92,7 @@ mod tests {
                     uut.address.next = address.into();
                     uut.command.next = command.bits().into();
                     assert!(simulate(&mut uut, 100));
-                    assert_eq!(uut.select.val().index(), 1 << address);
+                    assert_eq!(uut.select.val().index(), 1 << address, "address {address}");
                     for (i, sub) in uut.sub_command.iter().enumerate() {
                         let expected = if reset {
                             PmuCommand::Rst

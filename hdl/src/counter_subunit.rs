@@ -9,7 +9,6 @@ use crate::commands::{CounterState, PmuCommand};
 ///
 /// The command decoder presents PMURST to every subunit during a global
 /// reset, so the subunit needs no reset port of its own.
-#[derive(LogicBlock)]
 pub struct CounterSubunit<const WIDTH: usize> {
     /// PMU clock; every register changes on its rising edge.
     pub clock: Signal<In, Clock>,
@@ -51,8 +50,11 @@ impl<const WIDTH: usize> Default for CounterSubunit<WIDTH> {
     }
 }
 
-crate::traced_block!([const WIDTH: usize] CounterSubunit<WIDTH> {
-    clock, command, enable, count, state, state_reg, count_reg
+crate::hdl_block!([const WIDTH: usize] CounterSubunit<WIDTH> {
+    inputs: [clock, command, enable],
+    outputs: [count, state],
+    parts: [state_reg, count_reg],
+    constants: [cmd_cnt, cmd_rst, cmd_idl, state_reset, state_counting, state_idle],
 });
 
 impl<const WIDTH: usize> Logic for CounterSubunit<WIDTH> {

@@ -31,6 +31,7 @@
 pub mod command_decoder;
 pub mod commands;
 pub mod counter_subunit;
+pub mod hdl_block;
 pub mod output_mux;
 pub mod pmu;
 pub mod synth_check;

@@ -6,7 +6,6 @@ use rust_hdl::prelude::*;
 /// A `COUNT`-to-1 multiplexer of `WIDTH`-bit counts, selected by the 4-bit
 /// counter address. An address with no counter behind it reads 0.
 /// Purely combinational.
-#[derive(LogicBlock)]
 pub struct OutputMux<const COUNT: usize, const WIDTH: usize> {
     /// Counter address (CNT0..CNT15).
     pub address: Signal<In, Bits<4>>,
@@ -30,8 +29,11 @@ impl<const COUNT: usize, const WIDTH: usize> Default for OutputMux<COUNT, WIDTH>
     }
 }
 
-crate::traced_block!([const COUNT: usize, const WIDTH: usize] OutputMux<COUNT, WIDTH> {
-    address, counts, monitor_out
+crate::hdl_block!([const COUNT: usize, const WIDTH: usize] OutputMux<COUNT, WIDTH> {
+    inputs: [address, counts],
+    outputs: [monitor_out],
+    parts: [],
+    constants: [],
 });
 
 impl<const COUNT: usize, const WIDTH: usize> Logic for OutputMux<COUNT, WIDTH> {

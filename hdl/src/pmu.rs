@@ -56,7 +56,6 @@ impl PmuConfig {
 ///   may use fewer bits (see [`ChannelConfig`]).
 ///
 /// Latencies are defined once, in the crate documentation.
-#[derive(LogicBlock)]
 pub struct Pmu<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> {
     /// PMU clock (rising edge).
     pub clock: Signal<In, Clock>,
@@ -110,9 +109,12 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> D
     }
 }
 
-crate::traced_block!([const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize]
+crate::hdl_block!([const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize]
     Pmu<COUNT, COUNTER_WIDTH, INPUT_WIDTH> {
-    clock, reset, address, command, monitor_in, monitor_out, decoder, converters, counters, mux
+    inputs: [clock, reset, address, command, monitor_in],
+    outputs: [monitor_out],
+    parts: [decoder, converters, counters, mux],
+    constants: [],
 });
 
 impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> Logic

@@ -12,7 +12,6 @@ use rust_hdl::prelude::*;
 ///
 /// A channel narrower than `WIDTH` masks off the upper input bits, so they
 /// neither count nor cost a register after synthesis.
-#[derive(LogicBlock)]
 pub struct ToggleConverter<const WIDTH: usize> {
     pub clock: Signal<In, Clock>,
     /// The monitored signal.
@@ -52,8 +51,11 @@ impl<const WIDTH: usize> Default for ToggleConverter<WIDTH> {
     }
 }
 
-crate::traced_block!([const WIDTH: usize] ToggleConverter<WIDTH> {
-    clock, monitor_in, pulse, previous
+crate::hdl_block!([const WIDTH: usize] ToggleConverter<WIDTH> {
+    inputs: [clock, monitor_in],
+    outputs: [pulse],
+    parts: [previous],
+    constants: [level_mode, input_mask],
 });
 
 impl<const WIDTH: usize> Logic for ToggleConverter<WIDTH> {

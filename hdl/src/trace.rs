@@ -12,6 +12,8 @@ pub trait TraceDeclarer {
     fn enter_scope(&mut self, name: &str);
     fn exit_scope(&mut self);
     fn variable(&mut self, name: &str, width: usize);
+    /// A clock input: all clocks are one net.
+    fn clock(&mut self, name: &str);
 }
 
 /// A block (or signal) whose values can be sampled into a flat vector.
@@ -36,12 +38,6 @@ impl<const N: usize> SampleValue for Bits<N> {
 impl SampleValue for Bit {
     fn sample_value(self) -> u64 {
         self as u64
-    }
-}
-
-impl SampleValue for Clock {
-    fn sample_value(self) -> u64 {
-        self.clk as u64
     }
 }
 
@@ -74,22 +70,22 @@ impl<T: Traced, const N: usize> Traced for [T; N] {
     }
 }
 
-/// Implements [`Traced`] for a block from the list of its traced fields:
-/// the fields become one scope named after the instance.
-#[macro_export]
-macro_rules! traced_block {
-    ([$($generics:tt)*] $ty:ty { $($field:ident),* $(,)? }) => {
-        impl<$($generics)*> $crate::trace::Traced for $ty {
-            fn declare(&self, name: &str, out: &mut dyn $crate::trace::TraceDeclarer) {
-                out.enter_scope(name);
-                $( $crate::trace::Traced::declare(&self.$field, stringify!($field), out); )*
-                out.exit_scope();
-            }
-            fn sample(&self, out: &mut Vec<u64>) {
-                $( $crate::trace::Traced::sample(&self.$field, out); )*
-            }
-        }
-    };
+/// A register appears in the waveform as one variable, its output `q`
+/// (its `d` and `clock` duplicate signals of the enclosing block).
+impl<T: SampleValue> Traced for DFF<T> {
+    fn declare(&self, name: &str, out: &mut dyn TraceDeclarer) {
+        out.variable(name, T::BITS);
+    }
+    fn sample(&self, out: &mut Vec<u64>) {
+        out.push(self.q.val().sample_value());
+    }
 }
 
-traced_block!([T: SampleValue] DFF<T> { clock, d, q });
+/// Every clock input is the one PMU clock: the waveform shows it as one
+/// net, driven by the cycle driver rather than sampled.
+impl Traced for Signal<In, Clock> {
+    fn declare(&self, name: &str, out: &mut dyn TraceDeclarer) {
+        out.clock(name);
+    }
+    fn sample(&self, _out: &mut Vec<u64>) {}
+}

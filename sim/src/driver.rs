@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use flexpmu_hdl::hdl_block::incremental;
 use flexpmu_hdl::trace::Traced;
 use flexpmu_hdl::Clocked;
 use rust_hdl::prelude::*;
@@ -22,15 +23,30 @@ pub enum SimError {
 
 /// Drives a clocked design cycle by cycle.
 ///
-/// One call to [`CycleDriver::step`] is one clock cycle: the clock falls
-/// and the inputs set since the last step take effect (time `t * period`),
-/// then the clock rises and every register updates (time `t * period +
-/// period / 2`). After `step` returns, outputs show the post-edge state.
+/// One call to [`CycleDriver::step`] is one clock cycle: the inputs set
+/// since the last step settle (and are sampled for the waveform), then the
+/// clock rises and every register updates. After `step` returns, outputs
+/// show the post-edge state. See [`crate::vcd_trace`] for the waveform's
+/// timeline.
 pub struct CycleDriver<B: Clocked + Traced> {
     uut: Box<B>,
     cycles: u64,
     settle_passes: u64,
+    /// The first settle evaluates everything; later ones are incremental
+    /// (see `flexpmu_hdl::hdl_block`).
+    settled_once: bool,
     trace: Option<VcdTrace<Box<dyn Write>>>,
+}
+
+/// Settles `uut`, returning the passes it took (None: it never settled).
+fn settle_passes<B: Block>(uut: &mut B) -> Option<u64> {
+    for pass in 1..=MAX_SETTLE_PASSES {
+        uut.update_all();
+        if !uut.has_changed() {
+            return Some(pass as u64);
+        }
+    }
+    None
 }
 
 impl<B: Clocked + Traced> CycleDriver<B> {
@@ -41,6 +57,7 @@ impl<B: Clocked + Traced> CycleDriver<B> {
             uut,
             cycles: 0,
             settle_passes: 0,
+            settled_once: false,
             trace: None,
         };
         driver.settle()?;
@@ -81,14 +98,15 @@ impl<B: Clocked + Traced> CycleDriver<B> {
     /// Propagates the inputs set so far without clocking, so combinational
     /// outputs of the coming cycle can be read.
     pub fn settle(&mut self) -> Result<(), SimError> {
-        for pass in 1..=MAX_SETTLE_PASSES {
-            self.uut.update_all();
-            if !self.uut.has_changed() {
-                self.settle_passes += pass as u64;
-                return Ok(());
-            }
-        }
-        Err(SimError::DidNotSettle)
+        let uut = &mut self.uut;
+        let passes = if self.settled_once {
+            incremental(|| settle_passes(uut.as_mut()))
+        } else {
+            settle_passes(uut.as_mut())
+        };
+        self.settled_once = true;
+        self.settle_passes += passes.ok_or(SimError::DidNotSettle)?;
+        Ok(())
     }
 
     /// One clock cycle (see the type's documentation).
@@ -96,21 +114,22 @@ impl<B: Clocked + Traced> CycleDriver<B> {
         self.uut.clock_mut().next = Clock { clk: false };
         self.settle()?;
         if let Some(trace) = self.trace.as_mut() {
-            trace.sample(self.uut.as_ref(), 2 * self.cycles)?;
+            trace.sample(self.uut.as_ref(), self.cycles)?;
         }
         self.uut.clock_mut().next = Clock { clk: true };
         self.settle()?;
-        if let Some(trace) = self.trace.as_mut() {
-            trace.sample(self.uut.as_ref(), 2 * self.cycles + 1)?;
-        }
         self.cycles += 1;
         Ok(())
     }
 
     /// Ends the waveform (if any) and flushes it.
     pub fn finish(&mut self) -> Result<(), SimError> {
-        if let Some(trace) = self.trace.take() {
-            trace.finish(2 * self.cycles)?;
+        if let Some(mut trace) = self.trace.take() {
+            // The state after the last edge, stamped at the next cycle.
+            self.uut.clock_mut().next = Clock { clk: false };
+            self.settle()?;
+            trace.sample(self.uut.as_ref(), self.cycles)?;
+            trace.finish()?;
         }
         Ok(())
     }
