@@ -77,7 +77,9 @@ mod tests {
     fn command_decoder_synthesizes() {
         let mut uut = CommandDecoder::<16>::default();
         uut.connect_all();
-        let report = check_synthesizes("command_decoder", &generate_verilog(&uut)).unwrap();
+        let verilog = generate_verilog(&uut);
+        insta::assert_snapshot!(verilog);
+        let report = check_synthesizes("command_decoder", &verilog).unwrap();
         assert_eq!(report.flip_flop_bits, 0, "{report:?}");
     }
 

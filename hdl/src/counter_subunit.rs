@@ -90,7 +90,9 @@ mod tests {
     fn counter_subunit_synthesizes() {
         let mut uut = CounterSubunit::<32>::default();
         uut.connect_all();
-        let report = check_synthesizes("counter_subunit", &generate_verilog(&uut)).unwrap();
+        let verilog = generate_verilog(&uut);
+        insta::assert_snapshot!(verilog);
+        let report = check_synthesizes("counter_subunit", &verilog).unwrap();
         assert_eq!(report.flip_flop_bits, 32 + 2, "{report:?}");
     }
 

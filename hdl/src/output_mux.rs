@@ -57,7 +57,9 @@ mod tests {
     fn output_mux_synthesizes() {
         let mut uut = OutputMux::<16, 32>::default();
         uut.connect_all();
-        let report = check_synthesizes("output_mux", &generate_verilog(&uut)).unwrap();
+        let verilog = generate_verilog(&uut);
+        insta::assert_snapshot!(verilog);
+        let report = check_synthesizes("output_mux", &verilog).unwrap();
         assert_eq!(report.flip_flop_bits, 0, "{report:?}");
     }
 

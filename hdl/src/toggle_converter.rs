@@ -82,7 +82,9 @@ mod tests {
     fn toggle_converter_synthesizes() {
         let mut uut = ToggleConverter::<32>::default();
         uut.connect_all();
-        let report = check_synthesizes("toggle_converter", &generate_verilog(&uut)).unwrap();
+        let verilog = generate_verilog(&uut);
+        insta::assert_snapshot!(verilog);
+        let report = check_synthesizes("toggle_converter", &verilog).unwrap();
         assert_eq!(report.flip_flop_bits, 32, "{report:?}");
     }
 

@@ -35,6 +35,7 @@ pub struct CycleDriver<B: Clocked + Traced> {
     /// The first settle evaluates everything; later ones are incremental
     /// (see `flexpmu_hdl::hdl_block`).
     settled_once: bool,
+    incremental: bool,
     trace: Option<VcdTrace<Box<dyn Write>>>,
 }
 
@@ -58,11 +59,19 @@ impl<B: Clocked + Traced> CycleDriver<B> {
             cycles: 0,
             settle_passes: 0,
             settled_once: false,
+            incremental: true,
             trace: None,
         };
         driver.settle()?;
         driver.settle_passes = 0;
         Ok(driver)
+    }
+
+    /// Evaluates every block in every pass, as rust-hdl's own simulation
+    /// does, instead of incrementally. Slower; for cross-checking.
+    pub fn full_evaluation(mut self) -> Self {
+        self.incremental = false;
+        self
     }
 
     /// Streams every later cycle to a VCD waveform written to `out`.
@@ -99,7 +108,7 @@ impl<B: Clocked + Traced> CycleDriver<B> {
     /// outputs of the coming cycle can be read.
     pub fn settle(&mut self) -> Result<(), SimError> {
         let uut = &mut self.uut;
-        let passes = if self.settled_once {
+        let passes = if self.settled_once && self.incremental {
             incremental(|| settle_passes(uut.as_mut()))
         } else {
             settle_passes(uut.as_mut())

@@ -1,0 +1,231 @@
+//! The `flexpmu` binary end to end: exit codes, outputs, error messages.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn flexpmu(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run flexpmu")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn demo_runs_figure_3_1_and_writes_its_waveform() {
+    let dir = temp();
+    let out = flexpmu(&["demo"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("22 cycles, 10 expect lines checked, 0 failed"),
+        "{text}"
+    );
+    assert!(text.contains("flexpmu-demo.vcd"), "{text}");
+    let vcd = std::fs::read_to_string(dir.path().join("flexpmu-demo.vcd")).unwrap();
+    assert!(vcd.contains("$scope module counters_0 $end"));
+    // A second run replaces the demo's own waveform.
+    let again = flexpmu(&["demo"], dir.path());
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
+
+#[test]
+fn sim_json_reports_cycles_and_counters() {
+    let dir = temp();
+    let out = flexpmu(
+        &["sim", &example("thesis_fig3_1.scn"), "--json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["cycles"], 22);
+    assert_eq!(json["counters"], serde_json::json!(vec![0; 16]));
+    assert_eq!(json["states"][0], "IDLE");
+    assert_eq!(json["states"][3], "RESET");
+}
+
+#[test]
+fn sim_table_snapshot() {
+    let dir = temp();
+    let scn = write(
+        dir.path(),
+        "count.scn",
+        "reset\ncnt 4\nset 4 0xff\nnop\nset 4 0\nnop\nset 4 0xff\nnop\nidl 4\nexpect 4 3\n",
+    );
+    let out = flexpmu(&["sim", scn.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out).replace(scn.to_str().unwrap(), "count.scn"));
+}
+
+#[test]
+fn failed_expect_exits_1_naming_the_line() {
+    let dir = temp();
+    let scn = write(
+        dir.path(),
+        "bad.scn",
+        "reset\ncnt 0\nset 0 1\nnop\nexpect 0 5\n",
+    );
+    let out = flexpmu(&["sim", scn.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("bad.scn:5: counter 0 is 1, expected 5"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_a_located_message() {
+    let dir = temp();
+    let cases = [
+        ("reset\nfoo 1\n", "x.scn:2: unknown keyword `foo`"),
+        (
+            "cnt 16\n",
+            "x.scn:1: counter 16 is out of range: expected 0..=15",
+        ),
+        (
+            "set 3 0x100000000\n",
+            "x.scn:1: value 0x100000000 is wider than channel 3 (32 bits)",
+        ),
+        ("nop 0x\n", "x.scn:1: malformed number `0x`"),
+        ("set 20 1\n", "x.scn:1: channel 20 is out of range"),
+    ];
+    for (text, message) in cases {
+        write(dir.path(), "x.scn", text);
+        let out = flexpmu(&["sim", "x.scn"], dir.path());
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        assert!(stderr(&out).contains(message), "{text}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    }
+    let out = flexpmu(&["sim", "missing.scn"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing.scn"), "{}", stderr(&out));
+}
+
+#[test]
+fn vcd_path_problems_exit_2_and_nothing_is_overwritten() {
+    let dir = temp();
+    let scn = example("thesis_fig3_1.scn");
+    let out = flexpmu(
+        &["sim", &scn, "--vcd", "/nonexistent-dir/x.vcd"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot write /nonexistent-dir/x.vcd"),
+        "{}",
+        stderr(&out)
+    );
+
+    let precious = write(dir.path(), "notes.vcd", "my own notes\n");
+    let out = flexpmu(&["sim", &scn, "--vcd", "notes.vcd"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&precious).unwrap(),
+        "my own notes\n"
+    );
+
+    let out = flexpmu(&["sim", &scn, "--vcd", "notes.vcd", "--force"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(&precious)
+        .unwrap()
+        .contains("$enddefinitions"));
+}
+
+#[test]
+fn bench_json_names_every_engine() {
+    let dir = temp();
+    let out = flexpmu(
+        &[
+            "bench",
+            "--cycles",
+            "3000",
+            "--stock-cycles",
+            "300",
+            "--json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let names: Vec<&str> = json["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["native", "native-vcd", "rust-hdl-simulation"]);
+    for engine in json["engines"].as_array().unwrap() {
+        assert!(engine["cycles_per_s"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn asm_writes_a_rom_ghdl_accepts_and_disasm_reads_it_back() {
+    let dir = temp();
+    let out = flexpmu(
+        &[
+            "asm",
+            &example("appendix_a.sass"),
+            "-o",
+            "TP_instructions.vhd",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ghdl = Command::new("ghdl")
+        .args(["-a", "--std=08", "TP_instructions.vhd"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap_or_else(|_| {
+            panic!("`ghdl` was not found: install it with `apt-get install -y ghdl`")
+        });
+    assert!(
+        ghdl.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ghdl.stderr)
+    );
+
+    let out = flexpmu(&["disasm", "TP_instructions.vhd"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out));
+
+    // The ROM is not replaced without --force.
+    let again = flexpmu(
+        &[
+            "asm",
+            &example("appendix_a.sass"),
+            "-o",
+            "TP_instructions.vhd",
+        ],
+        dir.path(),
+    );
+    assert_eq!(again.status.code(), Some(2));
+}
