@@ -31,8 +31,11 @@
 pub mod command_decoder;
 pub mod commands;
 pub mod counter_subunit;
+pub mod decode_hook;
+pub mod execute_hook;
 pub mod hdl_block;
 pub mod output_mux;
+pub mod pmevent_decoder;
 pub mod pmu;
 pub mod synth_check;
 #[cfg(test)]
@@ -43,7 +46,10 @@ pub mod trace;
 pub use command_decoder::CommandDecoder;
 pub use commands::{CounterState, PmuCommand};
 pub use counter_subunit::CounterSubunit;
+pub use decode_hook::DecodeHook;
+pub use execute_hook::ExecuteHook;
 pub use output_mux::OutputMux;
+pub use pmevent_decoder::PmeventDecoder;
 pub use pmu::{ChannelConfig, ChannelMode, DefaultPmu, Pmu, PmuConfig};
 pub use toggle_converter::ToggleConverter;
 
@@ -68,4 +74,5 @@ clocked!(
     [const W: usize] CounterSubunit<W>,
     [const W: usize] ToggleConverter<W>,
     [const C: usize, const W: usize, const I: usize] Pmu<C, W, I>,
+    [] DecodeHook,
 );
