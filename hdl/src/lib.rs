@@ -34,6 +34,7 @@ pub mod counter_subunit;
 pub mod decode_hook;
 pub mod execute_hook;
 pub mod hdl_block;
+pub mod hooked_pmu;
 pub mod output_mux;
 pub mod pmevent_decoder;
 pub mod pmu;
@@ -48,6 +49,7 @@ pub use commands::{CounterState, PmuCommand};
 pub use counter_subunit::CounterSubunit;
 pub use decode_hook::DecodeHook;
 pub use execute_hook::ExecuteHook;
+pub use hooked_pmu::HookedPmu;
 pub use output_mux::OutputMux;
 pub use pmevent_decoder::PmeventDecoder;
 pub use pmu::{ChannelConfig, ChannelMode, DefaultPmu, Pmu, PmuConfig};
@@ -75,4 +77,5 @@ clocked!(
     [const W: usize] ToggleConverter<W>,
     [const C: usize, const W: usize, const I: usize] Pmu<C, W, I>,
     [] DecodeHook,
+    [] HookedPmu,
 );

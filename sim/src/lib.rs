@@ -6,6 +6,7 @@ pub mod asm;
 pub mod bench;
 pub mod driver;
 pub mod isa;
+pub mod pipeline;
 pub mod pmu_sim;
 pub mod reference_model;
 pub mod scenario;
