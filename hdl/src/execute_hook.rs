@@ -11,6 +11,7 @@ use rust_hdl::prelude::*;
 /// written like any ALU result. Every other instruction's result passes
 /// through. `pmu_read_ack` tells the decode hook that the read completed
 /// (the stage registered its result in this cycle).
+#[derive(Default)]
 pub struct ExecuteHook {
     /// The instruction in execute is a PMEVENT IDL.
     pub pmu_read_in: Signal<In, Bit>,
@@ -30,24 +31,6 @@ pub struct ExecuteHook {
     pub write_out: Signal<Out, Bit>,
     /// To the decode hook.
     pub pmu_read_ack: Signal<Out, Bit>,
-}
-
-impl Default for ExecuteHook {
-    fn default() -> Self {
-        Self {
-            pmu_read_in: Default::default(),
-            pmu_dest_in: Default::default(),
-            result_in: Default::default(),
-            dest_in: Default::default(),
-            write_in: Default::default(),
-            stage_fire: Default::default(),
-            monitor_out: Default::default(),
-            result_out: Default::default(),
-            dest_out: Default::default(),
-            write_out: Default::default(),
-            pmu_read_ack: Default::default(),
-        }
-    }
 }
 
 crate::hdl_block!([] ExecuteHook {

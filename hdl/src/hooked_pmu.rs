@@ -9,6 +9,7 @@ use crate::execute_hook::ExecuteHook;
 use crate::pmu::DefaultPmu;
 
 /// Decode hook + PMU + execute hook, wired as in thesis figure 2.7.
+#[derive(Default)]
 pub struct HookedPmu {
     pub clock: Signal<In, Clock>,
     /// Processor reset; also the PMU's global reset.
@@ -43,39 +44,6 @@ pub struct HookedPmu {
     pub decode_hook: DecodeHook,
     pub pmu: DefaultPmu,
     pub execute_hook: ExecuteHook,
-}
-
-impl Default for HookedPmu {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            pipeline_fetch_done: Default::default(),
-            pipeline_stall_in: Default::default(),
-            instruction_in: Default::default(),
-            exec_pmu_read_in: Default::default(),
-            exec_pmu_dest_in: Default::default(),
-            exec_result_in: Default::default(),
-            exec_dest_in: Default::default(),
-            exec_write_in: Default::default(),
-            exec_stage_fire: Default::default(),
-            monitor_in: std::array::from_fn(|_| Default::default()),
-            pipeline_stall_out: Default::default(),
-            pipeline_dec_done: Default::default(),
-            instruction_out: Default::default(),
-            pmu_read_out: Default::default(),
-            pmu_dest_out: Default::default(),
-            exec_result_out: Default::default(),
-            exec_dest_out: Default::default(),
-            exec_write_out: Default::default(),
-            pmu_address: Default::default(),
-            pmu_command: Default::default(),
-            monitor_out: Default::default(),
-            decode_hook: Default::default(),
-            pmu: Default::default(),
-            execute_hook: Default::default(),
-        }
-    }
 }
 
 crate::hdl_block!([] HookedPmu {
