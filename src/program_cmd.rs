@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use flexpmu_sim::asm;
+use flexpmu_sim::{asm, disasm, tp_rom};
 
 use crate::output::{create_output, never};
 
@@ -15,7 +15,7 @@ pub fn asm(file: &Path, output: Option<&Path>, force: bool) -> Result<ExitCode> 
         None => print!("{}", asm::to_hex(&program)),
         Some(path) => {
             let text = match path.extension().and_then(|e| e.to_str()) {
-                Some("vhd") | Some("vhdl") => asm::to_vhdl(&program),
+                Some("vhd") | Some("vhdl") => tp_rom::to_vhdl(&program),
                 Some("hex") => asm::to_hex(&program),
                 _ => bail!(
                     "{}: unknown output type: expected a `.vhd` (TP_instructions ROM) or `.hex` file name",
@@ -30,7 +30,7 @@ pub fn asm(file: &Path, output: Option<&Path>, force: bool) -> Result<ExitCode> 
 }
 
 pub fn disasm(file: &Path) -> Result<ExitCode> {
-    let listing = asm::disassemble_file(file)?;
-    print!("{}", asm::render(&listing));
+    let listing = disasm::disassemble_file(file)?;
+    print!("{}", disasm::render(&listing));
     Ok(ExitCode::SUCCESS)
 }

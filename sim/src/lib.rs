@@ -4,6 +4,7 @@
 
 pub mod asm;
 pub mod bench;
+pub mod disasm;
 pub mod driver;
 pub mod isa;
 pub mod pipeline;
@@ -12,4 +13,5 @@ pub mod reference_model;
 pub mod scenario;
 pub mod scenario_runner;
 pub mod stimulus;
+pub mod tp_rom;
 pub mod vcd_trace;

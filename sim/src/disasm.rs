@@ -1,0 +1,424 @@
+//! The PMEVENT disassembler: lists the words of a hex word list (read here)
+//! or of a `TP_instructions.vhd` ROM (read by [`crate::tp_rom`]), decoding
+//! PMEVENTs, showing the rest of the FlexGripPlus ISA as raw words and
+//! flagging oddities as [`Issue`]s.
+//!
+//! Addresses in listings are word indices, i.e. the instruction pointer
+//! values of the `TP_instructions` ROM (`when N =>`).
+
+use crate::asm::{comment_pmevent, has_hex_prefix, parse_hex8, split_comment, Location, Program};
+use crate::isa::{self, IsaError, Pmevent};
+use crate::tp_rom::parse_tp_vhdl;
+use std::fmt::{self, Write as _};
+use std::path::Path;
+
+/// Why a hex list or VHDL ROM cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DisasmError {
+    #[error("{file}: cannot read: {message}")]
+    Io { file: String, message: String },
+    #[error(
+        "{at}: malformed hex word `{found}`: expected 8 hex digits, optionally prefixed by 0x"
+    )]
+    MalformedHex { at: Location, found: String },
+    #[error("{at}: malformed ROM entry `{found}`: expected {expected}")]
+    MalformedWhen {
+        at: Location,
+        found: String,
+        expected: &'static str,
+    },
+    #[error(
+        "{at}: malformed constant `{found}`: expected `constant TP_INSTRUCTIONS : integer := N;`"
+    )]
+    MalformedConstant { at: Location, found: String },
+    #[error("{at}: index {index} is given twice (first on line {first_line})")]
+    DuplicateIndex {
+        at: Location,
+        index: usize,
+        first_line: usize,
+    },
+    #[error("{file}: index {index} is missing: the {count} entries must be numbered 0..{count} without gaps")]
+    MissingIndex {
+        file: String,
+        index: usize,
+        count: usize,
+    },
+    #[error("{at}: TP_INSTRUCTIONS is {declared}, but the file has {found} `when` entries")]
+    CountMismatch {
+        at: Location,
+        declared: usize,
+        found: usize,
+    },
+    #[error("{file}: no `when N => instruction_out <= x\"........\";` entries and no TP_INSTRUCTIONS constant: not a TP_instructions file")]
+    NotARom { file: String },
+}
+
+/// A word read from a hex list or ROM file, with where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RomWord {
+    pub value: u32,
+    /// 1-based source line, if the word came from a file.
+    pub line: Option<usize>,
+    pub comment: Option<String>,
+}
+
+/// A disassembled program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub entries: Vec<Entry>,
+}
+
+/// One instruction of a [`Listing`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Word index of the first word (the ROM's instruction pointer).
+    pub address: usize,
+    /// One word, or two for a 64-bit instruction (low first); one for a
+    /// 64-bit instruction whose high word is missing.
+    pub words: Vec<u32>,
+    pub kind: EntryKind,
+    /// The source comment (of the first word, else of the second).
+    pub comment: Option<String>,
+    /// Source line of the first word.
+    pub line: Option<usize>,
+    pub issues: Vec<Issue>,
+}
+
+/// What an entry's words are.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A valid PMEVENT.
+    Pmevent(Pmevent),
+    /// Any other instruction (the base ISA is not decoded), including a
+    /// malformed word in the PMEVENT space, which gets an [`Issue`].
+    Raw,
+}
+
+/// Something suspicious about an entry; the listing is still produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Issue {
+    /// The word is in the PMEVENT space (opcode 7, bit 1 clear) but does
+    /// not decode, e.g. reserved bits are set.
+    InvalidPmevent(IsaError),
+    /// The last word has bit 0 set (64-bit) but there is no second word.
+    MissingHighWord,
+    /// The comment spells a PMEVENT other than what the word encodes.
+    CommentMismatch(String),
+}
+
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidPmevent(err) => write!(f, "opcode 7 but not a valid PMEVENT: {err}"),
+            Self::MissingHighWord => {
+                f.write_str("bit 0 says 64-bit, but the program ends before the high word")
+            }
+            Self::CommentMismatch(comment) => {
+                write!(f, "the comment `{comment}` does not match the word")
+            }
+        }
+    }
+}
+
+impl Entry {
+    /// `PMEVENT CNT0, CNT`, `raw 0x2102e800` or
+    /// `raw 0x10004205 0x0023c780 (64-bit)`.
+    pub fn text(&self) -> String {
+        match (self.kind, self.words.as_slice()) {
+            (EntryKind::Pmevent(event), _) => event.to_string(),
+            (EntryKind::Raw, [low, high]) => format!("raw 0x{low:08x} 0x{high:08x} (64-bit)"),
+            (EntryKind::Raw, [low]) if isa::is_long_instruction(*low) => {
+                format!("raw 0x{low:08x} (64-bit, truncated)")
+            }
+            (EntryKind::Raw, words) => {
+                let hex: Vec<String> = words.iter().map(|w| format!("0x{w:08x}")).collect();
+                format!("raw {}", hex.join(" "))
+            }
+        }
+    }
+}
+
+/// Reads a hex word list: one word per line (8 hex digits, optional `0x`),
+/// `#` or `//` comments, blank lines ignored.
+pub fn parse_hex_words(text: &str, file: &str) -> Result<Vec<RomWord>, DisasmError> {
+    let mut words = Vec::new();
+    for (index, line_text) in text.lines().enumerate() {
+        let (code, comment) = split_comment(line_text, &["#", "//"]);
+        let code = code.trim();
+        if code.is_empty() {
+            continue;
+        }
+        let digits = if has_hex_prefix(code) {
+            &code[2..]
+        } else {
+            code
+        };
+        let value = parse_hex8(digits).ok_or_else(|| DisasmError::MalformedHex {
+            at: Location {
+                file: file.to_string(),
+                line: index + 1,
+            },
+            found: code.to_string(),
+        })?;
+        words.push(RomWord {
+            value,
+            line: Some(index + 1),
+            comment,
+        });
+    }
+    Ok(words)
+}
+
+/// Disassembles words; never fails, oddities become [`Issue`]s.
+pub fn disassemble(words: &[RomWord]) -> Listing {
+    let mut entries = Vec::new();
+    let mut address = 0;
+    while let Some(low) = words.get(address) {
+        let mut issues = Vec::new();
+        let mut entry_words = vec![low.value];
+        let mut comment = low.comment.clone();
+        if isa::is_long_instruction(low.value) {
+            match words.get(address + 1) {
+                Some(high) => {
+                    entry_words.push(high.value);
+                    comment = comment.or_else(|| high.comment.clone());
+                }
+                None => issues.push(Issue::MissingHighWord),
+            }
+        }
+        let mut kind = EntryKind::Raw;
+        if isa::is_pmevent(low.value) {
+            match isa::decode(low.value) {
+                Ok(event) => kind = EntryKind::Pmevent(event),
+                Err(err) => issues.push(Issue::InvalidPmevent(err)),
+            }
+        }
+        // Catches comments that drifted off their word, as in the OCR'd
+        // appendix, or a hand-edited word whose comment was not updated.
+        if let Some(said) = comment.as_deref().and_then(comment_pmevent) {
+            if kind != EntryKind::Pmevent(said) {
+                issues.push(Issue::CommentMismatch(comment.clone().unwrap_or_default()));
+            }
+        }
+        let length = entry_words.len();
+        entries.push(Entry {
+            address,
+            words: entry_words,
+            kind,
+            comment,
+            line: low.line,
+            issues,
+        });
+        address += length;
+    }
+    Listing { entries }
+}
+
+/// Disassembles bare words.
+pub fn disassemble_words(values: &[u32]) -> Listing {
+    let words: Vec<RomWord> = values
+        .iter()
+        .map(|&value| RomWord {
+            value,
+            line: None,
+            comment: None,
+        })
+        .collect();
+    disassemble(&words)
+}
+
+/// Lists an assembled program, keeping its lines and comments.
+pub fn list_program(program: &Program) -> Listing {
+    let words: Vec<RomWord> = program
+        .words
+        .iter()
+        .map(|word| RomWord {
+            value: word.value,
+            line: Some(word.line),
+            comment: word.comment.clone(),
+        })
+        .collect();
+    disassemble(&words)
+}
+
+/// Disassembles a hex word list.
+pub fn disassemble_hex(text: &str, file: &str) -> Result<Listing, DisasmError> {
+    Ok(disassemble(&parse_hex_words(text, file)?))
+}
+
+/// Disassembles a `TP_instructions.vhd` ROM.
+pub fn disassemble_vhdl(text: &str, file: &str) -> Result<Listing, DisasmError> {
+    Ok(disassemble(&parse_tp_vhdl(text, file)?))
+}
+
+/// Disassembles a file: `.vhd`/`.vhdl` as a ROM, anything else as a hex
+/// word list.
+pub fn disassemble_file(path: &Path) -> Result<Listing, DisasmError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|err| DisasmError::Io {
+        file: file.clone(),
+        message: err.to_string(),
+    })?;
+    let is_vhdl = path
+        .extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("vhd") || ext.eq_ignore_ascii_case("vhdl"));
+    if is_vhdl {
+        disassemble_vhdl(&text, &file)
+    } else {
+        disassemble_hex(&text, &file)
+    }
+}
+
+/// A text table: address, word(s), instruction, then any issues.
+pub fn render(listing: &Listing) -> String {
+    let mut out = String::from("addr  words              instruction\n");
+    for entry in &listing.entries {
+        let hex: Vec<String> = entry.words.iter().map(|w| format!("{w:08x}")).collect();
+        let _ = write!(
+            out,
+            "{:>4}  {:<17}  {}",
+            entry.address,
+            hex.join(" "),
+            entry.text()
+        );
+        // A PMEVENT's comment is shown only when it says more than the
+        // mnemonic itself.
+        if let Some(comment) = &entry.comment {
+            let redundant = matches!(entry.kind, EntryKind::Pmevent(event)
+                if comment_pmevent(comment) == Some(event));
+            if !redundant {
+                let _ = write!(out, "  # {comment}");
+            }
+        }
+        out.push('\n');
+        for issue in &entry.issues {
+            let _ = writeln!(out, "{:>4}  {:<17}  ! {issue}", "", "");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asm::tests::{assemble_appendix, APPENDIX_A};
+    use crate::asm::{assemble_file, to_hex, AsmError};
+
+    #[test]
+    fn appendix_a_hex_round_trip_and_render() {
+        let program = assemble_appendix();
+        let hex = to_hex(&program);
+        assert_eq!(hex.lines().count(), 42);
+        assert!(hex.starts_with("70000800\n70002800\n"));
+        let listing = disassemble_hex(&hex, "appendix.hex").unwrap();
+        let shape = |listing: &Listing| -> Vec<(usize, Vec<u32>, EntryKind)> {
+            listing
+                .entries
+                .iter()
+                .map(|e| (e.address, e.words.clone(), e.kind))
+                .collect()
+        };
+        assert_eq!(shape(&listing), shape(&disassemble_words(&APPENDIX_A)));
+        assert_eq!(listing.entries[1].line, Some(2));
+        let table = render(&list_program(&program));
+        assert!(table.contains("   0  70000800           PMEVENT CNT0, CNT\n"));
+        assert!(table.contains(
+            "  16  10004205 0023c780  raw 0x10004205 0x0023c780 (64-bit)  # MOV.U16 R0H, g[0x1].U16\n"
+        ));
+        assert!(
+            table.contains("  24  2102e800           raw 0x2102e800  # IADD32 R0, g[0x4], R2\n")
+        );
+        assert!(table.contains("  34  70001814           PMEVENT CNT0, R5, IDL\n"));
+    }
+
+    #[test]
+    fn hex_list_parsing() {
+        let words = parse_hex_words(
+            "# header\n\n0x70000800\n2102E800  # IADD32\n  // note\n",
+            "a.hex",
+        )
+        .unwrap();
+        assert_eq!(
+            words,
+            [
+                RomWord {
+                    value: 0x70000800,
+                    line: Some(3),
+                    comment: None
+                },
+                RomWord {
+                    value: 0x2102e800,
+                    line: Some(4),
+                    comment: Some("IADD32".into())
+                },
+            ]
+        );
+        for bad in ["0x123\n", "7000080g\n", "70000800 70000800\n", "0x\n"] {
+            let err = parse_hex_words(bad, "a.hex").unwrap_err();
+            assert!(
+                matches!(&err, DisasmError::MalformedHex { at, .. } if at.line == 1),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn listing_flags_issues() {
+        let listing = disassemble_hex(
+            "70100800\n70000814 # PMEVENT CNT0, CNT\n70002800 # PMEVENT CNT2, CNT\n2102e800 # PMEVENT CNT0, RST\n10004205\n",
+            "x.hex",
+        )
+        .unwrap();
+        let issues: Vec<&[Issue]> = listing
+            .entries
+            .iter()
+            .map(|e| e.issues.as_slice())
+            .collect();
+        assert!(matches!(
+            issues[0],
+            [Issue::InvalidPmevent(IsaError::ReservedBits {
+                bits: 0x100000,
+                ..
+            })]
+        ));
+        assert!(matches!(
+            issues[1],
+            [
+                Issue::InvalidPmevent(IsaError::RegisterNotAllowed { .. }),
+                Issue::CommentMismatch(_)
+            ]
+        ));
+        assert!(matches!(issues[2], [Issue::CommentMismatch(_)]));
+        assert!(matches!(issues[3], [Issue::CommentMismatch(_)]));
+        assert_eq!(issues[4], [Issue::MissingHighWord]);
+        assert_eq!(listing.entries[0].kind, EntryKind::Raw);
+        assert_eq!(
+            listing.entries[4].text(),
+            "raw 0x10004205 (64-bit, truncated)"
+        );
+        let table = render(&listing);
+        assert!(table
+            .contains("! opcode 7 but not a valid PMEVENT: 0x70100800 has reserved bit(s) 20 set"));
+        assert!(table.contains("! bit 0 says 64-bit"));
+    }
+
+    #[test]
+    fn opcode7_flow_control_is_raw() {
+        let listing = disassemble_words(&[0x70000002]);
+        assert_eq!(listing.entries[0].kind, EntryKind::Raw);
+        assert!(listing.entries[0].issues.is_empty());
+    }
+
+    #[test]
+    fn missing_file_is_an_error() {
+        assert!(matches!(
+            assemble_file(Path::new("/nonexistent/x.sass")),
+            Err(AsmError::Io { .. })
+        ));
+        assert!(matches!(
+            disassemble_file(Path::new("/nonexistent/x.vhd")),
+            Err(DisasmError::Io { .. })
+        ));
+    }
+}
