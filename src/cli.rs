@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::{bench_cmd, output, program_cmd, sim_cmd};
+use crate::{bench_cmd, export_cmd, output, program_cmd, sim_cmd};
 
 #[derive(Parser)]
 #[command(
@@ -65,6 +65,25 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Write the Verilog and VHDL of the PMU and the hooks.
+    Export {
+        /// Which language(s).
+        #[arg(long, default_value = "both", value_parser = ["vhdl", "verilog", "both"])]
+        lang: String,
+        /// Output directory.
+        #[arg(long, default_value = "generated_vhdl", value_name = "DIR")]
+        out: PathBuf,
+        /// Export only these designs (default: all).
+        #[arg(long, value_name = "NAME")]
+        design: Vec<String>,
+        /// Do not write: exit 1 and name the files if they differ from
+        /// what the current code generates.
+        #[arg(long)]
+        check: bool,
+        /// Replace files that flexpmu did not generate.
+        #[arg(long)]
+        force: bool,
+    },
     /// Disassemble a TP_instructions.vhd ROM or a .hex word list.
     Disasm {
         /// Input file (.vhd or .hex).
@@ -95,6 +114,13 @@ pub fn main() -> ExitCode {
             force,
         } => program_cmd::asm(&file, output.as_deref(), force),
         Command::Disasm { file } => program_cmd::disasm(&file),
+        Command::Export {
+            lang,
+            out,
+            design,
+            check,
+            force,
+        } => export_cmd::export(&lang, &out, &design, check, force),
     };
     match result {
         Ok(code) => code,

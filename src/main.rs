@@ -2,6 +2,7 @@
 
 mod bench_cmd;
 mod cli;
+mod export_cmd;
 mod output;
 mod program_cmd;
 mod sim_cmd;

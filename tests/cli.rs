@@ -229,3 +229,75 @@ fn asm_writes_a_rom_ghdl_accepts_and_disasm_reads_it_back() {
     );
     assert_eq!(again.status.code(), Some(2));
 }
+
+#[test]
+fn checked_in_exports_are_current() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = flexpmu(&["export", "--check"], repo);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+#[test]
+fn export_check_names_stale_files_and_export_respects_foreign_files() {
+    let dir = temp();
+    let out = flexpmu(
+        &["export", "--out", "x", "--design", "execute_hook"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let vhd = dir.path().join("x/flexpmu_execute_hook.vhd");
+    let text = std::fs::read_to_string(&vhd).unwrap();
+    std::fs::write(&vhd, text.replace("result_out", "result_o")).unwrap();
+    let out = flexpmu(
+        &[
+            "export",
+            "--out",
+            "x",
+            "--design",
+            "execute_hook",
+            "--check",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("x/flexpmu_execute_hook.vhd"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains("flexpmu_execute_hook.v\n"),
+        "{}",
+        stderr(&out)
+    );
+    // Regenerating replaces flexpmu's own file...
+    let out = flexpmu(
+        &["export", "--out", "x", "--design", "execute_hook"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // ...but not a file someone else wrote.
+    std::fs::write(&vhd, "-- my hand-written entity\n").unwrap();
+    let out = flexpmu(
+        &["export", "--out", "x", "--design", "execute_hook"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(&vhd).unwrap(),
+        "-- my hand-written entity\n"
+    );
+    let out = flexpmu(&["export", "--design", "nonesuch"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown design `nonesuch`"),
+        "{}",
+        stderr(&out)
+    );
+}

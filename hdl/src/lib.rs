@@ -33,6 +33,7 @@ pub mod commands;
 pub mod counter_subunit;
 pub mod decode_hook;
 pub mod execute_hook;
+pub mod export;
 pub mod hdl_block;
 pub mod hooked_pmu;
 pub mod output_mux;

@@ -6,6 +6,7 @@ pub mod asm;
 pub mod bench;
 pub mod disasm;
 pub mod driver;
+pub mod hdl_tools;
 pub mod isa;
 pub mod pipeline;
 pub mod pmu_sim;

@@ -1,0 +1,316 @@
+//! Verilog-2005 printer for an exported [`Design`].
+
+use std::fmt::Write;
+
+use super::ir::{BinOp, Expr, ReduceOp, ShiftOp, Stmt};
+use super::{Body, Design, Direction, Module};
+
+/// The design as one Verilog file, leaves first.
+pub fn render(design: &Design, header: &str) -> String {
+    let mut out = String::new();
+    for line in header.lines() {
+        let _ = writeln!(out, "// {line}");
+    }
+    // Several modules share this file by design.
+    out.push_str("/* verilator lint_off DECLFILENAME */\n");
+    for module in &design.modules {
+        out.push('\n');
+        module_text(module, &mut out);
+    }
+    out
+}
+
+fn range(width: usize) -> String {
+    if width == 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", width - 1)
+    }
+}
+
+fn module_text(m: &Module, out: &mut String) {
+    let _ = writeln!(out, "// rust-hdl block `{}`", m.origin);
+    let _ = writeln!(out, "module {} (", m.name);
+    let assigned = match &m.body {
+        Body::Combinational(stmts) => {
+            let mut names = Vec::new();
+            stmts
+                .iter()
+                .for_each(|s| super::assigned_names(s, &mut names));
+            names
+        }
+        Body::Register { .. } => vec!["q".to_string()],
+        Body::Empty => Vec::new(),
+    };
+    let mut read = Vec::new();
+    if let Body::Combinational(stmts) = &m.body {
+        stmts.iter().for_each(|s| read_bits(s, &mut read));
+    }
+    let fully_read = |name: &str, width: usize| {
+        let mut bits = vec![false; width];
+        for (n, lo, hi) in &read {
+            if n == name {
+                bits[*lo..=(*hi).min(width - 1)]
+                    .iter_mut()
+                    .for_each(|b| *b = true);
+            }
+        }
+        bits.iter().all(|b| *b)
+    };
+    let ports: Vec<String> = m
+        .ports
+        .iter()
+        .map(|p| {
+            let kind = match p.direction {
+                Direction::In => "input wire",
+                Direction::Out if assigned.contains(&p.name) => "output reg",
+                Direction::Out => "output wire",
+            };
+            let decl = format!("{kind} {}{}", range(p.width), p.name);
+            let partly_used = p.direction == Direction::In
+                && !p.clock
+                && matches!(m.body, Body::Combinational(_))
+                && !fully_read(&p.name, p.width);
+            if partly_used {
+                // Bits the block ignores by design (e.g. reserved fields).
+                format!("    /* verilator lint_off UNUSEDSIGNAL */ {decl} /* verilator lint_on UNUSEDSIGNAL */")
+            } else {
+                format!("    {decl}")
+            }
+        })
+        .collect();
+    let _ = writeln!(out, "{}\n);", ports.join(",\n"));
+    for c in &m.constants {
+        let _ = writeln!(
+            out,
+            "    localparam {}{} = {};",
+            range(c.width),
+            c.name,
+            literal(c.value, c.width)
+        );
+    }
+    let mut read = Vec::new();
+    if let Body::Combinational(stmts) = &m.body {
+        stmts.iter().for_each(|s| stmt_reads(s, &mut read));
+    }
+    for w in &m.wires {
+        let kind = if w.driven_by_instance { "wire" } else { "reg" };
+        if w.driven_by_instance && !read.contains(&w.name) {
+            // A sub-block output this block does not use (e.g. a state
+            // kept observable for waveforms).
+            let _ = writeln!(
+                out,
+                "    /* verilator lint_off UNUSEDSIGNAL */ {kind} {}{}; /* verilator lint_on UNUSEDSIGNAL */",
+                range(w.width),
+                w.name
+            );
+        } else {
+            let _ = writeln!(out, "    {kind} {}{};", range(w.width), w.name);
+        }
+    }
+    for inst in &m.instances {
+        let conns: Vec<String> = inst
+            .connections
+            .iter()
+            .map(|(port, wire)| format!("        .{port}({wire})"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "    {} {} (\n{}\n    );",
+            inst.module,
+            inst.name,
+            conns.join(",\n")
+        );
+    }
+    match &m.body {
+        Body::Combinational(stmts) => {
+            out.push_str("    always @(*) begin\n");
+            for s in stmts {
+                stmt(s, 2, out);
+            }
+            out.push_str("    end\n");
+        }
+        Body::Register { width, init } => {
+            let _ = writeln!(out, "    initial q = {};", literal(*init, *width));
+            out.push_str("    always @(posedge clock) q <= d;\n");
+        }
+        Body::Empty => {}
+    }
+    let _ = writeln!(out, "endmodule");
+}
+
+fn indent(level: usize) -> String {
+    "    ".repeat(level)
+}
+
+fn stmt(s: &Stmt, level: usize, out: &mut String) {
+    let pad = indent(level);
+    match s {
+        Stmt::Assign(n, _, e) => {
+            let _ = writeln!(out, "{pad}{n} = {};", bare(e));
+        }
+        Stmt::AssignSlice(n, _, offset, width, e) => {
+            let _ = writeln!(out, "{pad}{n}{} = {};", part(*offset, *width), bare(e));
+        }
+        Stmt::If(branches, otherwise) => {
+            for (i, (cond, body)) in branches.iter().enumerate() {
+                let keyword = if i == 0 {
+                    format!("{pad}if")
+                } else {
+                    " else if".to_string()
+                };
+                let _ = writeln!(out, "{keyword} ({}) begin", bare(cond));
+                body.iter().for_each(|s| stmt(s, level + 1, out));
+                let _ = write!(out, "{pad}end");
+            }
+            if let Some(body) = otherwise {
+                out.push_str(" else begin\n");
+                body.iter().for_each(|s| stmt(s, level + 1, out));
+                let _ = write!(out, "{pad}end");
+            }
+            out.push('\n');
+        }
+        Stmt::Comment(text) => {
+            let _ = writeln!(out, "{pad}// {}", text.trim());
+        }
+    }
+}
+
+/// An expression without its outermost parentheses.
+fn bare(e: &Expr) -> String {
+    let text = expr(e);
+    match e {
+        Expr::Binary(..) | Expr::Logical(..) | Expr::Shift(..) | Expr::Reduce(..) => {
+            text[1..text.len() - 1].to_string()
+        }
+        _ => text,
+    }
+}
+
+/// Bit ranges (name, low, high) a statement reads.
+fn read_bits(s: &Stmt, out: &mut Vec<(String, usize, usize)>) {
+    fn walk(e: &Expr, out: &mut Vec<(String, usize, usize)>) {
+        match e {
+            Expr::Name(n, w) => out.push((n.clone(), 0, w - 1)),
+            Expr::Bit(n, _, i) => out.push((n.clone(), *i, *i)),
+            Expr::Slice(n, _, offset, width) => out.push((n.clone(), *offset, offset + width - 1)),
+            Expr::Resize(inner, w) => match inner.as_ref() {
+                Expr::Name(n, iw) if w < iw => out.push((n.clone(), 0, w - 1)),
+                other => walk(other, out),
+            },
+            Expr::Literal(..) => {}
+            Expr::Not(e) | Expr::Reduce(_, e) => walk(e, out),
+            Expr::Binary(_, l, r) | Expr::Logical(_, l, r) | Expr::Shift(_, l, r) => {
+                walk(l, out);
+                walk(r, out);
+            }
+        }
+    }
+    match s {
+        Stmt::Assign(_, _, e) | Stmt::AssignSlice(_, _, _, _, e) => walk(e, out),
+        Stmt::If(branches, otherwise) => {
+            for (cond, body) in branches {
+                walk(cond, out);
+                body.iter().for_each(|s| read_bits(s, out));
+            }
+            if let Some(body) = otherwise {
+                body.iter().for_each(|s| read_bits(s, out));
+            }
+        }
+        Stmt::Comment(_) => {}
+    }
+}
+
+/// Names read by a statement.
+pub fn stmt_reads(s: &Stmt, out: &mut Vec<String>) {
+    match s {
+        Stmt::Assign(_, _, e) | Stmt::AssignSlice(_, _, _, _, e) => e.names(out),
+        Stmt::If(branches, otherwise) => {
+            for (cond, body) in branches {
+                cond.names(out);
+                body.iter().for_each(|s| stmt_reads(s, out));
+            }
+            if let Some(body) = otherwise {
+                body.iter().for_each(|s| stmt_reads(s, out));
+            }
+        }
+        Stmt::Comment(_) => {}
+    }
+}
+
+fn part(offset: usize, width: usize) -> String {
+    if width == 1 {
+        format!("[{offset}]")
+    } else {
+        format!("[{}:{offset}]", offset + width - 1)
+    }
+}
+
+pub fn literal(value: u128, width: usize) -> String {
+    if width == 1 {
+        format!("1'b{}", value & 1)
+    } else {
+        format!("{width}'h{value:x}")
+    }
+}
+
+fn expr(e: &Expr) -> String {
+    match e {
+        Expr::Name(n, _) => n.clone(),
+        Expr::Literal(v, w) => literal(*v, *w),
+        Expr::Resize(inner, w) => {
+            let iw = inner.width();
+            if iw < *w {
+                format!("{{{{{}{{1'b0}}}}, {}}}", w - iw, expr(inner))
+            } else {
+                match inner.as_ref() {
+                    Expr::Name(n, _) => format!("{n}{}", part(0, *w)),
+                    other => format!("{}[{}:0]", expr(other), w - 1),
+                }
+            }
+        }
+        Expr::Binary(op, l, r) => {
+            let sym = match op {
+                BinOp::Add => "+",
+                BinOp::Sub => "-",
+                BinOp::And => "&",
+                BinOp::Or => "|",
+                BinOp::Xor => "^",
+                BinOp::Eq => "==",
+                BinOp::Ne => "!=",
+                BinOp::Lt => "<",
+                BinOp::Le => "<=",
+                BinOp::Gt => ">",
+                BinOp::Ge => ">=",
+            };
+            format!("({} {sym} {})", expr(l), expr(r))
+        }
+        Expr::Not(inner) => format!("~{}", expr(inner)),
+        Expr::Reduce(ReduceOp::Any, inner) => format!("(|{})", expr(inner)),
+        Expr::Reduce(ReduceOp::All, inner) => format!("(&{})", expr(inner)),
+        Expr::Logical(and, l, r) => format!(
+            "({} {} {})",
+            expr(l),
+            if *and { "&&" } else { "||" },
+            expr(r)
+        ),
+        Expr::Bit(n, w, i) => {
+            if *w == 1 {
+                n.clone()
+            } else {
+                format!("{n}[{i}]")
+            }
+        }
+        Expr::Slice(n, w, offset, width) => {
+            if *w == *width {
+                n.clone()
+            } else {
+                format!("{n}{}", part(*offset, *width))
+            }
+        }
+        Expr::Shift(op, l, r) => {
+            let sym = if *op == ShiftOp::Left { "<<" } else { ">>" };
+            format!("({} {sym} {})", expr(l), expr(r))
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! Runs the open-source HDL tools on exported designs: Verilator, Icarus
+//! Verilog and Yosys on Verilog; GHDL on VHDL; and a formal sequential
+//! equivalence check (Yosys miter, ABC `dprove`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use flexpmu_hdl::synth_check::missing_tool;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("{0}")]
+    Missing(String),
+    #[error("{tool} rejected {what}:\n{log}")]
+    Failed {
+        tool: String,
+        what: String,
+        log: String,
+    },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The tools and the Debian packages that provide them.
+fn package_of(tool: &str) -> &str {
+    match tool {
+        "yosys-abc" => "yosys",
+        "ghdl" => "ghdl",
+        "iverilog" => "iverilog",
+        "verilator" => "verilator",
+        other => other,
+    }
+}
+
+/// Runs `tool args` in `dir`; a non-zero exit is an error with the log's tail.
+pub fn run(tool: &str, args: &[&str], dir: &Path, what: &str) -> Result<String, ToolError> {
+    let output = Command::new(tool)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .map_err(|_| ToolError::Missing(missing_tool(tool, package_of(tool))))?;
+    let log = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    if output.status.success() {
+        Ok(log)
+    } else {
+        Err(ToolError::Failed {
+            tool: tool.to_string(),
+            what: what.to_string(),
+            log: tail(&log, 40),
+        })
+    }
+}
+
+fn tail(log: &str, lines: usize) -> String {
+    let all: Vec<&str> = log.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// A fresh scratch directory for one tool run.
+pub fn scratch(name: &str) -> Result<PathBuf, ToolError> {
+    let dir = std::env::temp_dir().join("flexpmu-hdl-tools").join(format!(
+        "{name}-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// `verilator --lint-only -Wall` (the exports carry their few waivers
+/// inline), `iverilog -g2005`, and Yosys `hierarchy -check; proc;
+/// check -assert`.
+pub fn check_verilog(file: &Path, top: &str) -> Result<(), ToolError> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let name = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let what = file.display().to_string();
+    run(
+        "verilator",
+        &["--lint-only", "-Wall", "--top-module", top, name],
+        dir,
+        &what,
+    )?;
+    run(
+        "iverilog",
+        &["-g2005", "-s", top, "-o", "/dev/null", name],
+        dir,
+        &what,
+    )?;
+    let script = format!("read_verilog {name}; hierarchy -check -top {top}; proc; check -assert");
+    run("yosys", &["-q", "-p", &script], dir, &what)?;
+    Ok(())
+}
+
+/// GHDL analysis and elaboration of `file` with `--std=<std>` (08, 93c).
+pub fn check_vhdl(file: &Path, top: &str, std: &str) -> Result<(), ToolError> {
+    let dir = scratch(&format!("ghdl-{top}-{std}"))?;
+    let path = file.canonicalize()?;
+    let path = path.to_string_lossy();
+    let what = format!("{} (--std={std})", file.display());
+    let std_flag = format!("--std={std}");
+    run("ghdl", &["-a", &std_flag, &path], &dir, &what)?;
+    run("ghdl", &["-e", &std_flag, top], &dir, &what)?;
+    Ok(())
+}
+
+/// Synthesises VHDL to Verilog with `ghdl --synth --out=verilog`.
+pub fn vhdl_to_verilog(file: &Path, top: &str) -> Result<String, ToolError> {
+    let dir = scratch(&format!("ghdl-synth-{top}"))?;
+    let path = file.canonicalize()?;
+    let path = path.to_string_lossy();
+    let what = file.display().to_string();
+    run("ghdl", &["-a", "--std=08", &path], &dir, &what)?;
+    run(
+        "ghdl",
+        &["--synth", "--std=08", "--out=verilog", top],
+        &dir,
+        &what,
+    )
+}
+
+/// The outcome of an equivalence check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Equivalence {
+    Equivalent,
+    /// ABC found a difference (its report).
+    Different(String),
+}
+
+/// Proves two Verilog designs with the same top name and ports
+/// sequentially equivalent from the all-zero power-up state.
+///
+/// Method: each design is flattened in Yosys (`prep -flatten`), the two
+/// are joined by `miter -equiv`, mapped to an AIG and handed to ABC's
+/// `dprove` (bounded search, then signal correspondence and induction for
+/// an unbounded proof).
+pub fn prove_equivalent(gold: &str, gate: &str, top: &str) -> Result<Equivalence, ToolError> {
+    let dir = scratch(&format!("equiv-{top}"))?;
+    std::fs::write(dir.join("gold.v"), gold)?;
+    std::fs::write(dir.join("gate.v"), gate)?;
+    let script = format!(
+        "read_verilog gold.v; prep -flatten -top {top}; rename {top} gold; design -stash gold; \
+         read_verilog gate.v; prep -flatten -top {top}; rename {top} gate; design -stash gate; \
+         design -copy-from gold -as gold gold; design -copy-from gate -as gate gate; \
+         miter -equiv -flatten -ignore_gold_x gold gate miter; hierarchy -top miter; flatten; \
+         techmap; opt_clean; setundef -zero; aigmap; write_aiger -zinit miter.aig"
+    );
+    run(
+        "yosys",
+        &["-q", "-p", &script],
+        &dir,
+        &format!("the {top} miter"),
+    )?;
+    let log = run(
+        "yosys-abc",
+        &["-c", "read_aiger miter.aig; dprove"],
+        &dir,
+        &format!("the {top} miter"),
+    )?;
+    // Purely combinational designs get ABC's combinational check, whose
+    // verdict is UNSATISFIABLE (no input makes them differ) or SATISFIABLE.
+    if log.contains("Networks are equivalent") || log.contains("UNSATISFIABLE") {
+        Ok(Equivalence::Equivalent)
+    } else if log.contains("Networks are not equivalent") || log.contains("SATISFIABLE") {
+        Ok(Equivalence::Different(tail(&log, 5)))
+    } else {
+        Err(ToolError::Failed {
+            tool: "yosys-abc".into(),
+            what: format!("the {top} miter (no verdict)"),
+            log: tail(&log, 20),
+        })
+    }
+}
