@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::{bench_cmd, export_cmd, output, program_cmd, sim_cmd};
+use crate::{bench_cmd, export_cmd, output, program_cmd, sim_cmd, verify_cmd};
 
 #[derive(Parser)]
 #[command(
@@ -84,6 +84,22 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Cross-simulate the PMU: reference model, rust-hdl, and the exported
+    /// HDL under GHDL, Icarus Verilog and Verilator, on the same stimulus.
+    Verify {
+        /// Stimulus from a scenario file.
+        #[arg(long, value_name = "FILE")]
+        scenario: Option<PathBuf>,
+        /// Random stimulus of N cycles (default when no scenario: 100000).
+        #[arg(long, value_name = "N")]
+        random: Option<u64>,
+        /// Seed of the random stimulus.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Disassemble a TP_instructions.vhd ROM or a .hex word list.
     Disasm {
         /// Input file (.vhd or .hex).
@@ -114,6 +130,12 @@ pub fn main() -> ExitCode {
             force,
         } => program_cmd::asm(&file, output.as_deref(), force),
         Command::Disasm { file } => program_cmd::disasm(&file),
+        Command::Verify {
+            scenario,
+            random,
+            seed,
+            json,
+        } => verify_cmd::verify(scenario.as_deref(), random, seed, json),
         Command::Export {
             lang,
             out,

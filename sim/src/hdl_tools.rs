@@ -175,3 +175,148 @@ pub fn prove_equivalent(gold: &str, gate: &str, top: &str) -> Result<Equivalence
         })
     }
 }
+
+/// What a testbench run reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestbenchResult {
+    pub cycles: u64,
+    pub mismatches: u64,
+    /// The first few mismatch lines.
+    pub first_mismatches: Vec<String>,
+}
+
+fn parse_result(log: &str, tool: &str) -> Result<TestbenchResult, ToolError> {
+    let first_mismatches = log
+        .lines()
+        .filter_map(|l| l.find("MISMATCH").map(|i| l[i..].to_string()))
+        .take(5)
+        .collect();
+    let result = log
+        .lines()
+        .rev()
+        .find_map(|l| l.find("RESULT ").map(|i| &l[i + 7..]));
+    let field = |text: &str, key: &str| -> Option<u64> {
+        text.split_whitespace()
+            .find_map(|w| w.strip_prefix(key))
+            .and_then(|v| v.parse().ok())
+    };
+    match result.and_then(|r| Some((field(r, "cycles=")?, field(r, "mismatches=")?))) {
+        Some((cycles, mismatches)) => Ok(TestbenchResult {
+            cycles,
+            mismatches,
+            first_mismatches,
+        }),
+        None => Err(ToolError::Failed {
+            tool: tool.to_string(),
+            what: "the testbench (no RESULT line)".to_string(),
+            log: tail(log, 20),
+        }),
+    }
+}
+
+/// Runs the Verilog testbench under Icarus Verilog.
+pub fn run_icarus(
+    design: &Path,
+    testbench: &str,
+    vectors: &Path,
+    top: &str,
+) -> Result<TestbenchResult, ToolError> {
+    let dir = scratch(&format!("icarus-{top}"))?;
+    std::fs::write(dir.join("tb.v"), testbench)?;
+    let design = design.canonicalize()?;
+    let tb_top = format!("tb_{top}");
+    run(
+        "iverilog",
+        &[
+            "-g2005",
+            "-s",
+            &tb_top,
+            "-o",
+            "sim.vvp",
+            &design.to_string_lossy(),
+            "tb.v",
+        ],
+        &dir,
+        "the Icarus testbench",
+    )?;
+    let plusarg = format!("+vectors={}", vectors.canonicalize()?.display());
+    let log = run(
+        "vvp",
+        &["-n", "sim.vvp", &plusarg],
+        &dir,
+        "the Icarus testbench",
+    )?;
+    parse_result(&log, "vvp")
+}
+
+/// Runs the VHDL testbench under GHDL (VHDL-2008).
+pub fn run_ghdl(
+    design: &Path,
+    testbench: &str,
+    vectors: &Path,
+    top: &str,
+) -> Result<TestbenchResult, ToolError> {
+    let dir = scratch(&format!("ghdl-tb-{top}"))?;
+    std::fs::write(dir.join("tb.vhd"), testbench)?;
+    let design = design.canonicalize()?;
+    let tb_top = format!("tb_{top}");
+    let what = "the GHDL testbench";
+    run(
+        "ghdl",
+        &["-a", "--std=08", &design.to_string_lossy(), "tb.vhd"],
+        &dir,
+        what,
+    )?;
+    run("ghdl", &["-e", "--std=08", &tb_top], &dir, what)?;
+    let generic = format!("-gVECTORS={}", vectors.canonicalize()?.display());
+    let log = run("ghdl", &["-r", "--std=08", &tb_top, &generic], &dir, what)?;
+    parse_result(&log, "ghdl")
+}
+
+/// Builds the Verilator model with the C++ harness and runs it.
+pub fn run_verilator(
+    design: &Path,
+    harness: &str,
+    vectors: &Path,
+    top: &str,
+) -> Result<TestbenchResult, ToolError> {
+    let dir = verilator_build(design, harness, top)?;
+    let binary = dir.join("obj").join(format!("V{top}"));
+    let vectors = vectors.canonicalize()?;
+    let output = Command::new(&binary)
+        .arg(&vectors)
+        .current_dir(&dir)
+        .output()?;
+    let log = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    parse_result(&log, "the Verilator model")
+}
+
+/// Compiles `design` with a C++ `harness` (`verilator --cc --exe --build
+/// -O2`); returns the build directory (binary: `obj/V<top>`).
+pub fn verilator_build(design: &Path, harness: &str, top: &str) -> Result<PathBuf, ToolError> {
+    let dir = scratch(&format!("verilator-{top}"))?;
+    std::fs::write(dir.join("harness.cpp"), harness)?;
+    let design = design.canonicalize()?;
+    run(
+        "verilator",
+        &[
+            "--cc",
+            "--exe",
+            "--build",
+            "-O2",
+            "-j",
+            "2",
+            "-Wno-fatal",
+            "--top-module",
+            top,
+            "-Mdir",
+            "obj",
+            &design.to_string_lossy(),
+            "harness.cpp",
+        ],
+        &dir,
+        "the Verilator build",
+    )?;
+    Ok(dir)
+}

@@ -43,6 +43,54 @@ pub enum RunError {
     },
 }
 
+/// Applies one scenario step to the inputs; returns the cycles it lasts.
+fn apply_step(inputs: &mut PmuInputs, step: &Step) -> u64 {
+    match *step {
+        Step::Reset => {
+            inputs.reset = true;
+            inputs.command = PmuCommand::Nop;
+            1
+        }
+        Step::Command { counter, command } => {
+            inputs.address = counter;
+            inputs.command = command;
+            1
+        }
+        Step::Nop { cycles } => {
+            inputs.command = PmuCommand::Nop;
+            cycles
+        }
+        Step::Set { channel, value } => {
+            inputs.monitor_in[channel] = value;
+            0
+        }
+        Step::Expect { .. } => 0,
+    }
+}
+
+/// One-cycle commands end with their cycle; the address stays, so
+/// MONITOR_OUT keeps showing the last addressed counter.
+fn end_of_step(inputs: &mut PmuInputs) {
+    inputs.reset = false;
+    inputs.command = PmuCommand::Nop;
+}
+
+/// The PMU inputs of every cycle of a scenario (`expect` lines ignored).
+pub fn scenario_cycles(scenario: &Scenario) -> Vec<PmuInputs> {
+    let mut inputs = PmuInputs::idle(16);
+    let mut cycles = Vec::new();
+    for line in &scenario.lines {
+        let n = apply_step(&mut inputs, &line.step);
+        for _ in 0..n {
+            cycles.push(inputs.clone());
+        }
+        if n > 0 {
+            end_of_step(&mut inputs);
+        }
+    }
+    cycles
+}
+
 /// Runs `scenario` on the thesis PMU (16 x 32-bit counters, 32-bit toggle
 /// channels), streaming a waveform to `vcd` if given.
 pub fn run_scenario(
@@ -59,45 +107,25 @@ pub fn run_scenario(
     let mut failures = Vec::new();
     let mut expects_checked = 0;
     for line in &scenario.lines {
-        let mut cycles = 0;
-        match line.step {
-            Step::Reset => {
-                inputs.reset = true;
-                inputs.command = PmuCommand::Nop;
-                cycles = 1;
-            }
-            Step::Command { counter, command } => {
-                inputs.address = counter;
-                inputs.command = command;
-                cycles = 1;
-            }
-            Step::Nop { cycles: n } => {
-                inputs.command = PmuCommand::Nop;
-                cycles = n;
-            }
-            Step::Set { channel, value } => inputs.monitor_in[channel] = value,
-            Step::Expect { counter, value } => {
-                expects_checked += 1;
-                let got = rtl.counts()[counter];
-                if got != value {
-                    failures.push(ExpectFailure {
-                        line: line.number,
-                        counter,
-                        expected: value,
-                        got,
-                    });
-                }
+        if let Step::Expect { counter, value } = line.step {
+            expects_checked += 1;
+            let got = rtl.counts()[counter];
+            if got != value {
+                failures.push(ExpectFailure {
+                    line: line.number,
+                    counter,
+                    expected: value,
+                    got,
+                });
             }
         }
+        let cycles = apply_step(&mut inputs, &line.step);
         for _ in 0..cycles {
             rtl.step(&inputs)?;
             model.step(&inputs);
         }
         if cycles > 0 {
-            // One-cycle commands end with their cycle; the address stays,
-            // so MONITOR_OUT keeps showing the last addressed counter.
-            inputs.reset = false;
-            inputs.command = PmuCommand::Nop;
+            end_of_step(&mut inputs);
             let counts = rtl.counts();
             if counts != model.counts() {
                 return Err(RunError::ModelMismatch {

@@ -1,0 +1,96 @@
+//! `flexpmu verify`: every engine on the same PMU stimulus.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use flexpmu_hdl::PmuConfig;
+use flexpmu_sim::scenario::{self, ScenarioLimits};
+use flexpmu_sim::scenario_runner::scenario_cycles;
+use flexpmu_sim::stimulus::RandomStimulus;
+use flexpmu_sim::verify;
+use indicatif::ProgressBar;
+
+pub fn verify(
+    scenario: Option<&Path>,
+    random: Option<u64>,
+    seed: u64,
+    json: bool,
+) -> Result<ExitCode> {
+    let (label, stimulus) = match (scenario, random) {
+        (Some(_), Some(_)) => bail!("give either --scenario or --random, not both"),
+        (Some(path), None) => {
+            let scn = scenario::load(path, &ScenarioLimits::default_pmu())?;
+            (path.display().to_string(), scenario_cycles(&scn))
+        }
+        (None, n) => {
+            let n = n.unwrap_or(100_000);
+            let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, seed);
+            (
+                format!("{n} random cycles (seed {seed})"),
+                (0..n).map(|_| source.next_cycle().clone()).collect(),
+            )
+        }
+    };
+    if stimulus.is_empty() {
+        bail!("the stimulus has no cycles");
+    }
+    let work = tempfile_dir()?;
+    let spinner = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    spinner.enable_steady_tick(std::time::Duration::from_millis(150));
+    let outcomes = verify::verify(&stimulus, &work, &mut |engine| {
+        spinner.set_message(format!("{engine}..."))
+    })?;
+    spinner.finish_and_clear();
+    let all_agree = outcomes.iter().all(|o| o.agrees);
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "stimulus": label, "engines": outcomes, "all_agree": all_agree })
+        );
+    } else {
+        let mut table = comfy_table::Table::new();
+        table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+        table.set_header(vec!["engine", "cycles", "result", "seconds"]);
+        for o in &outcomes {
+            table.add_row(vec![
+                o.engine.clone(),
+                o.cycles.to_string(),
+                o.result.clone(),
+                format!("{:.2}", o.seconds),
+            ]);
+        }
+        println!("stimulus: {label}\n{table}");
+        println!(
+            "{}",
+            if all_agree {
+                "all engines agree"
+            } else {
+                "ENGINES DISAGREE"
+            }
+        );
+        println!("HDL, testbenches and vectors: {}", work.display());
+    }
+    Ok(if all_agree {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// A fresh working directory for the run's files, kept for inspection.
+fn tempfile_dir() -> Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!(
+        "flexpmu-verify-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_millis()
+    ));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
