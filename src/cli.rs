@@ -73,6 +73,9 @@ enum Command {
         /// Output directory.
         #[arg(long, default_value = "generated_vhdl", value_name = "DIR")]
         out: PathBuf,
+        /// Directory for the testbenches and golden vectors.
+        #[arg(long, default_value = "testbenches", value_name = "DIR")]
+        testbenches: PathBuf,
         /// Export only these designs (default: all).
         #[arg(long, value_name = "NAME")]
         design: Vec<String>,
@@ -139,10 +142,11 @@ pub fn main() -> ExitCode {
         Command::Export {
             lang,
             out,
+            testbenches,
             design,
             check,
             force,
-        } => export_cmd::export(&lang, &out, &design, check, force),
+        } => export_cmd::export(&lang, &out, &testbenches, &design, check, force),
     };
     match result {
         Ok(code) => code,

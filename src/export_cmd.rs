@@ -1,11 +1,17 @@
-//! `flexpmu export`: Verilog and VHDL of every synthesizable design.
+//! `flexpmu export`: Verilog and VHDL of every synthesizable design, with
+//! their testbenches and the figure-3.1 golden vectors.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use flexpmu_hdl::export::catalog::{self, Exportable, DESIGNS};
-use flexpmu_hdl::export::{Language, GENERATED_MARKER};
+use flexpmu_hdl::export::{Design, Language, GENERATED_MARKER};
+use flexpmu_hdl::DefaultPmu;
+use flexpmu_sim::golden;
+use flexpmu_sim::scenario::{self, ScenarioLimits};
+use flexpmu_sim::scenario_runner::scenario_cycles;
+use flexpmu_sim::testbench;
 
 use crate::output::create_output;
 
@@ -14,6 +20,7 @@ fn exports(
     languages: &[Language],
     designs: &[&Exportable],
     out: &Path,
+    testbenches: &Path,
 ) -> Result<Vec<(PathBuf, String)>> {
     let mut files = Vec::new();
     for design in designs {
@@ -24,8 +31,52 @@ fn exports(
             let path = out.join(format!("{}.{}", design.name, language.extension()));
             files.push((path, exported.render(language, design.description)));
         }
+        let top = exported.top();
+        for (ext, comment, text) in [
+            ("v", "//", testbench::verilog(top)),
+            ("vhd", "--", testbench::vhdl(top)),
+            ("cpp", "//", testbench::verilator(top)),
+        ] {
+            let header = format!("{comment} {GENERATED_MARKER} (`flexpmu export`): do not edit.\n");
+            let path = testbenches.join(format!("tb_{}.{ext}", design.name));
+            files.push((path, header + &text));
+        }
+        if design.name == "flexpmu_pmu" {
+            let path = testbenches.join("flexpmu_pmu_fig3_1.vec");
+            files.push((path, figure_3_1_vectors(&exported)?));
+        }
     }
     Ok(files)
+}
+
+/// Golden vectors of the thesis' figure-3.1 scenario for the PMU.
+fn figure_3_1_vectors(design: &Design) -> Result<String> {
+    let scn = scenario::parse(
+        crate::sim_cmd::DEMO_SCENARIO,
+        "examples/thesis_fig3_1.scn",
+        &ScenarioLimits::default_pmu(),
+    )?;
+    let cycles = scenario_cycles(&scn);
+    let count = cycles.len() as u64;
+    let vectors = golden::record(
+        DefaultPmu::default(),
+        &design.top().ports,
+        count,
+        |cycle, pmu| {
+            let inputs = &cycles[cycle as usize];
+            pmu.reset.next = inputs.reset;
+            pmu.address.next = (inputs.address as u64).into();
+            pmu.command.next = inputs.command.bits().into();
+            for (port, &value) in pmu.monitor_in.iter_mut().zip(&inputs.monitor_in) {
+                port.next = value.into();
+            }
+        },
+    )?;
+    Ok(vectors.to_text(&format!(
+        "{GENERATED_MARKER} (`flexpmu export`): golden vectors of examples/thesis_fig3_1.scn.\n\
+         One row per cycle: the inputs presented in the cycle, then monitor_out as expected\n\
+         once they have settled, before the cycle's rising clock edge."
+    )))
 }
 
 /// Whether a file starts with flexpmu's generated-file marker.
@@ -42,6 +93,7 @@ fn is_generated(path: &Path) -> bool {
 pub fn export(
     lang: &str,
     out: &Path,
+    testbenches: &Path,
     names: &[String],
     check: bool,
     force: bool,
@@ -65,7 +117,7 @@ pub fn export(
             })
             .collect::<Result<_>>()?
     };
-    let files = exports(&languages, &designs, out)?;
+    let files = exports(&languages, &designs, out, testbenches)?;
     if check {
         let stale: Vec<String> = files
             .iter()
@@ -76,9 +128,10 @@ pub fn export(
             .collect();
         if stale.is_empty() {
             println!(
-                "{} exported files in {} are current",
+                "{} exported files in {} and {} are current",
                 files.len(),
-                out.display()
+                out.display(),
+                testbenches.display()
             );
             return Ok(ExitCode::SUCCESS);
         }
@@ -86,13 +139,12 @@ pub fn export(
         for path in &stale {
             eprintln!("  {path}");
         }
-        eprintln!(
-            "run `flexpmu export --out {}` and review the difference",
-            out.display()
-        );
+        eprintln!("run `flexpmu export` (same options, without --check) and review the difference");
         return Ok(ExitCode::from(1));
     }
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    for dir in [out, testbenches] {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
     for (path, text) in &files {
         use std::io::Write;
         create_output(path, force, is_generated)?.write_all(text.as_bytes())?;

@@ -11,7 +11,7 @@ use flexpmu_sim::scenario_runner::{run_scenario, ScenarioResult};
 use crate::output::{create_output, is_flexpmu_vcd};
 
 /// The figure-3.1 scenario, built in so the demo runs from any directory.
-const DEMO_SCENARIO: &str = include_str!("../examples/thesis_fig3_1.scn");
+pub const DEMO_SCENARIO: &str = include_str!("../examples/thesis_fig3_1.scn");
 const DEMO_VCD: &str = "flexpmu-demo.vcd";
 
 pub fn sim(

@@ -121,7 +121,13 @@ pub fn vhdl(top: &Module) -> String {
     let _ = writeln!(out, "architecture sim of {tb} is");
     out.push_str("  signal clock : std_logic := '0';\n");
     for p in &ports {
-        let _ = writeln!(out, "  signal {} : {};", p.name, vslv(p.width));
+        // Inputs start at 0 so nothing reads 'U' before the first row.
+        let init = match (p.direction, p.width) {
+            (Direction::In, 1) => " := '0'",
+            (Direction::In, _) => " := (others => '0')",
+            _ => "",
+        };
+        let _ = writeln!(out, "  signal {} : {}{init};", p.name, vslv(p.width));
     }
     out.push_str("begin\n");
     let mut conns: Vec<String> = ports
