@@ -50,6 +50,21 @@ pub fn bench(cycles: u64, stock_cycles: u64, engines: &[String], json: bool) -> 
         pb.finish_and_clear();
     }
 
+    for (engine, rust_hdl_verilog) in [("verilator", false), ("verilator-rust-hdl", true)] {
+        if wanted(engine) {
+            let pb = if json {
+                ProgressBar::hidden()
+            } else {
+                ProgressBar::new_spinner()
+            };
+            pb.set_message(format!(
+                "{engine}: building the model, then {cycles} cycles"
+            ));
+            pb.enable_steady_tick(std::time::Duration::from_millis(200));
+            results.push(bench::verilator(cycles, rust_hdl_verilog)?);
+            pb.finish_and_clear();
+        }
+    }
     if json {
         println!("{}", serde_json::json!({ "engines": results }));
     } else {

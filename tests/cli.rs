@@ -181,7 +181,16 @@ fn bench_json_names_every_engine() {
         .iter()
         .map(|e| e["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["native", "native-vcd", "rust-hdl-simulation"]);
+    assert_eq!(
+        names,
+        [
+            "native",
+            "native-vcd",
+            "rust-hdl-simulation",
+            "verilator",
+            "verilator-rust-hdl"
+        ]
+    );
     for engine in json["engines"].as_array().unwrap() {
         assert!(engine["cycles_per_s"].as_f64().unwrap() > 0.0);
     }

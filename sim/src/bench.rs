@@ -39,7 +39,7 @@ pub enum BenchError {
         got: u64,
         expected: u64,
     },
-    #[error("rust-hdl Simulation failed: {0}")]
+    #[error("{0}")]
     Stock(String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -180,11 +180,11 @@ pub fn rust_hdl_simulation(toggles: u64) -> Result<EngineResult, BenchError> {
     let start = Instant::now();
     let cycles = SETUP_CYCLES + toggles;
     sim.run(Box::new(DefaultPmu::default()), 2 * cycles + 100)
-        .map_err(|e| BenchError::Stock(format!("{e:?}")))?;
+        .map_err(|e| BenchError::Stock(format!("rust-hdl Simulation failed: {e:?}")))?;
     let seconds = start.elapsed().as_secs_f64();
-    let counts = rx
-        .recv()
-        .map_err(|_| BenchError::Stock("the testbench ended without a result".into()))?;
+    let counts = rx.recv().map_err(|_| {
+        BenchError::Stock("rust-hdl Simulation: the testbench ended without a result".into())
+    })?;
     check_counts("rust-hdl-simulation", &counts, toggles)?;
     Ok(EngineResult {
         name: "rust-hdl-simulation".to_string(),
@@ -219,4 +219,145 @@ pub fn render_table(results: &[EngineResult], out: &mut dyn Write) -> std::io::R
         )?;
     }
     Ok(())
+}
+
+/// The C++ harness of the Verilator engine: the same workload, timed
+/// inside the process (the build is not part of the figure).
+fn verilator_harness(top: &str) -> String {
+    let inputs: String = (0..16)
+        .map(|i| format!("        dut->monitor_in_{i} = value;\n"))
+        .collect();
+    format!(
+        r#"#include "V{top}.h"
+#include "verilated.h"
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+int main(int argc, char** argv) {{
+    unsigned long long toggles = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000ULL;
+    V{top}* dut = new V{top};
+    dut->clock = 0;
+    dut->reset = 0;
+    dut->eval();
+    auto start = std::chrono::steady_clock::now();
+    for (unsigned counter = 0; counter < {SETUP_CYCLES}; counter++) {{
+        dut->address = counter;
+        dut->command = 1;
+        dut->eval();
+        dut->clock = 1;
+        dut->eval();
+        dut->clock = 0;
+    }}
+    dut->command = 0;
+    for (unsigned long long cycle = 0; cycle < toggles; cycle++) {{
+        unsigned value = (cycle % 2 == 0) ? 0xA5A55A5Au : 0x5A5AA5A5u;
+{inputs}        dut->eval();
+        dut->clock = 1;
+        dut->eval();
+        dut->clock = 0;
+    }}
+    dut->eval();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("CYCLES %llu SECONDS %.9f COUNTS", toggles + {SETUP_CYCLES}, seconds);
+    for (unsigned counter = 0; counter < 16; counter++) {{
+        dut->address = counter;
+        dut->eval();
+        std::printf(" %u", (unsigned)dut->monitor_out);
+    }}
+    std::printf("\n");
+    dut->final();
+    delete dut;
+    return 0;
+}}
+"#
+    )
+}
+
+/// The Verilog export compiled by Verilator (`-O2`), same workload.
+/// With `rust_hdl_verilog`, rust-hdl's own Verilog of the PMU instead
+/// (wrapped to the same ports), for comparison.
+pub fn verilator(toggles: u64, rust_hdl_verilog: bool) -> Result<EngineResult, BenchError> {
+    use flexpmu_hdl::export::{catalog, Language};
+    let exportable = catalog::find("flexpmu_pmu").expect("the PMU is exported");
+    let design = exportable
+        .design()
+        .map_err(|e| BenchError::Stock(format!("export: {e}")))?;
+    let name = if rust_hdl_verilog {
+        "verilator-rust-hdl"
+    } else {
+        "verilator"
+    };
+    let dir = crate::hdl_tools::scratch(&format!("bench-{name}")).map_err(tool_error)?;
+    let verilog = dir.join("flexpmu_pmu.v");
+    let text = if rust_hdl_verilog {
+        let mut pmu = DefaultPmu::default();
+        pmu.connect_all();
+        crate::hdl_tools::wrap_rust_hdl_verilog(&design, &generate_verilog(&pmu))
+    } else {
+        design.render(Language::Verilog, exportable.description)
+    };
+    std::fs::write(&verilog, text)?;
+    let build = crate::hdl_tools::verilator_build(
+        &verilog,
+        &verilator_harness("flexpmu_pmu"),
+        "flexpmu_pmu",
+    )
+    .map_err(tool_error)?;
+    // The machine's other work shows up as noise in a sub-second run: the
+    // best of five runs is reported.
+    let mut best: Option<String> = None;
+    let mut best_seconds = f64::INFINITY;
+    for _ in 0..5 {
+        let output = std::process::Command::new(build.join("obj/Vflexpmu_pmu"))
+            .arg(toggles.to_string())
+            .output()?;
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let seconds = text
+            .split_whitespace()
+            .skip_while(|w| *w != "SECONDS")
+            .nth(1)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::INFINITY);
+        if best.is_none() || seconds < best_seconds {
+            best_seconds = seconds;
+            best = Some(text);
+        }
+    }
+    let text = best.unwrap_or_default();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let field = |key: &str| {
+        words
+            .iter()
+            .position(|w| *w == key)
+            .and_then(|i| words.get(i + 1))
+    };
+    let (Some(cycles), Some(seconds)) = (
+        field("CYCLES").and_then(|v| v.parse::<u64>().ok()),
+        field("SECONDS").and_then(|v| v.parse::<f64>().ok()),
+    ) else {
+        return Err(BenchError::Stock(format!(
+            "the Verilator harness printed: {text}"
+        )));
+    };
+    let counts: Vec<u64> = words
+        .iter()
+        .skip_while(|w| **w != "COUNTS")
+        .skip(1)
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    check_counts(name, &counts, toggles)?;
+    Ok(EngineResult {
+        name: name.to_string(),
+        cycles,
+        seconds,
+        cycles_per_s: cycles as f64 / seconds,
+        passes_per_cycle: None,
+        peak_rss_growth_kib: 0,
+        vcd_bytes: None,
+    })
+}
+
+fn tool_error(e: crate::hdl_tools::ToolError) -> BenchError {
+    BenchError::Stock(e.to_string())
 }

@@ -59,40 +59,10 @@ fn a_mutated_export_is_not_equivalent() {
 /// generator: both are proven equivalent for every design.
 #[test]
 fn exports_are_equivalent_to_rust_hdl_verilog() {
-    use flexpmu_hdl::export::Direction;
     for design in DESIGNS {
         let exported_design = design.design().unwrap();
         let stock = stock_verilog(design.name);
-        // A wrapper with the export's port names around rust-hdl's `top`.
-        let top = exported_design.top();
-        let ports: Vec<String> = top
-            .ports
-            .iter()
-            .map(|p| {
-                let dir = if p.direction == Direction::In {
-                    "input"
-                } else {
-                    "output"
-                };
-                let range = if p.width > 1 {
-                    format!("[{}:0] ", p.width - 1)
-                } else {
-                    String::new()
-                };
-                format!("{dir} wire {range}{}", p.name)
-            })
-            .collect();
-        let connections: Vec<String> = top
-            .ports
-            .iter()
-            .map(|p| format!(".{}({})", p.raw, p.name))
-            .collect();
-        let wrapped = format!(
-            "{stock}\nmodule {} ({});\n  top stock ({});\nendmodule\n",
-            design.name,
-            ports.join(", "),
-            connections.join(", ")
-        );
+        let wrapped = hdl_tools::wrap_rust_hdl_verilog(&exported_design, &stock);
         let verilog = std::fs::read_to_string(exported(design.name, "v")).unwrap();
         assert_eq!(
             hdl_tools::prove_equivalent(&wrapped, &verilog, design.name).unwrap(),
