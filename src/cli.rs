@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::{bench_cmd, export_cmd, output, program_cmd, sim_cmd, verify_cmd};
+use crate::{bench_cmd, export_cmd, output, program_cmd, sim_cmd, synth_cmd, verify_cmd};
 
 #[derive(Parser)]
 #[command(
@@ -103,6 +103,35 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Area and timing estimates with Yosys (and nextpnr for iCE40).
+    Synth {
+        /// generic, cmos, ice40 or liberty.
+        #[arg(long, default_value = "generic", value_parser = ["generic", "cmos", "ice40", "liberty"])]
+        flow: String,
+        /// What to synthesise: pmu, decoder, converter, counter, mux,
+        /// decode-hook, execute-hook, hooked-pmu.
+        #[arg(long, default_value = "pmu")]
+        top: String,
+        /// Liberty file for the liberty flow (gzipped or not).
+        #[arg(long, value_name = "PATH")]
+        liberty: Option<PathBuf>,
+        /// iCE40 device for the ice40 flow.
+        #[arg(long, default_value = "hx8k")]
+        device: String,
+        /// Also write the generic flow's gate-level netlist (.v, .json) here.
+        #[arg(long, value_name = "DIR")]
+        netlist: Option<PathBuf>,
+        /// Compare two tops side by side, with increments.
+        #[arg(long, num_args = 2, value_names = ["A", "B"])]
+        compare: Vec<String>,
+        /// Write the PMU's synthesis report (Markdown) to this file
+        /// (all flows; the liberty one if --liberty is given).
+        #[arg(long, value_name = "PATH")]
+        report: Option<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Disassemble a TP_instructions.vhd ROM or a .hex word list.
     Disasm {
         /// Input file (.vhd or .hex).
@@ -133,6 +162,25 @@ pub fn main() -> ExitCode {
             force,
         } => program_cmd::asm(&file, output.as_deref(), force),
         Command::Disasm { file } => program_cmd::disasm(&file),
+        Command::Synth {
+            flow,
+            top,
+            liberty,
+            device,
+            netlist,
+            compare,
+            report,
+            json,
+        } => synth_cmd::synth(synth_cmd::SynthArgs {
+            report,
+            flow,
+            top,
+            json,
+            liberty,
+            device,
+            netlist,
+            compare,
+        }),
         Command::Verify {
             scenario,
             random,

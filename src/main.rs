@@ -6,6 +6,7 @@ mod export_cmd;
 mod output;
 mod program_cmd;
 mod sim_cmd;
+mod synth_cmd;
 mod verify_cmd;
 
 fn main() -> std::process::ExitCode {

@@ -48,7 +48,7 @@ fn run(
     force: bool,
     json: bool,
 ) -> Result<ExitCode> {
-    if period_ps == 0 || period_ps % 2 != 0 {
+    if period_ps == 0 || !period_ps.is_multiple_of(2) {
         anyhow::bail!("--period-ps must be a positive even number of picoseconds, got {period_ps}");
     }
     let waveform = match vcd {

@@ -50,7 +50,7 @@ const SETUP_CYCLES: u64 = 16;
 
 /// The value every input holds in toggling cycle `cycle`.
 fn toggle_value(cycle: u64) -> u64 {
-    if cycle % 2 == 0 {
+    if cycle.is_multiple_of(2) {
         0xA5A5_5A5A
     } else {
         0x5A5A_A5A5

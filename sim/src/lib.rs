@@ -15,6 +15,8 @@ pub mod reference_model;
 pub mod scenario;
 pub mod scenario_runner;
 pub mod stimulus;
+pub mod synth;
+pub mod synth_report;
 pub mod testbench;
 pub mod tp_rom;
 pub mod vcd_trace;

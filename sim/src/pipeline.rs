@@ -15,6 +15,9 @@ use crate::reference_model::PmuInputs;
 /// Registers per thread (R0..R127).
 pub const REGISTERS: usize = 128;
 
+/// Sets the 16 monitored inputs for a cycle.
+pub type MonitorInputs = Box<dyn FnMut(u64, &mut [u64; 16])>;
+
 /// Stage latencies and the test hooks of a run.
 pub struct PipelineConfig {
     /// Cycles the read stage holds an instruction (at least 1).
@@ -25,7 +28,7 @@ pub struct PipelineConfig {
     /// (stall injection for tests).
     pub read_stall: Box<dyn FnMut(u64) -> bool>,
     /// The 16 monitored inputs in a given cycle.
-    pub monitor_inputs: Box<dyn FnMut(u64, &mut [u64; 16])>,
+    pub monitor_inputs: MonitorInputs,
     /// Give up after this many cycles.
     pub max_cycles: u64,
 }

@@ -66,9 +66,9 @@ impl<W: Write> VcdTrace<W> {
     pub fn new<B: Traced>(out: W, design: &B, top_name: &str, period_ps: u64) -> io::Result<Self> {
         let mut decl = Declarations::default();
         design.declare(top_name, &mut decl);
-        let (unit, half_period) = if period_ps % 2000 == 0 {
+        let (unit, half_period) = if period_ps.is_multiple_of(2000) {
             (TimescaleUnit::NS, period_ps / 2000)
-        } else if period_ps % 2 == 0 && period_ps > 0 {
+        } else if period_ps.is_multiple_of(2) && period_ps > 0 {
             (TimescaleUnit::PS, period_ps / 2)
         } else {
             return Err(io::Error::new(

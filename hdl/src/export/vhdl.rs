@@ -286,7 +286,7 @@ fn bits(value: u128, width: usize) -> String {
 pub fn literal(value: u128, width: usize) -> String {
     if value < 1 << 31 {
         format!("to_unsigned({value}, {width})")
-    } else if width % 4 == 0 {
+    } else if width.is_multiple_of(4) {
         format!("unsigned'(x\"{value:0digits$x}\")", digits = width / 4)
     } else {
         format!("unsigned'(\"{}\")", bits(value, width))
