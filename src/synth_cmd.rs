@@ -183,7 +183,11 @@ pub fn compare_table(a: &SynthResult, b: &SynthResult) -> String {
                 k.to_string(),
                 format_value(va),
                 format_value(*vb),
-                format!("{:+}", format_value(delta)),
+                format!(
+                    "{}{}",
+                    if delta > 0.0 { "+" } else { "" },
+                    format_value(delta)
+                ),
                 percent,
             ]);
         }

@@ -310,3 +310,42 @@ fn export_check_names_stale_files_and_export_respects_foreign_files() {
         stderr(&out)
     );
 }
+
+#[test]
+fn synth_json_and_compare() {
+    let dir = temp();
+    let out = flexpmu(&["synth", "--top", "counter", "--json"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["flip_flops"], 34);
+    assert!(json["cells"].as_u64().unwrap() > 34);
+
+    let out = flexpmu(&["synth", "--compare", "converter", "counter"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out));
+
+    let out = flexpmu(
+        &["synth", "--compare", "decode-basic", "decode"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown top `decode-basic`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn synth_ice40_json_has_logic_cells_and_fmax() {
+    let dir = temp();
+    let out = flexpmu(
+        &["synth", "--top", "counter", "--flow", "ice40", "--json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["flip_flops"], 34);
+    assert!(json["logic_cells"].as_u64().unwrap() > 0);
+    assert!(json["fmax_mhz"].as_f64().unwrap() > 0.0);
+}
