@@ -57,13 +57,13 @@ fn tail(log: &str, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
-/// A fresh scratch directory for one tool run.
+/// A fresh scratch directory for one tool run (kept for inspection).
 pub fn scratch(name: &str) -> Result<PathBuf, ToolError> {
-    let dir = std::env::temp_dir().join("flexpmu-hdl-tools").join(format!(
-        "{name}-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir()
+        .join("flexpmu-hdl-tools")
+        .join(format!("{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
