@@ -24,7 +24,7 @@ endmodule
 
 // rust-hdl block `top.pmevent`
 module flexpmu_pmevent (
-    /* verilator lint_off UNUSEDSIGNAL */ input wire [31:0] word /* verilator lint_on UNUSEDSIGNAL */,
+    input wire [31:0] word,
     output reg is_pmevent,
     output reg [3:0] counter,
     output reg [1:0] command,
@@ -33,12 +33,13 @@ module flexpmu_pmevent (
 );
     localparam [3:0] opcode_pmevent = 4'h7;
     localparam [1:0] cmd_idl = 2'h3;
+    localparam [31:0] must_be_zero = 32'hffe0603;
     always @(*) begin
-        is_pmevent = (word[31:28] == opcode_pmevent) & ~word[1];
+        is_pmevent = (word[31:28] == opcode_pmevent) & ~(|(word & must_be_zero));
         counter = word[16:13];
         command = word[12:11];
         dest = word[8:2];
-        is_read = ((word[31:28] == opcode_pmevent) & ~word[1]) & (word[12:11] == cmd_idl);
+        is_read = ((word[31:28] == opcode_pmevent) & ~(|(word & must_be_zero))) & (word[12:11] == cmd_idl);
     end
 endmodule
 

@@ -70,6 +70,7 @@ end entity flexpmu_pmevent;
 architecture rtl of flexpmu_pmevent is
   constant opcode_pmevent : unsigned(3 downto 0) := to_unsigned(7, 4);
   constant cmd_idl : unsigned(1 downto 0) := to_unsigned(3, 2);
+  constant must_be_zero : unsigned(31 downto 0) := to_unsigned(268305923, 32);
   function u(s : std_logic) return unsigned is
     variable r : unsigned(0 downto 0);
   begin
@@ -95,11 +96,11 @@ begin
     variable v_dest : unsigned(6 downto 0) := (others => '0');
     variable v_is_read : unsigned(0 downto 0) := (others => '0');
   begin
-    v_is_pmevent := (u(u(word(31 downto 28)) = opcode_pmevent) and (not u(word(1 downto 1))));
+    v_is_pmevent := (u(u(word(31 downto 28)) = opcode_pmevent) and (not u((u(word) and must_be_zero) /= 0)));
     v_counter := u(word(16 downto 13));
     v_command := u(word(12 downto 11));
     v_dest := u(word(8 downto 2));
-    v_is_read := ((u(u(word(31 downto 28)) = opcode_pmevent) and (not u(word(1 downto 1)))) and u(u(word(12 downto 11)) = cmd_idl));
+    v_is_read := ((u(u(word(31 downto 28)) = opcode_pmevent) and (not u((u(word) and must_be_zero) /= 0))) and u(u(word(12 downto 11)) = cmd_idl));
     is_pmevent <= v_is_pmevent(0);
     counter <= std_logic_vector(v_counter);
     command <= std_logic_vector(v_command);

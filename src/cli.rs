@@ -128,6 +128,9 @@ enum Command {
         /// (all flows; the liberty one if --liberty is given).
         #[arg(long, value_name = "PATH")]
         report: Option<PathBuf>,
+        /// Replace existing netlist or report files.
+        #[arg(long)]
+        force: bool,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -170,9 +173,11 @@ pub fn main() -> ExitCode {
             netlist,
             compare,
             report,
+            force,
             json,
         } => synth_cmd::synth(synth_cmd::SynthArgs {
             report,
+            force,
             flow,
             top,
             json,

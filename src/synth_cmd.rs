@@ -3,12 +3,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use flexpmu_sim::synth::{self, Flow, SynthOptions, SynthResult};
 use indicatif::ProgressBar;
 
 pub struct SynthArgs {
     pub report: Option<PathBuf>,
+    pub force: bool,
     pub flow: String,
     pub top: String,
     pub json: bool,
@@ -55,6 +56,7 @@ pub fn synth(args: SynthArgs) -> Result<ExitCode> {
         liberty: args.liberty.clone(),
         device: args.device.clone(),
         netlist_dir: args.netlist.clone(),
+        force: args.force,
         ..Default::default()
     };
     if let Some(path) = &args.report {
@@ -64,7 +66,9 @@ pub fn synth(args: SynthArgs) -> Result<ExitCode> {
             spinner.set_message(format!("report: {step}..."))
         })?;
         spinner.finish_and_clear();
-        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        use std::io::Write;
+        crate::output::create_output(path, args.force, is_synth_report)?
+            .write_all(text.as_bytes())?;
         println!("wrote {}", path.display());
         return Ok(ExitCode::SUCCESS);
     }
@@ -78,12 +82,8 @@ pub fn synth(args: SynthArgs) -> Result<ExitCode> {
                 println!("{}", serde_json::to_string(&result)?);
             } else {
                 print_result(&result);
-                if let Some(dir) = &args.netlist {
-                    println!(
-                        "netlist: {}",
-                        dir.join(format!("flexpmu_{}.v", args.top.replace('-', "_")))
-                            .display()
-                    );
+                if let Some(netlist) = &result.netlist {
+                    println!("netlist: {netlist} (and .json)");
                 }
             }
         }
@@ -193,4 +193,11 @@ pub fn compare_table(a: &SynthResult, b: &SynthResult) -> String {
         }
     }
     format!("{table}\n")
+}
+
+/// A report flexpmu wrote before (its first line) may be replaced.
+fn is_synth_report(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path)
+        .map(|t| t.starts_with("# Synthesis report"))
+        .unwrap_or(false)
 }

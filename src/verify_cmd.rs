@@ -11,6 +11,10 @@ use flexpmu_sim::stimulus::RandomStimulus;
 use flexpmu_sim::verify;
 use indicatif::ProgressBar;
 
+/// Cycles `verify` replays at most: stimulus and vectors are held in
+/// memory (about 0.5 KB per cycle).
+const MAX_VERIFY_CYCLES: u64 = 2_000_000;
+
 pub fn verify(
     scenario: Option<&Path>,
     random: Option<u64>,
@@ -21,10 +25,28 @@ pub fn verify(
         (Some(_), Some(_)) => bail!("give either --scenario or --random, not both"),
         (Some(path), None) => {
             let scn = scenario::load(path, &ScenarioLimits::default_pmu())?;
+            let total: u64 = scn
+                .lines
+                .iter()
+                .map(|l| match l.step {
+                    scenario::Step::Nop { cycles } => cycles,
+                    scenario::Step::Reset | scenario::Step::Command { .. } => 1,
+                    _ => 0,
+                })
+                .sum();
+            if total > MAX_VERIFY_CYCLES {
+                bail!(
+                    "{}: {total} cycles is more than verify replays (at most {MAX_VERIFY_CYCLES})",
+                    path.display()
+                );
+            }
             (path.display().to_string(), scenario_cycles(&scn))
         }
         (None, n) => {
             let n = n.unwrap_or(100_000);
+            if n > MAX_VERIFY_CYCLES {
+                bail!("--random {n}: expected at most {MAX_VERIFY_CYCLES} cycles (the golden vectors are held in memory)");
+            }
             let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, seed);
             (
                 format!("{n} random cycles (seed {seed})"),

@@ -42,6 +42,10 @@ module tb_flexpmu_decode_hook;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
             status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, pipeline_stall_in, instruction_in, pmu_read_ack, expected_pipeline_stall_out, expected_pipeline_dec_done, expected_instruction_out, expected_pmu_read_out, expected_pmu_dest_out, expected_pmu_address, expected_pmu_command, expected_pmu_reset);
+            if (status > 0 && status < 13) begin
+                $display("MISMATCH cycle=%0d signal=row expected=13 fields got=%0d", cycle, status);
+                mismatches = mismatches + 1;
+            end
             if (status == 13) begin
                 #1;
                 if (pipeline_stall_out !== expected_pipeline_stall_out) begin

@@ -36,6 +36,10 @@ module tb_flexpmu_execute_hook;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
             status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h", pmu_read_in, pmu_dest_in, result_in, dest_in, write_in, stage_fire, monitor_out, expected_result_out, expected_dest_out, expected_write_out, expected_pmu_read_ack);
+            if (status > 0 && status < 11) begin
+                $display("MISMATCH cycle=%0d signal=row expected=11 fields got=%0d", cycle, status);
+                mismatches = mismatches + 1;
+            end
             if (status == 11) begin
                 #1;
                 if (result_out !== expected_result_out) begin

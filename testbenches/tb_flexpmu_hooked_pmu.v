@@ -69,6 +69,10 @@ module tb_flexpmu_hooked_pmu;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
             status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, pipeline_stall_in, instruction_in, exec_pmu_read_in, exec_pmu_dest_in, exec_result_in, exec_dest_in, exec_write_in, exec_stage_fire, monitor_in_0, monitor_in_1, monitor_in_2, monitor_in_3, monitor_in_4, monitor_in_5, monitor_in_6, monitor_in_7, monitor_in_8, monitor_in_9, monitor_in_10, monitor_in_11, monitor_in_12, monitor_in_13, monitor_in_14, monitor_in_15, expected_pipeline_stall_out, expected_pipeline_dec_done, expected_instruction_out, expected_pmu_read_out, expected_pmu_dest_out, expected_exec_result_out, expected_exec_dest_out, expected_exec_write_out, expected_pmu_address, expected_pmu_command, expected_monitor_out);
+            if (status > 0 && status < 37) begin
+                $display("MISMATCH cycle=%0d signal=row expected=37 fields got=%0d", cycle, status);
+                mismatches = mismatches + 1;
+            end
             if (status == 37) begin
                 #1;
                 if (pipeline_stall_out !== expected_pipeline_stall_out) begin

@@ -42,6 +42,10 @@ module tb_flexpmu_pmu;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
             status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, address, command, monitor_in_0, monitor_in_1, monitor_in_2, monitor_in_3, monitor_in_4, monitor_in_5, monitor_in_6, monitor_in_7, monitor_in_8, monitor_in_9, monitor_in_10, monitor_in_11, monitor_in_12, monitor_in_13, monitor_in_14, monitor_in_15, expected_monitor_out);
+            if (status > 0 && status < 20) begin
+                $display("MISMATCH cycle=%0d signal=row expected=20 fields got=%0d", cycle, status);
+                mismatches = mismatches + 1;
+            end
             if (status == 20) begin
                 #1;
                 if (monitor_out !== expected_monitor_out) begin

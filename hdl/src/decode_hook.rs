@@ -259,9 +259,40 @@ mod tests {
         let s = cycle(&mut d, None, false, false);
         assert!(s.dec_done && s.command == 0 && s.address == 10);
         assert_eq!(d.uut.instruction_out.val().to_u64(), 0x2000_8204);
-        // Processor reset is the PMU's global reset and clears the stage.
+        // Opcode-7 words that are not well-formed PMEVENTs (64-bit, or
+        // reserved bits set) pass without touching the PMU.
+        for word in [0x7000_0801u32, 0x7010_0800, 0x7000_1a14] {
+            cycle(&mut d, Some(word), false, false);
+            let s = cycle(&mut d, None, false, false);
+            assert!(s.dec_done && s.command == 0 && s.address == 10, "{word:#x}");
+            assert!(!d.uut.pmu_read_out.val());
+        }
+        // Processor reset is the PMU's global reset and clears the stage,
+        // a pending read included.
+        cycle(&mut d, Some(0x7000_1814), false, false);
+        let s = cycle(&mut d, None, false, false);
+        assert!(s.dec_done && s.command == 3);
+        cycle(&mut d, Some(0x7000_0800), false, false);
+        assert!(
+            d.uut.pipeline_stall_out.val(),
+            "waits behind the pending read"
+        );
         d.uut.reset.next = true;
         d.settle();
         assert!(d.uut.pmu_reset.val());
+        d.cycle();
+        d.uut.reset.next = false;
+        assert!(!d.uut.pipeline_stall_out.val() && !d.uut.pipeline_dec_done.val());
+        assert_eq!(
+            (
+                d.uut.pmu_command.val().to_u64(),
+                d.uut.pmu_address.val().to_u64()
+            ),
+            (0, 0)
+        );
+        // No read is pending any more: a PMEVENT goes straight through.
+        cycle(&mut d, Some(0x7000_0800), false, false);
+        let s = cycle(&mut d, None, false, false);
+        assert!(s.dec_done && s.command == 1);
     }
 }

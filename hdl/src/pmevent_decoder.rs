@@ -7,10 +7,12 @@ use crate::commands::PmuCommand;
 
 /// Combinational PMEVENT field decoder for a 32-bit instruction word.
 ///
-/// A word is a PMEVENT when its opcode (bits 31-28) is `0111` and bit 1
-/// (flow control) is 0: FlexGripPlus maps that encoding to nothing. The
-/// reserved bits are ignored here; the assembler refuses words that set
-/// them.
+/// A word is a PMEVENT when its opcode (bits 31-28) is `0111`, bit 1
+/// (flow control) and bit 0 (64-bit) are 0, and the reserved bits 27-17
+/// and 10-9 are 0. Other words of the opcode-7 space are not executed as
+/// PMEVENT (FlexGripPlus maps them to nothing; the assembler refuses
+/// them), so the reserved bits stay free for the future selectors the
+/// thesis proposes.
 pub struct PmeventDecoder {
     /// The instruction's first (low) 32-bit word.
     pub word: Signal<In, Bits<32>>,
@@ -26,6 +28,8 @@ pub struct PmeventDecoder {
     pub is_read: Signal<Out, Bit>,
     opcode_pmevent: Constant<Bits<4>>,
     cmd_idl: Constant<Bits<2>>,
+    /// Bits that must be 0: reserved 27-17 and 10-9, flow 1, long 0.
+    must_be_zero: Constant<Bits<32>>,
 }
 
 impl Default for PmeventDecoder {
@@ -39,6 +43,7 @@ impl Default for PmeventDecoder {
             is_read: Default::default(),
             opcode_pmevent: Constant::new(7.into()),
             cmd_idl: Constant::new(PmuCommand::Idl.bits().into()),
+            must_be_zero: Constant::new(0x0ffe_0603u64.into()),
         }
     }
 }
@@ -47,19 +52,19 @@ crate::hdl_block!([] PmeventDecoder {
     inputs: [word],
     outputs: [is_pmevent, counter, command, dest, is_read],
     parts: [],
-    constants: [opcode_pmevent, cmd_idl],
+    constants: [opcode_pmevent, cmd_idl, must_be_zero],
 });
 
 impl Logic for PmeventDecoder {
     #[hdl_gen]
     fn update(&mut self) {
         self.is_pmevent.next = (self.word.val().get_bits::<4>(28) == self.opcode_pmevent.val())
-            & !self.word.val().get_bit(1);
+            & !(self.word.val() & self.must_be_zero.val()).any();
         self.counter.next = self.word.val().get_bits::<4>(13);
         self.command.next = self.word.val().get_bits::<2>(11);
         self.dest.next = self.word.val().get_bits::<7>(2);
         self.is_read.next = (self.word.val().get_bits::<4>(28) == self.opcode_pmevent.val())
-            & !self.word.val().get_bit(1)
+            & !(self.word.val() & self.must_be_zero.val()).any()
             & (self.word.val().get_bits::<2>(11) == self.cmd_idl.val());
     }
 }
@@ -102,6 +107,11 @@ mod tests {
         // Opcode 7 with the flow bit set is base-ISA flow control; RET and
         // ALU words are not PMEVENTs.
         assert!(!decode(0x7000_0802).0);
+        // A 64-bit word, or reserved bits set: not executed as PMEVENT.
+        assert!(!decode(0x7000_0801).0);
+        assert!(!decode(0x7010_0800).0);
+        assert!(!decode(0x7000_1a14).0, "bit 9 is reserved");
+        assert!(!decode(0x7000_1814 | 1 << 17).4, "no read either");
         assert!(!decode(0x3000_0003).0);
         assert!(!decode(0x2000_8204).0);
         assert!(!decode(0xf000_0800).0);

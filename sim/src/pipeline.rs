@@ -31,6 +31,9 @@ pub struct PipelineConfig {
     pub monitor_inputs: MonitorInputs,
     /// Give up after this many cycles.
     pub max_cycles: u64,
+    /// After the program, apply the processor (and PMU global) reset for
+    /// one cycle, as the thesis' appendix-A run does after RET.
+    pub final_reset: bool,
 }
 
 impl Default for PipelineConfig {
@@ -41,6 +44,7 @@ impl Default for PipelineConfig {
             read_stall: Box::new(|_| false),
             monitor_inputs: Box::new(|_, _| {}),
             max_cycles: 1_000_000,
+            final_reset: false,
         }
     }
 }
@@ -89,7 +93,9 @@ pub struct PipelineRun {
     pub pmu_commands: Vec<PmuCommandSeen>,
     /// The PMU's input ports in every cycle, for replay on the model.
     pub pmu_trace: Vec<PmuInputs>,
-    /// Counter values at the end of the run.
+    /// Counter values when the program had drained (before a final reset).
+    pub counters_at_end: Vec<u64>,
+    /// Counter values at the end of the run (after a final reset, if any).
     pub counters: Vec<u64>,
 }
 
@@ -115,8 +121,10 @@ pub fn run_program(
     let mut read_slot: Option<(InFlight, u32)> = None;
     let mut exec_slot: Option<(InFlight, u32)> = None;
 
+    let mut final_reset_cycle = None;
+    let mut counters_at_end = Vec::new();
     for cycle in 0..config.max_cycles {
-        let reset = cycle == 0;
+        let reset = cycle == 0 || Some(cycle) == final_reset_cycle;
         (config.monitor_inputs)(cycle, &mut inputs);
         let fetch_done = fetching && !reset && !driver.uut().pipeline_stall_out.val();
         let (instruction, length) = if fetch_done {
@@ -216,20 +224,30 @@ pub fn run_program(
         }
         let decode_busy =
             driver.uut().pipeline_stall_out.val() || driver.uut().pipeline_dec_done.val();
-        if !fetching && !decode_busy && read_slot.is_none() && exec_slot.is_none() && cycle > 0 {
-            let counters = driver
-                .uut()
-                .pmu
-                .counters
-                .iter()
-                .map(|c| c.count.val().to_u64())
-                .collect();
+        let drained =
+            !fetching && !decode_busy && read_slot.is_none() && exec_slot.is_none() && cycle > 0;
+        let counters: Vec<u64> = driver
+            .uut()
+            .pmu
+            .counters
+            .iter()
+            .map(|c| c.count.val().to_u64())
+            .collect();
+        if drained && final_reset_cycle.is_none() {
+            counters_at_end = counters.clone();
+            if config.final_reset {
+                final_reset_cycle = Some(cycle + 1);
+                continue;
+            }
+        }
+        if drained && final_reset_cycle.is_none_or(|c| cycle >= c) {
             return Ok(PipelineRun {
                 cycles: cycle + 1,
                 registers,
                 writes,
                 pmu_commands,
                 pmu_trace,
+                counters_at_end,
                 counters,
             });
         }

@@ -17,6 +17,9 @@ use std::path::Path;
 
 use flexpmu_hdl::PmuCommand;
 
+/// The longest `nop` a line may ask for (a typo should not run for days).
+pub const MAX_NOP_CYCLES: u64 = 100_000_000;
+
 /// One scenario step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -147,6 +150,12 @@ fn parse_line(content: &str, limits: &ScenarioLimits) -> Result<Step, String> {
                 Some(text) => number(text, "a cycle count")?,
                 None => 1,
             };
+            if cycles > MAX_NOP_CYCLES {
+                return Err(format!(
+                    "nop {} is too long: expected at most {MAX_NOP_CYCLES} cycles per line",
+                    args[0]
+                ));
+            }
             Ok(Step::Nop { cycles })
         }
         "set" => {

@@ -34,12 +34,11 @@ pub struct ScenarioResult {
 pub enum RunError {
     #[error(transparent)]
     Sim(#[from] SimError),
-    #[error("line {line}: the RTL and the reference model disagree after cycle {cycle}: RTL {rtl:?}, model {model:?}")]
+    #[error("line {line}: the RTL and the reference model disagree in cycle {cycle}: {what}")]
     ModelMismatch {
         line: usize,
         cycle: u64,
-        rtl: Vec<u64>,
-        model: Vec<u64>,
+        what: String,
     },
 }
 
@@ -121,20 +120,36 @@ pub fn run_scenario(
         }
         let cycles = apply_step(&mut inputs, &line.step);
         for _ in 0..cycles {
+            // Every cycle: MONITOR_OUT before the edge, counters and
+            // states after it.
+            rtl.present(&inputs)?;
+            let mismatch = |what: String| RunError::ModelMismatch {
+                line: line.number,
+                cycle: rtl.cycles(),
+                what,
+            };
+            let (got, expected) = (rtl.monitor_out(), model.monitor_out(inputs.address));
+            if got != expected {
+                return Err(mismatch(format!("monitor_out RTL {got}, model {expected}")));
+            }
             rtl.step(&inputs)?;
             model.step(&inputs);
-        }
-        if cycles > 0 {
-            end_of_step(&mut inputs);
-            let counts = rtl.counts();
-            if counts != model.counts() {
+            if rtl.counts() != model.counts() || rtl.states() != model.states() {
                 return Err(RunError::ModelMismatch {
                     line: line.number,
                     cycle: rtl.cycles(),
-                    rtl: counts,
-                    model: model.counts().to_vec(),
+                    what: format!(
+                        "counters RTL {:?} / model {:?}, states RTL {:?} / model {:?}",
+                        rtl.counts(),
+                        model.counts(),
+                        rtl.states(),
+                        model.states()
+                    ),
                 });
             }
+        }
+        if cycles > 0 {
+            end_of_step(&mut inputs);
         }
     }
     rtl.finish()?;

@@ -55,7 +55,7 @@ pub const TOPS: &[(&str, &str)] = &[
 pub enum SynthError {
     #[error(transparent)]
     Tool(#[from] ToolError),
-    #[error("unknown top `{0}`: expected one of {1} (decode-basic, decode, execute-basic and execute come with the SM slice)")]
+    #[error("unknown top `{0}`: expected one of {1} (decode-basic, decode, execute-basic and execute need the SM slice, which is not built yet)")]
     UnknownTop(String, String),
     #[error("the liberty flow needs a Liberty file: pass --liberty PATH")]
     NoLiberty,
@@ -63,6 +63,8 @@ pub enum SynthError {
     BadLiberty(String, String),
     #[error("export: {0}")]
     Export(#[from] export::ExportError),
+    #[error("{0} already exists: pass --force to replace it")]
+    Exists(String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
     #[error("could not read {what} from the {tool} log:\n{log}")]
@@ -109,6 +111,8 @@ pub struct SynthOptions {
     pub period_ps: u32,
     /// Where to write the generic flow's netlist (`<top>.v`, `<top>.json`).
     pub netlist_dir: Option<PathBuf>,
+    /// Replace netlist files that already exist.
+    pub force: bool,
 }
 
 impl Default for SynthOptions {
@@ -119,6 +123,7 @@ impl Default for SynthOptions {
             device: "hx8k".into(),
             period_ps: 2000,
             netlist_dir: None,
+            force: false,
         }
     }
 }
@@ -144,6 +149,8 @@ pub struct SynthResult {
     pub critical_path: Option<Vec<String>>,
     pub area_um2: Option<f64>,
     pub delay_ps: Option<f64>,
+    /// The gate-level netlist written (generic flow with a netlist dir).
+    pub netlist: Option<String>,
 }
 
 fn fill(template: &str, values: &[(&str, String)]) -> String {
@@ -178,15 +185,24 @@ pub fn synthesize(top: &str, options: &SynthOptions) -> Result<SynthResult, Synt
             let (v, json) = match &options.netlist_dir {
                 Some(d) => {
                     std::fs::create_dir_all(d)?;
-                    (
+                    let files = (
                         d.join(format!("{module}.v")),
                         d.join(format!("{module}.json")),
-                    )
+                    );
+                    for f in [&files.0, &files.1] {
+                        if f.exists() && !options.force {
+                            return Err(SynthError::Exists(f.display().to_string()));
+                        }
+                    }
+                    files
                 }
                 None => (dir.join("netlist.v"), dir.join("netlist.json")),
             };
             values.push(("NETLIST_V", absolute(&v)?));
             values.push(("NETLIST_JSON", absolute(&json)?));
+            if options.netlist_dir.is_some() {
+                result.netlist = Some(v.display().to_string());
+            }
             fill(GENERIC, &values)
         }
         Flow::Cmos => fill(CMOS, &values),

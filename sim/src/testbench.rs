@@ -75,6 +75,13 @@ pub fn verilog(top: &Module) -> String {
         "            status = $sscanf(line, \"{format}\", {});",
         targets.join(", ")
     );
+    // A row that parses only in part is an error, not a comment.
+    let _ = writeln!(
+        out,
+        "            if (status > 0 && status < {}) begin\n                $display(\"MISMATCH cycle=%0d signal=row expected={} fields got=%0d\", cycle, status);\n                mismatches = mismatches + 1;\n            end",
+        ports.len(),
+        ports.len()
+    );
     let _ = writeln!(out, "            if (status == {}) begin", ports.len());
     out.push_str("                #1;\n");
     for p in ports.iter().filter(|p| p.direction == Direction::Out) {

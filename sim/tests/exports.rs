@@ -89,3 +89,81 @@ fn stock_verilog(name: &str) -> String {
         other => panic!("no stock generator for {other}"),
     }
 }
+
+mod constructs {
+    //! Constructs the product designs do not use, exported and proven
+    //! equivalent to rust-hdl's own Verilog (and the VHDL export to both).
+    use flexpmu_hdl::export::{self, Language};
+    use flexpmu_sim::hdl_tools::{self, Equivalence};
+    use rust_hdl::prelude::*;
+
+    #[derive(LogicBlock, Default)]
+    pub struct Constructs {
+        pub clock: Signal<In, Clock>,
+        pub a: Signal<In, Bits<8>>,
+        pub b: Signal<In, Bits<8>>,
+        pub sel: Signal<In, Bits<2>>,
+        pub diff: Signal<Out, Bits<8>>,
+        pub shifted: Signal<Out, Bits<4>>,
+        pub narrowed: Signal<Out, Bits<8>>,
+        pub chosen: Signal<Out, Bits<8>>,
+        pub flags: Signal<Out, Bits<3>>,
+        pub held: Signal<Out, Bits<8>>,
+        acc: DFF<Bits<8>>,
+    }
+
+    impl Logic for Constructs {
+        #[hdl_gen]
+        fn update(&mut self) {
+            dff_setup!(self, clock, acc);
+            // Subtraction (wraps), a truncated shift, a nested cast.
+            self.diff.next = self.a.val() - self.b.val();
+            self.shifted.next = bit_cast::<4, 8>(self.a.val() >> 2);
+            self.narrowed.next = bit_cast::<8, 4>(bit_cast::<4, 8>(self.a.val()));
+            // A match with a default arm.
+            match self.sel.val().index() {
+                0 => self.chosen.next = self.a.val(),
+                1 => self.chosen.next = self.b.val(),
+                2 => self.chosen.next = self.a.val() & self.b.val(),
+                _ => self.chosen.next = !self.a.val(),
+            }
+            // Comparisons, reductions and single bits.
+            self.flags.next = 0.into();
+            if (self.a.val() < self.b.val()) && self.a.val().any() {
+                self.flags.next = 1.into();
+            } else if self.a.val().all() || (self.b.val().get_bit(7) && !self.b.val().get_bit(0)) {
+                self.flags.next = 6.into();
+            }
+            self.acc.d.next = self.acc.q.val() + bit_cast::<8, 4>(self.a.val().get_bits::<4>(2));
+            self.held.next = self.acc.q.val();
+        }
+    }
+
+    #[test]
+    fn unusual_constructs_export_equivalently() {
+        let mut block = Constructs::default();
+        block.connect_all();
+        let design = export::export(&block, "flexpmu_constructs").unwrap();
+        let verilog = design.render(Language::Verilog, "constructs");
+        let stock = hdl_tools::wrap_rust_hdl_verilog(&design, &generate_verilog(&block));
+        assert_eq!(
+            hdl_tools::prove_equivalent(&stock, &verilog, "flexpmu_constructs").unwrap(),
+            Equivalence::Equivalent,
+            "{verilog}"
+        );
+        let dir = hdl_tools::scratch("constructs").unwrap();
+        let v = dir.join("constructs.v");
+        let vhd = dir.join("constructs.vhd");
+        std::fs::write(&v, &verilog).unwrap();
+        std::fs::write(&vhd, design.render(Language::Vhdl, "constructs")).unwrap();
+        hdl_tools::check_verilog(&v, "flexpmu_constructs").unwrap();
+        for std in ["08", "93c"] {
+            hdl_tools::check_vhdl(&vhd, "flexpmu_constructs", std).unwrap();
+        }
+        let from_vhdl = hdl_tools::vhdl_to_verilog(&vhd, "flexpmu_constructs").unwrap();
+        assert_eq!(
+            hdl_tools::prove_equivalent(&verilog, &from_vhdl, "flexpmu_constructs").unwrap(),
+            Equivalence::Equivalent
+        );
+    }
+}

@@ -166,10 +166,20 @@ fn appendix_a_program_runs_through_the_hooks() {
         }),
         ..Default::default()
     };
+    let config = PipelineConfig {
+        final_reset: true,
+        ..config
+    };
     let run = run_program(&program, config).unwrap();
     let dests: Vec<u8> = run.writes.iter().map(|w| w.register).collect();
     assert_eq!(dests, [5, 1, 2, 3, 4]);
-    assert_eq!(run.counters[10], 0, "CNT10 after its local reset");
+    assert_eq!(run.counters_at_end[10], 0, "CNT10 after its local reset");
+    assert!(run.counters_at_end[0] > 0, "{:?}", run.counters_at_end);
+    assert_eq!(
+        run.counters,
+        vec![0; 16],
+        "every counter is 0 after the global reset"
+    );
     let activations = run
         .pmu_commands
         .iter()

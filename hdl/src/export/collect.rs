@@ -204,6 +204,22 @@ impl Collector {
             }
         };
         let body = connect_clocks(body, &ports, &mut wires, &mut instances, path)?;
+        if let Body::Combinational(stmts) = &body {
+            let mut reads = Vec::new();
+            stmts
+                .iter()
+                .for_each(|s| super::verilog::stmt_reads(s, &mut reads));
+            let assigns = stmts.iter().any(|s| !matches!(s, Stmt::Comment(_)));
+            if assigns && reads.iter().all(|r| constants.iter().any(|c| &c.name == r)) {
+                // An `always @(*)` that reads nothing never runs in an
+                // event-driven simulator.
+                return Err(ExportError::Unsupported {
+                    module: path.to_string(),
+                    what: "code that reads no signal (drive constant outputs from a Constant in the parent)"
+                        .to_string(),
+                });
+            }
+        }
         let mut module = Module {
             name: String::new(),
             origin: path.to_string(),
@@ -295,12 +311,18 @@ fn connect_clocks(
         ports.iter().any(|p| p.clock && p.name == name)
             || wires.iter().any(|w| w.clock && w.name == name)
     };
+    // Only wires become aliases: an output port must stay driven.
+    let is_clock_wire = |name: &str| {
+        wires
+            .iter()
+            .any(|w| w.clock && w.name == name && !w.driven_by_instance)
+    };
     let mut aliases: HashMap<String, String> = HashMap::new();
     let mut kept = Vec::new();
     for stmt in stmts {
         match &stmt {
             Stmt::Assign(target, 1, Expr::Name(source, 1))
-                if is_clock(target) && is_clock(source) =>
+                if is_clock_wire(target) && is_clock(source) =>
             {
                 let source = aliases
                     .get(source)
@@ -315,7 +337,7 @@ fn connect_clocks(
     for stmt in &kept {
         assigned_names(stmt, &mut assigned);
     }
-    if let Some(clock) = assigned.iter().find(|n| is_clock(n)) {
+    if let Some(clock) = assigned.iter().find(|n| is_clock_wire(n)) {
         return Err(ExportError::Unsupported {
             module: path.to_string(),
             what: format!("a gated or derived clock (`{clock}`)"),

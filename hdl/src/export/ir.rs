@@ -221,6 +221,12 @@ impl<'a> Lowering<'a> {
                         self.unsupported(format!("match arm `{}`", case.condition))
                     })?;
                     let w = test.width();
+                    if !fits(value, w) {
+                        return Err(self.unsupported(format!(
+                            "match arm `{}` wider than the {w}-bit value it matches",
+                            case.condition
+                        )));
+                    }
                     let cond = Expr::Binary(
                         BinOp::Eq,
                         Box::new(test.clone()),
@@ -485,7 +491,11 @@ pub fn resize(e: Expr, width: usize) -> Expr {
     }
     match e {
         Expr::Literal(v, _) => Expr::Literal(v & mask(width), width),
-        Expr::Resize(inner, _) => resize(*inner, width),
+        // Two resizes are one only if the inner one did not drop bits
+        // that the outer one keeps.
+        Expr::Resize(inner, middle) if middle >= width || middle >= inner.width() => {
+            resize(*inner, width)
+        }
         other => Expr::Resize(Box::new(other), width),
     }
 }

@@ -340,6 +340,17 @@ const VHDL_RESERVED: &[&str] = &[
     "xor",
     // Names the generated VHDL itself uses.
     "ieee",
+    "u",
+    "comb",
+    "boolean",
+    "work",
+    "std",
+    "natural",
+    "integer",
+    "string",
+    "numeric_std",
+    "std_logic_1164",
+    "textio",
     "std_logic",
     "std_logic_vector",
     "unsigned",
@@ -360,12 +371,30 @@ pub fn is_reserved(name: &str) -> bool {
     VERILOG_RESERVED.contains(&name) || VHDL_RESERVED.contains(&lower.as_str())
 }
 
-/// One identifier made safe for both languages.
+/// One identifier made safe for both languages: only ASCII letters,
+/// digits and single underscores, starting with a letter; not reserved;
+/// not starting with `v_`, which the VHDL printer keeps for its variables.
 pub fn safe(name: &str) -> String {
-    if is_reserved(name) {
-        format!("{name}{RESERVED_SUFFIX}")
+    let mut clean = String::with_capacity(name.len());
+    for c in name.chars() {
+        let c = if c.is_ascii_alphanumeric() { c } else { '_' };
+        if !(c == '_' && (clean.is_empty() || clean.ends_with('_'))) {
+            clean.push(c);
+        }
+    }
+    let clean = clean.trim_end_matches('_');
+    let mut clean = if clean.is_empty() {
+        "x".to_string()
     } else {
-        name.to_string()
+        clean.to_string()
+    };
+    if clean.starts_with(|c: char| c.is_ascii_digit()) || clean.starts_with("v_") {
+        clean = format!("s_{clean}");
+    }
+    if is_reserved(&clean) {
+        format!("{clean}{RESERVED_SUFFIX}")
+    } else {
+        clean
     }
 }
 
@@ -392,5 +421,10 @@ mod tests {
         assert_eq!(safe("count"), "count");
         assert_eq!(flatten("counters$3$clock"), "counters_3_clock");
         assert_eq!(flatten("mux$counts$15"), "mux_counts_15");
+        assert_eq!(safe("u"), "u_sig");
+        assert_eq!(safe("v_count"), "s_v_count");
+        assert_eq!(safe("_a__b_"), "a_b");
+        assert_eq!(safe("3d"), "s_3d");
+        assert_eq!(safe("größe"), "gr_e");
     }
 }

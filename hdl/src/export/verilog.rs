@@ -124,6 +124,21 @@ fn module_text(m: &Module, out: &mut String) {
     }
     match &m.body {
         Body::Combinational(stmts) => {
+            // Verilog-2005 has no cast: truncating a compound expression
+            // goes through a function whose result has the narrower width.
+            let mut truncations = Vec::new();
+            stmts
+                .iter()
+                .for_each(|s| collect_truncations(s, &mut truncations));
+            for (from, to) in truncations {
+                let _ = writeln!(
+                    out,
+                    "    /* verilator lint_off UNUSEDSIGNAL */\n    function {}trunc_{from}_{to}(input {}x);\n        trunc_{from}_{to} = x[{}:0];\n    endfunction\n    /* verilator lint_on UNUSEDSIGNAL */",
+                    range(to),
+                    range(from),
+                    to - 1
+                );
+            }
             out.push_str("    always @(*) begin\n");
             for s in stmts {
                 stmt(s, 2, out);
@@ -184,6 +199,43 @@ fn bare(e: &Expr) -> String {
             text[1..text.len() - 1].to_string()
         }
         _ => text,
+    }
+}
+
+/// The (from, to) widths of truncations of compound expressions.
+fn collect_truncations(s: &Stmt, out: &mut Vec<(usize, usize)>) {
+    fn walk(e: &Expr, out: &mut Vec<(usize, usize)>) {
+        match e {
+            Expr::Resize(inner, w) => {
+                let pair = (inner.width(), *w);
+                if pair.0 > pair.1
+                    && !matches!(inner.as_ref(), Expr::Name(..))
+                    && !out.contains(&pair)
+                {
+                    out.push(pair);
+                }
+                walk(inner, out);
+            }
+            Expr::Not(e) | Expr::Reduce(_, e) => walk(e, out),
+            Expr::Binary(_, l, r) | Expr::Logical(_, l, r) | Expr::Shift(_, l, r) => {
+                walk(l, out);
+                walk(r, out);
+            }
+            Expr::Name(..) | Expr::Literal(..) | Expr::Bit(..) | Expr::Slice(..) => {}
+        }
+    }
+    match s {
+        Stmt::Assign(_, _, e) | Stmt::AssignSlice(_, _, _, _, e) => walk(e, out),
+        Stmt::If(branches, otherwise) => {
+            for (cond, body) in branches {
+                walk(cond, out);
+                body.iter().for_each(|s| collect_truncations(s, out));
+            }
+            if let Some(body) = otherwise {
+                body.iter().for_each(|s| collect_truncations(s, out));
+            }
+        }
+        Stmt::Comment(_) => {}
     }
 }
 
@@ -265,7 +317,7 @@ fn expr(e: &Expr) -> String {
             } else {
                 match inner.as_ref() {
                     Expr::Name(n, _) => format!("{n}{}", part(0, *w)),
-                    other => format!("{}[{}:0]", expr(other), w - 1),
+                    other => format!("trunc_{iw}_{w}({})", bare(other)),
                 }
             }
         }
