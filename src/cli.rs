@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::{bench_cmd, export_cmd, output, program_cmd, sim_cmd, synth_cmd, verify_cmd};
+use crate::{
+    bench_cmd, export_cmd, output, program_cmd, sim_cmd, synth_cmd, toggles_cmd, verify_cmd,
+};
 
 #[derive(Parser)]
 #[command(
@@ -135,6 +137,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Rank the signals of a VCD waveform by toggle count (how the thesis
+    /// chose the signals the PMU monitors).
+    Toggles {
+        /// VCD file.
+        file: PathBuf,
+        /// How many signals to show.
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Disassemble a TP_instructions.vhd ROM or a .hex word list.
     Disasm {
         /// Input file (.vhd or .hex).
@@ -165,6 +179,7 @@ pub fn main() -> ExitCode {
             force,
         } => program_cmd::asm(&file, output.as_deref(), force),
         Command::Disasm { file } => program_cmd::disasm(&file),
+        Command::Toggles { file, top, json } => toggles_cmd::toggles(&file, top, json),
         Command::Synth {
             flow,
             top,

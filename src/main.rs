@@ -7,6 +7,7 @@ mod output;
 mod program_cmd;
 mod sim_cmd;
 mod synth_cmd;
+mod toggles_cmd;
 mod verify_cmd;
 
 fn main() -> std::process::ExitCode {

@@ -349,3 +349,34 @@ fn synth_ice40_json_has_logic_cells_and_fmax() {
     assert!(json["logic_cells"].as_u64().unwrap() > 0);
     assert!(json["fmax_mhz"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn toggles_ranks_the_demo_waveform() {
+    let dir = temp();
+    assert_eq!(flexpmu(&["demo"], dir.path()).status.code(), Some(0));
+    let out = flexpmu(
+        &["toggles", "flexpmu-demo.vcd", "--top", "500", "--json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let signals = json["signals"].as_array().unwrap();
+    let find = |name: &str| {
+        signals
+            .iter()
+            .find(|s| s["names"].as_array().unwrap().iter().any(|n| n == name))
+            .unwrap_or_else(|| panic!("{name} not listed"))
+    };
+    // 22 cycles: the clock rises and falls in each.
+    assert_eq!(find("flexpmu_pmu.clock")["bit_toggles"], 44);
+    // Input 0 goes 0 -> 1 -> 0 -> 1 -> 0 in figure 3.1.
+    assert_eq!(find("flexpmu_pmu.monitor_in_0")["changes"], 4);
+    assert_eq!(find("flexpmu_pmu.monitor_in_3")["changes"], 0);
+    let out = flexpmu(&["toggles", "missing.vcd"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot read missing.vcd"),
+        "{}",
+        stderr(&out)
+    );
+}

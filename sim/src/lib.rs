@@ -18,6 +18,7 @@ pub mod stimulus;
 pub mod synth;
 pub mod synth_report;
 pub mod testbench;
+pub mod toggles;
 pub mod tp_rom;
 pub mod vcd_trace;
 pub mod verify;

@@ -1,0 +1,47 @@
+//! `flexpmu toggles`: rank a waveform's signals by toggle count.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use flexpmu_sim::toggles;
+
+pub fn toggles(file: &Path, top: usize, json: bool) -> Result<ExitCode> {
+    let reader = std::io::BufReader::new(
+        std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?,
+    );
+    let ranked = toggles::count(reader, &file.display().to_string())?;
+    let shown = &ranked[..top.min(ranked.len())];
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "signals": shown, "total_signals": ranked.len() })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        "rank",
+        "signal",
+        "width",
+        "bit toggles",
+        "value changes",
+    ]);
+    for (i, s) in shown.iter().enumerate() {
+        let mut name = s.names[0].clone();
+        if s.names.len() > 1 {
+            name += &format!(" (+{} aliases)", s.names.len() - 1);
+        }
+        table.add_row(vec![
+            (i + 1).to_string(),
+            name,
+            s.width.to_string(),
+            s.bit_toggles.to_string(),
+            s.changes.to_string(),
+        ]);
+    }
+    println!("{table}");
+    println!("{} of {} signals shown", shown.len(), ranked.len());
+    Ok(ExitCode::SUCCESS)
+}
