@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use flexpmu_hdl::export::catalog::{self, Exportable, DESIGNS};
 use flexpmu_hdl::export::{Design, Language, GENERATED_MARKER};
-use flexpmu_hdl::DefaultPmu;
 use flexpmu_sim::golden;
 use flexpmu_sim::scenario::{self, ScenarioLimits};
 use flexpmu_sim::scenario_runner::scenario_cycles;
@@ -57,21 +56,7 @@ fn figure_3_1_vectors(design: &Design) -> Result<String> {
         &ScenarioLimits::default_pmu(),
     )?;
     let cycles = scenario_cycles(&scn);
-    let count = cycles.len() as u64;
-    let vectors = golden::record(
-        DefaultPmu::default(),
-        &design.top().ports,
-        count,
-        |cycle, pmu| {
-            let inputs = &cycles[cycle as usize];
-            pmu.reset.next = inputs.reset;
-            pmu.address.next = (inputs.address as u64).into();
-            pmu.command.next = inputs.command.bits().into();
-            for (port, &value) in pmu.monitor_in.iter_mut().zip(&inputs.monitor_in) {
-                port.next = value.into();
-            }
-        },
-    )?;
+    let vectors = golden::record_pmu(&design.top().ports, &cycles)?;
     Ok(vectors.to_text(&format!(
         "{GENERATED_MARKER} (`flexpmu export`): golden vectors of examples/thesis_fig3_1.scn.\n\
          One row per cycle: the inputs presented in the cycle, then monitor_out as expected\n\

@@ -120,3 +120,16 @@ pub fn record<B: Clocked + Traced>(
     }
     Ok(Vectors { ports, rows })
 }
+
+/// Golden vectors of the default PMU for a stimulus (one entry per cycle).
+pub fn record_pmu(
+    ports: &[Port],
+    stimulus: &[crate::reference_model::PmuInputs],
+) -> Result<Vectors, SimError> {
+    record(
+        flexpmu_hdl::DefaultPmu::default(),
+        ports,
+        stimulus.len() as u64,
+        |cycle, pmu| crate::pmu_sim::apply_inputs(pmu, &stimulus[cycle as usize]),
+    )
+}

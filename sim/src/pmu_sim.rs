@@ -8,6 +8,19 @@ use flexpmu_hdl::{CounterState, Pmu, PmuConfig};
 use crate::driver::{CycleDriver, SimError};
 use crate::reference_model::PmuInputs;
 
+/// Sets a PMU's input ports (their `next` values) to `inputs`.
+pub fn apply_inputs<const N: usize, const W: usize, const I: usize>(
+    pmu: &mut Pmu<N, W, I>,
+    inputs: &PmuInputs,
+) {
+    pmu.reset.next = inputs.reset;
+    pmu.address.next = (inputs.address as u64).into();
+    pmu.command.next = inputs.command.bits().into();
+    for (port, &value) in pmu.monitor_in.iter_mut().zip(&inputs.monitor_in) {
+        port.next = value.into();
+    }
+}
+
 /// A PMU design simulated cycle by cycle.
 pub struct PmuSim<const N: usize, const W: usize, const I: usize> {
     driver: CycleDriver<Pmu<N, W, I>>,
@@ -38,13 +51,7 @@ impl<const N: usize, const W: usize, const I: usize> PmuSim<N, W, I> {
     }
 
     fn apply(&mut self, inputs: &PmuInputs) {
-        let pmu = self.driver.uut_mut();
-        pmu.reset.next = inputs.reset;
-        pmu.address.next = (inputs.address as u64).into();
-        pmu.command.next = inputs.command.bits().into();
-        for (port, &value) in pmu.monitor_in.iter_mut().zip(&inputs.monitor_in) {
-            port.next = value.into();
-        }
+        apply_inputs(self.driver.uut_mut(), inputs);
     }
 
     pub fn monitor_out(&self) -> u64 {

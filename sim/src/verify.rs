@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use flexpmu_hdl::export::catalog;
 use flexpmu_hdl::export::Language;
-use flexpmu_hdl::DefaultPmu;
 use flexpmu_hdl::PmuConfig;
 
 use crate::golden::{self, Vectors};
@@ -92,20 +91,7 @@ pub fn verify(
 
     progress("rust-hdl");
     let start = Instant::now();
-    let vectors = golden::record(
-        DefaultPmu::default(),
-        &design.top().ports,
-        cycles,
-        |cycle, pmu| {
-            let inputs = &stimulus[cycle as usize];
-            pmu.reset.next = inputs.reset;
-            pmu.address.next = (inputs.address as u64).into();
-            pmu.command.next = inputs.command.bits().into();
-            for (port, &value) in pmu.monitor_in.iter_mut().zip(&inputs.monitor_in) {
-                port.next = value.into();
-            }
-        },
-    )?;
+    let vectors = golden::record_pmu(&design.top().ports, &stimulus)?;
     outcomes.push(Outcome {
         engine: "rust-hdl (native driver)".into(),
         cycles,

@@ -4,17 +4,12 @@
 use flexpmu_hdl::trace::Traced;
 use flexpmu_hdl::{DefaultPmu, PmuConfig};
 use flexpmu_sim::driver::CycleDriver;
+use flexpmu_sim::pmu_sim::apply_inputs;
 use flexpmu_sim::reference_model::PmuInputs;
 use flexpmu_sim::stimulus::RandomStimulus;
 
 fn apply(driver: &mut CycleDriver<DefaultPmu>, inputs: &PmuInputs) {
-    let pmu = driver.uut_mut();
-    pmu.reset.next = inputs.reset;
-    pmu.address.next = (inputs.address as u64).into();
-    pmu.command.next = inputs.command.bits().into();
-    for (port, &value) in pmu.monitor_in.iter_mut().zip(&inputs.monitor_in) {
-        port.next = value.into();
-    }
+    apply_inputs(driver.uut_mut(), inputs);
 }
 
 fn snapshot(driver: &CycleDriver<DefaultPmu>) -> Vec<u64> {

@@ -155,21 +155,7 @@ fn gate_level_netlist_replays_the_golden_vectors() {
     let top = design.top();
     let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, 21);
     let stimulus: Vec<PmuInputs> = (0..3000).map(|_| source.next_cycle().clone()).collect();
-    let vectors = golden::record(
-        flexpmu_hdl::DefaultPmu::default(),
-        &top.ports,
-        3000,
-        |cycle, pmu| {
-            let inputs = &stimulus[cycle as usize];
-            pmu.reset.next = inputs.reset;
-            pmu.address.next = (inputs.address as u64).into();
-            pmu.command.next = inputs.command.bits().into();
-            for (port, &value) in pmu.monitor_in.iter_mut().zip(&inputs.monitor_in) {
-                port.next = value.into();
-            }
-        },
-    )
-    .unwrap();
+    let vectors = golden::record_pmu(&top.ports, &stimulus).unwrap();
     let vec_path = dir.join("random.vec");
     std::fs::write(&vec_path, vectors.to_text("random")).unwrap();
     let r =

@@ -53,21 +53,7 @@ fn testbenches_report_mismatches() {
     let top = design.top();
     let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, 5);
     let stimulus: Vec<PmuInputs> = (0..50).map(|_| source.next_cycle().clone()).collect();
-    let mut vectors = golden::record(
-        flexpmu_hdl::DefaultPmu::default(),
-        &top.ports,
-        50,
-        |cycle, pmu| {
-            let inputs = &stimulus[cycle as usize];
-            pmu.reset.next = inputs.reset;
-            pmu.address.next = (inputs.address as u64).into();
-            pmu.command.next = inputs.command.bits().into();
-            for (port, &value) in pmu.monitor_in.iter_mut().zip(&inputs.monitor_in) {
-                port.next = value.into();
-            }
-        },
-    )
-    .unwrap();
+    let mut vectors = golden::record_pmu(&top.ports, &stimulus).unwrap();
     let column = vectors
         .ports
         .iter()
