@@ -35,7 +35,7 @@ module flexpmu_pmevent (
     localparam [1:0] cmd_idl = 2'h3;
     localparam [31:0] must_be_zero = 32'hffe0603;
     always @(*) begin
-        is_pmevent = (word[31:28] == opcode_pmevent) & ~(|(word & must_be_zero));
+        is_pmevent = ((word[31:28] == opcode_pmevent) & ~(|(word & must_be_zero))) & ((word[12:11] == cmd_idl) | ~(|word[8:2]));
         counter = word[16:13];
         command = word[12:11];
         dest = word[8:2];

@@ -96,7 +96,7 @@ begin
     variable v_dest : unsigned(6 downto 0) := (others => '0');
     variable v_is_read : unsigned(0 downto 0) := (others => '0');
   begin
-    v_is_pmevent := (u(u(word(31 downto 28)) = opcode_pmevent) and (not u((u(word) and must_be_zero) /= 0)));
+    v_is_pmevent := ((u(u(word(31 downto 28)) = opcode_pmevent) and (not u((u(word) and must_be_zero) /= 0))) and (u(u(word(12 downto 11)) = cmd_idl) or (not u(u(word(8 downto 2)) /= 0))));
     v_counter := u(word(16 downto 13));
     v_command := u(word(12 downto 11));
     v_dest := u(word(8 downto 2));

@@ -39,6 +39,7 @@ pub mod hooked_pmu;
 pub mod output_mux;
 pub mod pmevent_decoder;
 pub mod pmu;
+pub mod subset_decoder;
 pub mod synth_check;
 #[cfg(test)]
 mod test_driver;

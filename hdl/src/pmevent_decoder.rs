@@ -9,7 +9,9 @@ use crate::commands::PmuCommand;
 ///
 /// A word is a PMEVENT when its opcode (bits 31-28) is `0111`, bit 1
 /// (flow control) and bit 0 (64-bit) are 0, and the reserved bits 27-17
-/// and 10-9 are 0. Other words of the opcode-7 space are not executed as
+/// and 10-9 are 0, and the register field 8-2 is 0 unless the command is
+/// IDL (only a read writes a register). Other words of the opcode-7 space
+/// are not executed as
 /// PMEVENT (FlexGripPlus maps them to nothing; the assembler refuses
 /// them), so the reserved bits stay free for the future selectors the
 /// thesis proposes.
@@ -59,7 +61,9 @@ impl Logic for PmeventDecoder {
     #[hdl_gen]
     fn update(&mut self) {
         self.is_pmevent.next = (self.word.val().get_bits::<4>(28) == self.opcode_pmevent.val())
-            & !(self.word.val() & self.must_be_zero.val()).any();
+            & !(self.word.val() & self.must_be_zero.val()).any()
+            & ((self.word.val().get_bits::<2>(11) == self.cmd_idl.val())
+                | !self.word.val().get_bits::<7>(2).any());
         self.counter.next = self.word.val().get_bits::<4>(13);
         self.command.next = self.word.val().get_bits::<2>(11);
         self.dest.next = self.word.val().get_bits::<7>(2);
@@ -112,6 +116,9 @@ mod tests {
         assert!(!decode(0x7010_0800).0);
         assert!(!decode(0x7000_1a14).0, "bit 9 is reserved");
         assert!(!decode(0x7000_1814 | 1 << 17).4, "no read either");
+        // Only IDL names a register.
+        assert!(!decode(0x7000_112c).0, "RST with a register");
+        assert!(!decode(0x7000_0804).0, "CNT with a register");
         assert!(!decode(0x3000_0003).0);
         assert!(!decode(0x2000_8204).0);
         assert!(!decode(0xf000_0800).0);

@@ -1,0 +1,249 @@
+//! Decoder of the G80 SASS subset the thesis' appendix-A kernel uses, as
+//! FlexGripPlus lays the fields out (see `flexpmu_sim::g80`, which
+//! documents each field's source; a test holds this block to it on every
+//! appendix word and on random words).
+//!
+//! Each supported form is a template: the bits outside its operand fields
+//! must equal the template, so a variant the subset does not cover
+//! (another predicate, a signed form, a join marker, ...) decodes as
+//! UNSUPPORTED rather than as a near neighbour.
+
+use rust_hdl::prelude::*;
+
+use crate::pmevent_decoder::PmeventDecoder;
+
+/// Operation classes on the `op` output.
+pub mod op {
+    pub const UNSUPPORTED: u64 = 0;
+    pub const NOP: u64 = 1;
+    pub const MOV_U16: u64 = 2;
+    pub const I2I_U32_U16: u64 = 3;
+    pub const IMAD_U16: u64 = 4;
+    pub const SHL: u64 = 5;
+    pub const IADD32: u64 = 6;
+    pub const GLD_U32: u64 = 7;
+    pub const GST_U32: u64 = 8;
+    pub const RET: u64 = 9;
+    pub const PMEVENT: u64 = 10;
+}
+
+const fn bits(hi: u32, lo: u32) -> u64 {
+    ((1u64 << (hi - lo + 1)) - 1) << lo
+}
+
+const fn pair(low: u32, high: u32) -> u64 {
+    (low as u64) | ((high as u64) << 32)
+}
+
+/// Marker bit 32 (normal `00` or end `01`) is free; bit 33 must be 0.
+const MARKER_FREE: u64 = bits(32, 32);
+
+/// (op class, template, operand bits) of the 64-bit forms.
+pub const LONG_FORMS: [(u64, u64, u64); 7] = [
+    // MOV.U16 Rh, g[n].U16: offset 13-9 (sm_type 15-14 fixed to U16), dest half 8-2.
+    (
+        op::MOV_U16,
+        pair(0x1000_4205, 0x0023_c780),
+        bits(13, 9) | bits(8, 2) | MARKER_FREE,
+    ),
+    // I2I.U32.U16 Rd, Rh: source half 15-9, dest 8-2.
+    (
+        op::I2I_U32_U16,
+        pair(0xa000_0005, 0x0400_0780),
+        bits(15, 9) | bits(8, 2) | MARKER_FREE,
+    ),
+    // IMAD.U16 Rd, g[n].U16, Rh, Rc: c 52-46, b half 22-16, offset 12-9, dest 8-2.
+    (
+        op::IMAD_U16,
+        pair(0x6001_4c01, 0x0020_4780),
+        bits(52, 46) | bits(22, 16) | bits(12, 9) | bits(8, 2) | MARKER_FREE,
+    ),
+    // SHL Rd, Rs, imm: immediate 22-16, source 15-9, dest 8-2.
+    (
+        op::SHL,
+        pair(0x3002_0009, 0xc410_0780),
+        bits(22, 16) | bits(15, 9) | bits(8, 2) | MARKER_FREE,
+    ),
+    // GLD.U32 Rd, global14[Ra]: address 15-9, dest 8-2.
+    (
+        op::GLD_U32,
+        pair(0xd00e_0005, 0x80c0_0780),
+        bits(15, 9) | bits(8, 2) | MARKER_FREE,
+    ),
+    // GST.U32 global14[Ra], Rs: address 15-9, source 8-2.
+    (
+        op::GST_U32,
+        pair(0xd00e_0005, 0xa0c0_0781),
+        bits(15, 9) | bits(8, 2) | MARKER_FREE,
+    ),
+    // RET.
+    (op::RET, pair(0x3000_0003, 0x0000_0780), MARKER_FREE),
+];
+
+/// IADD32 Rd, a, Rb (32-bit form): g[] flag 24, b 21-16, a 14-9, dest 7-2.
+pub const IADD32: (u64, u64) = (
+    0x2000_8000,
+    bits(24, 24) | bits(21, 16) | bits(14, 9) | bits(7, 2),
+);
+
+/// Combinational decoder of one instruction (`word`: low word in bits
+/// 31-0, high word in 63-32 for a 64-bit instruction).
+pub struct SubsetDecoder {
+    pub word: Signal<In, Bits<64>>,
+    /// Operation class (see [`op`]).
+    pub op: Signal<Out, Bits<4>>,
+    /// The instruction is 64 bits long (bit 0).
+    pub long: Signal<Out, Bit>,
+    /// Destination (or GST's stored) register: 8-2 (7-2 in IADD32).
+    pub dest: Signal<Out, Bits<7>>,
+    /// First source: register 15-9 (14-9 in IADD32).
+    pub src1: Signal<Out, Bits<7>>,
+    /// Second source or SHL's immediate: 22-16 (21-16 in IADD32).
+    pub src2: Signal<Out, Bits<7>>,
+    /// IMAD's third source: 52-46.
+    pub src3: Signal<Out, Bits<7>>,
+    /// IADD32's first source is the 32-bit `g[]` word `shared_offset`.
+    pub src1_shared: Signal<Out, Bit>,
+    /// `g[]` offset: 13-9 in MOV.U16, 12-9 in IMAD.U16 and IADD32.
+    pub shared_offset: Signal<Out, Bits<5>>,
+    pmevent: PmeventDecoder,
+    templates: [Constant<Bits<64>>; 7],
+    fixed: [Constant<Bits<64>>; 7],
+    codes: [Constant<Bits<4>>; 7],
+    iadd_template: Constant<Bits<64>>,
+    iadd_fixed: Constant<Bits<64>>,
+    op_unsupported: Constant<Bits<4>>,
+    op_nop: Constant<Bits<4>>,
+    op_iadd32: Constant<Bits<4>>,
+    op_pmevent: Constant<Bits<4>>,
+    opcode_nop: Constant<Bits<4>>,
+    opcode_mov: Constant<Bits<4>>,
+}
+
+impl Default for SubsetDecoder {
+    fn default() -> Self {
+        let c4 = |v: u64| Constant::new(v.into());
+        Self {
+            word: Default::default(),
+            op: Default::default(),
+            long: Default::default(),
+            dest: Default::default(),
+            src1: Default::default(),
+            src2: Default::default(),
+            src3: Default::default(),
+            src1_shared: Default::default(),
+            shared_offset: Default::default(),
+            pmevent: Default::default(),
+            templates: std::array::from_fn(|i| Constant::new(LONG_FORMS[i].1.into())),
+            fixed: std::array::from_fn(|i| Constant::new((!LONG_FORMS[i].2).into())),
+            codes: std::array::from_fn(|i| c4(LONG_FORMS[i].0)),
+            iadd_template: Constant::new(IADD32.0.into()),
+            iadd_fixed: Constant::new((!IADD32.1 & 0xffff_ffff).into()),
+            op_unsupported: c4(op::UNSUPPORTED),
+            op_nop: c4(op::NOP),
+            op_iadd32: c4(op::IADD32),
+            op_pmevent: c4(op::PMEVENT),
+            opcode_nop: c4(0xf),
+            opcode_mov: c4(0x1),
+        }
+    }
+}
+
+crate::hdl_block!([] SubsetDecoder {
+    inputs: [word],
+    outputs: [op, long, dest, src1, src2, src3, src1_shared, shared_offset],
+    parts: [pmevent],
+    constants: [
+        templates, fixed, codes, iadd_template, iadd_fixed, op_unsupported, op_nop, op_iadd32,
+        op_pmevent, opcode_nop, opcode_mov,
+    ],
+});
+
+impl Logic for SubsetDecoder {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.pmevent.word.next = bit_cast::<32, 64>(self.word.val());
+        self.long.next = self.word.val().get_bit(0);
+        self.op.next = self.op_unsupported.val();
+        if self.word.val().get_bit(0) {
+            for i in 0..7 {
+                if !((self.word.val() ^ self.templates[i].val()) & self.fixed[i].val()).any() {
+                    self.op.next = self.codes[i].val();
+                }
+            }
+            // Opcode 1111 is NOP unless it carries the join marker (10).
+            if (self.word.val().get_bits::<4>(28) == self.opcode_nop.val())
+                & !(self.word.val().get_bit(33) & !self.word.val().get_bit(32))
+            {
+                self.op.next = self.op_nop.val();
+            }
+        } else {
+            // IADD32: a g[] source must be a 32-bit word (sm_type 14-13 = 11).
+            if !((self.word.val() ^ self.iadd_template.val()) & self.iadd_fixed.val()).any()
+                & (!self.word.val().get_bit(24)
+                    | (self.word.val().get_bit(14) & self.word.val().get_bit(13)))
+            {
+                self.op.next = self.op_iadd32.val();
+            }
+            if self.word.val().get_bits::<4>(28) == self.opcode_nop.val() {
+                self.op.next = self.op_nop.val();
+            }
+            if self.pmevent.is_pmevent.val() {
+                self.op.next = self.op_pmevent.val();
+            }
+        }
+        // Operand fields: the 64-bit layout, or the 32-bit IADD32 one.
+        self.dest.next = self.word.val().get_bits::<7>(2);
+        self.src1.next = self.word.val().get_bits::<7>(9);
+        self.src2.next = self.word.val().get_bits::<7>(16);
+        self.src3.next = self.word.val().get_bits::<7>(46);
+        self.src1_shared.next = false;
+        self.shared_offset.next = bit_cast::<5, 4>(self.word.val().get_bits::<4>(9));
+        if self.word.val().get_bits::<4>(28) == self.opcode_mov.val() {
+            self.shared_offset.next = self.word.val().get_bits::<5>(9);
+        }
+        if !self.word.val().get_bit(0) {
+            self.dest.next = bit_cast::<7, 6>(self.word.val().get_bits::<6>(2));
+            self.src1.next = bit_cast::<7, 6>(self.word.val().get_bits::<6>(9));
+            self.src2.next = bit_cast::<7, 6>(self.word.val().get_bits::<6>(16));
+            self.src1_shared.next = self.word.val().get_bit(24);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth_check::check_synthesizes;
+
+    #[test]
+    fn subset_decoder_synthesizes() {
+        let mut uut = SubsetDecoder::default();
+        uut.connect_all();
+        let report = check_synthesizes("subset_decoder", &generate_verilog(&uut)).unwrap();
+        assert_eq!(report.flip_flop_bits, 0);
+    }
+
+    fn decode(word: u64) -> u64 {
+        let mut uut = SubsetDecoder::default();
+        uut.connect_all();
+        uut.word.next = word.into();
+        assert!(simulate(&mut uut, 100));
+        uut.op.val().to_u64()
+    }
+
+    #[test]
+    fn subset_decoder_operation() {
+        assert_eq!(decode(pair(0x1000_4205, 0x0023_c780)), op::MOV_U16);
+        assert_eq!(decode(pair(0x6001_4c01, 0x0020_4780)), op::IMAD_U16);
+        assert_eq!(decode(0x2102_e800), op::IADD32);
+        assert_eq!(decode(pair(0xd00e_0005, 0xa0c0_0781)), op::GST_U32);
+        assert_eq!(decode(pair(0x3000_0003, 0x0000_0780)), op::RET);
+        assert_eq!(decode(pair(0xf000_0001, 0xe000_0001)), op::NOP);
+        assert_eq!(decode(0x7000_1814), op::PMEVENT);
+        // A join marker, a signed IMAD, a malformed PMEVENT: unsupported.
+        assert_eq!(decode(pair(0x3000_0003, 0x0000_0782)), op::UNSUPPORTED);
+        assert_eq!(decode(pair(0x6001_4c01, 0x0820_4780)), op::UNSUPPORTED);
+        assert_eq!(decode(0x7000_1a14), op::UNSUPPORTED);
+    }
+}
