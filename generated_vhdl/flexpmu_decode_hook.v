@@ -81,6 +81,7 @@ module flexpmu_decode_hook (
     output reg pmu_reset
 );
     localparam [1:0] cmd_nop = 2'h0;
+    localparam hook_enabled = 1'b1;
     reg stalled_d;
     wire stalled_q;
     reg [63:0] instruction_d;
@@ -180,13 +181,13 @@ module flexpmu_decode_hook (
                 stalled_d = 1'b1;
                 stall_out_d = 1'b1;
             end
-        end else if (~pipeline_stall_in & ~(pmevent_is_pmevent & read_pending_q)) begin
+        end else if (~pipeline_stall_in & ~((hook_enabled & pmevent_is_pmevent) & read_pending_q)) begin
             stalled_d = 1'b0;
             stall_out_d = 1'b0;
             dec_done_d = 1'b1;
             handed_over_d = instruction_q;
-            read_out_d = pmevent_is_read;
-            if (pmevent_is_pmevent) begin
+            read_out_d = hook_enabled & pmevent_is_read;
+            if (hook_enabled & pmevent_is_pmevent) begin
                 address_d = pmevent_counter;
                 command_d = pmevent_command;
                 if (pmevent_is_read) begin

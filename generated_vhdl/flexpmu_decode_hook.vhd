@@ -185,6 +185,7 @@ end entity flexpmu_decode_hook;
 
 architecture rtl of flexpmu_decode_hook is
   constant cmd_nop : unsigned(1 downto 0) := to_unsigned(0, 2);
+  constant hook_enabled : unsigned(0 downto 0) := to_unsigned(1, 1);
   signal stalled_d : std_logic;
   signal stalled_q : std_logic;
   signal instruction_d : std_logic_vector(63 downto 0);
@@ -331,13 +332,13 @@ begin
         v_stalled_d := to_unsigned(1, 1);
         v_stall_out_d := to_unsigned(1, 1);
       end if;
-    elsif (not (u(pipeline_stall_in) = "1")) and (not ((u(pmevent_is_pmevent) = "1") and (u(read_pending_q) = "1"))) then
+    elsif (not (u(pipeline_stall_in) = "1")) and (not (((hook_enabled = "1") and (u(pmevent_is_pmevent) = "1")) and (u(read_pending_q) = "1"))) then
       v_stalled_d := to_unsigned(0, 1);
       v_stall_out_d := to_unsigned(0, 1);
       v_dec_done_d := to_unsigned(1, 1);
       v_handed_over_d := u(instruction_q);
-      v_read_out_d := u(pmevent_is_read);
-      if u(pmevent_is_pmevent) = "1" then
+      v_read_out_d := (hook_enabled and u(pmevent_is_read));
+      if (hook_enabled = "1") and (u(pmevent_is_pmevent) = "1") then
         v_address_d := u(pmevent_counter);
         v_command_d := u(pmevent_command);
         if u(pmevent_is_read) = "1" then

@@ -325,12 +325,23 @@ fn synth_json_and_compare() {
     insta::assert_snapshot!(stdout(&out));
 
     let out = flexpmu(
-        &["synth", "--compare", "decode-basic", "decode"],
+        &["synth", "--compare", "decode-basic", "decode", "--json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    // The hook adds the PMU address (4) and command (2) registers, the
+    // pending-read flag and the read flag.
+    let flip_flops = |side: &str| json[side]["flip_flops"].as_u64().unwrap();
+    assert_eq!(flip_flops("b") - flip_flops("a"), 8);
+
+    let out = flexpmu(
+        &["synth", "--compare", "execute-basic", "execute"],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unknown top `decode-basic`"),
+        stderr(&out).contains("unknown top `execute-basic`"),
         "{}",
         stderr(&out)
     );

@@ -65,10 +65,20 @@ pub struct DecodeHook {
     command: DFF<Bits<2>>,
     read_pending: DFF<Bit>,
     cmd_nop: Constant<Bits<2>>,
+    /// 0 builds the stage without the PMU hook (the "basic" decode stage
+    /// the thesis compares against); synthesis removes the hook's logic.
+    hook_enabled: Constant<Bit>,
 }
 
 impl Default for DecodeHook {
     fn default() -> Self {
+        Self::new(true)
+    }
+}
+
+impl DecodeHook {
+    /// The stage with (`hook`) or without the PMEVENT hook.
+    pub fn new(hook: bool) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -95,6 +105,7 @@ impl Default for DecodeHook {
             command: Default::default(),
             read_pending: Default::default(),
             cmd_nop: Constant::new(PmuCommand::Nop.bits().into()),
+            hook_enabled: Constant::new(hook),
         }
     }
 }
@@ -109,7 +120,7 @@ crate::hdl_block!([] DecodeHook {
         stalled, instruction, pmevent, handed_over, dec_done, stall_out, read_out, address,
         command, read_pending,
     ],
-    constants: [cmd_nop],
+    constants: [cmd_nop, hook_enabled],
 });
 
 impl Logic for DecodeHook {
@@ -142,15 +153,15 @@ impl Logic for DecodeHook {
                 self.stall_out.d.next = true;
             }
         } else if !self.pipeline_stall_in.val()
-            & !(self.pmevent.is_pmevent.val() & self.read_pending.q.val())
+            & !(self.hook_enabled.val() & self.pmevent.is_pmevent.val() & self.read_pending.q.val())
         {
             // Hand the instruction over to the read stage.
             self.stalled.d.next = false;
             self.stall_out.d.next = false;
             self.dec_done.d.next = true;
             self.handed_over.d.next = self.instruction.q.val();
-            self.read_out.d.next = self.pmevent.is_read.val();
-            if self.pmevent.is_pmevent.val() {
+            self.read_out.d.next = self.hook_enabled.val() & self.pmevent.is_read.val();
+            if self.hook_enabled.val() & self.pmevent.is_pmevent.val() {
                 self.address.d.next = self.pmevent.counter.val();
                 self.command.d.next = self.pmevent.command.val();
                 if self.pmevent.is_read.val() {

@@ -32,6 +32,7 @@ pub mod command_decoder;
 pub mod commands;
 pub mod counter_subunit;
 pub mod decode_hook;
+pub mod decode_stage;
 pub mod execute_hook;
 pub mod export;
 pub mod hdl_block;
@@ -50,6 +51,7 @@ pub use command_decoder::CommandDecoder;
 pub use commands::{CounterState, PmuCommand};
 pub use counter_subunit::CounterSubunit;
 pub use decode_hook::DecodeHook;
+pub use decode_stage::DecodeStage;
 pub use execute_hook::ExecuteHook;
 pub use hooked_pmu::HookedPmu;
 pub use output_mux::OutputMux;
@@ -79,5 +81,6 @@ clocked!(
     [const W: usize] ToggleConverter<W>,
     [const C: usize, const W: usize, const I: usize] Pmu<C, W, I>,
     [] DecodeHook,
+    [] DecodeStage,
     [] HookedPmu,
 );

@@ -93,7 +93,7 @@ pub struct SubsetDecoder {
     /// Operation class (see [`op`]).
     pub op: Signal<Out, Bits<4>>,
     /// The instruction is 64 bits long (bit 0).
-    pub long: Signal<Out, Bit>,
+    pub long_instruction: Signal<Out, Bit>,
     /// Destination (or GST's stored) register: 8-2 (7-2 in IADD32).
     pub dest: Signal<Out, Bits<7>>,
     /// First source: register 15-9 (14-9 in IADD32).
@@ -126,7 +126,7 @@ impl Default for SubsetDecoder {
         Self {
             word: Default::default(),
             op: Default::default(),
-            long: Default::default(),
+            long_instruction: Default::default(),
             dest: Default::default(),
             src1: Default::default(),
             src2: Default::default(),
@@ -151,7 +151,7 @@ impl Default for SubsetDecoder {
 
 crate::hdl_block!([] SubsetDecoder {
     inputs: [word],
-    outputs: [op, long, dest, src1, src2, src3, src1_shared, shared_offset],
+    outputs: [op, long_instruction, dest, src1, src2, src3, src1_shared, shared_offset],
     parts: [pmevent],
     constants: [
         templates, fixed, codes, iadd_template, iadd_fixed, op_unsupported, op_nop, op_iadd32,
@@ -163,7 +163,7 @@ impl Logic for SubsetDecoder {
     #[hdl_gen]
     fn update(&mut self) {
         self.pmevent.word.next = bit_cast::<32, 64>(self.word.val());
-        self.long.next = self.word.val().get_bit(0);
+        self.long_instruction.next = self.word.val().get_bit(0);
         self.op.next = self.op_unsupported.val();
         if self.word.val().get_bit(0) {
             for i in 0..7 {

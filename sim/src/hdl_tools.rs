@@ -115,12 +115,37 @@ pub fn vhdl_to_verilog(file: &Path, top: &str) -> Result<String, ToolError> {
     let path = path.to_string_lossy();
     let what = file.display().to_string();
     run("ghdl", &["-a", "--std=08", &path], &dir, &what)?;
-    run(
+    let verilog = run(
         "ghdl",
         &["--synth", "--std=08", "--out=verilog", top],
         &dir,
         &what,
-    )
+    )?;
+    Ok(sized_bit_strings(&verilog))
+}
+
+/// GHDL 2.0 writes constants wider than 32 bits as string literals of
+/// binary digits (`"1100..."`), which Verilog reads as ASCII text; this
+/// turns them into sized binary literals (`64'b1100...`).
+fn sized_bit_strings(verilog: &str) -> String {
+    let mut out = String::with_capacity(verilog.len());
+    let mut rest = verilog;
+    while let Some(start) = rest.find('"') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        match after.find('"') {
+            Some(end) if end > 0 && after[..end].bytes().all(|b| b == b'0' || b == b'1') => {
+                out.push_str(&format!("{}'b{}", end, &after[..end]));
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push('"');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The outcome of an equivalence check.
@@ -211,6 +236,18 @@ fn parse_result(log: &str, tool: &str) -> Result<TestbenchResult, ToolError> {
             what: "the testbench (no RESULT line)".to_string(),
             log: tail(log, 20),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ghdl_bit_strings_become_sized_literals() {
+        let text = "assign a = b ^ \"1100\"; /* \"x\" */ assign c = \"10\";";
+        assert_eq!(
+            super::sized_bit_strings(text),
+            "assign a = b ^ 4'b1100; /* \"x\" */ assign c = 2'b10;"
+        );
     }
 }
 

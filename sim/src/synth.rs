@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use flexpmu_hdl::export::{self, Design, Direction, Language};
 use flexpmu_hdl::{
-    CommandDecoder, CounterSubunit, DecodeHook, DefaultPmu, ExecuteHook, HookedPmu, OutputMux,
-    ToggleConverter,
+    CommandDecoder, CounterSubunit, DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, HookedPmu,
+    OutputMux, ToggleConverter,
 };
 use rust_hdl::prelude::Block;
 
@@ -49,13 +49,18 @@ pub const TOPS: &[(&str, &str)] = &[
     ("decode-hook", "decode stage with the PMEVENT hook"),
     ("execute-hook", "execute-stage PMU read selection"),
     ("hooked-pmu", "decode hook + PMU + execute hook"),
+    (
+        "decode-basic",
+        "SM-slice decode stage (handshake + G80 subset decoder), no PMEVENT hook",
+    ),
+    ("decode", "SM-slice decode stage with the PMEVENT hook"),
 ];
 
 #[derive(Debug, thiserror::Error)]
 pub enum SynthError {
     #[error(transparent)]
     Tool(#[from] ToolError),
-    #[error("unknown top `{0}`: expected one of {1} (decode-basic, decode, execute-basic and execute need the SM slice, which is not built yet)")]
+    #[error("unknown top `{0}`: expected one of {1} (execute-basic and execute need the SM slice's execute stage, which is not built yet)")]
     UnknownTop(String, String),
     #[error("the liberty flow needs a Liberty file: pass --liberty PATH")]
     NoLiberty,
@@ -76,7 +81,10 @@ pub enum SynthError {
 }
 
 fn build<B: Block + Default>(top: &str) -> Result<Design, export::ExportError> {
-    let mut block = B::default();
+    build_from(B::default(), top)
+}
+
+fn build_from<B: Block>(mut block: B, top: &str) -> Result<Design, export::ExportError> {
     block.connect_all();
     export::export(&block, top)
 }
@@ -92,6 +100,8 @@ pub fn design_for(top: &str) -> Result<Design, SynthError> {
         "decode-hook" => build::<DecodeHook>("flexpmu_decode_hook")?,
         "execute-hook" => build::<ExecuteHook>("flexpmu_execute_hook")?,
         "hooked-pmu" => build::<HookedPmu>("flexpmu_hooked_pmu")?,
+        "decode-basic" => build_from(DecodeStage::new(false), "flexpmu_decode_basic")?,
+        "decode" => build_from(DecodeStage::new(true), "flexpmu_decode")?,
         other => {
             let known: Vec<&str> = TOPS.iter().map(|(n, _)| *n).collect();
             return Err(SynthError::UnknownTop(other.to_string(), known.join(", ")));

@@ -74,7 +74,7 @@ fn exports_are_equivalent_to_rust_hdl_verilog() {
 }
 
 fn stock_verilog(name: &str) -> String {
-    use flexpmu_hdl::{DecodeHook, DefaultPmu, ExecuteHook, HookedPmu};
+    use flexpmu_hdl::{DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, HookedPmu};
     use rust_hdl::prelude::*;
     fn generate<B: Block + Default>() -> String {
         let mut block = B::default();
@@ -86,6 +86,7 @@ fn stock_verilog(name: &str) -> String {
         "flexpmu_decode_hook" => generate::<DecodeHook>(),
         "flexpmu_execute_hook" => generate::<ExecuteHook>(),
         "flexpmu_hooked_pmu" => generate::<HookedPmu>(),
+        "flexpmu_decode_stage" => generate::<DecodeStage>(),
         other => panic!("no stock generator for {other}"),
     }
 }

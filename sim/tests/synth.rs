@@ -132,9 +132,9 @@ fn missing_or_malformed_liberty_files_are_reported() {
         );
         assert!(err.to_string().contains(message), "{err}");
     }
-    let err = synthesize("decode-basic", &options(Flow::Generic)).unwrap_err();
+    let err = synthesize("execute-basic", &options(Flow::Generic)).unwrap_err();
     assert!(
-        err.to_string().contains("unknown top `decode-basic`"),
+        err.to_string().contains("unknown top `execute-basic`"),
         "{err}"
     );
 }

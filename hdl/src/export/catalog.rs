@@ -3,7 +3,7 @@
 use rust_hdl::prelude::Block;
 
 use super::{export, Design, ExportError};
-use crate::{DecodeHook, DefaultPmu, ExecuteHook, HookedPmu};
+use crate::{DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, HookedPmu};
 
 /// One exportable design.
 pub struct Exportable {
@@ -41,6 +41,12 @@ pub const DESIGNS: &[Exportable] = &[
         name: "flexpmu_execute_hook",
         description: "execute-stage result selection for PMU reads",
         build: || build::<ExecuteHook>("flexpmu_execute_hook"),
+    },
+    Exportable {
+        name: "flexpmu_decode_stage",
+        description:
+            "SM-slice decode stage: FlexGripPlus handshake, G80 subset decoder, PMEVENT hook",
+        build: || build::<DecodeStage>("flexpmu_decode_stage"),
     },
     Exportable {
         name: "flexpmu_hooked_pmu",

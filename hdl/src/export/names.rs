@@ -364,11 +364,75 @@ const VHDL_RESERVED: &[&str] = &[
     "rtl",
 ];
 
-/// Whether `name` is reserved in Verilog, SystemVerilog or VHDL (VHDL is
-/// case-insensitive).
+/// C++ keywords: Verilator turns Verilog names into C++ ones and warns
+/// (SYMRSVDWORD) on these.
+const CPP_RESERVED: &[&str] = &[
+    "long",
+    "short",
+    "char",
+    "float",
+    "double",
+    "template",
+    "typename",
+    "namespace",
+    "delete",
+    "private",
+    "public",
+    "friend",
+    "operator",
+    "switch",
+    "goto",
+    "auto",
+    "register",
+    "volatile",
+    "mutable",
+    "explicit",
+    "inline",
+    "sizeof",
+    "typeid",
+    "try",
+    "catch",
+    "throw",
+    "true",
+    "false",
+    "bool",
+    "asm",
+    "dynamic_cast",
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "wchar_t",
+    "nullptr",
+    "noexcept",
+    "constexpr",
+    "decltype",
+    "thread_local",
+    "alignas",
+    "alignof",
+    "char16_t",
+    "char32_t",
+    "static_assert",
+    "concept",
+    "requires",
+    "co_await",
+    "co_yield",
+    "co_return",
+    "and_eq",
+    "bitand",
+    "bitor",
+    "compl",
+    "not_eq",
+    "or_eq",
+    "xor_eq",
+];
+
+/// Whether `name` is reserved in Verilog, SystemVerilog, VHDL (which is
+/// case-insensitive) or C++ (for Verilator).
 pub fn is_reserved(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    VERILOG_RESERVED.contains(&name) || VHDL_RESERVED.contains(&lower.as_str())
+    VERILOG_RESERVED.contains(&name)
+        || VHDL_RESERVED.contains(&lower.as_str())
+        || CPP_RESERVED.contains(&name)
 }
 
 /// One identifier made safe for both languages: only ASCII letters,
@@ -422,6 +486,7 @@ mod tests {
         assert_eq!(flatten("counters$3$clock"), "counters_3_clock");
         assert_eq!(flatten("mux$counts$15"), "mux_counts_15");
         assert_eq!(safe("u"), "u_sig");
+        assert_eq!(safe("long"), "long_sig");
         assert_eq!(safe("v_count"), "s_v_count");
         assert_eq!(safe("_a__b_"), "a_b");
         assert_eq!(safe("3d"), "s_3d");
