@@ -335,13 +335,10 @@ fn synth_json_and_compare() {
     let flip_flops = |side: &str| json[side]["flip_flops"].as_u64().unwrap();
     assert_eq!(flip_flops("b") - flip_flops("a"), 8);
 
-    let out = flexpmu(
-        &["synth", "--compare", "execute-basic", "execute"],
-        dir.path(),
-    );
+    let out = flexpmu(&["synth", "--compare", "decode", "sm-slice"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unknown top `execute-basic`"),
+        stderr(&out).contains("unknown top `sm-slice`"),
         "{}",
         stderr(&out)
     );

@@ -34,9 +34,11 @@ pub mod counter_subunit;
 pub mod decode_hook;
 pub mod decode_stage;
 pub mod execute_hook;
+pub mod execute_stage;
 pub mod export;
 pub mod hdl_block;
 pub mod hooked_pmu;
+pub mod integer_alu;
 pub mod output_mux;
 pub mod pmevent_decoder;
 pub mod pmu;
@@ -53,6 +55,7 @@ pub use counter_subunit::CounterSubunit;
 pub use decode_hook::DecodeHook;
 pub use decode_stage::DecodeStage;
 pub use execute_hook::ExecuteHook;
+pub use execute_stage::ExecuteStage;
 pub use hooked_pmu::HookedPmu;
 pub use output_mux::OutputMux;
 pub use pmevent_decoder::PmeventDecoder;
@@ -82,5 +85,6 @@ clocked!(
     [const C: usize, const W: usize, const I: usize] Pmu<C, W, I>,
     [] DecodeHook,
     [] DecodeStage,
+    [] ExecuteStage,
     [] HookedPmu,
 );

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use flexpmu_hdl::export::{self, Design, Direction, Language};
 use flexpmu_hdl::{
-    CommandDecoder, CounterSubunit, DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, HookedPmu,
-    OutputMux, ToggleConverter,
+    CommandDecoder, CounterSubunit, DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, ExecuteStage,
+    HookedPmu, OutputMux, ToggleConverter,
 };
 use rust_hdl::prelude::Block;
 
@@ -54,13 +54,18 @@ pub const TOPS: &[(&str, &str)] = &[
         "SM-slice decode stage (handshake + G80 subset decoder), no PMEVENT hook",
     ),
     ("decode", "SM-slice decode stage with the PMEVENT hook"),
+    (
+        "execute-basic",
+        "SM-slice execute stage (8 integer ALUs), no PMU hook",
+    ),
+    ("execute", "SM-slice execute stage with the PMU hook"),
 ];
 
 #[derive(Debug, thiserror::Error)]
 pub enum SynthError {
     #[error(transparent)]
     Tool(#[from] ToolError),
-    #[error("unknown top `{0}`: expected one of {1} (execute-basic and execute need the SM slice's execute stage, which is not built yet)")]
+    #[error("unknown top `{0}`: expected one of {1}")]
     UnknownTop(String, String),
     #[error("the liberty flow needs a Liberty file: pass --liberty PATH")]
     NoLiberty,
@@ -102,6 +107,8 @@ pub fn design_for(top: &str) -> Result<Design, SynthError> {
         "hooked-pmu" => build::<HookedPmu>("flexpmu_hooked_pmu")?,
         "decode-basic" => build_from(DecodeStage::new(false), "flexpmu_decode_basic")?,
         "decode" => build_from(DecodeStage::new(true), "flexpmu_decode")?,
+        "execute-basic" => build_from(ExecuteStage::new(false), "flexpmu_execute_basic")?,
+        "execute" => build_from(ExecuteStage::new(true), "flexpmu_execute")?,
         other => {
             let known: Vec<&str> = TOPS.iter().map(|(n, _)| *n).collect();
             return Err(SynthError::UnknownTop(other.to_string(), known.join(", ")));

@@ -144,6 +144,25 @@ fn hook_testbenches_replay_random_vectors() {
         let word = words[rng.gen_range(0..words.len())] as u64;
         d.instruction_in.next = (word | (rng.gen::<u64>() << 32)).into();
     });
+    // The execute stage (not formally proven: see tests/exports.rs).
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+    let ops = [2u64, 3, 4, 5, 6, 7, 8, 10, 0, 1];
+    replay_everywhere::<flexpmu_hdl::ExecuteStage>("flexpmu_execute_stage", 3000, |cycle, e| {
+        e.reset.next = cycle == 0 || rng.gen_ratio(1, 300);
+        e.pipeline_read_done.next = rng.gen_bool(0.6);
+        e.pipeline_stall_in.next = rng.gen_bool(0.2);
+        e.op.next = ops[rng.gen_range(0..ops.len())].into();
+        e.dest_in.next = rng.gen_range(0..128u64).into();
+        e.shift.next = rng.gen_range(0..40u64).into();
+        e.pmu_read_in.next = rng.gen_bool(0.2);
+        e.pmu_dest_in.next = rng.gen_range(0..128u64).into();
+        e.monitor_out.next = (rng.gen::<u32>() as u64).into();
+        for lanes in [&mut e.a, &mut e.b, &mut e.c] {
+            for lane in lanes.iter_mut() {
+                lane.next = (rng.gen::<u32>() as u64).into();
+            }
+        }
+    });
     // The execute hook is combinational: it is replayed inside the hooked PMU.
     let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
     replay_everywhere::<flexpmu_hdl::HookedPmu>("flexpmu_hooked_pmu", 2000, |cycle, h| {

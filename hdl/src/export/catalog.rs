@@ -3,7 +3,7 @@
 use rust_hdl::prelude::Block;
 
 use super::{export, Design, ExportError};
-use crate::{DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, HookedPmu};
+use crate::{DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, ExecuteStage, HookedPmu};
 
 /// One exportable design.
 pub struct Exportable {
@@ -47,6 +47,11 @@ pub const DESIGNS: &[Exportable] = &[
         description:
             "SM-slice decode stage: FlexGripPlus handshake, G80 subset decoder, PMEVENT hook",
         build: || build::<DecodeStage>("flexpmu_decode_stage"),
+    },
+    Exportable {
+        name: "flexpmu_execute_stage",
+        description: "SM-slice execute stage: eight integer ALUs and the PMU hook",
+        build: || build::<ExecuteStage>("flexpmu_execute_stage"),
     },
     Exportable {
         name: "flexpmu_hooked_pmu",

@@ -20,6 +20,8 @@ use super::ExportError;
 pub enum BinOp {
     Add,
     Sub,
+    /// Product truncated to the operands' (context) width, as Verilog does.
+    Mul,
     And,
     Or,
     Xor,
@@ -405,6 +407,7 @@ impl<'a> Lowering<'a> {
         let bin = match op {
             VerilogOp::Add => arith(BinOp::Add),
             VerilogOp::Sub => arith(BinOp::Sub),
+            VerilogOp::Mul => arith(BinOp::Mul),
             VerilogOp::BitAnd => arith(BinOp::And),
             VerilogOp::BitOr => arith(BinOp::Or),
             VerilogOp::BitXor => arith(BinOp::Xor),

@@ -325,6 +325,7 @@ fn expr(e: &Expr) -> String {
             let sym = match op {
                 BinOp::Add => "+",
                 BinOp::Sub => "-",
+                BinOp::Mul => "*",
                 BinOp::And => "&",
                 BinOp::Or => "|",
                 BinOp::Xor => "^",

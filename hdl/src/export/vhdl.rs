@@ -335,6 +335,7 @@ fn expr(ctx: &Context, e: &Expr) -> String {
             match op {
                 BinOp::Add => format!("({l} + {r})"),
                 BinOp::Sub => format!("({l} - {r})"),
+                BinOp::Mul => format!("resize({l} * {r}, {})", e.width()),
                 BinOp::And => format!("({l} and {r})"),
                 BinOp::Or => format!("({l} or {r})"),
                 BinOp::Xor => format!("({l} xor {r})"),
