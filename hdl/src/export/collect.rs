@@ -7,7 +7,7 @@ use rust_hdl::core::ast::Verilog;
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::prelude::{Block, Probe};
 
-use super::ir::{parse_literal, Expr, Lowering, Stmt};
+use super::ir::{parse_literal, parse_number, Expr, Lowering, Stmt};
 use super::names;
 use super::{Body, ConstantDef, Design, Direction, ExportError, Instance, Module, Port, Wire};
 
@@ -404,21 +404,9 @@ fn register(text: &str, ports: &[Port]) -> Option<Body> {
     let init = compact
         .split_once("initialbeginq=")
         .and_then(|(_, rest)| rest.split_once(';'))
-        .and_then(|(literal, _)| parse_verilog_number(literal))?;
+        .and_then(|(literal, _)| parse_number(literal))?;
     Some(Body::Register {
         width: ports[0].width,
         init,
     })
-}
-
-fn parse_verilog_number(text: &str) -> Option<u128> {
-    let (_, rest) = text.split_once('\'')?;
-    let (radix, digits) = rest.split_at(1);
-    let radix = match radix {
-        "h" => 16,
-        "b" => 2,
-        "d" => 10,
-        _ => return None,
-    };
-    u128::from_str_radix(digits, radix).ok()
 }

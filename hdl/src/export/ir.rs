@@ -527,7 +527,8 @@ pub fn parse_literal(l: &VerilogLiteral) -> Option<(u128, usize)> {
     Some((value & mask(bits), bits))
 }
 
-fn parse_number(text: &str) -> Option<u128> {
+/// Parses a Verilog number (`32'h1`, `2'b10`) or a plain decimal.
+pub(super) fn parse_number(text: &str) -> Option<u128> {
     let text = text.trim();
     if let Some((_, rest)) = text.split_once('\'') {
         let (radix, digits) = rest.split_at(1);
