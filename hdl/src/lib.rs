@@ -42,6 +42,7 @@ pub mod integer_alu;
 pub mod output_mux;
 pub mod pmevent_decoder;
 pub mod pmu;
+pub mod sm_core;
 pub mod subset_decoder;
 pub mod synth_check;
 #[cfg(test)]
@@ -60,6 +61,7 @@ pub use hooked_pmu::HookedPmu;
 pub use output_mux::OutputMux;
 pub use pmevent_decoder::PmeventDecoder;
 pub use pmu::{ChannelConfig, ChannelMode, DefaultPmu, Pmu, PmuConfig};
+pub use sm_core::{MonitoredSignal, SmCore, MONITOR_MAP};
 pub use toggle_converter::ToggleConverter;
 
 use rust_hdl::prelude::{Block, Clock, In, Signal};
@@ -87,4 +89,5 @@ clocked!(
     [] DecodeStage,
     [] ExecuteStage,
     [] HookedPmu,
+    [] SmCore,
 );

@@ -411,6 +411,17 @@ impl IssResult {
     }
 }
 
+/// The start of a launch (see [`Iss::launch_state`]).
+#[derive(Clone, Debug)]
+pub struct LaunchState {
+    /// Every thread, in the order of [`IssResult::threads`].
+    pub threads: Vec<ThreadState>,
+    /// Every warp, in round-robin order (block-major).
+    pub warps: Vec<WarpContext>,
+    /// The `g[]` segment of each block.
+    pub segments: Vec<Vec<u8>>,
+}
+
 /// The simulator: a launch (geometry, kernel parameters, initial global
 /// memory) that can be run on a program.
 #[derive(Clone, Debug)]
@@ -468,15 +479,10 @@ impl Iss {
         bytes
     }
 
-    /// Runs `program` (ROM words, word 0 first) from address 0 on every
-    /// thread until all have executed RET. `pmu` is called for each
-    /// PMEVENT a warp executes and returns the value an IDL read writes to
-    /// its destination register. Each run starts from the state given to
-    /// [`Iss::new`].
-    pub fn run<F>(&mut self, program: &[u32], mut pmu: F) -> Result<IssResult, IssError>
-    where
-        F: FnMut(&WarpContext, Pmevent) -> u32,
-    {
+    /// The state the launch starts from: every thread (registers set as
+    /// the SM controller leaves them), the warps in scheduling order and
+    /// each block's `g[]` segment.
+    pub fn launch_state(&self) -> LaunchState {
         let geometry = self.geometry;
         let tpb = geometry.threads_per_block();
         let wpb = geometry.warps_per_block();
@@ -501,23 +507,47 @@ impl Iss {
                 } else {
                     (1u32 << lanes) - 1
                 };
-                warps.push(Warp {
-                    context: WarpContext {
-                        warp: block_index * wpb + warp_in_block,
-                        block_index,
-                        block,
-                        warp_in_block,
-                        address: 0,
-                        active,
-                        first_thread: first + (warp_in_block * WARP_SIZE) as usize,
-                    },
-                    pc: 0,
-                    done: false,
+                warps.push(WarpContext {
+                    warp: block_index * wpb + warp_in_block,
+                    block_index,
+                    block,
+                    warp_in_block,
+                    address: 0,
+                    active,
+                    first_thread: first + (warp_in_block * WARP_SIZE) as usize,
                 });
             }
             segments.push(self.shared_segment(block_index));
         }
+        LaunchState {
+            threads,
+            warps,
+            segments,
+        }
+    }
 
+    /// Runs `program` (ROM words, word 0 first) from address 0 on every
+    /// thread until all have executed RET. `pmu` is called for each
+    /// PMEVENT a warp executes and returns the value an IDL read writes to
+    /// its destination register. Each run starts from the state given to
+    /// [`Iss::new`].
+    pub fn run<F>(&mut self, program: &[u32], mut pmu: F) -> Result<IssResult, IssError>
+    where
+        F: FnMut(&WarpContext, Pmevent) -> u32,
+    {
+        let LaunchState {
+            mut threads,
+            warps,
+            segments,
+        } = self.launch_state();
+        let mut warps: Vec<Warp> = warps
+            .into_iter()
+            .map(|context| Warp {
+                context,
+                pc: 0,
+                done: false,
+            })
+            .collect();
         let mut memory = self.memory.clone();
         let mut issued = 0u64;
         loop {
@@ -569,21 +599,14 @@ where
     warp.pc += used;
 
     let shared = |byte_address: u32, width: u32| -> Result<u32, IssError> {
-        let start = byte_address as usize;
-        let bytes = segment
-            .get(start..start + width as usize)
-            .ok_or(IssError::SharedRead {
-                warp: context,
-                address,
-                instruction,
-                byte_address,
-                width,
-                size: segment.len() as u32,
-            })?;
-        Ok(bytes
-            .iter()
-            .rev()
-            .fold(0u32, |acc, &byte| (acc << 8) | u32::from(byte)))
+        read_shared(segment, byte_address, width).ok_or(IssError::SharedRead {
+            warp: context,
+            address,
+            instruction,
+            byte_address,
+            width,
+            size: segment.len() as u32,
+        })
     };
     let memory_error = |thread: usize, source: MemoryError| IssError::Memory {
         warp: context,
@@ -671,7 +694,21 @@ where
     Ok(())
 }
 
-fn read32(regs: &[u32; NUM_REGISTERS], reg: Reg) -> u32 {
+/// The little-endian `width`-byte value at `byte_address` of a `g[]`
+/// segment (None: past its end).
+pub fn read_shared(segment: &[u8], byte_address: u32, width: u32) -> Option<u32> {
+    let start = byte_address as usize;
+    let bytes = segment.get(start..start + width as usize)?;
+    Some(
+        bytes
+            .iter()
+            .rev()
+            .fold(0u32, |acc, &byte| (acc << 8) | u32::from(byte)),
+    )
+}
+
+/// Reads a 32-bit register (field 124 reads 0).
+pub fn read32(regs: &[u32; NUM_REGISTERS], reg: Reg) -> u32 {
     if reg.0 == ZERO_REGISTER {
         0
     } else {
@@ -679,13 +716,15 @@ fn read32(regs: &[u32; NUM_REGISTERS], reg: Reg) -> u32 {
     }
 }
 
-fn write32(regs: &mut [u32; NUM_REGISTERS], reg: Reg, value: u32) {
+/// Writes a 32-bit register (writes to field 127 are dropped).
+pub fn write32(regs: &mut [u32; NUM_REGISTERS], reg: Reg, value: u32) {
     if reg.0 != DISCARD_REGISTER {
         regs[usize::from(reg.0) % NUM_REGISTERS] = value;
     }
 }
 
-fn read16(regs: &[u32; NUM_REGISTERS], half: HalfReg) -> u32 {
+/// Reads a half register, zero-extended (field 124 reads 0).
+pub fn read16(regs: &[u32; NUM_REGISTERS], half: HalfReg) -> u32 {
     if half.0 == ZERO_REGISTER {
         return 0;
     }
@@ -697,7 +736,9 @@ fn read16(regs: &[u32; NUM_REGISTERS], half: HalfReg) -> u32 {
     }
 }
 
-fn write16(regs: &mut [u32; NUM_REGISTERS], half: HalfReg, value: u32) {
+/// Writes the low 16 bits of `value` into a half register, keeping the
+/// other half (writes to field 127 are dropped).
+pub fn write16(regs: &mut [u32; NUM_REGISTERS], half: HalfReg, value: u32) {
     if half.0 == DISCARD_REGISTER {
         return;
     }

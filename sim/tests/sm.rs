@@ -1,0 +1,197 @@
+//! The SM slice runs the thesis' appendix-A kernel (section 3.3, figure
+//! 3.2): architectural results against the reference ISS, the PMEVENT
+//! reads, the counts explained from the monitored-signal map, and errors.
+
+use std::path::Path;
+
+use flexpmu_hdl::{sm_core::sm_pmu_config, MONITOR_MAP};
+use flexpmu_sim::asm::{assemble, assemble_file};
+use flexpmu_sim::isa::PmuCommand;
+use flexpmu_sim::iss::{Geometry, IssResult};
+use flexpmu_sim::reference_model::PmuModel;
+use flexpmu_sim::sm::{Sm, SmConfig, SmError, SmRun, PASSES};
+use flexpmu_sim::vector_add::VectorAdd;
+
+fn appendix() -> Vec<u32> {
+    let path = format!("{}/../examples/appendix_a.sass", env!("CARGO_MANIFEST_DIR"));
+    assemble_file(Path::new(&path)).unwrap().values()
+}
+
+/// Runs the SM and the ISS (fed the SM's PMU reads) on one launch.
+fn run(geometry: Geometry, program: &[u32]) -> (VectorAdd, SmRun, IssResult) {
+    let launch = VectorAdd::new(geometry);
+    let mut iss = launch.iss().unwrap();
+    let config = SmConfig {
+        record_pmu_ports: true,
+        ..SmConfig::default()
+    };
+    let sm = Sm::new(&iss, program).unwrap();
+    let run = sm.run(&config).unwrap_or_else(|err| panic!("{err}"));
+    let mut reads = run.pmu_reads.iter();
+    let reference = iss
+        .run(program, |warp, event| {
+            if event.command != PmuCommand::Idl {
+                return 0;
+            }
+            reads
+                .by_ref()
+                .find(|r| r.warp == warp.warp && r.counter == event.counter)
+                .expect("the SM read this counter for this warp")
+                .value
+        })
+        .unwrap();
+    (launch, run, reference)
+}
+
+/// What every launch of the appendix kernel must show.
+fn check_appendix(geometry: Geometry) -> SmRun {
+    let (launch, run, reference) = run(geometry, &appendix());
+    let n = geometry.total_threads();
+    // C = A + B for every thread, and nothing else differs from the ISS.
+    assert_eq!(launch.wrong_elements(&run.memory), Vec::<usize>::new());
+    assert_eq!(run.memory, reference.memory);
+    assert_eq!(run.threads.len(), n);
+    for (index, (sm, iss)) in run.threads.iter().zip(&reference.threads).enumerate() {
+        assert_eq!(sm, iss, "thread {index}");
+    }
+    assert_eq!(run.warp_instructions, reference.warp_instructions);
+
+    // The reads land in R5, R1, R2, R3, R4 of every thread. Each counter
+    // is idle from its first read on, so every warp reads the value it
+    // holds at the end of the kernel.
+    let warps = (geometry.blocks() * geometry.warps_per_block()) as usize;
+    assert_eq!(run.pmu_reads.len(), 5 * warps);
+    for (register, counter) in [(5, 0), (1, 1), (2, 2), (3, 12), (4, 4)] {
+        let value = run.counters_at_end[counter] as u32;
+        for (index, thread) in run.threads.iter().enumerate() {
+            assert_eq!(
+                thread.reg(register),
+                value,
+                "thread {index} R{register} = CNT{counter}"
+            );
+        }
+    }
+    assert_eq!(run.counters_at_end[10], 0, "CNT10 after its local reset");
+    assert_eq!(
+        run.counters_after_reset,
+        vec![0; 16],
+        "after the global reset"
+    );
+
+    // The RTL PMU agrees with the reference model on its recorded ports,
+    // and each read is the value the counter holds once idle: counted
+    // through its IDL command's cycle.
+    let mut model = PmuModel::new(&sm_pmu_config(), 32);
+    let mut counts_at = Vec::new();
+    for inputs in &run.pmu_ports {
+        counts_at.push(model.counts().to_vec());
+        model.step(inputs);
+    }
+    for read in &run.pmu_reads {
+        let expected = counts_at[read.command_cycle as usize + 1][read.counter as usize];
+        assert_eq!(u64::from(read.value), expected, "{read:?}");
+    }
+    assert_eq!(
+        counts_at[run.cycles as usize], run.counters_at_end,
+        "model at the end of the kernel"
+    );
+    assert_eq!(model.counts(), run.counters_after_reset);
+    run
+}
+
+/// One warp: every count follows from the map and the program.
+#[test]
+fn appendix_on_one_warp_counts_what_the_map_says() {
+    let run = check_appendix(Geometry::threads(32).unwrap());
+    let c = &run.counters_at_end;
+    // The kernel: 34 instructions (22 PMEVENTs, 11 kernel, RET), 4
+    // passes each.
+    assert_eq!(run.warp_instructions, 34);
+    assert_eq!(run.passes, 34 * u64::from(PASSES));
+    // A counter counts from the cycle after its CNT command through the
+    // cycle of its IDL command. Decode issues one instruction per
+    // dec_done, so CNT0 (warp_issue) sees instructions 1..=27: CNT1..CNT15,
+    // the 11 kernel instructions and its own IDL (word 34).
+    assert_eq!(c[0], 27, "CNT0 warp_issue");
+    // CNT1 (execute_pass) counts from instruction 1's decode through
+    // instruction 28's (its IDL). With one warp an instruction's four
+    // passes fall between its decode and the next instruction's, so it
+    // sees the passes of instructions 1..=27.
+    assert_eq!(c[1], 27 * 4, "CNT1 execute_pass");
+    // The scheduled warp's PC changes once per fetch.
+    assert_eq!(c[2], 27, "CNT2 sm_warp_pc");
+    // One warp: its id never changes, nor does its full active mask.
+    assert_eq!(c[3], 0, "CNT3 sm_warp_id");
+    assert_eq!(c[5], 0, "CNT5 sm_active_mask");
+    // WAITING -> ACTIVE and ACTIVE -> WAITING per fetch (the warp is
+    // scheduled in the cycle it becomes READY, so READY never shows).
+    assert_eq!(c[4], 2 * 27, "CNT4 sm_warp_states");
+    // GST.U32: one memory pass per 8 lanes.
+    assert_eq!(c[12], 4, "CNT12 sm_global_store");
+    assert_eq!(c[13], 8, "CNT13 sm_global_load: two GLD.U32");
+    // The values the thesis' figure 3.2 run read into R5, R1, R2, R3, R4.
+    let thread0 = &run.threads[0];
+    assert_eq!(
+        [5, 1, 2, 3, 4].map(|r| thread0.reg(r)),
+        [27, 108, 27, 4, 54]
+    );
+}
+
+#[test]
+fn appendix_on_partial_warps() {
+    // 100 threads: three full warps and one of 4 threads.
+    let run = check_appendix(Geometry::threads(100).unwrap());
+    assert_eq!(run.warp_instructions, 4 * 34);
+    // Round-robin: each counter is started by the four warps in turn.
+    let starts: Vec<u8> = run.pmu_commands.iter().take(8).map(|c| c.counter).collect();
+    assert_eq!(starts, [0, 0, 0, 0, 1, 1, 1, 1]);
+    // The partial warp's tail passes store nothing: 13 GST passes carry
+    // active lanes (4 per full warp, 1 for the partial one).
+    assert_eq!(run.counters_at_end[12], 13);
+}
+
+#[test]
+fn appendix_over_a_grid_of_blocks() {
+    // ctaid.x > 0 exercises IMAD.U16 R0, g[0x6].U16, R0H, R1.
+    check_appendix(Geometry::new([48, 1, 1], [3, 1]).unwrap());
+}
+
+#[test]
+fn appendix_on_a_full_block() {
+    check_appendix(Geometry::threads(512).unwrap());
+}
+
+#[test]
+fn the_map_has_sixteen_named_channels() {
+    assert_eq!(MONITOR_MAP.len(), 16);
+    assert_eq!(MONITOR_MAP[12].name, "sm_global_store");
+}
+
+fn sm_error(source: &str) -> String {
+    let program = assemble(source, "test.sass").unwrap().values();
+    let launch = VectorAdd::new(Geometry::threads(32).unwrap());
+    let iss = launch.iss().unwrap();
+    let err = Sm::new(&iss, &program)
+        .unwrap()
+        .run(&SmConfig::default())
+        .unwrap_err();
+    err.to_string()
+}
+
+#[test]
+fn an_instruction_outside_the_subset_stops_the_run() {
+    // A signed IMAD (subop 001) is not in the subset.
+    let message = sm_error("PMEVENT CNT0, CNT\n0x60014c01 0x20204780\n0x30000003 0x00000780\n");
+    assert!(
+        message.contains("address 1") && message.contains("0x60014c01 0x20204780"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_program_without_ret_is_an_error() {
+    let message = sm_error("PMEVENT CNT0, CNT\n");
+    assert!(message.contains("without RET"), "{message}");
+    let err = SmError::Timeout(1);
+    assert!(err.to_string().contains("1 cycles"));
+}
