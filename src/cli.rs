@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::{
-    bench_cmd, export_cmd, output, program_cmd, sim_cmd, synth_cmd, toggles_cmd, verify_cmd,
+    bench_cmd, export_cmd, output, program_cmd, run_cmd, sim_cmd, synth_cmd, toggles_cmd,
+    verify_cmd,
 };
 
 #[derive(Parser)]
@@ -54,8 +55,37 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The main job: the thesis' figure-3.1 scenario with its waveform.
+    /// The main job: the thesis' appendix-A kernel on the SM slice, with
+    /// the PMU monitoring it (table and waveform).
     Demo,
+    /// Run a kernel on the SM slice (the vector-addition launch: A, B and
+    /// C are the kernel parameters) and check it against the reference ISS.
+    Run {
+        /// Program: `.sass` source, `.vhd` TP_instructions ROM or `.hex`
+        /// word list.
+        file: PathBuf,
+        /// Threads per block (1 to 512).
+        #[arg(long, default_value_t = 32)]
+        threads: u32,
+        /// Blocks in the grid (x).
+        #[arg(long, default_value_t = 1)]
+        blocks: u16,
+        /// Thread whose registers are shown (index in the launch).
+        #[arg(long, default_value_t = 0)]
+        thread: usize,
+        /// Write a VCD waveform of the SM core.
+        #[arg(long, value_name = "PATH")]
+        vcd: Option<PathBuf>,
+        /// Clock period in the waveform, in picoseconds (even).
+        #[arg(long, default_value_t = 2000, value_name = "PS")]
+        period_ps: u64,
+        /// Replace an existing file that flexpmu did not write.
+        #[arg(long)]
+        force: bool,
+        /// Print JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
     /// Assemble a SASS-like listing (.sass) into hex or TP_instructions.vhd.
     Asm {
         /// Source listing.
@@ -172,7 +202,28 @@ pub fn main() -> ExitCode {
             engine,
             json,
         } => bench_cmd::bench(cycles, stock_cycles, &engine, json),
-        Command::Demo => sim_cmd::demo(),
+        Command::Demo => run_cmd::demo(),
+        Command::Run {
+            file,
+            threads,
+            blocks,
+            thread,
+            vcd,
+            period_ps,
+            force,
+            json,
+        } => run_cmd::run(
+            &file,
+            &run_cmd::RunArgs {
+                threads,
+                blocks,
+                thread,
+                vcd: vcd.as_deref(),
+                period_ps,
+                force,
+                json,
+            },
+        ),
         Command::Asm {
             file,
             output,

@@ -51,7 +51,7 @@ fn exports(
 /// Golden vectors of the thesis' figure-3.1 scenario for the PMU.
 fn figure_3_1_vectors(design: &Design) -> Result<String> {
     let scn = scenario::parse(
-        crate::sim_cmd::DEMO_SCENARIO,
+        crate::sim_cmd::FIGURE_3_1_SCENARIO,
         "examples/thesis_fig3_1.scn",
         &ScenarioLimits::default_pmu(),
     )?;

@@ -5,6 +5,7 @@ mod cli;
 mod export_cmd;
 mod output;
 mod program_cmd;
+mod run_cmd;
 mod sim_cmd;
 mod synth_cmd;
 mod toggles_cmd;

@@ -1,4 +1,4 @@
-//! `flexpmu sim` and `flexpmu demo`.
+//! `flexpmu sim`: a scenario on the PMU.
 
 use std::io::BufWriter;
 use std::path::Path;
@@ -10,9 +10,8 @@ use flexpmu_sim::scenario_runner::{run_scenario, ScenarioResult};
 
 use crate::output::{create_output, is_flexpmu_vcd};
 
-/// The figure-3.1 scenario, built in so the demo runs from any directory.
-pub const DEMO_SCENARIO: &str = include_str!("../examples/thesis_fig3_1.scn");
-const DEMO_VCD: &str = "flexpmu-demo.vcd";
+/// The figure-3.1 scenario, built in (its golden vectors are exported).
+pub const FIGURE_3_1_SCENARIO: &str = include_str!("../examples/thesis_fig3_1.scn");
 
 pub fn sim(
     file: &Path,
@@ -23,22 +22,6 @@ pub fn sim(
 ) -> Result<ExitCode> {
     let scenario = scenario::load(file, &ScenarioLimits::default_pmu())?;
     run(&scenario, vcd, period_ps, force, json)
-}
-
-pub fn demo() -> Result<ExitCode> {
-    let scenario = scenario::parse(
-        DEMO_SCENARIO,
-        "examples/thesis_fig3_1.scn",
-        &ScenarioLimits::default_pmu(),
-    )?;
-    println!("flexpmu demo: thesis figure 3.1 on the 16-counter PMU (rust-hdl RTL, checked against the reference model)\n");
-    let code = run(&scenario, Some(Path::new(DEMO_VCD)), 2000, false, false)?;
-    let full = std::fs::canonicalize(DEMO_VCD)?;
-    println!(
-        "\nwaveform: {} (open it with `gtkwave {DEMO_VCD}`)",
-        full.display()
-    );
-    Ok(code)
 }
 
 fn run(

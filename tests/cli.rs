@@ -38,21 +38,143 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 #[test]
-fn demo_runs_figure_3_1_and_writes_its_waveform() {
+fn demo_runs_the_appendix_kernel_and_writes_its_waveform() {
     let dir = temp();
     let out = flexpmu(&["demo"], dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("22 cycles, 10 expect lines checked, 0 failed"),
+        text.contains("C = A + B holds for all 32 elements"),
+        "{text}"
+    );
+    assert!(
+        text.contains("every thread's registers and global memory match"),
         "{text}"
     );
     assert!(text.contains("flexpmu-demo.vcd"), "{text}");
     let vcd = std::fs::read_to_string(dir.path().join("flexpmu-demo.vcd")).unwrap();
     assert!(vcd.contains("$scope module counters_0 $end"));
+    assert!(vcd.contains(" sm_warp_states $end"));
     // A second run replaces the demo's own waveform.
     let again = flexpmu(&["demo"], dir.path());
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
+
+fn run_json(args: &[&str], dir: &Path) -> serde_json::Value {
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let out = flexpmu(&all, dir);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+#[test]
+fn run_reports_the_appendix_kernel_as_json() {
+    let dir = temp();
+    let json = run_json(&[&example("appendix_a.sass")], dir.path());
+    assert_eq!(json["output_ok"], true);
+    assert_eq!(json["matches_reference"], true);
+    assert_eq!(json["cycles"], 282);
+    // R5, R1, R2, R3, R4 hold CNT0, CNT1, CNT2, CNT12, CNT4; R0 = &C[0].
+    assert_eq!(
+        json["registers"],
+        serde_json::json!([0x0012_0000, 108, 27, 4, 54, 27, 0, 0])
+    );
+    let counters = json["counters"].as_array().unwrap();
+    assert_eq!(counters.len(), 16);
+    assert_eq!(counters[10], 0, "CNT10 after its local reset");
+    assert_eq!(json["counters_after_reset"], serde_json::json!(vec![0; 16]));
+    assert_eq!(json["monitor_map"][12]["signal"], "sm_global_store");
+}
+
+#[test]
+fn run_reads_every_program_format_alike() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let reference = run_json(&[&sass, "--threads", "100", "--thread", "99"], dir.path());
+    assert_eq!(reference["threads"], 100);
+    assert_eq!(reference["warps"], 4);
+    for out in ["rom.vhd", "rom.hex"] {
+        let asm = flexpmu(&["asm", &sass, "-o", out], dir.path());
+        assert_eq!(asm.status.code(), Some(0), "{}", stderr(&asm));
+        let json = run_json(&[out, "--threads", "100", "--thread", "99"], dir.path());
+        assert_eq!(json["registers"], reference["registers"], "{out}");
+        assert_eq!(json["counters"], reference["counters"], "{out}");
+        assert_eq!(json["output_ok"], true, "{out}");
+    }
+    // Thread 99 is lane 3 of warp 3: R0 = &C[99].
+    assert_eq!(reference["registers"][0], 0x0012_0000 + 4 * 99);
+}
+
+#[test]
+fn run_over_blocks_writes_a_waveform() {
+    let dir = temp();
+    let json = run_json(
+        &[
+            &example("appendix_a.sass"),
+            "--threads",
+            "64",
+            "--blocks",
+            "3",
+            "--vcd",
+            "k.vcd",
+        ],
+        dir.path(),
+    );
+    assert_eq!(json["output_ok"], true);
+    assert_eq!(json["threads"], 192);
+    let vcd = std::fs::read_to_string(dir.path().join("k.vcd")).unwrap();
+    assert!(vcd.contains("$var wire 32 ") && vcd.contains(" sm_mem_address $end"));
+    // Another file is not replaced without --force.
+    write(dir.path(), "mine.vcd", "$comment my own trace $end\n");
+    let out = flexpmu(
+        &["run", &example("appendix_a.sass"), "--vcd", "mine.vcd"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+}
+
+#[test]
+fn run_rejects_bad_programs_and_launches() {
+    let dir = temp();
+    // A signed IMAD.U16 (subop 001) is outside the subset.
+    write(
+        dir.path(),
+        "signed.sass",
+        "PMEVENT CNT0, CNT\n0x60014c01 0x20204780\n0x30000003 0x00000780\n",
+    );
+    let out = flexpmu(&["run", "signed.sass"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("address 1") && err.contains("0x60014c01 0x20204780"),
+        "{err}"
+    );
+    write(dir.path(), "bad.hex", "0x70000800\nzz\n");
+    let out = flexpmu(&["run", "bad.hex"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("bad.hex:2"), "{}", stderr(&out));
+    let out = flexpmu(&["run", "kernel.elf"], dir.path());
+    assert!(
+        stderr(&out).contains("expected a `.sass`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = flexpmu(
+        &["run", &example("appendix_a.sass"), "--threads", "513"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("1 to 512 threads"),
+        "{}",
+        stderr(&out)
+    );
+    for line in stderr(&out).lines() {
+        assert!(!line.contains("panicked"), "{line}");
+    }
 }
 
 #[test]
@@ -363,7 +485,7 @@ fn toggles_ranks_the_demo_waveform() {
     let dir = temp();
     assert_eq!(flexpmu(&["demo"], dir.path()).status.code(), Some(0));
     let out = flexpmu(
-        &["toggles", "flexpmu-demo.vcd", "--top", "500", "--json"],
+        &["toggles", "flexpmu-demo.vcd", "--top", "1000", "--json"],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -375,11 +497,13 @@ fn toggles_ranks_the_demo_waveform() {
             .find(|s| s["names"].as_array().unwrap().iter().any(|n| n == name))
             .unwrap_or_else(|| panic!("{name} not listed"))
     };
-    // 22 cycles: the clock rises and falls in each.
-    assert_eq!(find("flexpmu_pmu.clock")["bit_toggles"], 44);
-    // Input 0 goes 0 -> 1 -> 0 -> 1 -> 0 in figure 3.1.
-    assert_eq!(find("flexpmu_pmu.monitor_in_0")["changes"], 4);
-    assert_eq!(find("flexpmu_pmu.monitor_in_3")["changes"], 0);
+    // 283 cycles (the kernel's 282 and the final reset): the clock
+    // rises and falls in each.
+    assert_eq!(find("sm.clock")["bit_toggles"], 566);
+    // One warp: its id never changes; the pass number cycles 0-3 in each
+    // of the 34 instructions (and back to 0 after the last).
+    assert_eq!(find("sm.sm_warp_id")["changes"], 0);
+    assert_eq!(find("sm.sm_lane_pass")["changes"], 34 * 4 - 1);
     let out = flexpmu(&["toggles", "missing.vcd"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(

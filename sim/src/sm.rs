@@ -54,7 +54,8 @@ use crate::driver::{CycleDriver, SimError};
 use crate::g80::{self, HalfReg, Instruction, Reg};
 use crate::isa;
 use crate::iss::{
-    self, GlobalMemory, Iss, LaunchState, MemoryError, ThreadState, WarpContext, WARP_SIZE,
+    self, GlobalMemory, Iss, IssError, IssResult, LaunchState, MemoryError, ThreadState,
+    WarpContext, WARP_SIZE,
 };
 use crate::pipeline::PmuCommandSeen;
 use crate::reference_model::PmuInputs;
@@ -130,6 +131,40 @@ pub struct SmRun {
     /// The PMU's input ports in every cycle, the final reset included
     /// (when [`SmConfig::record_pmu_ports`]).
     pub pmu_ports: Vec<PmuInputs>,
+}
+
+impl SmRun {
+    /// Runs `program` on the reference ISS with this run's launch, the
+    /// ISS's PMEVENT reads answered with the values this run read (the
+    /// ISS has no PMU), so its architectural state can be compared with
+    /// this run's.
+    pub fn replay_on_iss(&self, iss: &mut Iss, program: &[u32]) -> Result<IssResult, IssError> {
+        let mut reads = self.pmu_reads.iter();
+        iss.run(program, |warp, event| {
+            if event.command != isa::PmuCommand::Idl {
+                return 0;
+            }
+            // A read the SM did not do cannot match: make it visible.
+            reads
+                .by_ref()
+                .find(|r| r.warp == warp.warp && r.counter == event.counter)
+                .map_or(0xbad0_bad0, |r| r.value)
+        })
+    }
+
+    /// Threads whose registers differ from `reference`'s (by index), and
+    /// whether global memory is equal.
+    pub fn differences(&self, reference: &IssResult) -> (Vec<usize>, bool) {
+        let threads = self
+            .threads
+            .iter()
+            .zip(&reference.threads)
+            .enumerate()
+            .filter(|(_, (sm, iss))| sm != iss)
+            .map(|(index, _)| index)
+            .collect();
+        (threads, self.memory == reference.memory)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -388,15 +423,17 @@ impl Sm {
                     reference: instruction,
                 })
             }
-            (_, Err(err)) => return Err(SmError::Unsupported {
-                warp: context,
-                address: fetched.address,
-                words: fetched.words_text(),
-                reason: format!(
+            (_, Err(err)) => {
+                return Err(SmError::Unsupported {
+                    warp: context,
+                    address: fetched.address,
+                    words: fetched.words_text(),
+                    reason: format!(
                     "the hardware decoder accepted it (op {code}) but the reference refuses it: {}",
                     strip_address(&err.to_string())
                 ),
-            }),
+                })
+            }
             (_, Ok((instruction, _))) => instruction,
         };
         if op_class(&instruction) != code {
@@ -695,6 +732,7 @@ impl Sm {
             self.driver.step()?;
 
             if final_reset {
+                self.driver.finish()?;
                 let (cycles, counters_at_end) = end.take().unwrap_or_default();
                 return Ok(SmRun {
                     cycles,

@@ -6,7 +6,6 @@ use std::path::Path;
 
 use flexpmu_hdl::{sm_core::sm_pmu_config, MONITOR_MAP};
 use flexpmu_sim::asm::{assemble, assemble_file};
-use flexpmu_sim::isa::PmuCommand;
 use flexpmu_sim::iss::{Geometry, IssResult};
 use flexpmu_sim::reference_model::PmuModel;
 use flexpmu_sim::sm::{Sm, SmConfig, SmError, SmRun, PASSES};
@@ -27,19 +26,7 @@ fn run(geometry: Geometry, program: &[u32]) -> (VectorAdd, SmRun, IssResult) {
     };
     let sm = Sm::new(&iss, program).unwrap();
     let run = sm.run(&config).unwrap_or_else(|err| panic!("{err}"));
-    let mut reads = run.pmu_reads.iter();
-    let reference = iss
-        .run(program, |warp, event| {
-            if event.command != PmuCommand::Idl {
-                return 0;
-            }
-            reads
-                .by_ref()
-                .find(|r| r.warp == warp.warp && r.counter == event.counter)
-                .expect("the SM read this counter for this warp")
-                .value
-        })
-        .unwrap();
+    let reference = run.replay_on_iss(&mut iss, program).unwrap();
     (launch, run, reference)
 }
 
@@ -194,4 +181,14 @@ fn a_program_without_ret_is_an_error() {
     assert!(message.contains("without RET"), "{message}");
     let err = SmError::Timeout(1);
     assert!(err.to_string().contains("1 cycles"));
+}
+
+#[test]
+fn a_wrong_register_or_memory_word_is_reported() {
+    let (_, mut run, reference) = run(Geometry::threads(64).unwrap(), &appendix());
+    assert_eq!(run.differences(&reference), (vec![], true));
+    run.threads[37].regs[6] ^= 1;
+    let (address, word) = run.memory.iter().next().unwrap();
+    run.memory.write_u32(address, word ^ 1).unwrap();
+    assert_eq!(run.differences(&reference), (vec![37], false));
 }
