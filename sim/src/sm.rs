@@ -33,7 +33,8 @@
 //! - **Write.** Writes a pass's results to the registers of its active
 //!   threads; for GLD.U32 and GST.U32 it performs the global-memory access
 //!   of each active lane at the address the lane computed, which keeps the
-//!   stage [`MEMORY_CYCLES`] cycles (execute is stalled meanwhile).
+//!   stage [`SmConfig::memory_cycles`] cycles (default [`MEMORY_CYCLES`];
+//!   execute is stalled meanwhile).
 //!
 //! A pass with no active lane (the tail of a partial warp) still flows
 //! through, writing nothing. An instruction the decoder does not know
@@ -63,7 +64,8 @@ use crate::reference_model::PmuInputs;
 /// Passes per warp instruction: 32 threads on 8 lanes.
 pub const PASSES: u32 = WARP_SIZE / LANES as u32;
 
-/// Cycles the write stage spends on a GLD/GST pass (one 8-lane access).
+/// Default cycles the write stage spends on a GLD/GST pass (one 8-lane
+/// access); see [`SmConfig::memory_cycles`].
 pub const MEMORY_CYCLES: u64 = 2;
 
 /// Warps whose state is packed into `sm_warp_states` (2 bits each).
@@ -84,6 +86,8 @@ pub struct SmConfig {
     pub max_cycles: u64,
     /// Keep the PMU's input ports of every cycle ([`SmRun::pmu_ports`]).
     pub record_pmu_ports: bool,
+    /// Cycles the write stage spends on a global-memory pass (at least 1).
+    pub memory_cycles: u64,
 }
 
 impl Default for SmConfig {
@@ -91,6 +95,7 @@ impl Default for SmConfig {
         SmConfig {
             max_cycles: 10_000_000,
             record_pmu_ports: false,
+            memory_cycles: MEMORY_CYCLES,
         }
     }
 }
@@ -173,6 +178,9 @@ pub enum SmError {
     Sim(#[from] SimError),
     #[error("the kernel did not finish within {0} cycles")]
     Timeout(u64),
+    /// A stage broke the pipeline handshake (a defect of the model).
+    #[error("cycle {cycle}: pipeline handshake violated: {what}")]
+    Handshake { cycle: u64, what: &'static str },
     #[error(
         "{warp}: fetch reached address {address}, the end of the {len}-word program, without RET"
     )]
@@ -565,12 +573,16 @@ impl Sm {
             // Write stage: the pass execute completed.
             let mut write_back = None;
             if execute_done && !reset {
+                let violation = |what| SmError::Handshake { cycle, what };
+                if write_busy_until.is_some_and(|last| last >= cycle) {
+                    return Err(violation("execute completed a pass while write was busy"));
+                }
                 let tag = in_execute
                     .pop_front()
-                    .expect("execute completed a pass it was never given");
+                    .ok_or(violation("execute completed a pass it was never given"))?;
                 let is_memory = matches!(tag.op, op::GLD_U32 | op::GST_U32);
                 if is_memory {
-                    write_busy_until = Some(cycle + MEMORY_CYCLES - 1);
+                    write_busy_until = Some(cycle + config.memory_cycles.max(1) - 1);
                 }
                 let uut = self.driver.uut();
                 let results: [u32; LANES] =
@@ -617,19 +629,22 @@ impl Sm {
             }
             let pass_fires = pass_out.is_some() && !write_stall;
             let new_job = if dec_done && !reset {
-                let fetched = decoding
-                    .take()
-                    .expect("decode handed over an instruction it was never given");
+                let fetched = decoding.take().ok_or(SmError::Handshake {
+                    cycle,
+                    what: "decode handed over an instruction it was never given",
+                })?;
                 Some(self.take_decoded(fetched)?)
             } else {
                 None
             };
             let read_finishing = pass_fires && read.as_ref().is_some_and(|j| j.pass + 1 == PASSES);
             let read_stall = new_job.is_some() || (read.is_some() && !read_finishing);
-            debug_assert!(
-                new_job.is_none() || read.is_none(),
-                "decode handed over to a busy read stage"
-            );
+            if new_job.is_some() && read.is_some() {
+                return Err(SmError::Handshake {
+                    cycle,
+                    what: "decode handed over to a busy read stage",
+                });
+            }
 
             // Warp unit and fetch.
             let mut fetched_now = None;
@@ -783,11 +798,14 @@ impl Sm {
                     }
                 }
                 if let (Some((counter, register)), 0) = (tag.pmu_read, tag.pass) {
-                    let position = pending_reads
+                    let (_, command_cycle, _) = pending_reads
                         .iter()
                         .position(|&(warp, _, c)| warp == tag.warp && c == counter)
-                        .expect("a PMU read without its IDL command");
-                    let (_, command_cycle, _) = pending_reads.remove(position).unwrap_or_default();
+                        .and_then(|position| pending_reads.remove(position))
+                        .ok_or(SmError::Handshake {
+                            cycle,
+                            what: "a PMU read was written without its IDL command",
+                        })?;
                     pmu_reads.push(PmuRead {
                         command_cycle,
                         warp: self.warps[tag.warp].context.warp,
@@ -807,10 +825,12 @@ impl Sm {
             }
             if pass_fires {
                 passes += 1;
-                let job = read
-                    .as_mut()
-                    .expect("a pass fired from an empty read stage");
-                let (pass, operands) = pass_out.take().expect("the pass that fired");
+                let (Some(job), Some((pass, operands))) = (read.as_mut(), pass_out.take()) else {
+                    return Err(SmError::Handshake {
+                        cycle,
+                        what: "a pass fired from an empty read stage",
+                    });
+                };
                 let pmu_read = match job.instruction {
                     Instruction::Pmevent(event) if job.pmu_read => {
                         Some((event.counter, job.pmu_dest))
@@ -882,5 +902,145 @@ fn strip_address(message: &str) -> String {
     match message.split_once(": ") {
         Some((head, rest)) if head.starts_with("address ") => rest.to_string(),
         _ => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::g80::tests::enc;
+    use crate::isa::{Pmevent, PmuCommand as Command};
+    use crate::iss::Geometry;
+    use crate::vector_add::VectorAdd;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    fn pmevent(counter: u8, command: Command, dest: Option<u8>) -> u32 {
+        crate::isa::encode(&Pmevent {
+            counter,
+            command,
+            dest,
+        })
+    }
+
+    /// A random straight-line program of the subset. The prologue puts
+    /// &A[i] in R6 and &C[i] in R7 (as appendix A computes addresses);
+    /// the body never overwrites them, so its loads and stores stay in
+    /// the vectors.
+    fn random_program(rng: &mut StdRng) -> Vec<u32> {
+        let mut words = Vec::new();
+        for counter in 0..16 {
+            if rng.gen_bool(0.5) {
+                words.push(pmevent(counter, Command::Cnt, None));
+            }
+        }
+        words.extend(enc::mov_u16(1, 1)); // R0H = ntid.x
+        words.extend(enc::i2i_u32_u16(1, 0)); // R1 = tid.x
+        words.extend(enc::imad_u16(0, 6, 1, 1)); // R0 = ctaid.x * ntid.x + tid.x
+        words.extend(enc::shl(2, 0, 2)); // R2 = 4i
+        words.push(enc::iadd32_g(6, 4, 2)); // R6 = &A[i]
+        words.push(enc::iadd32_g(7, 6, 2)); // R7 = &C[i]
+                                            // Destinations R0-R5, the discarding R127 and the plain R124;
+                                            // sources R0-R7 and the zero register R124.
+        let dest = |rng: &mut StdRng| [0, 1, 2, 3, 4, 5, 124, 127][rng.gen_range(0..8)];
+        let src = |rng: &mut StdRng| [0, 1, 2, 3, 4, 5, 6, 7, 124][rng.gen_range(0..9)];
+        let half = |rng: &mut StdRng| {
+            let r = src(rng);
+            if r == 124 {
+                124
+            } else {
+                2 * r + rng.gen_range(0..2)
+            }
+        };
+        let dest_half = |rng: &mut StdRng| {
+            let r = dest(rng);
+            if r >= 124 {
+                r
+            } else {
+                2 * r + rng.gen_range(0..2)
+            }
+        };
+        // g[] holds 8 header halves and 3 parameter words: 14 halves.
+        for _ in 0..rng.gen_range(10..40) {
+            match rng.gen_range(0..10) {
+                0 => words.extend(enc::mov_u16(dest_half(rng), rng.gen_range(0..14))),
+                1 => words.extend(enc::i2i_u32_u16(dest(rng), half(rng))),
+                2 => words.extend(enc::imad_u16(
+                    dest(rng),
+                    rng.gen_range(0..14),
+                    half(rng),
+                    src(rng),
+                )),
+                3 => words.extend(enc::shl(dest(rng), src(rng), rng.gen_range(0..40))),
+                4 => words.push(enc::iadd32_rr(dest(rng) % 64, src(rng) % 64, src(rng) % 64)),
+                5 => words.push(enc::iadd32_g(
+                    dest(rng) % 64,
+                    rng.gen_range(0..7),
+                    src(rng) % 64,
+                )),
+                6 => words.extend(enc::gld_u32(dest(rng), 6)),
+                7 => words.extend(enc::gst_u32(7, src(rng))),
+                8 => words.push(0xf000_0000), // NOP
+                _ => {
+                    let counter = rng.gen_range(0..16);
+                    words.push(match rng.gen_range(0..4) {
+                        0 => pmevent(counter, Command::Cnt, None),
+                        1 => pmevent(counter, Command::Rst, None),
+                        _ => pmevent(counter, Command::Idl, Some(dest(rng))),
+                    });
+                }
+            }
+        }
+        words.extend([0x3000_0003, 0x0000_0780]); // RET
+        words
+    }
+
+    /// Random programs, launches and memory latencies: every thread's
+    /// registers and global memory equal the reference ISS's, and every
+    /// PMU read is the counter's value in its command's cycle.
+    #[test]
+    fn random_programs_match_the_reference_iss() {
+        let mut rng = StdRng::seed_from_u64(7);
+        for case in 0..40 {
+            let program = random_program(&mut rng);
+            let geometry = match case % 3 {
+                0 => Geometry::threads(rng.gen_range(1..=96)).unwrap(),
+                1 => {
+                    Geometry::new([rng.gen_range(1..=40), 1, 1], [rng.gen_range(1..=3), 1]).unwrap()
+                }
+                _ => Geometry::threads(32).unwrap(),
+            };
+            let launch = VectorAdd::new(geometry);
+            let mut iss = launch.iss().unwrap();
+            let config = SmConfig {
+                memory_cycles: rng.gen_range(1..=5),
+                record_pmu_ports: true,
+                ..SmConfig::default()
+            };
+            let run = Sm::new(&iss, &program)
+                .unwrap()
+                .run(&config)
+                .unwrap_or_else(|err| panic!("case {case}: {err}"));
+            let reference = run.replay_on_iss(&mut iss, &program).unwrap();
+            assert_eq!(
+                run.differences(&reference),
+                (vec![], true),
+                "case {case}: {geometry:?}"
+            );
+            assert_eq!(run.warp_instructions, reference.warp_instructions);
+            let mut model =
+                crate::reference_model::PmuModel::new(&flexpmu_hdl::sm_core::sm_pmu_config(), 32);
+            let mut counts_at = Vec::new();
+            for inputs in &run.pmu_ports {
+                counts_at.push(model.counts().to_vec());
+                model.step(inputs);
+            }
+            for read in &run.pmu_reads {
+                let expected =
+                    counts_at[read.command_cycle as usize + 1][usize::from(read.counter)];
+                assert_eq!(u64::from(read.value), expected, "case {case}: {read:?}");
+            }
+            assert_eq!(model.counts(), run.counters_after_reset);
+        }
     }
 }

@@ -192,3 +192,27 @@ fn a_wrong_register_or_memory_word_is_reported() {
     run.memory.write_u32(address, word ^ 1).unwrap();
     assert_eq!(run.differences(&reference), (vec![37], false));
 }
+
+/// The write stage's memory latency stalls execute and read, and costs
+/// exactly the cycles the handshake implies.
+#[test]
+fn memory_latency_stalls_execute() {
+    let program = appendix();
+    let launch = VectorAdd::new(Geometry::threads(32).unwrap());
+    let iss = launch.iss().unwrap();
+    let cycles: Vec<u64> = (1..=4)
+        .map(|memory_cycles| {
+            let config = SmConfig {
+                memory_cycles,
+                ..SmConfig::default()
+            };
+            let run = Sm::new(&iss, &program).unwrap().run(&config).unwrap();
+            assert!(launch.wrong_elements(&run.memory).is_empty());
+            run.cycles
+        })
+        .collect();
+    // Three memory instructions (two GLD.U32, one GST.U32): each extra
+    // cycle of a memory pass delays passes 2-4 of each by one more cycle
+    // (the warp is READY again once its last pass reaches write).
+    assert_eq!(cycles, [273, 282, 291, 300]);
+}
