@@ -105,13 +105,15 @@ fn appendix_on_one_warp_counts_what_the_map_says() {
     // passes fall between its decode and the next instruction's, so it
     // sees the passes of instructions 1..=27.
     assert_eq!(c[1], 27 * 4, "CNT1 execute_pass");
-    // The scheduled warp's PC changes once per fetch.
+    // The scheduled warp's PC changes once per fetch: instructions 3..=29
+    // are fetched between CNT2's start and its read.
     assert_eq!(c[2], 27, "CNT2 sm_warp_pc");
     // One warp: its id never changes, nor does its full active mask.
     assert_eq!(c[3], 0, "CNT3 sm_warp_id");
     assert_eq!(c[5], 0, "CNT5 sm_active_mask");
-    // WAITING -> ACTIVE and ACTIVE -> WAITING per fetch (the warp is
-    // scheduled in the cycle it becomes READY, so READY never shows).
+    // WAITING -> ACTIVE and ACTIVE -> WAITING per fetch of instructions
+    // 5..=31 (the warp is scheduled in the cycle it becomes READY, so
+    // READY never shows).
     assert_eq!(c[4], 2 * 27, "CNT4 sm_warp_states");
     // GST.U32: one memory pass per 8 lanes.
     assert_eq!(c[12], 4, "CNT12 sm_global_store");
