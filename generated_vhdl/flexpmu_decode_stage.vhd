@@ -71,19 +71,19 @@ architecture rtl of flexpmu_pmevent is
   constant opcode_pmevent : unsigned(3 downto 0) := to_unsigned(7, 4);
   constant cmd_idl : unsigned(1 downto 0) := to_unsigned(3, 2);
   constant must_be_zero : unsigned(31 downto 0) := to_unsigned(268305923, 32);
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -210,19 +210,19 @@ architecture rtl of flexpmu_stage is
   signal command_q : std_logic_vector(1 downto 0);
   signal read_pending_d : std_logic;
   signal read_pending_q : std_logic;
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -439,19 +439,19 @@ architecture rtl of flexpmu_command_decoder is
   signal pmevent_command : std_logic_vector(1 downto 0);
   signal pmevent_dest : std_logic_vector(6 downto 0);
   signal pmevent_is_read : std_logic;
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -597,19 +597,19 @@ architecture rtl of flexpmu_decode_stage is
   signal decoder_src3 : std_logic_vector(6 downto 0);
   signal decoder_src1_shared : std_logic;
   signal decoder_shared_offset : std_logic_vector(4 downto 0);
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";

@@ -23,19 +23,19 @@ entity flexpmu_execute_hook is
 end entity flexpmu_execute_hook;
 
 architecture rtl of flexpmu_execute_hook is
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";

@@ -25,19 +25,19 @@ architecture rtl of flexpmu_alus is
   constant op_iadd : unsigned(3 downto 0) := to_unsigned(6, 4);
   constant op_gld : unsigned(3 downto 0) := to_unsigned(7, 4);
   constant op_gst : unsigned(3 downto 0) := to_unsigned(8, 4);
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -88,19 +88,19 @@ entity flexpmu_hooks is
 end entity flexpmu_hooks;
 
 architecture rtl of flexpmu_hooks is
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -428,19 +428,19 @@ architecture rtl of flexpmu_execute_stage is
   signal half_write_q : std_logic;
   signal done_d : std_logic;
   signal done_q : std_logic;
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";

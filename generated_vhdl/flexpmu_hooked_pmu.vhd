@@ -71,19 +71,19 @@ architecture rtl of flexpmu_pmevent is
   constant opcode_pmevent : unsigned(3 downto 0) := to_unsigned(7, 4);
   constant cmd_idl : unsigned(1 downto 0) := to_unsigned(3, 2);
   constant must_be_zero : unsigned(31 downto 0) := to_unsigned(268305923, 32);
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -210,19 +210,19 @@ architecture rtl of flexpmu_decode_hook is
   signal command_q : std_logic_vector(1 downto 0);
   signal read_pending_d : std_logic;
   signal read_pending_q : std_logic;
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -418,19 +418,19 @@ architecture rtl of flexpmu_command_decoder is
   constant cmd_nop : unsigned(1 downto 0) := to_unsigned(0, 2);
   constant cmd_rst : unsigned(1 downto 0) := to_unsigned(2, 2);
   constant select_lsb : unsigned(15 downto 0) := to_unsigned(1, 16);
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -631,19 +631,19 @@ architecture rtl of flexpmu_toggle_converter is
   constant input_mask : unsigned(31 downto 0) := unsigned'(x"ffffffff");
   signal previous_d : std_logic_vector(31 downto 0);
   signal previous_q : std_logic_vector(31 downto 0);
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -697,19 +697,19 @@ architecture rtl of flexpmu_counter_subunit is
   signal state_reg_q : std_logic_vector(1 downto 0);
   signal count_reg_d : std_logic_vector(31 downto 0);
   signal count_reg_q : std_logic_vector(31 downto 0);
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -785,19 +785,19 @@ entity flexpmu_output_mux is
 end entity flexpmu_output_mux;
 
 architecture rtl of flexpmu_output_mux is
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -1025,19 +1025,19 @@ architecture rtl of flexpmu_pmu is
   signal mux_counts_14 : std_logic_vector(31 downto 0);
   signal mux_counts_15 : std_logic_vector(31 downto 0);
   signal mux_monitor_out : std_logic_vector(31 downto 0);
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -1545,19 +1545,19 @@ entity flexpmu_execute_hook is
 end entity flexpmu_execute_hook;
 
 architecture rtl of flexpmu_execute_hook is
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";
@@ -1678,19 +1678,19 @@ architecture rtl of flexpmu_hooked_pmu is
   signal execute_hook_dest_out : std_logic_vector(6 downto 0);
   signal execute_hook_write_out : std_logic;
   signal execute_hook_pmu_read_ack : std_logic;
-  function u(s : std_logic) return unsigned is
-    variable r : unsigned(0 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
   begin
-    r(0) := s;
-    return r;
+    v_r(0) := v_s;
+    return v_r;
   end function;
-  function u(s : std_logic_vector) return unsigned is
+  function u(v_s : std_logic_vector) return unsigned is
   begin
-    return unsigned(s);
+    return unsigned(v_s);
   end function;
-  function u(b : boolean) return unsigned is
+  function u(v_b : boolean) return unsigned is
   begin
-    if b then
+    if v_b then
       return "1";
     end if;
     return "0";

@@ -175,6 +175,14 @@ enum Command {
         /// How many signals to show.
         #[arg(long, default_value_t = 20)]
         top: usize,
+        /// Only signals under this scope (e.g. `sm.execute`), or with this
+        /// name prefix; repeatable.
+        #[arg(long, value_name = "PREFIX")]
+        scope: Vec<String>,
+        /// Leave out signals under this scope (e.g. `sm.pmu`, the PMU
+        /// itself); repeatable.
+        #[arg(long, value_name = "PREFIX")]
+        exclude: Vec<String>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -230,7 +238,13 @@ pub fn main() -> ExitCode {
             force,
         } => program_cmd::asm(&file, output.as_deref(), force),
         Command::Disasm { file } => program_cmd::disasm(&file),
-        Command::Toggles { file, top, json } => toggles_cmd::toggles(&file, top, json),
+        Command::Toggles {
+            file,
+            top,
+            scope,
+            exclude,
+            json,
+        } => toggles_cmd::toggles(&file, top, &scope, &exclude, json),
         Command::Synth {
             flow,
             top,

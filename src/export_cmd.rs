@@ -8,9 +8,11 @@ use anyhow::{bail, Context, Result};
 use flexpmu_hdl::export::catalog::{self, Exportable, DESIGNS};
 use flexpmu_hdl::export::{Design, Language, GENERATED_MARKER};
 use flexpmu_sim::golden;
+use flexpmu_sim::iss::Geometry;
 use flexpmu_sim::scenario::{self, ScenarioLimits};
 use flexpmu_sim::scenario_runner::scenario_cycles;
 use flexpmu_sim::testbench;
+use flexpmu_sim::vector_add::VectorAdd;
 
 use crate::output::create_output;
 
@@ -44,6 +46,10 @@ fn exports(
             let path = testbenches.join("flexpmu_pmu_fig3_1.vec");
             files.push((path, figure_3_1_vectors(&exported)?));
         }
+        if design.name == "flexpmu_sm_core" {
+            let path = testbenches.join("flexpmu_sm_core_appendix_a.vec");
+            files.push((path, appendix_a_vectors(&exported)?));
+        }
     }
     Ok(files)
 }
@@ -60,6 +66,22 @@ fn figure_3_1_vectors(design: &Design) -> Result<String> {
     Ok(vectors.to_text(&format!(
         "{GENERATED_MARKER} (`flexpmu export`): golden vectors of examples/thesis_fig3_1.scn.\n\
          One row per cycle: the inputs presented in the cycle, then monitor_out as expected\n\
+         once they have settled, before the cycle's rising clock edge."
+    )))
+}
+
+/// Golden vectors of the SM core running the appendix-A kernel on one
+/// warp (the demo's run).
+fn appendix_a_vectors(design: &Design) -> Result<String> {
+    let program =
+        flexpmu_sim::asm::assemble(crate::run_cmd::DEMO_PROGRAM, "examples/appendix_a.sass")?
+            .values();
+    let launch = VectorAdd::new(Geometry::threads(32)?);
+    let vectors = golden::record_sm_kernel(&design.top().ports, &launch.iss()?, &program)?;
+    Ok(vectors.to_text(&format!(
+        "{GENERATED_MARKER} (`flexpmu export`): golden vectors of the SM core running\n\
+         examples/appendix_a.sass on 32 threads (`flexpmu demo`), the final global reset included.\n\
+         One row per cycle: the inputs presented in the cycle, then the outputs as expected\n\
          once they have settled, before the cycle's rising clock edge."
     )))
 }

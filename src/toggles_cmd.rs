@@ -6,11 +6,28 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use flexpmu_sim::toggles;
 
-pub fn toggles(file: &Path, top: usize, json: bool) -> Result<ExitCode> {
+pub fn toggles(
+    file: &Path,
+    top: usize,
+    scope: &[String],
+    exclude: &[String],
+    json: bool,
+) -> Result<ExitCode> {
     let reader = std::io::BufReader::new(
         std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?,
     );
-    let ranked = toggles::count(reader, &file.display().to_string())?;
+    let mut ranked = toggles::count(reader, &file.display().to_string())?;
+    if !scope.is_empty() || !exclude.is_empty() {
+        let starts =
+            |name: &str, prefixes: &[String]| prefixes.iter().any(|p| name.starts_with(p.as_str()));
+        // Keep the names a filter selects; drop signals left with none.
+        for signal in &mut ranked {
+            signal
+                .names
+                .retain(|name| (scope.is_empty() || starts(name, scope)) && !starts(name, exclude));
+        }
+        ranked.retain(|signal| !signal.names.is_empty());
+    }
     let shown = &ranked[..top.min(ranked.len())];
     if json {
         println!(

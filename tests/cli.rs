@@ -504,6 +504,36 @@ fn toggles_ranks_the_demo_waveform() {
     // of the 34 instructions (and back to 0 after the last).
     assert_eq!(find("sm.sm_warp_id")["changes"], 0);
     assert_eq!(find("sm.sm_lane_pass")["changes"], 34 * 4 - 1);
+    // A port and the wires it drives are one entry.
+    let instruction = find("sm.instruction_in")["names"].as_array().unwrap();
+    assert!(instruction.iter().any(|n| n == "sm.decode.instruction_in"));
+    // --exclude leaves the PMU out; --scope keeps one unit.
+    let out = flexpmu(
+        &[
+            "toggles",
+            "flexpmu-demo.vcd",
+            "--top",
+            "1000",
+            "--scope",
+            "sm.",
+            "--exclude",
+            "sm.pmu",
+            "--json",
+        ],
+        dir.path(),
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let names: Vec<String> = json["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["names"].as_array().unwrap().clone())
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    assert!(names
+        .iter()
+        .all(|n| n.starts_with("sm.") && !n.starts_with("sm.pmu")));
+    assert!(names.iter().any(|n| n == "sm.sm_warp_states"));
     let out = flexpmu(&["toggles", "missing.vcd"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(

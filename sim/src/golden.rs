@@ -99,25 +99,49 @@ pub fn record<B: Clocked + Traced>(
     cycles: u64,
     mut stimulus: impl FnMut(u64, &mut B),
 ) -> Result<Vectors, SimError> {
-    let ports: Vec<Port> = ports.iter().filter(|p| !p.clock).cloned().collect();
+    let ports = data_ports(ports);
     let mut driver = CycleDriver::new(block)?;
     let mut rows = Vec::with_capacity(cycles as usize);
     for cycle in 0..cycles {
         stimulus(cycle, driver.uut_mut());
         driver.settle()?;
-        let mut probe = PortProbe {
-            depth: 0,
-            values: HashMap::new(),
-        };
-        driver.uut().accept("top", &mut probe);
-        rows.push(
-            ports
-                .iter()
-                .map(|p| probe.values.get(&p.raw).copied().unwrap_or(0))
-                .collect(),
-        );
+        rows.push(sample_ports(driver.uut(), &ports));
         driver.step()?;
     }
+    Ok(Vectors { ports, rows })
+}
+
+/// The ports a vector file lists: all but the clocks.
+fn data_ports(ports: &[Port]) -> Vec<Port> {
+    ports.iter().filter(|p| !p.clock).cloned().collect()
+}
+
+/// The current values of `block`'s top-level `ports`, in order.
+pub fn sample_ports<B: Block>(block: &B, ports: &[Port]) -> Vec<u128> {
+    let mut probe = PortProbe {
+        depth: 0,
+        values: HashMap::new(),
+    };
+    block.accept("top", &mut probe);
+    ports
+        .iter()
+        .map(|p| probe.values.get(&p.raw).copied().unwrap_or(0))
+        .collect()
+}
+
+/// Golden vectors of the SM slice's core ([`flexpmu_hdl::SmCore`]) while it
+/// runs `program` on the launch of `iss`, one row per cycle (the final
+/// reset included): what the exported core must do in the kernel run.
+pub fn record_sm_kernel(
+    ports: &[Port],
+    iss: &crate::iss::Iss,
+    program: &[u32],
+) -> Result<Vectors, crate::sm::SmError> {
+    let ports = data_ports(ports);
+    let mut rows = Vec::new();
+    crate::sm::Sm::new(iss, program)?.run_observed(&crate::sm::SmConfig::default(), |core| {
+        rows.push(sample_ports(core, &ports))
+    })?;
     Ok(Vectors { ports, rows })
 }
 

@@ -535,7 +535,17 @@ impl Sm {
     }
 
     /// Runs the kernel to completion, then the final reset cycle.
-    pub fn run(mut self, config: &SmConfig) -> Result<SmRun, SmError> {
+    pub fn run(self, config: &SmConfig) -> Result<SmRun, SmError> {
+        self.run_observed(config, |_| {})
+    }
+
+    /// [`Sm::run`], calling `observe` with the core in every cycle once
+    /// its inputs have settled, before the clock edge.
+    pub fn run_observed(
+        mut self,
+        config: &SmConfig,
+        mut observe: impl FnMut(&SmCore),
+    ) -> Result<SmRun, SmError> {
         let mut pmu_commands = Vec::new();
         let mut pmu_reads = Vec::new();
         let mut pmu_ports = Vec::new();
@@ -716,6 +726,7 @@ impl Sm {
             // What the PMU sees in this cycle.
             {
                 let uut = self.driver.uut();
+                observe(uut);
                 let command = PmuCommand::from_bits(uut.pmu_command.val().to_u64());
                 let counter = uut.pmu_address.val().to_u64() as u8;
                 if !reset && command != PmuCommand::Nop {

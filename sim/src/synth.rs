@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use flexpmu_hdl::export::{self, Design, Direction, Language};
 use flexpmu_hdl::{
     CommandDecoder, CounterSubunit, DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, ExecuteStage,
-    HookedPmu, OutputMux, ToggleConverter,
+    HookedPmu, OutputMux, SmCore, ToggleConverter,
 };
 use rust_hdl::prelude::Block;
 
@@ -59,6 +59,10 @@ pub const TOPS: &[(&str, &str)] = &[
         "SM-slice execute stage (8 integer ALUs), no PMU hook",
     ),
     ("execute", "SM-slice execute stage with the PMU hook"),
+    (
+        "sm-core",
+        "SM-slice core: decode and execute stages with the hooks, and the PMU on the SM signal map",
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -109,6 +113,7 @@ pub fn design_for(top: &str) -> Result<Design, SynthError> {
         "decode" => build_from(DecodeStage::new(true), "flexpmu_decode")?,
         "execute-basic" => build_from(ExecuteStage::new(false), "flexpmu_execute_basic")?,
         "execute" => build_from(ExecuteStage::new(true), "flexpmu_execute")?,
+        "sm-core" => build_from(SmCore::default(), "flexpmu_sm_core")?,
         other => {
             let known: Vec<&str> = TOPS.iter().map(|(n, _)| *n).collect();
             return Err(SynthError::UnknownTop(other.to_string(), known.join(", ")));

@@ -9,7 +9,10 @@ use vcd::{Command, IdCode, ScopeItem, Value};
 /// One signal's activity over the whole trace.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct SignalActivity {
-    /// Hierarchical names sharing this VCD identifier (e.g. every clock port).
+    /// Hierarchical names with this waveform, shallowest first: those
+    /// sharing its VCD identifier (e.g. every clock port) and those whose
+    /// values are identical at every time (a port and the wires it drives
+    /// down the hierarchy).
     pub names: Vec<String>,
     pub width: u32,
     /// Value changes after the initial dump.
@@ -69,10 +72,17 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
     collect_vars(&header.items, &mut Vec::new(), &mut signals);
     // Last value per identifier, bit by bit (LSB first).
     let mut last: HashMap<IdCode, Vec<Option<bool>>> = HashMap::new();
+    // A digest of each identifier's (time, value) history.
+    let mut history: HashMap<IdCode, u64> = HashMap::new();
+    let mut time = 0u64;
     let mut in_dump = false;
     for command in parser {
         let command = command.map_err(error)?;
         let (code, bits): (IdCode, Vec<Option<bool>>) = match command {
+            Command::Timestamp(t) => {
+                time = t;
+                continue;
+            }
             Command::Begin(vcd::SimulationCommand::Dumpvars) => {
                 in_dump = true;
                 continue;
@@ -99,6 +109,8 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
         // Vectors may omit leading zeros: extend to the declared width.
         let mut bits = bits;
         bits.resize(width.max(bits.len()), Some(false));
+        let digest = history.entry(code).or_insert(0);
+        *digest = mix(*digest, time, &bits);
         match last.get_mut(&code) {
             Some(previous) if !in_dump => {
                 if previous != &bits {
@@ -116,7 +128,41 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
             }
         }
     }
-    let mut list: Vec<SignalActivity> = signals.into_values().collect();
+    // Merge identifiers with identical waveforms.
+    let mut merged: HashMap<(u32, u64, Vec<Option<bool>>), SignalActivity> = HashMap::new();
+    for (code, signal) in signals {
+        let key = (
+            signal.width,
+            history.get(&code).copied().unwrap_or(0),
+            last.remove(&code).unwrap_or_default(),
+        );
+        match merged.get_mut(&key) {
+            Some(existing) if existing.changes == signal.changes => {
+                existing.names.extend(signal.names)
+            }
+            Some(_) => {
+                // A digest collision between different waveforms: keep
+                // both, under distinct keys.
+                let mut key = key;
+                while merged.contains_key(&key) {
+                    key.1 = key.1.wrapping_add(1);
+                }
+                merged.insert(key, signal);
+            }
+            None => {
+                merged.insert(key, signal);
+            }
+        }
+    }
+    let mut list: Vec<SignalActivity> = merged.into_values().collect();
+    for signal in &mut list {
+        signal.names.sort_by(|a, b| {
+            a.matches('.')
+                .count()
+                .cmp(&b.matches('.').count())
+                .then(a.cmp(b))
+        });
+    }
     list.sort_by(|a, b| {
         b.bit_toggles
             .cmp(&a.bit_toggles)
@@ -124,6 +170,27 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
             .then(a.names.cmp(&b.names))
     });
     Ok(list)
+}
+
+/// Folds one value change into a history digest (FNV-1a over the time and
+/// the bits).
+fn mix(mut digest: u64, time: u64, bits: &[Option<bool>]) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    if digest == 0 {
+        digest = 0xcbf2_9ce4_8422_2325;
+    }
+    for byte in time.to_le_bytes() {
+        digest = (digest ^ u64::from(byte)).wrapping_mul(PRIME);
+    }
+    for bit in bits {
+        let code = match bit {
+            Some(false) => 0,
+            Some(true) => 1,
+            None => 2,
+        };
+        digest = (digest ^ code).wrapping_mul(PRIME);
+    }
+    digest
 }
 
 #[cfg(test)]
@@ -170,6 +237,42 @@ b1010 \"
         assert_eq!(clk.names, ["top.clk", "top.sub.clk"]);
         assert_eq!((clk.changes, clk.bit_toggles), (3, 3));
         assert_eq!(ranked[0].names, ["top.bus"], "most active first");
+    }
+
+    #[test]
+    fn identical_waveforms_are_one_entry() {
+        // `top.sub.bus` follows `top.bus` exactly; `top.late` has the same
+        // values one time step later.
+        let trace = "$scope module top $end
+$var wire 4 a bus $end
+$var wire 4 c late $end
+$scope module sub $end
+$var wire 4 b bus $end
+$upscope $end
+$upscope $end
+$enddefinitions $end
+#0
+$dumpvars
+b0 a
+b0 b
+b0 c
+$end
+#1
+b11 a
+b11 b
+#2
+b1 a
+b1 b
+b11 c
+#3
+b1 c
+";
+        let ranked = count(trace.as_bytes(), "t.vcd").unwrap();
+        assert_eq!(ranked.len(), 2, "{ranked:?}");
+        let bus = ranked.iter().find(|s| s.names[0] == "top.bus").unwrap();
+        assert_eq!(bus.names, ["top.bus", "top.sub.bus"]);
+        assert_eq!((bus.changes, bus.bit_toggles), (2, 3));
+        assert!(ranked.iter().any(|s| s.names == ["top.late"]));
     }
 
     #[test]

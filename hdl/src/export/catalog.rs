@@ -3,7 +3,7 @@
 use rust_hdl::prelude::Block;
 
 use super::{export, Design, ExportError};
-use crate::{DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, ExecuteStage, HookedPmu};
+use crate::{DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, ExecuteStage, HookedPmu, SmCore};
 
 /// One exportable design.
 pub struct Exportable {
@@ -57,6 +57,11 @@ pub const DESIGNS: &[Exportable] = &[
         name: "flexpmu_hooked_pmu",
         description: "decode hook + PMU + execute hook, wired as in thesis figure 2.7",
         build: || build::<HookedPmu>("flexpmu_hooked_pmu"),
+    },
+    Exportable {
+        name: "flexpmu_sm_core",
+        description: "SM-slice core: decode and execute stages with the hooks, and the PMU monitoring 16 SM signals",
+        build: || build::<SmCore>("flexpmu_sm_core"),
     },
 ];
 

@@ -216,19 +216,21 @@ fn combinational(m: &Module, stmts: &[Stmt], out: &mut String) {
 /// Conversions the processes use; declared in each architecture so every
 /// entity stands alone.
 const HELPERS: &str = concat!(
-    "  function u(s : std_logic) return unsigned is\n",
-    "    variable r : unsigned(0 downto 0);\n",
+    // Parameter and variable names start with `v_`, which no port or
+    // signal does, so they never hide one (GHDL's -Whide).
+    "  function u(v_s : std_logic) return unsigned is\n",
+    "    variable v_r : unsigned(0 downto 0);\n",
     "  begin\n",
-    "    r(0) := s;\n",
-    "    return r;\n",
+    "    v_r(0) := v_s;\n",
+    "    return v_r;\n",
     "  end function;\n",
-    "  function u(s : std_logic_vector) return unsigned is\n",
+    "  function u(v_s : std_logic_vector) return unsigned is\n",
     "  begin\n",
-    "    return unsigned(s);\n",
+    "    return unsigned(v_s);\n",
     "  end function;\n",
-    "  function u(b : boolean) return unsigned is\n",
+    "  function u(v_b : boolean) return unsigned is\n",
     "  begin\n",
-    "    if b then\n",
+    "    if v_b then\n",
     "      return \"1\";\n",
     "    end if;\n",
     "    return \"0\";\n",
