@@ -1292,7 +1292,7 @@ module flexpmu_toggle_converter_2 (
     output reg pulse
 );
     localparam level_mode = 1'b0;
-    localparam [31:0] input_mask = 32'hffffffff;
+    localparam [31:0] input_mask = 32'hffff;
     reg [31:0] previous_d;
     wire [31:0] previous_q;
     flexpmu_dff_w32 previous (
@@ -1318,7 +1318,33 @@ module flexpmu_toggle_converter_3 (
     output reg pulse
 );
     localparam level_mode = 1'b0;
-    localparam [31:0] input_mask = 32'hffff;
+    localparam [31:0] input_mask = 32'hffffffff;
+    reg [31:0] previous_d;
+    wire [31:0] previous_q;
+    flexpmu_dff_w32 previous (
+        .d(previous_d),
+        .q(previous_q),
+        .clock(clock)
+    );
+    always @(*) begin
+        previous_d = previous_q;
+        previous_d = monitor_in & input_mask;
+        if (level_mode) begin
+            pulse = |(monitor_in & input_mask);
+        end else begin
+            pulse = (monitor_in & input_mask) != previous_q;
+        end
+    end
+endmodule
+
+// rust-hdl block `top.pmu.converters[4]`
+module flexpmu_toggle_converter_4 (
+    input wire clock,
+    input wire [31:0] monitor_in,
+    output reg pulse
+);
+    localparam level_mode = 1'b0;
+    localparam [31:0] input_mask = 32'h3;
     reg [31:0] previous_d;
     wire [31:0] previous_q;
     flexpmu_dff_w32 previous (
@@ -1338,39 +1364,13 @@ module flexpmu_toggle_converter_3 (
 endmodule
 
 // rust-hdl block `top.pmu.converters[5]`
-module flexpmu_toggle_converter_4 (
-    input wire clock,
-    input wire [31:0] monitor_in,
-    output reg pulse
-);
-    localparam level_mode = 1'b0;
-    localparam [31:0] input_mask = 32'hff;
-    reg [31:0] previous_d;
-    wire [31:0] previous_q;
-    flexpmu_dff_w32 previous (
-        .d(previous_d),
-        .q(previous_q),
-        .clock(clock)
-    );
-    always @(*) begin
-        previous_d = previous_q;
-        previous_d = monitor_in & input_mask;
-        if (level_mode) begin
-            pulse = |(monitor_in & input_mask);
-        end else begin
-            pulse = (monitor_in & input_mask) != previous_q;
-        end
-    end
-endmodule
-
-// rust-hdl block `top.pmu.converters[6]`
 module flexpmu_toggle_converter_5 (
     input wire clock,
     input wire [31:0] monitor_in,
     output reg pulse
 );
     localparam level_mode = 1'b0;
-    localparam [31:0] input_mask = 32'h3;
+    localparam [31:0] input_mask = 32'hff;
     reg [31:0] previous_d;
     wire [31:0] previous_q;
     flexpmu_dff_w32 previous (
@@ -1737,32 +1737,32 @@ module flexpmu_pmu (
         .monitor_in(converters_3_monitor_in),
         .pulse(converters_3_pulse)
     );
-    flexpmu_toggle_converter_2 converters_4 (
+    flexpmu_toggle_converter_4 converters_4 (
         .clock(clock),
         .monitor_in(converters_4_monitor_in),
         .pulse(converters_4_pulse)
     );
-    flexpmu_toggle_converter_4 converters_5 (
+    flexpmu_toggle_converter_5 converters_5 (
         .clock(clock),
         .monitor_in(converters_5_monitor_in),
         .pulse(converters_5_pulse)
     );
-    flexpmu_toggle_converter_5 converters_6 (
+    flexpmu_toggle_converter_3 converters_6 (
         .clock(clock),
         .monitor_in(converters_6_monitor_in),
         .pulse(converters_6_pulse)
     );
-    flexpmu_toggle_converter_2 converters_7 (
+    flexpmu_toggle_converter_3 converters_7 (
         .clock(clock),
         .monitor_in(converters_7_monitor_in),
         .pulse(converters_7_pulse)
     );
-    flexpmu_toggle_converter_2 converters_8 (
+    flexpmu_toggle_converter_3 converters_8 (
         .clock(clock),
         .monitor_in(converters_8_monitor_in),
         .pulse(converters_8_pulse)
     );
-    flexpmu_toggle_converter_2 converters_9 (
+    flexpmu_toggle_converter_3 converters_9 (
         .clock(clock),
         .monitor_in(converters_9_monitor_in),
         .pulse(converters_9_pulse)
@@ -1787,12 +1787,12 @@ module flexpmu_pmu (
         .monitor_in(converters_13_monitor_in),
         .pulse(converters_13_pulse)
     );
-    flexpmu_toggle_converter_2 converters_14 (
+    flexpmu_toggle_converter_3 converters_14 (
         .clock(clock),
         .monitor_in(converters_14_monitor_in),
         .pulse(converters_14_pulse)
     );
-    flexpmu_toggle_converter_2 converters_15 (
+    flexpmu_toggle_converter_3 converters_15 (
         .clock(clock),
         .monitor_in(converters_15_monitor_in),
         .pulse(converters_15_pulse)
@@ -2336,11 +2336,11 @@ module flexpmu_sm_core (
         if (read_done & ~write_stall) begin
             pmu_monitor_in_1 = 32'h1;
         end
-        pmu_monitor_in_2 = sm_warp_pc;
-        pmu_monitor_in_3 = {{16{1'b0}}, sm_warp_id};
-        pmu_monitor_in_4 = sm_warp_states;
+        pmu_monitor_in_2 = {{16{1'b0}}, sm_warp_id};
+        pmu_monitor_in_3 = sm_warp_pc;
+        pmu_monitor_in_4 = {{30{1'b0}}, sm_lane_pass};
         pmu_monitor_in_5 = {{24{1'b0}}, sm_active_mask};
-        pmu_monitor_in_6 = {{30{1'b0}}, sm_lane_pass};
+        pmu_monitor_in_6 = sm_warp_states;
         pmu_monitor_in_7 = a_0;
         pmu_monitor_in_8 = b_0;
         pmu_monitor_in_9 = execute_result_0;

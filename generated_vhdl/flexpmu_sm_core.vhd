@@ -2072,7 +2072,7 @@ end entity flexpmu_toggle_converter_2;
 
 architecture rtl of flexpmu_toggle_converter_2 is
   constant level_mode : unsigned(0 downto 0) := to_unsigned(0, 1);
-  constant input_mask : unsigned(31 downto 0) := unsigned'(x"ffffffff");
+  constant input_mask : unsigned(31 downto 0) := to_unsigned(65535, 32);
   signal previous_d : std_logic_vector(31 downto 0);
   signal previous_q : std_logic_vector(31 downto 0);
   function u(v_s : std_logic) return unsigned is
@@ -2130,7 +2130,65 @@ end entity flexpmu_toggle_converter_3;
 
 architecture rtl of flexpmu_toggle_converter_3 is
   constant level_mode : unsigned(0 downto 0) := to_unsigned(0, 1);
-  constant input_mask : unsigned(31 downto 0) := to_unsigned(65535, 32);
+  constant input_mask : unsigned(31 downto 0) := unsigned'(x"ffffffff");
+  signal previous_d : std_logic_vector(31 downto 0);
+  signal previous_q : std_logic_vector(31 downto 0);
+  function u(v_s : std_logic) return unsigned is
+    variable v_r : unsigned(0 downto 0);
+  begin
+    v_r(0) := v_s;
+    return v_r;
+  end function;
+  function u(v_s : std_logic_vector) return unsigned is
+  begin
+    return unsigned(v_s);
+  end function;
+  function u(v_b : boolean) return unsigned is
+  begin
+    if v_b then
+      return "1";
+    end if;
+    return "0";
+  end function;
+begin
+  previous : entity work.flexpmu_dff_w32
+    port map (
+      d => previous_d,
+      q => previous_q,
+      clock => clock
+    );
+  comb : process (previous_q, monitor_in)
+    variable v_previous_d : unsigned(31 downto 0) := (others => '0');
+    variable v_pulse : unsigned(0 downto 0) := (others => '0');
+  begin
+    v_previous_d := u(previous_q);
+    v_previous_d := (u(monitor_in) and input_mask);
+    if level_mode = "1" then
+      v_pulse := u((u(monitor_in) and input_mask) /= 0);
+    else
+      v_pulse := u((u(monitor_in) and input_mask) /= u(previous_q));
+    end if;
+    previous_d <= std_logic_vector(v_previous_d);
+    pulse <= v_pulse(0);
+  end process;
+end architecture rtl;
+
+-- rust-hdl block `top.pmu.converters[4]`
+library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+
+entity flexpmu_toggle_converter_4 is
+  port (
+    clock      : in  std_logic;
+    monitor_in : in  std_logic_vector(31 downto 0);
+    pulse      : out std_logic
+  );
+end entity flexpmu_toggle_converter_4;
+
+architecture rtl of flexpmu_toggle_converter_4 is
+  constant level_mode : unsigned(0 downto 0) := to_unsigned(0, 1);
+  constant input_mask : unsigned(31 downto 0) := to_unsigned(3, 32);
   signal previous_d : std_logic_vector(31 downto 0);
   signal previous_q : std_logic_vector(31 downto 0);
   function u(v_s : std_logic) return unsigned is
@@ -2178,64 +2236,6 @@ library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
 
-entity flexpmu_toggle_converter_4 is
-  port (
-    clock      : in  std_logic;
-    monitor_in : in  std_logic_vector(31 downto 0);
-    pulse      : out std_logic
-  );
-end entity flexpmu_toggle_converter_4;
-
-architecture rtl of flexpmu_toggle_converter_4 is
-  constant level_mode : unsigned(0 downto 0) := to_unsigned(0, 1);
-  constant input_mask : unsigned(31 downto 0) := to_unsigned(255, 32);
-  signal previous_d : std_logic_vector(31 downto 0);
-  signal previous_q : std_logic_vector(31 downto 0);
-  function u(v_s : std_logic) return unsigned is
-    variable v_r : unsigned(0 downto 0);
-  begin
-    v_r(0) := v_s;
-    return v_r;
-  end function;
-  function u(v_s : std_logic_vector) return unsigned is
-  begin
-    return unsigned(v_s);
-  end function;
-  function u(v_b : boolean) return unsigned is
-  begin
-    if v_b then
-      return "1";
-    end if;
-    return "0";
-  end function;
-begin
-  previous : entity work.flexpmu_dff_w32
-    port map (
-      d => previous_d,
-      q => previous_q,
-      clock => clock
-    );
-  comb : process (previous_q, monitor_in)
-    variable v_previous_d : unsigned(31 downto 0) := (others => '0');
-    variable v_pulse : unsigned(0 downto 0) := (others => '0');
-  begin
-    v_previous_d := u(previous_q);
-    v_previous_d := (u(monitor_in) and input_mask);
-    if level_mode = "1" then
-      v_pulse := u((u(monitor_in) and input_mask) /= 0);
-    else
-      v_pulse := u((u(monitor_in) and input_mask) /= u(previous_q));
-    end if;
-    previous_d <= std_logic_vector(v_previous_d);
-    pulse <= v_pulse(0);
-  end process;
-end architecture rtl;
-
--- rust-hdl block `top.pmu.converters[6]`
-library ieee;
-use ieee.std_logic_1164.all;
-use ieee.numeric_std.all;
-
 entity flexpmu_toggle_converter_5 is
   port (
     clock      : in  std_logic;
@@ -2246,7 +2246,7 @@ end entity flexpmu_toggle_converter_5;
 
 architecture rtl of flexpmu_toggle_converter_5 is
   constant level_mode : unsigned(0 downto 0) := to_unsigned(0, 1);
-  constant input_mask : unsigned(31 downto 0) := to_unsigned(3, 32);
+  constant input_mask : unsigned(31 downto 0) := to_unsigned(255, 32);
   signal previous_d : std_logic_vector(31 downto 0);
   signal previous_q : std_logic_vector(31 downto 0);
   function u(v_s : std_logic) return unsigned is
@@ -2766,37 +2766,37 @@ begin
       monitor_in => converters_3_monitor_in,
       pulse => converters_3_pulse
     );
-  converters_4 : entity work.flexpmu_toggle_converter_2
+  converters_4 : entity work.flexpmu_toggle_converter_4
     port map (
       clock => clock,
       monitor_in => converters_4_monitor_in,
       pulse => converters_4_pulse
     );
-  converters_5 : entity work.flexpmu_toggle_converter_4
+  converters_5 : entity work.flexpmu_toggle_converter_5
     port map (
       clock => clock,
       monitor_in => converters_5_monitor_in,
       pulse => converters_5_pulse
     );
-  converters_6 : entity work.flexpmu_toggle_converter_5
+  converters_6 : entity work.flexpmu_toggle_converter_3
     port map (
       clock => clock,
       monitor_in => converters_6_monitor_in,
       pulse => converters_6_pulse
     );
-  converters_7 : entity work.flexpmu_toggle_converter_2
+  converters_7 : entity work.flexpmu_toggle_converter_3
     port map (
       clock => clock,
       monitor_in => converters_7_monitor_in,
       pulse => converters_7_pulse
     );
-  converters_8 : entity work.flexpmu_toggle_converter_2
+  converters_8 : entity work.flexpmu_toggle_converter_3
     port map (
       clock => clock,
       monitor_in => converters_8_monitor_in,
       pulse => converters_8_pulse
     );
-  converters_9 : entity work.flexpmu_toggle_converter_2
+  converters_9 : entity work.flexpmu_toggle_converter_3
     port map (
       clock => clock,
       monitor_in => converters_9_monitor_in,
@@ -2826,13 +2826,13 @@ begin
       monitor_in => converters_13_monitor_in,
       pulse => converters_13_pulse
     );
-  converters_14 : entity work.flexpmu_toggle_converter_2
+  converters_14 : entity work.flexpmu_toggle_converter_3
     port map (
       clock => clock,
       monitor_in => converters_14_monitor_in,
       pulse => converters_14_pulse
     );
-  converters_15 : entity work.flexpmu_toggle_converter_2
+  converters_15 : entity work.flexpmu_toggle_converter_3
     port map (
       clock => clock,
       monitor_in => converters_15_monitor_in,
@@ -3488,7 +3488,7 @@ begin
       monitor_in_15 => pmu_monitor_in_15,
       monitor_out => pmu_monitor_out
     );
-  comb : process (reset, pipeline_fetch_done, read_stall, instruction_in, execute_pmu_read_ack, read_last_pass, decode_pipeline_stall_out, decode_pipeline_dec_done, decode_op, decode_long_instruction, decode_dest, decode_src1, decode_src2, decode_src3, decode_src1_shared, decode_shared_offset, decode_pmu_read_out, decode_pmu_dest_out, read_done, write_stall, read_op, read_dest, read_shift, a_0, b_0, c_0, execute_result_0, a_1, b_1, c_1, execute_result_1, a_2, b_2, c_2, execute_result_2, a_3, b_3, c_3, execute_result_3, a_4, b_4, c_4, execute_result_4, a_5, b_5, c_5, execute_result_5, a_6, b_6, c_6, execute_result_6, a_7, b_7, c_7, execute_result_7, read_pmu_read, read_pmu_dest, pmu_monitor_out, execute_pipeline_execute_done, execute_dest_out, execute_write_out, execute_half_write_out, decode_pmu_reset, decode_pmu_address, decode_pmu_command, sm_warp_pc, sm_warp_id, sm_warp_states, sm_active_mask, sm_lane_pass, sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data)
+  comb : process (reset, pipeline_fetch_done, read_stall, instruction_in, execute_pmu_read_ack, read_last_pass, decode_pipeline_stall_out, decode_pipeline_dec_done, decode_op, decode_long_instruction, decode_dest, decode_src1, decode_src2, decode_src3, decode_src1_shared, decode_shared_offset, decode_pmu_read_out, decode_pmu_dest_out, read_done, write_stall, read_op, read_dest, read_shift, a_0, b_0, c_0, execute_result_0, a_1, b_1, c_1, execute_result_1, a_2, b_2, c_2, execute_result_2, a_3, b_3, c_3, execute_result_3, a_4, b_4, c_4, execute_result_4, a_5, b_5, c_5, execute_result_5, a_6, b_6, c_6, execute_result_6, a_7, b_7, c_7, execute_result_7, read_pmu_read, read_pmu_dest, pmu_monitor_out, execute_pipeline_execute_done, execute_dest_out, execute_write_out, execute_half_write_out, decode_pmu_reset, decode_pmu_address, decode_pmu_command, sm_warp_id, sm_warp_pc, sm_lane_pass, sm_active_mask, sm_warp_states, sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data)
     variable v_decode_reset : unsigned(0 downto 0) := (others => '0');
     variable v_decode_pipeline_fetch_done : unsigned(0 downto 0) := (others => '0');
     variable v_decode_pipeline_stall_in : unsigned(0 downto 0) := (others => '0');
@@ -3647,11 +3647,11 @@ begin
     if (u(read_done) = "1") and (not (u(write_stall) = "1")) then
       v_pmu_monitor_in_1 := to_unsigned(1, 32);
     end if;
-    v_pmu_monitor_in_2 := u(sm_warp_pc);
-    v_pmu_monitor_in_3 := resize(u(sm_warp_id), 32);
-    v_pmu_monitor_in_4 := u(sm_warp_states);
+    v_pmu_monitor_in_2 := resize(u(sm_warp_id), 32);
+    v_pmu_monitor_in_3 := u(sm_warp_pc);
+    v_pmu_monitor_in_4 := resize(u(sm_lane_pass), 32);
     v_pmu_monitor_in_5 := resize(u(sm_active_mask), 32);
-    v_pmu_monitor_in_6 := resize(u(sm_lane_pass), 32);
+    v_pmu_monitor_in_6 := u(sm_warp_states);
     v_pmu_monitor_in_7 := u(a_0);
     v_pmu_monitor_in_8 := u(b_0);
     v_pmu_monitor_in_9 := u(execute_result_0);

@@ -230,6 +230,7 @@ pub fn main() -> ExitCode {
                 period_ps,
                 force,
                 json,
+                compare_thesis: false,
             },
         ),
         Command::Asm {

@@ -71,7 +71,7 @@ fn figure_3_1_vectors(design: &Design) -> Result<String> {
 }
 
 /// Golden vectors of the SM core running the appendix-A kernel on one
-/// warp (the demo's run).
+/// warp (`flexpmu run examples/appendix_a.sass`).
 fn appendix_a_vectors(design: &Design) -> Result<String> {
     let program =
         flexpmu_sim::asm::assemble(crate::run_cmd::DEMO_PROGRAM, "examples/appendix_a.sass")?
@@ -80,7 +80,7 @@ fn appendix_a_vectors(design: &Design) -> Result<String> {
     let vectors = golden::record_sm_kernel(&design.top().ports, &launch.iss()?, &program)?;
     Ok(vectors.to_text(&format!(
         "{GENERATED_MARKER} (`flexpmu export`): golden vectors of the SM core running\n\
-         examples/appendix_a.sass on 32 threads (`flexpmu demo`), the final global reset included.\n\
+         examples/appendix_a.sass on one warp (32 threads), the final global reset included.\n\
          One row per cycle: the inputs presented in the cycle, then the outputs as expected\n\
          once they have settled, before the cycle's rising clock edge."
     )))

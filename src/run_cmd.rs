@@ -20,6 +20,16 @@ use crate::output::{create_output, is_flexpmu_vcd};
 pub const DEMO_PROGRAM: &str = include_str!("../examples/appendix_a.sass");
 const DEMO_VCD: &str = "flexpmu-demo.vcd";
 
+/// What the thesis' figure 3.2 shows in R5, R1, R2, R3 and R4 (counters 0,
+/// 1, 2, 12 and 4).
+const THESIS_READS: [(usize, u8, u64); 5] = [
+    (0, 5, 1728),
+    (1, 1, 6912),
+    (2, 2, 1728),
+    (12, 3, 4),
+    (4, 4, 6911),
+];
+
 /// Options of `flexpmu run`.
 pub struct RunArgs<'a> {
     pub threads: u32,
@@ -29,6 +39,8 @@ pub struct RunArgs<'a> {
     pub period_ps: u64,
     pub force: bool,
     pub json: bool,
+    /// Show the thesis' figure-3.2 values beside the counters.
+    pub compare_thesis: bool,
 }
 
 /// Reads a program: `.sass` (assembled), `.vhd`/`.vhdl` (a
@@ -64,16 +76,18 @@ pub fn run(file: &Path, args: &RunArgs) -> Result<ExitCode> {
 pub fn demo() -> Result<ExitCode> {
     let program = asm::assemble(DEMO_PROGRAM, "examples/appendix_a.sass")?.values();
     println!(
-        "flexpmu demo: the thesis' appendix-A kernel (figure 3.2) on the SM slice, C = A + B on 32 threads, the PMU monitoring 16 SM signals\n"
+        "flexpmu demo: the thesis' appendix-A kernel (section 3.3, figure 3.2) on the SM slice: C = A + B on\n\
+         2,048 threads (4 blocks of 512, 64 warps), the PMU monitoring 16 SM signals\n"
     );
     let args = RunArgs {
-        threads: 32,
-        blocks: 1,
+        threads: 512,
+        blocks: 4,
         thread: 0,
         vcd: Some(Path::new(DEMO_VCD)),
         period_ps: 2000,
         force: false,
         json: false,
+        compare_thesis: true,
     };
     let code = execute("examples/appendix_a.sass", &program, &args)?;
     let full = std::fs::canonicalize(DEMO_VCD)?;
@@ -139,6 +153,7 @@ fn execute(name: &str, program: &[u32], args: &RunArgs) -> Result<ExitCode> {
         mismatched_threads: &mismatched_threads,
         memory_matches,
         wrong: &wrong,
+        compare_thesis: args.compare_thesis,
     };
     if args.json {
         report.print_json();
@@ -160,6 +175,7 @@ struct Report<'a> {
     mismatched_threads: &'a [usize],
     memory_matches: bool,
     wrong: &'a [usize],
+    compare_thesis: bool,
 }
 
 impl Report<'_> {
@@ -257,7 +273,7 @@ impl Report<'_> {
 
         let mut counters = Table::new();
         counters.load_preset(UTF8_FULL_CONDENSED);
-        counters.set_header(vec![
+        let mut header = vec![
             "counter",
             "monitors",
             "bits",
@@ -265,9 +281,13 @@ impl Report<'_> {
             "at kernel end",
             "read into",
             "after global reset",
-        ]);
+        ];
+        if self.compare_thesis {
+            header.push("thesis fig. 3.2");
+        }
+        counters.set_header(header);
         for (i, signal) in MONITOR_MAP.iter().enumerate() {
-            counters.add_row(vec![
+            let mut row = vec![
                 format!("CNT{i}"),
                 signal.name.to_string(),
                 signal.width.to_string(),
@@ -275,9 +295,27 @@ impl Report<'_> {
                 run.counters_at_end[i].to_string(),
                 self.read_into(i).join(", "),
                 run.counters_after_reset[i].to_string(),
-            ]);
+            ];
+            if self.compare_thesis {
+                let thesis = THESIS_READS.iter().find(|(c, _, _)| *c == i);
+                row.push(thesis.map_or(String::new(), |(_, r, v)| format!("R{r} = {v}")));
+            }
+            counters.add_row(row);
         }
         println!("\nPMU counters:\n{counters}");
+        if self.compare_thesis {
+            let same: Vec<String> = THESIS_READS
+                .iter()
+                .filter(|(c, _, v)| run.counters_at_end[*c] == *v)
+                .map(|(c, r, _)| format!("R{r} (CNT{c})"))
+                .collect();
+            println!(
+                "{} of the thesis' 5 reads are reproduced exactly: {}. The thesis does not list the signals it\n\
+                 monitored; those above are this model's choice (README, \"Monitored signals\").",
+                same.len(),
+                same.join(", ")
+            );
+        }
 
         let elements = self.launch.a.len();
         if self.wrong.is_empty() {

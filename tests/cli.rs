@@ -44,7 +44,13 @@ fn demo_runs_the_appendix_kernel_and_writes_its_waveform() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("C = A + B holds for all 32 elements"),
+        text.contains("C = A + B holds for all 2048 elements"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "3 of the thesis' 5 reads are reproduced exactly: R5 (CNT0), R1 (CNT1), R2 (CNT2)"
+        ),
         "{text}"
     );
     assert!(
@@ -79,7 +85,7 @@ fn run_reports_the_appendix_kernel_as_json() {
     // R5, R1, R2, R3, R4 hold CNT0, CNT1, CNT2, CNT12, CNT4; R0 = &C[0].
     assert_eq!(
         json["registers"],
-        serde_json::json!([0x0012_0000, 108, 27, 4, 54, 27, 0, 0])
+        serde_json::json!([0x0012_0000, 108, 0, 4, 108, 27, 0, 0])
     );
     let counters = json["counters"].as_array().unwrap();
     assert_eq!(counters.len(), 16);
@@ -497,13 +503,15 @@ fn toggles_ranks_the_demo_waveform() {
             .find(|s| s["names"].as_array().unwrap().iter().any(|n| n == name))
             .unwrap_or_else(|| panic!("{name} not listed"))
     };
-    // 283 cycles (the kernel's 282 and the final reset): the clock
+    // 11,781 cycles (the kernel's 11,780 and the final reset): the clock
     // rises and falls in each.
-    assert_eq!(find("sm.clock")["bit_toggles"], 566);
-    // One warp: its id never changes; the pass number cycles 0-3 in each
-    // of the 34 instructions (and back to 0 after the last).
-    assert_eq!(find("sm.sm_warp_id")["changes"], 0);
-    assert_eq!(find("sm.sm_lane_pass")["changes"], 34 * 4 - 1);
+    assert_eq!(find("sm.clock")["bit_toggles"], 2 * 11_781);
+    // 64 warps of 34 instructions: the fetched warp changes at every
+    // fetch but the first, the pass number at every pass but the first,
+    // the fetch address once per instruction round.
+    assert_eq!(find("sm.sm_warp_id")["changes"], 64 * 34 - 1);
+    assert_eq!(find("sm.sm_lane_pass")["changes"], 64 * 34 * 4 - 1);
+    assert_eq!(find("sm.sm_warp_pc")["changes"], 34 - 1);
     // A port and the wires it drives are one entry.
     let instruction = find("sm.instruction_in")["names"].as_array().unwrap();
     assert!(instruction.iter().any(|n| n == "sm.decode.instruction_in"));

@@ -74,14 +74,6 @@ pub const MONITOR_MAP: [MonitoredSignal; 16] = [
         "a pass of 8 lanes taken by the execute stage",
     ),
     signal(
-        "sm_warp_pc",
-        "sm_warp_pc",
-        32,
-        Toggle,
-        "warp unit",
-        "a change of the fetch address (word) of the scheduled warp",
-    ),
-    signal(
         "sm_warp_id",
         "sm_warp_id",
         16,
@@ -90,12 +82,20 @@ pub const MONITOR_MAP: [MonitoredSignal; 16] = [
         "a change of the warp the scheduler fetches for",
     ),
     signal(
-        "sm_warp_states",
-        "sm_warp_states",
+        "sm_warp_pc",
+        "sm_warp_pc",
         32,
         Toggle,
         "warp unit",
-        "a change of any warp's state (2 bits per warp, warps 0-15)",
+        "a change of the fetch address (word) of the scheduled warp",
+    ),
+    signal(
+        "sm_lane_pass",
+        "sm_lane_pass",
+        2,
+        Toggle,
+        "read",
+        "a change of the pass number (warp_lane_id) sent to execute",
     ),
     signal(
         "sm_active_mask",
@@ -106,12 +106,12 @@ pub const MONITOR_MAP: [MonitoredSignal; 16] = [
         "a change of the active-lane mask of the pass sent to execute",
     ),
     signal(
-        "sm_lane_pass",
-        "sm_lane_pass",
-        2,
+        "sm_warp_states",
+        "sm_warp_states",
+        32,
         Toggle,
-        "read",
-        "a change of the pass number (warp_lane_id) sent to execute",
+        "warp unit",
+        "a change of any warp's state (2 bits per warp, warps 0-15)",
     ),
     signal(
         "alu_a_lane0",
@@ -395,11 +395,11 @@ impl Logic for SmCore {
         if self.read_done.val() & !self.write_stall.val() {
             self.pmu.monitor_in[1].next = 1.into();
         }
-        self.pmu.monitor_in[2].next = self.sm_warp_pc.val();
-        self.pmu.monitor_in[3].next = bit_cast::<32, 16>(self.sm_warp_id.val());
-        self.pmu.monitor_in[4].next = self.sm_warp_states.val();
+        self.pmu.monitor_in[2].next = bit_cast::<32, 16>(self.sm_warp_id.val());
+        self.pmu.monitor_in[3].next = self.sm_warp_pc.val();
+        self.pmu.monitor_in[4].next = bit_cast::<32, 2>(self.sm_lane_pass.val());
         self.pmu.monitor_in[5].next = bit_cast::<32, 8>(self.sm_active_mask.val());
-        self.pmu.monitor_in[6].next = bit_cast::<32, 2>(self.sm_lane_pass.val());
+        self.pmu.monitor_in[6].next = self.sm_warp_states.val();
         self.pmu.monitor_in[7].next = self.a[0].val();
         self.pmu.monitor_in[8].next = self.b[0].val();
         self.pmu.monitor_in[9].next = self.execute.result[0].val();
@@ -428,6 +428,7 @@ impl Logic for SmCore {
 mod tests {
     use super::*;
     use crate::synth_check::check_synthesizes;
+    use crate::test_driver::Driver;
 
     #[test]
     fn sm_core_synthesizes() {
@@ -449,11 +450,50 @@ mod tests {
         );
     }
 
+    /// Each behavioural signal of the map reaches its channel, and only it.
     #[test]
-    fn monitor_map_names_are_unique() {
+    fn monitor_map_matches_the_wiring() {
+        let mut d = Driver::new(SmCore::default());
+        let ports: Vec<(&str, fn(&mut SmCore, u64))> = vec![
+            ("sm_warp_pc", |c, v| c.sm_warp_pc.next = v.into()),
+            ("sm_warp_id", |c, v| c.sm_warp_id.next = v.into()),
+            ("sm_warp_states", |c, v| c.sm_warp_states.next = v.into()),
+            ("sm_active_mask", |c, v| c.sm_active_mask.next = v.into()),
+            ("sm_lane_pass", |c, v| c.sm_lane_pass.next = v.into()),
+            ("sm_register_write", |c, v| {
+                c.sm_register_write.next = v != 0
+            }),
+            ("sm_global_store", |c, v| c.sm_global_store.next = v != 0),
+            ("sm_global_load", |c, v| c.sm_global_load.next = v != 0),
+            ("sm_mem_address", |c, v| c.sm_mem_address.next = v.into()),
+            ("sm_mem_data", |c, v| c.sm_mem_data.next = v.into()),
+            ("a_0", |c, v| c.a[0].next = v.into()),
+            ("b_0", |c, v| c.b[0].next = v.into()),
+        ];
+        for (port, set) in ports {
+            let channel = MONITOR_MAP
+                .iter()
+                .position(|s| s.wire == port)
+                .unwrap_or_else(|| panic!("{port} is not in the map"));
+            d.settle();
+            let before: Vec<u64> = d
+                .uut
+                .pmu
+                .monitor_in
+                .iter()
+                .map(|m| m.val().to_u64())
+                .collect();
+            set(&mut d.uut, 1);
+            d.settle();
+            for (i, m) in d.uut.pmu.monitor_in.iter().enumerate() {
+                let changed = m.val().to_u64() != before[i];
+                assert_eq!(changed, i == channel, "{port}: channel {i}");
+            }
+            set(&mut d.uut, 0);
+        }
         let mut names: Vec<_> = MONITOR_MAP.iter().map(|s| s.name).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 16);
+        assert_eq!(names.len(), 16, "names are unique");
     }
 }

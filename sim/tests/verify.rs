@@ -183,7 +183,7 @@ fn hook_testbenches_replay_random_vectors() {
 }
 
 /// The checked-in SM-core exports and testbenches replay the checked-in
-/// vectors of the appendix-A kernel (`flexpmu demo`'s run: 282 cycles and
+/// vectors of the appendix-A kernel (one warp, 32 threads: 282 cycles and
 /// the final reset) in GHDL, Icarus and Verilator without a mismatch, so
 /// the VHDL and Verilog cores run the thesis' experiment as rust-hdl does.
 #[test]
