@@ -82,6 +82,11 @@ enum Command {
         /// Replace an existing file that flexpmu did not write.
         #[arg(long)]
         force: bool,
+        /// The program is not the vector addition: `output_ok` then only
+        /// requires every register and memory word to match the reference
+        /// ISS (the launch still provides A, B and C as parameters).
+        #[arg(long)]
+        no_vector_check: bool,
         /// Print JSON instead of tables.
         #[arg(long)]
         json: bool,
@@ -219,6 +224,7 @@ pub fn main() -> ExitCode {
             vcd,
             period_ps,
             force,
+            no_vector_check,
             json,
         } => run_cmd::run(
             &file,
@@ -231,6 +237,7 @@ pub fn main() -> ExitCode {
                 force,
                 json,
                 compare_thesis: false,
+                vector_check: !no_vector_check,
             },
         ),
         Command::Asm {

@@ -143,6 +143,25 @@ fn run_over_blocks_writes_a_waveform() {
 }
 
 #[test]
+fn run_checks_other_kernels_against_the_reference_only_when_asked() {
+    let dir = temp();
+    // Starts CNT0, reads it into R5 and returns: C is never written.
+    write(
+        dir.path(),
+        "count.sass",
+        "PMEVENT CNT0, CNT\nPMEVENT CNT0, R5, IDL\n0x30000003 0x00000780\n",
+    );
+    let out = flexpmu(&["run", "count.sass"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "C = A + B does not hold");
+    assert!(stdout(&out).contains("WRONG"), "{}", stdout(&out));
+    let json = run_json(&["count.sass", "--no-vector-check"], dir.path());
+    assert_eq!(json["output_ok"], true);
+    assert_eq!(json["matches_reference"], true);
+    // CNT0 counted its own IDL's hand-over.
+    assert_eq!(json["registers"][5], 1);
+}
+
+#[test]
 fn run_rejects_bad_programs_and_launches() {
     let dir = temp();
     // A signed IMAD.U16 (subop 001) is outside the subset.

@@ -491,6 +491,41 @@ mod tests {
             }
             set(&mut d.uut, 0);
         }
+        // The internal channels: decode hands over an IADD32, the read
+        // stage sends a pass, execute registers its result.
+        let channel = |name: &str| MONITOR_MAP.iter().position(|s| s.wire == name).unwrap();
+        d.uut.reset.next = true;
+        d.cycle();
+        d.uut.reset.next = false;
+        d.uut.pipeline_fetch_done.next = true;
+        d.uut.instruction_in.next = 0x2000_8204u64.into(); // IADD32 R1, R1, R0
+        d.cycle();
+        d.uut.pipeline_fetch_done.next = false;
+        d.cycle();
+        d.settle();
+        let monitor = |d: &Driver<SmCore>, i: usize| d.uut.pmu.monitor_in[i].val().to_u64();
+        assert_eq!(monitor(&d, channel("dec_done")), 1);
+        assert_eq!(
+            monitor(&d, channel("dec_op")),
+            crate::subset_decoder::op::IADD32
+        );
+        d.uut.read_done.next = true;
+        d.uut.read_op.next = crate::subset_decoder::op::IADD32.into();
+        d.uut.a[0].next = 5.into();
+        d.uut.b[0].next = 7.into();
+        d.uut.write_stall.next = true;
+        d.settle();
+        assert_eq!(
+            monitor(&d, channel("read_done & !write_stall")),
+            0,
+            "stalled"
+        );
+        d.uut.write_stall.next = false;
+        d.settle();
+        assert_eq!(monitor(&d, channel("read_done & !write_stall")), 1);
+        d.cycle();
+        d.settle();
+        assert_eq!(monitor(&d, channel("result_0")), 12);
         let mut names: Vec<_> = MONITOR_MAP.iter().map(|s| s.name).collect();
         names.sort_unstable();
         names.dedup();

@@ -82,8 +82,10 @@ pub enum WarpState {
 
 /// Options of a run.
 pub struct SmConfig {
-    /// Give up after this many cycles.
-    pub max_cycles: u64,
+    /// Give up if the kernel has not finished after this many cycles.
+    /// `None`: a bound derived from the program and the launch (the subset
+    /// has no branches, so each warp runs at most every instruction once).
+    pub max_cycles: Option<u64>,
     /// Keep the PMU's input ports of every cycle ([`SmRun::pmu_ports`]).
     pub record_pmu_ports: bool,
     /// Cycles the write stage spends on a global-memory pass (at least 1).
@@ -93,7 +95,7 @@ pub struct SmConfig {
 impl Default for SmConfig {
     fn default() -> Self {
         SmConfig {
-            max_cycles: 10_000_000,
+            max_cycles: None,
             record_pmu_ports: false,
             memory_cycles: MEMORY_CYCLES,
         }
@@ -144,16 +146,20 @@ impl SmRun {
     /// ISS has no PMU), so its architectural state can be compared with
     /// this run's.
     pub fn replay_on_iss(&self, iss: &mut Iss, program: &[u32]) -> Result<IssResult, IssError> {
-        let mut reads = self.pmu_reads.iter();
+        // Each warp's reads, in its program order.
+        let mut reads: std::collections::HashMap<u32, VecDeque<&PmuRead>> = Default::default();
+        for read in &self.pmu_reads {
+            reads.entry(read.warp).or_default().push_back(read);
+        }
         iss.run(program, |warp, event| {
             if event.command != isa::PmuCommand::Idl {
                 return 0;
             }
             // A read the SM did not do cannot match: make it visible.
-            reads
-                .by_ref()
-                .find(|r| r.warp == warp.warp && r.counter == event.counter)
-                .map_or(0xbad0_bad0, |r| r.value)
+            match reads.get_mut(&warp.warp).and_then(VecDeque::pop_front) {
+                Some(read) if read.counter == event.counter => read.value,
+                _ => 0xbad0_bad0,
+            }
         })
     }
 
@@ -546,6 +552,33 @@ impl Sm {
         config: &SmConfig,
         mut observe: impl FnMut(&SmCore),
     ) -> Result<SmRun, SmError> {
+        let result = self.execute(config, &mut observe);
+        if result.is_err() {
+            // Keep the waveform up to the failure (its own error is
+            // secondary to the one being reported).
+            let _ = self.driver.finish();
+        }
+        result
+    }
+
+    /// The cycle bound when none is given: per warp instruction, fetch and
+    /// decode, four passes each waiting out a memory pass, and slack.
+    fn default_max_cycles(&self, config: &SmConfig) -> u64 {
+        let per_instruction = 16 + u64::from(PASSES) * (config.memory_cycles.max(1) + 2);
+        (self.warps.len() as u64)
+            .saturating_mul(self.program.len() as u64 + 1)
+            .saturating_mul(per_instruction)
+            .saturating_add(1000)
+    }
+
+    fn execute(
+        &mut self,
+        config: &SmConfig,
+        observe: &mut impl FnMut(&SmCore),
+    ) -> Result<SmRun, SmError> {
+        let max_cycles = config
+            .max_cycles
+            .unwrap_or_else(|| self.default_max_cycles(config));
         let mut pmu_commands = Vec::new();
         let mut pmu_reads = Vec::new();
         let mut pmu_ports = Vec::new();
@@ -563,8 +596,11 @@ impl Sm {
         let mut passes = 0u64;
         let mut end: Option<(u64, Vec<u64>)> = None;
 
-        for cycle in 0..config.max_cycles {
+        for cycle in 0.. {
             let final_reset = end.is_some();
+            if cycle >= max_cycles && !final_reset {
+                return Err(SmError::Timeout(max_cycles));
+            }
             let reset = cycle == 0 || final_reset;
             observed.register_write = false;
             observed.global_store = false;
@@ -591,7 +627,8 @@ impl Sm {
                     .pop_front()
                     .ok_or(violation("execute completed a pass it was never given"))?;
                 let is_memory = matches!(tag.op, op::GLD_U32 | op::GST_U32);
-                if is_memory {
+                // A pass without active lanes accesses nothing.
+                if is_memory && tag.active != 0 {
                     write_busy_until = Some(cycle + config.memory_cycles.max(1) - 1);
                 }
                 let uut = self.driver.uut();
@@ -763,8 +800,8 @@ impl Sm {
                 return Ok(SmRun {
                     cycles,
                     counters_after_reset: self.counters(),
-                    threads: self.threads,
-                    memory: self.memory,
+                    threads: std::mem::take(&mut self.threads),
+                    memory: std::mem::take(&mut self.memory),
                     warp_instructions,
                     passes,
                     counters_at_end,
@@ -887,7 +924,7 @@ impl Sm {
                 end = Some((cycle + 1, self.counters()));
             }
         }
-        Err(SmError::Timeout(config.max_cycles))
+        unreachable!("the cycle loop only ends by returning")
     }
 }
 

@@ -195,8 +195,40 @@ fn an_instruction_outside_the_subset_stops_the_run() {
 fn a_program_without_ret_is_an_error() {
     let message = sm_error("PMEVENT CNT0, CNT\n");
     assert!(message.contains("without RET"), "{message}");
-    let err = SmError::Timeout(1);
-    assert!(err.to_string().contains("1 cycles"));
+}
+
+#[test]
+fn bad_memory_and_g_accesses_name_the_thread_and_address() {
+    // GLD.U32 R1, global14[R0] with R0 = tid: thread 0 loads address 0,
+    // where nothing was given.
+    let message = sm_error("0xd00e0005 0x80c00780\n0x30000003 0x00000780\n");
+    assert!(
+        message.contains("thread 0")
+            && message.contains("GLD.U32 R1, global14[R0]")
+            && message.contains("0x00000000 holds no word"),
+        "{message}"
+    );
+    // MOV.U16 R0H, g[0x1f].U16: byte 62 of a 28-byte segment.
+    let message = sm_error("0x10007e05 0x0023c780\n0x30000003 0x00000780\n");
+    assert!(
+        message.contains("g[] bytes 62..64") && message.contains("28 bytes"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_cycle_limit_stops_the_run() {
+    let launch = VectorAdd::new(Geometry::threads(32).unwrap());
+    let iss = launch.iss().unwrap();
+    let config = SmConfig {
+        max_cycles: Some(100),
+        ..SmConfig::default()
+    };
+    let err = Sm::new(&iss, &appendix())
+        .unwrap()
+        .run(&config)
+        .unwrap_err();
+    assert!(matches!(err, SmError::Timeout(100)), "{err}");
 }
 
 #[test]
