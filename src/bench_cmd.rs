@@ -65,11 +65,36 @@ pub fn bench(cycles: u64, stock_cycles: u64, engines: &[String], json: bool) -> 
             pb.finish_and_clear();
         }
     }
+    if wanted("sm-slice") {
+        let pb = if json {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new_spinner()
+        };
+        pb.set_message(format!(
+            "sm-slice: appendix A on {} blocks of 512 threads",
+            bench::SM_BENCH_BLOCKS
+        ));
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+        let program =
+            flexpmu_sim::asm::assemble(crate::run_cmd::DEMO_PROGRAM, "examples/appendix_a.sass")?
+                .values();
+        results.push(bench::sm_slice(&program)?);
+        pb.finish_and_clear();
+    }
     if json {
         println!("{}", serde_json::json!({ "engines": results }));
     } else {
         bench::render_table(&results, &mut std::io::stdout())?;
-        println!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
+        if results.iter().any(|r| r.name != "sm-slice") {
+            println!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
+        }
+        if wanted("sm-slice") {
+            println!(
+                "sm-slice: the SM slice running appendix A on {} blocks of 512 threads (checked: C = A + B, equal to the reference ISS)",
+                bench::SM_BENCH_BLOCKS
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -49,7 +49,7 @@ enum Command {
         #[arg(long, default_value_t = 20_000)]
         stock_cycles: u64,
         /// Run only these engines (repeatable; default: all).
-        #[arg(long, value_name = "NAME", value_parser = ["native", "native-vcd", "rust-hdl-simulation", "verilator", "verilator-rust-hdl"])]
+        #[arg(long, value_name = "NAME", value_parser = ["native", "native-vcd", "rust-hdl-simulation", "verilator", "verilator-rust-hdl", "sm-slice"])]
         engine: Vec<String>,
         /// Print JSON instead of a table.
         #[arg(long)]

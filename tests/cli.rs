@@ -335,12 +335,15 @@ fn bench_json_names_every_engine() {
             "native-vcd",
             "rust-hdl-simulation",
             "verilator",
-            "verilator-rust-hdl"
+            "verilator-rust-hdl",
+            "sm-slice"
         ]
     );
     for engine in json["engines"].as_array().unwrap() {
         assert!(engine["cycles_per_s"].as_f64().unwrap() > 0.0);
     }
+    // 2,048 warps of appendix A, checked against the ISS by the engine.
+    assert_eq!(json["engines"][5]["cycles"], 188_420);
 }
 
 #[test]

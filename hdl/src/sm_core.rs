@@ -454,7 +454,8 @@ mod tests {
     #[test]
     fn monitor_map_matches_the_wiring() {
         let mut d = Driver::new(SmCore::default());
-        let ports: Vec<(&str, fn(&mut SmCore, u64))> = vec![
+        type Setter = fn(&mut SmCore, u64);
+        let ports: Vec<(&str, Setter)> = vec![
             ("sm_warp_pc", |c, v| c.sm_warp_pc.next = v.into()),
             ("sm_warp_id", |c, v| c.sm_warp_id.next = v.into()),
             ("sm_warp_states", |c, v| c.sm_warp_states.next = v.into()),

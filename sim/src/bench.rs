@@ -150,6 +150,48 @@ pub fn native_vcd(
     native_run("native-vcd", toggles, Some(path), progress)
 }
 
+/// Threads of the SM-slice workload: 64 blocks of 512 (2,048 warps).
+pub const SM_BENCH_BLOCKS: u16 = 64;
+
+/// The SM slice (rust-hdl core and behavioural units) running the
+/// appendix-A kernel on [`SM_BENCH_BLOCKS`] blocks of 512 threads; the run
+/// must compute C = A + B and match the reference ISS.
+pub fn sm_slice(program: &[u32]) -> Result<EngineResult, BenchError> {
+    use crate::iss::Geometry;
+    use crate::sm::{Sm, SmConfig};
+    use crate::vector_add::VectorAdd;
+    let failed = |what: String| BenchError::Stock(format!("sm-slice: {what}"));
+    let geometry =
+        Geometry::new([512, 1, 1], [SM_BENCH_BLOCKS, 1]).map_err(|e| failed(e.to_string()))?;
+    let launch = VectorAdd::new(geometry);
+    let mut iss = launch.iss().map_err(|e| failed(e.to_string()))?;
+    let rss_before = peak_rss_kib();
+    let sm = Sm::new(&iss, program).map_err(|e| failed(e.to_string()))?;
+    let start = Instant::now();
+    let run = sm
+        .run(&SmConfig::default())
+        .map_err(|e| failed(e.to_string()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if !launch.wrong_elements(&run.memory).is_empty() {
+        return Err(failed("C = A + B does not hold".into()));
+    }
+    let reference = run
+        .replay_on_iss(&mut iss, program)
+        .map_err(|e| failed(e.to_string()))?;
+    if run.differences(&reference) != (Vec::new(), true) {
+        return Err(failed("the run differs from the reference ISS".into()));
+    }
+    Ok(EngineResult {
+        name: "sm-slice".into(),
+        cycles: run.cycles,
+        seconds,
+        cycles_per_s: run.cycles as f64 / seconds,
+        passes_per_cycle: None,
+        peak_rss_growth_kib: peak_rss_kib().saturating_sub(rss_before),
+        vcd_bytes: None,
+    })
+}
+
 /// rust-hdl's own threaded `Simulation`, running the same design and
 /// stimulus from a testbench thread.
 pub fn rust_hdl_simulation(toggles: u64) -> Result<EngineResult, BenchError> {

@@ -239,18 +239,6 @@ fn parse_result(log: &str, tool: &str) -> Result<TestbenchResult, ToolError> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn ghdl_bit_strings_become_sized_literals() {
-        let text = "assign a = b ^ \"1100\"; /* \"x\" */ assign c = \"10\";";
-        assert_eq!(
-            super::sized_bit_strings(text),
-            "assign a = b ^ 4'b1100; /* \"x\" */ assign c = 2'b10;"
-        );
-    }
-}
-
 /// Runs the Verilog testbench under Icarus Verilog.
 pub fn run_icarus(
     design: &Path,
@@ -392,4 +380,16 @@ pub fn wrap_rust_hdl_verilog(design: &flexpmu_hdl::export::Design, stock: &str) 
         ports.join(", "),
         connections.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ghdl_bit_strings_become_sized_literals() {
+        let text = "assign a = b ^ \"1100\"; /* \"x\" */ assign c = \"10\";";
+        assert_eq!(
+            super::sized_bit_strings(text),
+            "assign a = b ^ 4'b1100; /* \"x\" */ assign c = 2'b10;"
+        );
+    }
 }

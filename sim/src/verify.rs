@@ -91,7 +91,7 @@ pub fn verify(
 
     progress("rust-hdl");
     let start = Instant::now();
-    let vectors = golden::record_pmu(&design.top().ports, &stimulus)?;
+    let vectors = golden::record_pmu(&design.top().ports, stimulus)?;
     outcomes.push(Outcome {
         engine: "rust-hdl (native driver)".into(),
         cycles,
