@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 use crate::{
     bench_cmd, export_cmd, output, program_cmd, run_cmd, sim_cmd, synth_cmd, toggles_cmd,
@@ -21,21 +21,28 @@ struct Cli {
     command: Command,
 }
 
+/// The waveform options of the simulating commands.
+#[derive(Args)]
+struct WaveformArgs {
+    /// Write a VCD waveform to this file.
+    #[arg(long, value_name = "PATH")]
+    vcd: Option<PathBuf>,
+    /// Clock period in the waveform, in picoseconds (even; default 500 MHz).
+    #[arg(long, default_value_t = 2000, value_name = "PS")]
+    period_ps: u64,
+    /// Replace an existing file at the --vcd path that flexpmu did not write.
+    #[arg(long)]
+    force: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario (.scn) on the PMU and print the counters.
     Sim {
         /// Scenario file.
         file: PathBuf,
-        /// Write the waveform to this VCD file.
-        #[arg(long, value_name = "PATH")]
-        vcd: Option<PathBuf>,
-        /// Clock period in picoseconds for the waveform (default: 500 MHz).
-        #[arg(long, default_value_t = 2000, value_name = "PS")]
-        period_ps: u64,
-        /// Replace an existing file at the --vcd path.
-        #[arg(long)]
-        force: bool,
+        #[command(flatten)]
+        waveform: WaveformArgs,
         /// Print one JSON object instead of a table.
         #[arg(long)]
         json: bool,
@@ -73,15 +80,8 @@ enum Command {
         /// Thread whose registers are shown (index in the launch).
         #[arg(long, default_value_t = 0)]
         thread: usize,
-        /// Write a VCD waveform of the SM core.
-        #[arg(long, value_name = "PATH")]
-        vcd: Option<PathBuf>,
-        /// Clock period in the waveform, in picoseconds (even).
-        #[arg(long, default_value_t = 2000, value_name = "PS")]
-        period_ps: u64,
-        /// Replace an existing file that flexpmu did not write.
-        #[arg(long)]
-        force: bool,
+        #[command(flatten)]
+        waveform: WaveformArgs,
         /// The program is not the vector addition: `output_ok` then only
         /// requires every register and memory word to match the reference
         /// ISS (the launch still provides A, B and C as parameters).
@@ -204,11 +204,15 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Sim {
             file,
-            vcd,
-            period_ps,
-            force,
+            waveform,
             json,
-        } => sim_cmd::sim(&file, vcd.as_deref(), period_ps, force, json),
+        } => sim_cmd::sim(
+            &file,
+            waveform.vcd.as_deref(),
+            waveform.period_ps,
+            waveform.force,
+            json,
+        ),
         Command::Bench {
             cycles,
             stock_cycles,
@@ -221,9 +225,7 @@ pub fn main() -> ExitCode {
             threads,
             blocks,
             thread,
-            vcd,
-            period_ps,
-            force,
+            waveform,
             no_vector_check,
             json,
         } => run_cmd::run(
@@ -232,9 +234,9 @@ pub fn main() -> ExitCode {
                 threads,
                 blocks,
                 thread,
-                vcd: vcd.as_deref(),
-                period_ps,
-                force,
+                vcd: waveform.vcd.as_deref(),
+                period_ps: waveform.period_ps,
+                force: waveform.force,
                 json,
                 compare_thesis: false,
                 vector_check: !no_vector_check,

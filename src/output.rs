@@ -8,10 +8,16 @@ use anyhow::{bail, Context, Result};
 use flexpmu_sim::vcd_trace::VCD_MARKER;
 
 /// Prints an error and its causes on one line each, without a backtrace.
+/// A cause whose text its parent's message already quotes is not repeated.
 pub fn report_error(error: &anyhow::Error) {
     eprintln!("error: {error}");
+    let mut previous = error.to_string();
     for cause in error.chain().skip(1) {
-        eprintln!("  caused by: {cause}");
+        let text = cause.to_string();
+        if !previous.contains(&text) {
+            eprintln!("  caused by: {text}");
+        }
+        previous = text;
     }
 }
 

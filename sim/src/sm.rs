@@ -55,8 +55,7 @@ use crate::driver::{CycleDriver, SimError};
 use crate::g80::{self, HalfReg, Instruction, Reg};
 use crate::isa;
 use crate::iss::{
-    self, GlobalMemory, Iss, IssError, IssResult, LaunchState, MemoryError, ThreadState,
-    WarpContext, WARP_SIZE,
+    self, GlobalMemory, Iss, IssError, IssResult, LaunchState, ThreadState, WarpContext, WARP_SIZE,
 };
 use crate::pipeline::PmuCommandSeen;
 use crate::reference_model::PmuInputs;
@@ -187,52 +186,18 @@ pub enum SmError {
     /// A stage broke the pipeline handshake (a defect of the model).
     #[error("cycle {cycle}: pipeline handshake violated: {what}")]
     Handshake { cycle: u64, what: &'static str },
-    #[error(
-        "{warp}: fetch reached address {address}, the end of the {len}-word program, without RET"
-    )]
-    RanOffEnd {
-        warp: WarpContext,
-        address: usize,
-        len: usize,
-    },
-    #[error("{warp}: address {address}: the 64-bit instruction 0x{word:08x} has no second word")]
-    Truncated {
-        warp: WarpContext,
-        address: usize,
-        word: u32,
-    },
-    #[error("{warp}: address {address}: {words} is not an instruction of the subset: {reason}")]
-    Unsupported {
-        warp: WarpContext,
-        address: usize,
-        words: String,
-        reason: String,
-    },
-    #[error("{warp}: address {address}: the hardware decoder and the reference decoder disagree on {words} (op {hardware} vs `{reference}`)")]
+    /// The instruction does not decode (outside the subset), fetch ran
+    /// off the program, or a `g[]` or global-memory access failed: the
+    /// same errors, with the same messages, as the reference ISS's.
+    #[error(transparent)]
+    Architectural(#[from] IssError),
+    #[error("{warp}: address {address}: the hardware decoder (op {hardware}) and the reference decoder (`{reference}`) disagree on {words}")]
     DecoderMismatch {
         warp: WarpContext,
         address: usize,
         words: String,
         hardware: u64,
-        reference: Instruction,
-    },
-    #[error("{warp}: `{instruction}` at address {address} reads g[] bytes {byte_address}..{} but the segment holds {size} bytes (header and parameters)", byte_address + width)]
-    SharedRead {
-        warp: WarpContext,
-        address: usize,
-        instruction: Instruction,
-        byte_address: u32,
-        width: u32,
-        size: usize,
-    },
-    #[error("{warp}, thread {thread}: `{instruction}` at address {address}: {source}")]
-    Memory {
-        warp: WarpContext,
-        thread: usize,
-        address: usize,
-        instruction: Instruction,
-        #[source]
-        source: MemoryError,
+        reference: String,
     },
 }
 
@@ -385,16 +350,15 @@ impl Sm {
         let address = self.warps[warp].pc;
         let len = self.program.len();
         let context = self.context(warp, address);
-        let low = *self.program.get(address).ok_or(SmError::RanOffEnd {
+        let low = *self.program.get(address).ok_or(IssError::RanOffEnd {
             warp: context,
             address,
             len,
         })?;
         if isa::is_long_instruction(low) {
-            let high = *self.program.get(address + 1).ok_or(SmError::Truncated {
+            let high = *self.program.get(address + 1).ok_or(IssError::Decode {
                 warp: context,
-                address,
-                word: low,
+                source: g80::G80Error::Truncated { address, low },
             })?;
             Ok(Fetched {
                 warp,
@@ -418,47 +382,25 @@ impl Sm {
         let uut = self.driver.uut();
         let context = self.context(fetched.warp, fetched.address);
         let code = uut.dec_op.val().to_u64();
-        let reference = g80::decode(&fetched.words[..fetched.length], 0);
-        let instruction = match (code, reference) {
-            (op::UNSUPPORTED, Err(err)) => {
-                return Err(SmError::Unsupported {
-                    warp: context,
-                    address: fetched.address,
-                    words: fetched.words_text(),
-                    reason: strip_address(&err.to_string()),
-                })
-            }
-            (op::UNSUPPORTED, Ok((instruction, _))) => {
-                return Err(SmError::DecoderMismatch {
-                    warp: context,
-                    address: fetched.address,
-                    words: fetched.words_text(),
-                    hardware: code,
-                    reference: instruction,
-                })
-            }
-            (_, Err(err)) => {
-                return Err(SmError::Unsupported {
-                    warp: context,
-                    address: fetched.address,
-                    words: fetched.words_text(),
-                    reason: format!(
-                    "the hardware decoder accepted it (op {code}) but the reference refuses it: {}",
-                    strip_address(&err.to_string())
-                ),
-                })
-            }
-            (_, Ok((instruction, _))) => instruction,
+        let mismatch = |reference: String| SmError::DecoderMismatch {
+            warp: context,
+            address: fetched.address,
+            words: fetched.words_text(),
+            hardware: code,
+            reference,
         };
-        if op_class(&instruction) != code {
-            return Err(SmError::DecoderMismatch {
-                warp: context,
-                address: fetched.address,
-                words: fetched.words_text(),
-                hardware: code,
-                reference: instruction,
-            });
-        }
+        let instruction = match g80::decode(&self.program, fetched.address) {
+            Err(source) if code == op::UNSUPPORTED => {
+                return Err(IssError::Decode {
+                    warp: context,
+                    source,
+                }
+                .into())
+            }
+            Ok((instruction, _)) if op_class(&instruction) == code => instruction,
+            Ok((instruction, _)) => return Err(mismatch(instruction.to_string())),
+            Err(source) => return Err(mismatch(source.to_string())),
+        };
         Ok(ReadJob {
             fetched,
             instruction,
@@ -496,14 +438,17 @@ impl Sm {
         let segment = &self.segments[self.warps[warp].context.block_index as usize];
         let shared = |width: u32| -> Result<u32, SmError> {
             let byte_address = u32::from(job.shared_offset) * width;
-            iss::read_shared(segment, byte_address, width).ok_or(SmError::SharedRead {
-                warp: self.context(warp, job.fetched.address),
-                address: job.fetched.address,
-                instruction: job.instruction,
-                byte_address,
-                width,
-                size: segment.len(),
-            })
+            iss::read_shared(segment, byte_address, width).ok_or(
+                IssError::SharedRead {
+                    warp: self.context(warp, job.fetched.address),
+                    address: job.fetched.address,
+                    instruction: job.instruction,
+                    byte_address,
+                    width,
+                    size: segment.len() as u32,
+                }
+                .into(),
+            )
         };
         // `g[]` operands are the same for every lane of the block.
         let shared_a = match job.op {
@@ -649,7 +594,7 @@ impl Sm {
                         let thread = self.thread_index(tag.warp, tag.pass, first);
                         self.memory
                             .read_u32(address)
-                            .map_err(|source| SmError::Memory {
+                            .map_err(|source| IssError::Memory {
                                 warp: self.context(tag.warp, tag.address),
                                 thread,
                                 address: tag.address,
@@ -816,7 +761,7 @@ impl Sm {
                 for lane in (0..LANES).filter(|lane| tag.active & (1 << lane) != 0) {
                     let thread = self.thread_index(tag.warp, tag.pass, lane);
                     let context = self.context(tag.warp, tag.address);
-                    let memory_error = |source| SmError::Memory {
+                    let memory_error = |source| IssError::Memory {
                         warp: context,
                         thread,
                         address: tag.address,
@@ -941,15 +886,6 @@ fn op_class(instruction: &Instruction) -> u64 {
         Instruction::Ret => op::RET,
         Instruction::Nop => op::NOP,
         Instruction::Pmevent(_) => op::PMEVENT,
-    }
-}
-
-/// `g80` errors start with "address N: "; the SM's own message names the
-/// address already.
-fn strip_address(message: &str) -> String {
-    match message.split_once(": ") {
-        Some((head, rest)) if head.starts_with("address ") => rest.to_string(),
-        _ => message.to_string(),
     }
 }
 
