@@ -95,6 +95,18 @@ fn run_reports_the_appendix_kernel_as_json() {
 }
 
 #[test]
+fn run_table_snapshot() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let out = flexpmu(
+        &["run", &sass, "--threads", "100", "--thread", "97"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out).replace(&sass, "examples/appendix_a.sass"));
+}
+
+#[test]
 fn run_reads_every_program_format_alike() {
     let dir = temp();
     let sass = example("appendix_a.sass");
