@@ -9,8 +9,8 @@
 //!
 //! # Pipeline
 //!
-//! Stages pass work with FlexGripPlus' done/stall handshake; one warp
-//! instruction is in each stage at most.
+//! Stages pass work with FlexGripPlus' done/stall handshake: decode and
+//! read hold one warp instruction each, execute and write one pass each.
 //!
 //! - **Warp unit.** Each warp is READY, ACTIVE, WAITING or FINISHED. When
 //!   decode is free, the scheduler takes the next READY warp after the
@@ -37,7 +37,10 @@
 //!   execute is stalled meanwhile).
 //!
 //! A pass with no active lane (the tail of a partial warp) still flows
-//! through, writing nothing. An instruction the decoder does not know
+//! through, writing nothing and taking no memory time. A PMEVENT read
+//! writes `monitor_out` in all four passes; the decode hook's pending read
+//! is acknowledged with the last one, so the counter address cannot move
+//! before every lane has its value. An instruction the decoder does not know
 //! stops the run with an error naming the warp, the address and the
 //! word(s). The run ends when every warp is FINISHED and the pipeline has
 //! drained; the PMU's counters are taken there, then the processor reset
