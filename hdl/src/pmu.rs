@@ -101,6 +101,18 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize>
     }
 }
 
+impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize>
+    Pmu<COUNT, COUNTER_WIDTH, INPUT_WIDTH>
+{
+    /// Every counter's current value (for observation in simulation).
+    pub fn counts(&self) -> Vec<u64> {
+        self.counters
+            .iter()
+            .map(|c| c.count.val().to_u64())
+            .collect()
+    }
+}
+
 impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> Default
     for Pmu<COUNT, COUNTER_WIDTH, INPUT_WIDTH>
 {

@@ -117,13 +117,7 @@ fn native_run(
     }
     driver.finish()?;
     let seconds = start.elapsed().as_secs_f64();
-    let counts: Vec<u64> = driver
-        .uut()
-        .counters
-        .iter()
-        .map(|c| c.count.val().to_u64())
-        .collect();
-    check_counts(name, &counts, toggles)?;
+    check_counts(name, &driver.uut().counts(), toggles)?;
     let cycles = driver.cycles();
     Ok(EngineResult {
         name: name.to_string(),
@@ -215,8 +209,7 @@ pub fn rust_hdl_simulation(toggles: u64) -> Result<EngineResult, BenchError> {
             }
             wait_clock_cycle!(sim, clock, x);
         }
-        let counts: Vec<u64> = x.counters.iter().map(|c| c.count.val().to_u64()).collect();
-        let _ = tx.send(counts);
+        let _ = tx.send(x.counts());
         sim.done(x)
     });
     let start = Instant::now();

@@ -226,13 +226,7 @@ pub fn run_program(
             driver.uut().pipeline_stall_out.val() || driver.uut().pipeline_dec_done.val();
         let drained =
             !fetching && !decode_busy && read_slot.is_none() && exec_slot.is_none() && cycle > 0;
-        let counters: Vec<u64> = driver
-            .uut()
-            .pmu
-            .counters
-            .iter()
-            .map(|c| c.count.val().to_u64())
-            .collect();
+        let counters = driver.uut().pmu.counts();
         if drained && final_reset_cycle.is_none() {
             counters_at_end = counters.clone();
             if config.final_reset {

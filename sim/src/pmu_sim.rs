@@ -59,12 +59,7 @@ impl<const N: usize, const W: usize, const I: usize> PmuSim<N, W, I> {
     }
 
     pub fn counts(&self) -> Vec<u64> {
-        self.driver
-            .uut()
-            .counters
-            .iter()
-            .map(|c| c.count.val().to_u64())
-            .collect()
+        self.driver.uut().counts()
     }
 
     pub fn states(&self) -> Vec<CounterState> {

@@ -83,6 +83,18 @@ impl PmuModel {
         }
     }
 
+    /// Steps through `cycles`; returns the counts at the start of each
+    /// cycle and, last, after the final one (`cycles.len() + 1` rows).
+    pub fn replay(&mut self, cycles: &[PmuInputs]) -> Vec<Vec<u64>> {
+        let mut counts = Vec::with_capacity(cycles.len() + 1);
+        for inputs in cycles {
+            counts.push(self.counts.clone());
+            self.step(inputs);
+        }
+        counts.push(self.counts.clone());
+        counts
+    }
+
     /// Advances one clock cycle with these inputs.
     pub fn step(&mut self, inputs: &PmuInputs) {
         for i in 0..self.counts.len() {

@@ -338,16 +338,6 @@ impl Sm {
             .fold(0, |acc, (i, w)| acc | (w.state as u32) << (2 * i))
     }
 
-    fn counters(&self) -> Vec<u64> {
-        self.driver
-            .uut()
-            .pmu
-            .counters
-            .iter()
-            .map(|c| c.count.val().to_u64())
-            .collect()
-    }
-
     /// Fetches the instruction at `warp`'s PC.
     fn fetch(&self, warp: usize) -> Result<Fetched, SmError> {
         let address = self.warps[warp].pc;
@@ -747,7 +737,7 @@ impl Sm {
                 let (cycles, counters_at_end) = end.take().unwrap_or_default();
                 return Ok(SmRun {
                     cycles,
-                    counters_after_reset: self.counters(),
+                    counters_after_reset: self.driver.uut().pmu.counts(),
                     threads: std::mem::take(&mut self.threads),
                     memory: std::mem::take(&mut self.memory),
                     warp_instructions,
@@ -869,7 +859,7 @@ impl Sm {
                 && !self.driver.uut().dec_done.val()
                 && !self.driver.uut().execute_done.val();
             if cycle > 0 && drained && self.warps.iter().all(|w| w.state == WarpState::Finished) {
-                end = Some((cycle + 1, self.counters()));
+                end = Some((cycle + 1, self.driver.uut().pmu.counts()));
             }
         }
         unreachable!("the cycle loop only ends by returning")
@@ -1017,11 +1007,7 @@ mod tests {
             assert_eq!(run.warp_instructions, reference.warp_instructions);
             let mut model =
                 crate::reference_model::PmuModel::new(&flexpmu_hdl::sm_core::sm_pmu_config(), 32);
-            let mut counts_at = Vec::new();
-            for inputs in &run.pmu_ports {
-                counts_at.push(model.counts().to_vec());
-                model.step(inputs);
-            }
+            let counts_at = model.replay(&run.pmu_ports);
             for read in &run.pmu_reads {
                 let expected =
                     counts_at[read.command_cycle as usize + 1][usize::from(read.counter)];

@@ -24,11 +24,7 @@ fn check_against_model(run: &PipelineRun) {
         .iter()
         .filter(|c| c.command == PmuCommand::Idl)
         .map(|c| c.counter);
-    let mut counts_at = Vec::new();
-    for inputs in &run.pmu_trace {
-        counts_at.push(model.counts().to_vec());
-        model.step(inputs);
-    }
+    let counts_at = model.replay(&run.pmu_trace);
     for w in &run.writes {
         let counter = reads.next().expect("a write for every IDL");
         assert_eq!(

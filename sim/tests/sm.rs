@@ -69,11 +69,7 @@ fn check_appendix(geometry: Geometry) -> SmRun {
     // and each read is the value the counter holds once idle: counted
     // through its IDL command's cycle.
     let mut model = PmuModel::new(&sm_pmu_config(), 32);
-    let mut counts_at = Vec::new();
-    for inputs in &run.pmu_ports {
-        counts_at.push(model.counts().to_vec());
-        model.step(inputs);
-    }
+    let counts_at = model.replay(&run.pmu_ports);
     for read in &run.pmu_reads {
         let expected = counts_at[read.command_cycle as usize + 1][read.counter as usize];
         assert_eq!(u64::from(read.value), expected, "{read:?}");
