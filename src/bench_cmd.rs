@@ -77,7 +77,7 @@ pub fn bench(cycles: u64, stock_cycles: u64, engines: &[String], json: bool) -> 
         ));
         pb.enable_steady_tick(std::time::Duration::from_millis(200));
         let program =
-            flexpmu_sim::asm::assemble(crate::run_cmd::DEMO_PROGRAM, "examples/appendix_a.sass")?
+            flexpmu_isa::asm::assemble(crate::run_cmd::DEMO_PROGRAM, "examples/appendix_a.sass")?
                 .values();
         results.push(bench::sm_slice(&program)?);
         pb.finish_and_clear();

@@ -74,7 +74,7 @@ fn figure_3_1_vectors(design: &Design) -> Result<String> {
 /// warp (`flexpmu run examples/appendix_a.sass`).
 fn appendix_a_vectors(design: &Design) -> Result<String> {
     let program =
-        flexpmu_sim::asm::assemble(crate::run_cmd::DEMO_PROGRAM, "examples/appendix_a.sass")?
+        flexpmu_isa::asm::assemble(crate::run_cmd::DEMO_PROGRAM, "examples/appendix_a.sass")?
             .values();
     let launch = VectorAdd::new(Geometry::threads(32)?);
     let vectors = golden::record_sm_kernel(&design.top().ports, &launch.iss()?, &program)?;

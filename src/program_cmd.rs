@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use flexpmu_sim::{asm, disasm, tp_rom};
+use flexpmu_isa::{asm, disasm, tp_rom};
 
 use crate::output::{create_output, never};
 

@@ -7,11 +7,11 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use flexpmu_hdl::MONITOR_MAP;
-use flexpmu_sim::asm;
-use flexpmu_sim::disasm::parse_hex_words;
+use flexpmu_isa::asm;
+use flexpmu_isa::rom::parse_hex_words;
+use flexpmu_isa::tp_rom::parse_tp_vhdl;
 use flexpmu_sim::iss::Geometry;
 use flexpmu_sim::sm::{Sm, SmConfig, SmRun};
-use flexpmu_sim::tp_rom::parse_tp_vhdl;
 use flexpmu_sim::vector_add::VectorAdd;
 
 use crate::output::{create_output, is_flexpmu_vcd};

@@ -3,7 +3,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::commands::PmuCommand;
+use flexpmu_isa::PmuCommand;
 
 /// Decodes the 4-bit `address` into a one-hot `select` and forwards
 /// `command` to the selected subunit; every other subunit gets PMUNOP.

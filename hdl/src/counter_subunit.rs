@@ -3,7 +3,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::commands::{CounterState, PmuCommand};
+use flexpmu_isa::PmuCommand;
 
 /// A counter of `WIDTH` bits governed by a three-state FSM.
 ///
@@ -77,6 +77,44 @@ impl<const WIDTH: usize> Logic for CounterSubunit<WIDTH> {
         }
         self.count.next = self.count_reg.q.val();
         self.state.next = self.state_reg.q.val();
+    }
+}
+
+/// The state of a counter subunit's FSM, as stored in its 2-bit state
+/// register. The encoding is chosen so that RESET is the all-zero power-up
+/// value and COUNTING/IDLE equal the commands that enter them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CounterState {
+    /// `00`: cleared, not counting (power-up state).
+    Reset = 0,
+    /// `01`: counting converter pulses.
+    Counting = 1,
+    /// `11`: holding the count for a read.
+    Idle = 3,
+}
+
+impl CounterState {
+    pub fn bits(self) -> u64 {
+        self as u64
+    }
+
+    /// Decodes a state register value; `10` never occurs in the RTL and is
+    /// reported as `None`.
+    pub fn from_bits(bits: u64) -> Option<CounterState> {
+        match bits {
+            0 => Some(Self::Reset),
+            1 => Some(Self::Counting),
+            3 => Some(Self::Idle),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Reset => "RESET",
+            Self::Counting => "COUNTING",
+            Self::Idle => "IDLE",
+        }
     }
 }
 

@@ -4,8 +4,8 @@
 
 use rust_hdl::prelude::*;
 
-use crate::commands::PmuCommand;
 use crate::pmevent_decoder::PmeventDecoder;
+use flexpmu_isa::PmuCommand;
 
 /// A decode stage with the FlexGripPlus handshake and the PMEVENT hook.
 ///

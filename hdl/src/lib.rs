@@ -29,7 +29,6 @@
 //! * **Power-up**: every register starts at 0, i.e. every FSM in RESET.
 
 pub mod command_decoder;
-pub mod commands;
 pub mod counter_subunit;
 pub mod decode_hook;
 pub mod decode_stage;
@@ -51,8 +50,7 @@ pub mod toggle_converter;
 pub mod trace;
 
 pub use command_decoder::CommandDecoder;
-pub use commands::{CounterState, PmuCommand};
-pub use counter_subunit::CounterSubunit;
+pub use counter_subunit::{CounterState, CounterSubunit};
 pub use decode_hook::DecodeHook;
 pub use decode_stage::DecodeStage;
 pub use execute_hook::ExecuteHook;

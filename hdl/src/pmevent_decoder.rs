@@ -1,9 +1,18 @@
 //! Recognises a PMEVENT instruction word and extracts its fields
-//! (thesis section 2.3.1; field layout in `flexpmu_sim::isa`).
+//! (thesis section 2.3.1; the encoding is `flexpmu_isa::pmevent`'s).
 
+use flexpmu_isa::pmevent::{self, PmuCommand};
+use flexpmu_isa::word;
 use rust_hdl::prelude::*;
 
-use crate::commands::PmuCommand;
+// rust-hdl's `#[hdl_gen]` takes bit offsets as literals only: the ones in
+// `update` are held to the encoding here, so they cannot drift from it.
+const _: () = {
+    assert!(word::OPCODE.lo == 28 && word::OPCODE.width == 4);
+    assert!(pmevent::COUNTER.lo == 13 && pmevent::COUNTER.width == 4);
+    assert!(pmevent::COMMAND.lo == 11 && pmevent::COMMAND.width == 2);
+    assert!(pmevent::DEST.lo == 2 && pmevent::DEST.width == 7);
+};
 
 /// Combinational PMEVENT field decoder for a 32-bit instruction word.
 ///
@@ -43,9 +52,9 @@ impl Default for PmeventDecoder {
             command: Default::default(),
             dest: Default::default(),
             is_read: Default::default(),
-            opcode_pmevent: Constant::new(7.into()),
+            opcode_pmevent: Constant::new(u64::from(pmevent::PMEVENT_OPCODE).into()),
             cmd_idl: Constant::new(PmuCommand::Idl.bits().into()),
-            must_be_zero: Constant::new(0x0ffe_0603u64.into()),
+            must_be_zero: Constant::new(u64::from(pmevent::MUST_BE_ZERO).into()),
         }
     }
 }

@@ -153,9 +153,10 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> L
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::{CounterState, PmuCommand};
+    use crate::counter_subunit::CounterState;
     use crate::synth_check::check_synthesizes;
     use crate::test_driver::Driver;
+    use flexpmu_isa::PmuCommand;
 
     #[test]
     fn pmu_synthesizes() {

@@ -1,6 +1,6 @@
 //! Decoder of the G80 SASS subset the thesis' appendix-A kernel uses, as
-//! FlexGripPlus lays the fields out (see `flexpmu_sim::g80`, which
-//! documents each field's source; a test holds this block to it on every
+//! FlexGripPlus lays the fields out (`flexpmu_isa::g80` defines the forms
+//! and fields and documents each field's source; a test holds this block to it on every
 //! appendix word and on random words).
 //!
 //! Each supported form is a template: the bits outside its operand fields
@@ -9,6 +9,8 @@
 //! UNSUPPORTED rather than as a near neighbour.
 
 use rust_hdl::prelude::*;
+
+use flexpmu_isa::g80::{self, opcodes};
 
 use crate::pmevent_decoder::PmeventDecoder;
 
@@ -27,64 +29,32 @@ pub mod op {
     pub const PMEVENT: u64 = 10;
 }
 
-const fn bits(hi: u32, lo: u32) -> u64 {
-    ((1u64 << (hi - lo + 1)) - 1) << lo
-}
-
-const fn pair(low: u32, high: u32) -> u64 {
-    (low as u64) | ((high as u64) << 32)
-}
-
-/// Marker bit 32 (normal `00` or end `01`) is free; bit 33 must be 0.
-const MARKER_FREE: u64 = bits(32, 32);
-
-/// (op class, template, operand bits) of the 64-bit forms.
-pub const LONG_FORMS: [(u64, u64, u64); 7] = [
-    // MOV.U16 Rh, g[n].U16: offset 13-9 (sm_type 15-14 fixed to U16), dest half 8-2.
-    (
-        op::MOV_U16,
-        pair(0x1000_4205, 0x0023_c780),
-        bits(13, 9) | bits(8, 2) | MARKER_FREE,
-    ),
-    // I2I.U32.U16 Rd, Rh: source half 15-9, dest 8-2.
-    (
-        op::I2I_U32_U16,
-        pair(0xa000_0005, 0x0400_0780),
-        bits(15, 9) | bits(8, 2) | MARKER_FREE,
-    ),
-    // IMAD.U16 Rd, g[n].U16, Rh, Rc: c 52-46, b half 22-16, offset 12-9, dest 8-2.
-    (
-        op::IMAD_U16,
-        pair(0x6001_4c01, 0x0020_4780),
-        bits(52, 46) | bits(22, 16) | bits(12, 9) | bits(8, 2) | MARKER_FREE,
-    ),
-    // SHL Rd, Rs, imm: immediate 22-16, source 15-9, dest 8-2.
-    (
-        op::SHL,
-        pair(0x3002_0009, 0xc410_0780),
-        bits(22, 16) | bits(15, 9) | bits(8, 2) | MARKER_FREE,
-    ),
-    // GLD.U32 Rd, global14[Ra]: address 15-9, dest 8-2.
-    (
-        op::GLD_U32,
-        pair(0xd00e_0005, 0x80c0_0780),
-        bits(15, 9) | bits(8, 2) | MARKER_FREE,
-    ),
-    // GST.U32 global14[Ra], Rs: address 15-9, source 8-2.
-    (
-        op::GST_U32,
-        pair(0xd00e_0005, 0xa0c0_0781),
-        bits(15, 9) | bits(8, 2) | MARKER_FREE,
-    ),
-    // RET.
-    (op::RET, pair(0x3000_0003, 0x0000_0780), MARKER_FREE),
+/// (op class, form) of the 64-bit forms.
+pub const LONG_FORMS: [(u64, g80::Form); 7] = [
+    (op::MOV_U16, g80::MOV_U16),
+    (op::I2I_U32_U16, g80::I2I_U32_U16),
+    (op::IMAD_U16, g80::IMAD_U16),
+    (op::SHL, g80::SHL),
+    (op::GLD_U32, g80::GLD_U32),
+    (op::GST_U32, g80::GST_U32),
+    (op::RET, g80::RET),
 ];
 
-/// IADD32 Rd, a, Rb (32-bit form): g[] flag 24, b 21-16, a 14-9, dest 7-2.
-pub const IADD32: (u64, u64) = (
-    0x2000_8000,
-    bits(24, 24) | bits(21, 16) | bits(14, 9) | bits(7, 2),
-);
+// rust-hdl's `#[hdl_gen]` takes bit offsets as literals only: the ones in
+// `update` are held to the layout in `flexpmu_isa::g80` here.
+const _: () = {
+    use g80::fields::*;
+    const fn at(field: flexpmu_isa::word::Field, lo: u32, width: u32) -> bool {
+        field.lo == lo && field.width == width
+    }
+    assert!(at(flexpmu_isa::word::OPCODE, 28, 4));
+    assert!(at(MARKER, 32, 2));
+    assert!(at(DEST, 2, 7) && at(SRC1, 9, 7) && at(SRC2, 16, 7) && at(SRC3, 46, 7));
+    assert!(at(MOV_SHARED_OFFSET, 9, 5) && at(ALU_SHARED_OFFSET, 9, 4));
+    assert!(at(SHORT_DEST, 2, 6) && at(SHORT_SRC1, 9, 6) && at(SHORT_SRC2, 16, 6));
+    assert!(at(SHORT_SRC1_SHARED, 24, 1) && at(SHORT_SM_TYPE, 13, 2));
+    assert!(g80::SM_U32 == 0b11);
+};
 
 /// Combinational decoder of one instruction (`word`: low word in bits
 /// 31-0, high word in 63-32 for a 64-bit instruction).
@@ -134,17 +104,17 @@ impl Default for SubsetDecoder {
             src1_shared: Default::default(),
             shared_offset: Default::default(),
             pmevent: Default::default(),
-            templates: std::array::from_fn(|i| Constant::new(LONG_FORMS[i].1.into())),
-            fixed: std::array::from_fn(|i| Constant::new((!LONG_FORMS[i].2).into())),
+            templates: std::array::from_fn(|i| Constant::new(LONG_FORMS[i].1.template.into())),
+            fixed: std::array::from_fn(|i| Constant::new((!LONG_FORMS[i].1.free_bits()).into())),
             codes: std::array::from_fn(|i| c4(LONG_FORMS[i].0)),
-            iadd_template: Constant::new(IADD32.0.into()),
-            iadd_fixed: Constant::new((!IADD32.1 & 0xffff_ffff).into()),
+            iadd_template: Constant::new(g80::IADD32.template.into()),
+            iadd_fixed: Constant::new((!g80::IADD32.free_bits() & 0xffff_ffff).into()),
             op_unsupported: c4(op::UNSUPPORTED),
             op_nop: c4(op::NOP),
             op_iadd32: c4(op::IADD32),
             op_pmevent: c4(op::PMEVENT),
-            opcode_nop: c4(0xf),
-            opcode_mov: c4(0x1),
+            opcode_nop: c4(opcodes::NOP.into()),
+            opcode_mov: c4(opcodes::MOV.into()),
         }
     }
 }
@@ -215,6 +185,7 @@ impl Logic for SubsetDecoder {
 mod tests {
     use super::*;
     use crate::synth_check::check_synthesizes;
+    use flexpmu_isa::word::pair;
 
     #[test]
     fn subset_decoder_synthesizes() {

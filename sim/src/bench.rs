@@ -8,7 +8,8 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use flexpmu_hdl::{DefaultPmu, PmuCommand};
+use flexpmu_hdl::DefaultPmu;
+use flexpmu_isa::PmuCommand;
 use rust_hdl::prelude::*;
 
 use crate::driver::{CycleDriver, SimError};

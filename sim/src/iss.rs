@@ -1,5 +1,5 @@
 //! A behavioural reference instruction-set simulator for the G80 subset
-//! of [`crate::g80`]: it runs the appendix-A vector-addition kernel (or
+//! of [`flexpmu_isa::g80`]: it runs the appendix-A vector-addition kernel (or
 //! any program of the subset) on N threads and reports every thread's
 //! registers and the final global memory. PMEVENTs are handed to a
 //! caller-supplied callback, so the caller models the PMU.
@@ -87,8 +87,8 @@
 //!   [`IssError::Decode`] naming the warp, the address and the word(s).
 //!   Words are decoded when a warp reaches them, as the hardware does.
 
-use crate::g80::{self, G80Error, HalfReg, Instruction, Reg, Src32};
-use crate::isa::{Pmevent, PmuCommand};
+use flexpmu_isa::g80::{self, G80Error, HalfReg, Instruction, Reg, Src32};
+use flexpmu_isa::pmevent::{Pmevent, PmuCommand};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -753,8 +753,8 @@ pub fn write16(regs: &mut [u32; NUM_REGISTERS], half: HalfReg, value: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::asm::assemble_file;
-    use crate::g80::tests::enc;
+    use flexpmu_isa::asm::assemble_file;
+    use flexpmu_isa::g80::encode as enc;
     use std::path::Path;
 
     const A: u32 = 0x0001_0000;

@@ -2,14 +2,10 @@
 //! waveforms, the PMU reference model, scenarios, random stimulus,
 //! benchmarks, and the PMEVENT instruction tools.
 
-pub mod asm;
 pub mod bench;
-pub mod disasm;
 pub mod driver;
-pub mod g80;
 pub mod golden;
 pub mod hdl_tools;
-pub mod isa;
 pub mod iss;
 pub mod pipeline;
 pub mod pmu_sim;
@@ -22,7 +18,6 @@ pub mod synth;
 pub mod synth_report;
 pub mod testbench;
 pub mod toggles;
-pub mod tp_rom;
 pub mod vcd_trace;
 pub mod vector_add;
 pub mod verify;

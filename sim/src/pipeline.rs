@@ -6,11 +6,12 @@
 //! The hooks and the PMU are the rust-hdl design; fetch, read, execute
 //! sequencing and write are cycle-level Rust around it.
 
-use flexpmu_hdl::{HookedPmu, PmuCommand};
+use flexpmu_hdl::HookedPmu;
+use flexpmu_isa::PmuCommand;
 
 use crate::driver::{CycleDriver, SimError};
-use crate::isa::{self, RET_HIGH, RET_LOW};
 use crate::reference_model::PmuInputs;
+use flexpmu_isa::word::{RET_HIGH, RET_LOW};
 
 /// Registers per thread (R0..R127).
 pub const REGISTERS: usize = 128;
@@ -129,7 +130,7 @@ pub fn run_program(
         let fetch_done = fetching && !reset && !driver.uut().pipeline_stall_out.val();
         let (instruction, length) = if fetch_done {
             let low = program[pc];
-            if isa::is_long_instruction(low) {
+            if flexpmu_isa::word::is_long_instruction(low) {
                 let high = *program
                     .get(pc + 1)
                     .ok_or(PipelineError::TruncatedInstruction {

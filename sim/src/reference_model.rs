@@ -2,7 +2,8 @@
 //! timing (see the timing contract in `flexpmu_hdl`'s crate docs). The
 //! differential tests hold the rust-hdl design to it cycle by cycle.
 
-use flexpmu_hdl::{ChannelMode, CounterState, PmuCommand, PmuConfig};
+use flexpmu_hdl::{ChannelMode, CounterState, PmuConfig};
+use flexpmu_isa::PmuCommand;
 
 /// What the PMU's input ports carry in one cycle.
 #[derive(Clone, Debug, PartialEq, Eq)]

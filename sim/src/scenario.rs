@@ -15,7 +15,7 @@
 use std::fmt;
 use std::path::Path;
 
-use flexpmu_hdl::PmuCommand;
+use flexpmu_isa::PmuCommand;
 
 /// The longest `nop` a line may ask for (a typo should not run for days).
 pub const MAX_NOP_CYCLES: u64 = 100_000_000;

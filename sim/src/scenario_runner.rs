@@ -3,7 +3,8 @@
 
 use std::io::Write;
 
-use flexpmu_hdl::{CounterState, PmuCommand, PmuConfig};
+use flexpmu_hdl::{CounterState, PmuConfig};
+use flexpmu_isa::PmuCommand;
 
 use crate::driver::SimError;
 use crate::pmu_sim::PmuSim;

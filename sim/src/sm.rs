@@ -52,16 +52,16 @@ use std::io::Write;
 
 use flexpmu_hdl::execute_stage::LANES;
 use flexpmu_hdl::subset_decoder::op;
-use flexpmu_hdl::{PmuCommand, SmCore};
+use flexpmu_hdl::SmCore;
+use flexpmu_isa::PmuCommand;
 
 use crate::driver::{CycleDriver, SimError};
-use crate::g80::{self, HalfReg, Instruction, Reg};
-use crate::isa;
 use crate::iss::{
     self, GlobalMemory, Iss, IssError, IssResult, LaunchState, ThreadState, WarpContext, WARP_SIZE,
 };
 use crate::pipeline::PmuCommandSeen;
 use crate::reference_model::PmuInputs;
+use flexpmu_isa::g80::{self, HalfReg, Instruction, Reg};
 
 /// Passes per warp instruction: 32 threads on 8 lanes.
 pub const PASSES: u32 = WARP_SIZE / LANES as u32;
@@ -154,7 +154,7 @@ impl SmRun {
             reads.entry(read.warp).or_default().push_back(read);
         }
         iss.run(program, |warp, event| {
-            if event.command != isa::PmuCommand::Idl {
+            if event.command != PmuCommand::Idl {
                 return 0;
             }
             // A read the SM did not do cannot match: make it visible.
@@ -348,7 +348,7 @@ impl Sm {
             address,
             len,
         })?;
-        if isa::is_long_instruction(low) {
+        if flexpmu_isa::word::is_long_instruction(low) {
             let high = *self.program.get(address + 1).ok_or(IssError::Decode {
                 warp: context,
                 source: g80::G80Error::Truncated { address, low },
@@ -885,15 +885,15 @@ fn op_class(instruction: &Instruction) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::g80::tests::enc;
-    use crate::isa::{Pmevent, PmuCommand as Command};
     use crate::iss::Geometry;
     use crate::vector_add::VectorAdd;
+    use flexpmu_isa::g80::encode as enc;
+    use flexpmu_isa::pmevent::{Pmevent, PmuCommand as Command};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
     fn pmevent(counter: u8, command: Command, dest: Option<u8>) -> u32 {
-        crate::isa::encode(&Pmevent {
+        flexpmu_isa::pmevent::encode(&Pmevent {
             counter,
             command,
             dest,

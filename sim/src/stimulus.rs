@@ -1,6 +1,7 @@
 //! Seeded random PMU stimulus for differential testing and verification.
 
-use flexpmu_hdl::{PmuCommand, PmuConfig};
+use flexpmu_hdl::PmuConfig;
+use flexpmu_isa::PmuCommand;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

@@ -1,8 +1,9 @@
 //! The decode and execute hooks in the pipeline harness.
 
-use flexpmu_hdl::{PmuCommand, PmuConfig};
-use flexpmu_sim::asm;
-use flexpmu_sim::isa;
+use flexpmu_hdl::PmuConfig;
+use flexpmu_isa::asm;
+use flexpmu_isa::pmevent;
+use flexpmu_isa::PmuCommand;
 use flexpmu_sim::pipeline::{run_program, PipelineConfig, PipelineRun};
 use flexpmu_sim::reference_model::PmuModel;
 use rand::rngs::SmallRng;
@@ -106,9 +107,9 @@ PMEVENT CNT15, RST\nPMEVENT CNT15, R127, IDL\n";
     let program = assemble(source);
     let expected: Vec<(u8, PmuCommand)> = program
         .iter()
-        .filter(|&&w| isa::is_pmevent(w))
+        .filter(|&&w| pmevent::is_pmevent(w))
         .map(|&w| {
-            let e = isa::decode(w).unwrap();
+            let e = pmevent::decode(w).unwrap();
             (e.counter, e.command)
         })
         .collect();

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use flexpmu_hdl::sm_core::sm_pmu_config;
-use flexpmu_sim::asm::{assemble, assemble_file};
+use flexpmu_isa::asm::{assemble, assemble_file};
 use flexpmu_sim::iss::{Geometry, IssResult};
 use flexpmu_sim::reference_model::PmuModel;
 use flexpmu_sim::sm::{Sm, SmConfig, SmError, SmRun, PASSES};

@@ -4,8 +4,9 @@
 //! with one `when N => instruction_out <= x"XXXXXXXX";` per word, 64-bit
 //! instructions low word first; the index is the instruction pointer.
 
-use crate::asm::{split_comment, Location, Program};
-use crate::disasm::{DisasmError, RomWord};
+use crate::asm::Program;
+use crate::rom::{RomError, RomWord};
+use crate::source::{split_comment, Location};
 use std::fmt::Write as _;
 
 // ---------------------------------------------------------------------------
@@ -85,7 +86,7 @@ fn vhdl_comment_text(text: &str) -> String {
 /// `when N => instruction_out <= x"XXXXXXXX";` line (trailing `-- comment`
 /// kept). The indices must be 0..n-1 without gaps or repeats (in any
 /// order), and a `TP_INSTRUCTIONS` constant, if present, must equal n.
-pub fn parse_tp_vhdl(text: &str, file: &str) -> Result<Vec<RomWord>, DisasmError> {
+pub fn parse_tp_vhdl(text: &str, file: &str) -> Result<Vec<RomWord>, RomError> {
     let at = |line: usize| Location {
         file: file.to_string(),
         line,
@@ -99,7 +100,7 @@ pub fn parse_tp_vhdl(text: &str, file: &str) -> Result<Vec<RomWord>, DisasmError
         let lower = code.to_ascii_lowercase();
         if lower.starts_with("constant") && lower.contains("tp_instructions") {
             let count =
-                parse_count_constant(&lower).ok_or_else(|| DisasmError::MalformedConstant {
+                parse_count_constant(&lower).ok_or_else(|| RomError::MalformedConstant {
                     at: at(line),
                     found: code.to_string(),
                 })?;
@@ -117,7 +118,7 @@ pub fn parse_tp_vhdl(text: &str, file: &str) -> Result<Vec<RomWord>, DisasmError
                 },
             )),
             WhenLine::Malformed(expected) => {
-                return Err(DisasmError::MalformedWhen {
+                return Err(RomError::MalformedWhen {
                     at: at(line),
                     found: code.to_string(),
                     expected,
@@ -126,7 +127,7 @@ pub fn parse_tp_vhdl(text: &str, file: &str) -> Result<Vec<RomWord>, DisasmError
         }
     }
     if entries.is_empty() && declared.is_none() {
-        return Err(DisasmError::NotARom {
+        return Err(RomError::NotARom {
             file: file.to_string(),
         });
     }
@@ -136,14 +137,14 @@ pub fn parse_tp_vhdl(text: &str, file: &str) -> Result<Vec<RomWord>, DisasmError
     for (position, pair) in entries.windows(2).enumerate() {
         let ((first, first_word), (second, second_word)) = (&pair[0], &pair[1]);
         if first == second {
-            return Err(DisasmError::DuplicateIndex {
+            return Err(RomError::DuplicateIndex {
                 at: at(second_word.line.unwrap_or(0)),
                 index: *second,
                 first_line: first_word.line.unwrap_or(0),
             });
         }
         if *first != position {
-            return Err(DisasmError::MissingIndex {
+            return Err(RomError::MissingIndex {
                 file: file.to_string(),
                 index: position,
                 count,
@@ -152,7 +153,7 @@ pub fn parse_tp_vhdl(text: &str, file: &str) -> Result<Vec<RomWord>, DisasmError
     }
     if let Some((last, _)) = entries.last() {
         if *last != count - 1 {
-            return Err(DisasmError::MissingIndex {
+            return Err(RomError::MissingIndex {
                 file: file.to_string(),
                 index: count - 1,
                 count,
@@ -161,7 +162,7 @@ pub fn parse_tp_vhdl(text: &str, file: &str) -> Result<Vec<RomWord>, DisasmError
     }
     if let Some((declared_count, line)) = declared {
         if declared_count != count {
-            return Err(DisasmError::CountMismatch {
+            return Err(RomError::CountMismatch {
                 at: at(line),
                 declared: declared_count,
                 found: count,
@@ -291,7 +292,8 @@ mod tests {
     use crate::asm::tests::{assemble_appendix, APPENDIX_A};
     use crate::asm::{assemble, to_hex};
     use crate::disasm::{disassemble, disassemble_words, render, EntryKind, Listing};
-    use crate::isa::{self, Pmevent, PmuCommand};
+    use crate::pmevent::{Pmevent, PmuCommand};
+    use crate::word;
 
     fn pmevents(listing: &Listing) -> Vec<Pmevent> {
         listing
@@ -342,7 +344,7 @@ mod tests {
 
         let ret = listing.entries.last().unwrap();
         assert_eq!(ret.address, 40);
-        assert_eq!(ret.words, isa::RET_WORDS);
+        assert_eq!(ret.words, word::RET_WORDS);
         assert_eq!(ret.comment.as_deref(), Some("RET"));
         assert_eq!(listing.entries.len(), 34);
     }
@@ -435,22 +437,22 @@ end arch;
         let gap = rom("when 0 => instruction_out <= x\"70000800\";\nwhen 2 => instruction_out <= x\"70002800\";\n");
         assert!(matches!(
             parse_tp_vhdl(&gap, "t.vhd"),
-            Err(DisasmError::MissingIndex { index: 1, .. })
+            Err(RomError::MissingIndex { index: 1, .. })
         ));
         let late_start = rom("when 1 => instruction_out <= x\"70000800\";\nwhen 2 => instruction_out <= x\"70002800\";\n");
         assert!(matches!(
             parse_tp_vhdl(&late_start, "t.vhd"),
-            Err(DisasmError::MissingIndex { index: 0, .. })
+            Err(RomError::MissingIndex { index: 0, .. })
         ));
         let twice = rom("when 0 => instruction_out <= x\"70000800\";\nwhen 0 => instruction_out <= x\"70002800\";\n");
         assert!(matches!(
             parse_tp_vhdl(&twice, "t.vhd"),
-            Err(DisasmError::DuplicateIndex { index: 0, first_line: 2, at, .. }) if at.line == 3
+            Err(RomError::DuplicateIndex { index: 0, first_line: 2, at, .. }) if at.line == 3
         ));
         let short = rom("when 0 => instruction_out <= x\"70000800\";\n");
         assert!(matches!(
             parse_tp_vhdl(&short, "t.vhd"),
-            Err(DisasmError::CountMismatch {
+            Err(RomError::CountMismatch {
                 declared: 2,
                 found: 1,
                 ..
@@ -458,11 +460,11 @@ end arch;
         ));
         assert!(matches!(
             parse_tp_vhdl("constant TP_INSTRUCTIONS : integer := lots;", "t.vhd"),
-            Err(DisasmError::MalformedConstant { .. })
+            Err(RomError::MalformedConstant { .. })
         ));
         assert!(matches!(
             parse_tp_vhdl("entity foo is end;", "t.vhd"),
-            Err(DisasmError::NotARom { .. })
+            Err(RomError::NotARom { .. })
         ));
     }
 
@@ -481,7 +483,7 @@ end arch;
         ] {
             let err = parse_tp_vhdl(bad, "t.vhd").unwrap_err();
             assert!(
-                matches!(&err, DisasmError::MalformedWhen { at, .. } if at.line == 1),
+                matches!(&err, RomError::MalformedWhen { at, .. } if at.line == 1),
                 "{bad}: {err}"
             );
         }

@@ -1,4 +1,5 @@
-//! The PMU command and FSM-state encodings.
+//! The PMU command encoding: what a PMEVENT tells the addressed counter,
+//! and the value on the PMU's 2-bit `command` port.
 //!
 //! Command encoding follows thesis section 2.1.1 and the hex words of its
 //! appendix-A program (`70000800` = CNT, `70001000` = RST, `70001814` = IDL).
@@ -57,43 +58,5 @@ impl PmuCommand {
 impl std::fmt::Display for PmuCommand {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.mnemonic())
-    }
-}
-
-/// The state of a counter subunit's FSM, as stored in its 2-bit state
-/// register. The encoding is chosen so that RESET is the all-zero power-up
-/// value and COUNTING/IDLE equal the commands that enter them.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum CounterState {
-    /// `00`: cleared, not counting (power-up state).
-    Reset = 0,
-    /// `01`: counting converter pulses.
-    Counting = 1,
-    /// `11`: holding the count for a read.
-    Idle = 3,
-}
-
-impl CounterState {
-    pub fn bits(self) -> u64 {
-        self as u64
-    }
-
-    /// Decodes a state register value; `10` never occurs in the RTL and is
-    /// reported as `None`.
-    pub fn from_bits(bits: u64) -> Option<CounterState> {
-        match bits {
-            0 => Some(Self::Reset),
-            1 => Some(Self::Counting),
-            3 => Some(Self::Idle),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Reset => "RESET",
-            Self::Counting => "COUNTING",
-            Self::Idle => "IDLE",
-        }
     }
 }

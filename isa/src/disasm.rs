@@ -6,61 +6,13 @@
 //! Addresses in listings are word indices, i.e. the instruction pointer
 //! values of the `TP_instructions` ROM (`when N =>`).
 
-use crate::asm::{comment_pmevent, has_hex_prefix, parse_hex8, split_comment, Location, Program};
-use crate::isa::{self, IsaError, Pmevent};
+use crate::asm::{comment_pmevent, Program};
+use crate::pmevent::{self, IsaError, Pmevent};
+use crate::rom::{parse_hex_words, RomError, RomWord};
 use crate::tp_rom::parse_tp_vhdl;
+use crate::word;
 use std::fmt::{self, Write as _};
 use std::path::Path;
-
-/// Why a hex list or VHDL ROM cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum DisasmError {
-    #[error("{file}: cannot read: {message}")]
-    Io { file: String, message: String },
-    #[error(
-        "{at}: malformed hex word `{found}`: expected 8 hex digits, optionally prefixed by 0x"
-    )]
-    MalformedHex { at: Location, found: String },
-    #[error("{at}: malformed ROM entry `{found}`: expected {expected}")]
-    MalformedWhen {
-        at: Location,
-        found: String,
-        expected: &'static str,
-    },
-    #[error(
-        "{at}: malformed constant `{found}`: expected `constant TP_INSTRUCTIONS : integer := N;`"
-    )]
-    MalformedConstant { at: Location, found: String },
-    #[error("{at}: index {index} is given twice (first on line {first_line})")]
-    DuplicateIndex {
-        at: Location,
-        index: usize,
-        first_line: usize,
-    },
-    #[error("{file}: index {index} is missing: the {count} entries must be numbered 0..{count} without gaps")]
-    MissingIndex {
-        file: String,
-        index: usize,
-        count: usize,
-    },
-    #[error("{at}: TP_INSTRUCTIONS is {declared}, but the file has {found} `when` entries")]
-    CountMismatch {
-        at: Location,
-        declared: usize,
-        found: usize,
-    },
-    #[error("{file}: no `when N => instruction_out <= x\"........\";` entries and no TP_INSTRUCTIONS constant: not a TP_instructions file")]
-    NotARom { file: String },
-}
-
-/// A word read from a hex list or ROM file, with where it came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RomWord {
-    pub value: u32,
-    /// 1-based source line, if the word came from a file.
-    pub line: Option<usize>,
-    pub comment: Option<String>,
-}
 
 /// A disassembled program.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -127,7 +79,7 @@ impl Entry {
         match (self.kind, self.words.as_slice()) {
             (EntryKind::Pmevent(event), _) => event.to_string(),
             (EntryKind::Raw, [low, high]) => format!("raw 0x{low:08x} 0x{high:08x} (64-bit)"),
-            (EntryKind::Raw, [low]) if isa::is_long_instruction(*low) => {
+            (EntryKind::Raw, [low]) if word::is_long_instruction(*low) => {
                 format!("raw 0x{low:08x} (64-bit, truncated)")
             }
             (EntryKind::Raw, words) => {
@@ -138,37 +90,6 @@ impl Entry {
     }
 }
 
-/// Reads a hex word list: one word per line (8 hex digits, optional `0x`),
-/// `#` or `//` comments, blank lines ignored.
-pub fn parse_hex_words(text: &str, file: &str) -> Result<Vec<RomWord>, DisasmError> {
-    let mut words = Vec::new();
-    for (index, line_text) in text.lines().enumerate() {
-        let (code, comment) = split_comment(line_text, &["#", "//"]);
-        let code = code.trim();
-        if code.is_empty() {
-            continue;
-        }
-        let digits = if has_hex_prefix(code) {
-            &code[2..]
-        } else {
-            code
-        };
-        let value = parse_hex8(digits).ok_or_else(|| DisasmError::MalformedHex {
-            at: Location {
-                file: file.to_string(),
-                line: index + 1,
-            },
-            found: code.to_string(),
-        })?;
-        words.push(RomWord {
-            value,
-            line: Some(index + 1),
-            comment,
-        });
-    }
-    Ok(words)
-}
-
 /// Disassembles words; never fails, oddities become [`Issue`]s.
 pub fn disassemble(words: &[RomWord]) -> Listing {
     let mut entries = Vec::new();
@@ -177,7 +98,7 @@ pub fn disassemble(words: &[RomWord]) -> Listing {
         let mut issues = Vec::new();
         let mut entry_words = vec![low.value];
         let mut comment = low.comment.clone();
-        if isa::is_long_instruction(low.value) {
+        if word::is_long_instruction(low.value) {
             match words.get(address + 1) {
                 Some(high) => {
                     entry_words.push(high.value);
@@ -187,8 +108,8 @@ pub fn disassemble(words: &[RomWord]) -> Listing {
             }
         }
         let mut kind = EntryKind::Raw;
-        if isa::is_pmevent(low.value) {
-            match isa::decode(low.value) {
+        if pmevent::is_pmevent(low.value) {
+            match pmevent::decode(low.value) {
                 Ok(event) => kind = EntryKind::Pmevent(event),
                 Err(err) => issues.push(Issue::InvalidPmevent(err)),
             }
@@ -242,20 +163,20 @@ pub fn list_program(program: &Program) -> Listing {
 }
 
 /// Disassembles a hex word list.
-pub fn disassemble_hex(text: &str, file: &str) -> Result<Listing, DisasmError> {
+pub fn disassemble_hex(text: &str, file: &str) -> Result<Listing, RomError> {
     Ok(disassemble(&parse_hex_words(text, file)?))
 }
 
 /// Disassembles a `TP_instructions.vhd` ROM.
-pub fn disassemble_vhdl(text: &str, file: &str) -> Result<Listing, DisasmError> {
+pub fn disassemble_vhdl(text: &str, file: &str) -> Result<Listing, RomError> {
     Ok(disassemble(&parse_tp_vhdl(text, file)?))
 }
 
 /// Disassembles a file: `.vhd`/`.vhdl` as a ROM, anything else as a hex
 /// word list.
-pub fn disassemble_file(path: &Path) -> Result<Listing, DisasmError> {
+pub fn disassemble_file(path: &Path) -> Result<Listing, RomError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|err| DisasmError::Io {
+    let text = std::fs::read_to_string(path).map_err(|err| RomError::Io {
         file: file.clone(),
         message: err.to_string(),
     })?;
@@ -357,7 +278,7 @@ mod tests {
         for bad in ["0x123\n", "7000080g\n", "70000800 70000800\n", "0x\n"] {
             let err = parse_hex_words(bad, "a.hex").unwrap_err();
             assert!(
-                matches!(&err, DisasmError::MalformedHex { at, .. } if at.line == 1),
+                matches!(&err, RomError::MalformedHex { at, .. } if at.line == 1),
                 "{bad}: {err}"
             );
         }
@@ -418,7 +339,7 @@ mod tests {
         ));
         assert!(matches!(
             disassemble_file(Path::new("/nonexistent/x.vhd")),
-            Err(DisasmError::Io { .. })
+            Err(RomError::Io { .. })
         ));
     }
 }

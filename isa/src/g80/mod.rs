@@ -17,7 +17,7 @@
 //! | `GST.U32 global14[R0], R1`             | `d00e0005 a0c00781`   |
 //! | `RET`                                  | `30000003 00000780`   |
 //! | `NOP`                                  | `f0000001 e0000001`   |
-//! | `PMEVENT ...`                          | see [`crate::isa`]    |
+//! | `PMEVENT ...`                          | see [`crate::pmevent`]    |
 //!
 //! Registers, `g[]` offsets and immediates are decoded from their fields,
 //! so other operands of the same instructions decode too (`IADD32 R5, R3,
@@ -68,7 +68,7 @@
 //! (`mov_mem_type_i` = MEM_GLOBAL); `0011` with the flow bit is RET
 //! (`flow_opcode_i`); `1111` is NOP whatever the other bits. PMEVENT, the
 //! thesis' addition, is opcode `0111` with bit 1 clear, decoded by
-//! [`crate::isa`].
+//! [`crate::pmevent`].
 //!
 //! Operand roles that are not obvious from the mnemonic order:
 //! - GLD: `dest_i` = bits 8-2 is the loaded register, `src1_i` = bits 15-9
@@ -113,8 +113,11 @@
 //! The words `decode` reads are the ROM words of `TP_instructions.vhd`
 //! (one per instruction pointer value); `address` is that index.
 
-use crate::isa::{self, IsaError, Pmevent};
+use crate::pmevent::{self, IsaError, Pmevent};
+use crate::word::{bit_list, is_long_instruction, pair, FLOW_CONTROL_BIT, RET_HIGH, RET_LOW};
 use std::fmt;
+
+pub mod encode;
 
 /// A 32-bit general-purpose register, R0..R127.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -422,16 +425,6 @@ fn sm_type_name(sm_type: u8) -> &'static str {
     }
 }
 
-/// "52, 25, 22": the set bits of `mask`, most significant first.
-fn bit_list(mask: u64) -> String {
-    (0..64)
-        .rev()
-        .filter(|bit| mask & (1u64 << bit) != 0)
-        .map(|bit| bit.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Why words do not decode.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum G80Error {
@@ -454,105 +447,183 @@ pub enum G80Error {
     },
 }
 
-/// Bits `hi..=lo` as a mask.
-const fn bits(hi: u32, lo: u32) -> u64 {
-    ((1u64 << (hi - lo + 1)) - 1) << lo
+/// The fields the subset reads, as bits of the 64-bit instruction value
+/// (FlexGripPlus' names in the table above). One place for the layout:
+/// the reference decoder here and the hardware decoder in `hdl` use them.
+pub mod fields {
+    use crate::word::Field;
+
+    /// Selects the operation or type of a 64-bit instruction.
+    pub const SUBOP: Field = Field::new(63, 61);
+    /// `00` normal, `01` end, `10` join, `11` immediate (64-bit only).
+    pub const MARKER: Field = Field::new(33, 32);
+    /// Destination register of a 64-bit form (GST: the stored register).
+    pub const DEST: Field = Field::new(8, 2);
+    /// First source register of a 64-bit form (GLD/GST: the address).
+    pub const SRC1: Field = Field::new(15, 9);
+    /// Second source register, or SHL's immediate.
+    pub const SRC2: Field = Field::new(22, 16);
+    /// IMAD's third source register.
+    pub const SRC3: Field = Field::new(52, 46);
+    /// Type of a 64-bit form's `g[]` operand.
+    pub const SM_TYPE: Field = Field::new(15, 14);
+    /// MOV.U16's `g[]` offset.
+    pub const MOV_SHARED_OFFSET: Field = Field::new(13, 9);
+    /// IMAD.U16's and IADD32's `g[]` offset (four bits are read).
+    pub const ALU_SHARED_OFFSET: Field = Field::new(12, 9);
+    /// Destination register of the 32-bit form.
+    pub const SHORT_DEST: Field = Field::new(7, 2);
+    /// First source register of the 32-bit form.
+    pub const SHORT_SRC1: Field = Field::new(14, 9);
+    /// Second source register of the 32-bit form.
+    pub const SHORT_SRC2: Field = Field::new(21, 16);
+    /// The 32-bit form's first source is a `g[]` operand.
+    pub const SHORT_SRC1_SHARED: Field = Field::new(24, 24);
+    /// Type of the 32-bit form's `g[]` operand.
+    pub const SHORT_SM_TYPE: Field = Field::new(14, 13);
 }
 
-/// Bits `hi..=lo` of `value`, shifted down.
-fn field(value: u64, hi: u32, lo: u32) -> u8 {
-    ((value & bits(hi, lo)) >> lo) as u8
+/// Opcodes (bits 31-28) of the subset.
+pub mod opcodes {
+    pub const MOV: u8 = 0x1;
+    pub const IADD: u8 = 0x2;
+    /// SHL (subop 6) and, with the flow bit, RET.
+    pub const SHIFT_OR_RETURN: u8 = 0x3;
+    pub const IMAD: u8 = 0x6;
+    pub const CVT: u8 = 0xa;
+    /// GLD (subop 4) and GST (subop 5).
+    pub const GLOBAL_MEMORY: u8 = 0xd;
+    pub const NOP: u8 = 0xf;
 }
 
-const MARKER_BITS: u64 = bits(33, 32);
+use fields::*;
 
-/// One supported encoding: the bits outside `variable` must equal
-/// `template`.
-struct Form {
-    name: &'static str,
-    template: u64,
-    variable: u64,
+/// Bit 32 of a 64-bit instruction: the end marker (`01`), which the
+/// subset treats like the normal one (`00`).
+pub const MARKER_END_BIT: u64 = 1 << 32;
+
+/// The `sm_type` value of a U16 / U32 `g[]` operand.
+pub const SM_U16: u8 = 0b01;
+pub const SM_U32: u8 = 0b11;
+
+/// One supported encoding: every bit outside `operands` (and, for 64-bit
+/// forms, the end-marker bit) must equal `template`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Form {
+    pub name: &'static str,
+    /// An encoding of the form (the appendix-A words).
+    pub template: u64,
+    /// The operand fields, free to take any value.
+    pub operands: u64,
+    /// The `sm_type` its 64-bit `g[]` operand must have (in [`SM_TYPE`]).
+    pub shared_type: Option<u8>,
 }
 
 impl Form {
-    fn check(&self, value: u64) -> Result<(), Unsupported> {
-        let differ = (value ^ self.template) & !self.variable;
-        if differ == 0 {
-            Ok(())
+    /// The bits that may differ from `template`.
+    pub const fn free_bits(&self) -> u64 {
+        if self.template & 1 != 0 {
+            self.operands | MARKER_END_BIT
         } else {
-            Err(Unsupported::Bits {
+            self.operands
+        }
+    }
+
+    /// The reference decoder's check: the `g[]` type and the join and
+    /// immediate markers are checked apart, with their own messages.
+    fn check(&self, value: u64) -> Result<(), Unsupported> {
+        let mut free = self.free_bits();
+        if self.shared_type.is_some() {
+            free |= SM_TYPE.mask();
+        }
+        if self.template & 1 != 0 {
+            free |= MARKER.mask();
+        }
+        let differ = (value ^ self.template) & !free;
+        if differ != 0 {
+            return Err(Unsupported::Bits {
                 form: self.name,
                 bits: differ,
-            })
+            });
+        }
+        match self.shared_type {
+            Some(expected) if SM_TYPE.get(value) as u8 != expected => {
+                Err(Unsupported::SharedType {
+                    form: self.name,
+                    expected,
+                    found: SM_TYPE.get(value) as u8,
+                })
+            }
+            _ => Ok(()),
         }
     }
 }
 
-const fn pair(low: u32, high: u32) -> u64 {
-    (low as u64) | ((high as u64) << 32)
-}
-
-/// `MOV.U16 Rdh, g[n].U16`: sm_type 15-14, offset 13-9, half dest 8-2.
-const MOV_U16: Form = Form {
+/// `MOV.U16 Rdh, g[n].U16`: sm_type 15-14 (U16), offset 13-9, half dest 8-2.
+pub const MOV_U16: Form = Form {
     name: "MOV.U16 Rh, g[n].U16",
     template: pair(0x1000_4205, 0x0023_c780),
-    variable: bits(15, 9) | bits(8, 2) | MARKER_BITS,
+    operands: MOV_SHARED_OFFSET.mask() | DEST.mask(),
+    shared_type: Some(SM_U16),
 };
 
 /// `I2I.U32.U16 Rd, Rsh`: half source 15-9, dest 8-2.
-const I2I_U32_U16: Form = Form {
+pub const I2I_U32_U16: Form = Form {
     name: "I2I.U32.U16 Rd, Rh",
     template: pair(0xa000_0005, 0x0400_0780),
-    variable: bits(15, 9) | bits(8, 2) | MARKER_BITS,
+    operands: SRC1.mask() | DEST.mask(),
+    shared_type: None,
 };
 
 /// `IMAD.U16 Rd, g[n].U16, Rbh, Rc`: c 52-46, half b 22-16, sm_type
-/// 15-14, offset 12-9 (FlexGripPlus reads only four offset bits for a
-/// 64-bit ALU `g[]` source, so bit 13 stays fixed), dest 8-2.
-const IMAD_U16: Form = Form {
+/// 15-14 (U16), offset 12-9 (FlexGripPlus reads only four offset bits for
+/// a 64-bit ALU `g[]` source, so bit 13 stays fixed), dest 8-2.
+pub const IMAD_U16: Form = Form {
     name: "IMAD.U16 Rd, g[n].U16, Rh, Rc",
     template: pair(0x6001_4c01, 0x0020_4780),
-    variable: bits(52, 46) | bits(22, 16) | bits(15, 14) | bits(12, 9) | bits(8, 2) | MARKER_BITS,
+    operands: SRC3.mask() | SRC2.mask() | ALU_SHARED_OFFSET.mask() | DEST.mask(),
+    shared_type: Some(SM_U16),
 };
 
 /// `SHL Rd, Rs, imm`: immediate 22-16, source 15-9, dest 8-2.
-const SHL: Form = Form {
+pub const SHL: Form = Form {
     name: "SHL Rd, Rs, imm",
     template: pair(0x3002_0009, 0xc410_0780),
-    variable: bits(22, 16) | bits(15, 9) | bits(8, 2) | MARKER_BITS,
+    operands: SRC2.mask() | SRC1.mask() | DEST.mask(),
+    shared_type: None,
 };
 
 /// `GLD.U32 Rd, global14[Ra]`: address register 15-9, dest 8-2.
-const GLD_U32: Form = Form {
+pub const GLD_U32: Form = Form {
     name: "GLD.U32 Rd, global14[Ra]",
     template: pair(0xd00e_0005, 0x80c0_0780),
-    variable: bits(15, 9) | bits(8, 2) | MARKER_BITS,
+    operands: SRC1.mask() | DEST.mask(),
+    shared_type: None,
 };
 
 /// `GST.U32 global14[Ra], Rs`: address register 15-9, source 8-2.
-const GST_U32: Form = Form {
+pub const GST_U32: Form = Form {
     name: "GST.U32 global14[Ra], Rs",
     template: pair(0xd00e_0005, 0xa0c0_0781),
-    variable: bits(15, 9) | bits(8, 2) | MARKER_BITS,
+    operands: SRC1.mask() | DEST.mask(),
+    shared_type: None,
 };
 
-const RET: Form = Form {
+pub const RET: Form = Form {
     name: "RET",
-    template: pair(0x3000_0003, 0x0000_0780),
-    variable: MARKER_BITS,
+    template: pair(RET_LOW, RET_HIGH),
+    operands: 0,
+    shared_type: None,
 };
 
 /// `IADD32 Rd, a, Rb` (32-bit): g[] flag 24, b 21-16, a 14-9 (register,
 /// or sm_type 14-13 and offset 12-9), dest 7-2; bit 15 (w32) set.
-const IADD32: Form = Form {
+pub const IADD32: Form = Form {
     name: "IADD32 Rd, a, Rb",
     template: 0x2000_8000,
-    variable: bits(24, 24) | bits(21, 16) | bits(14, 9) | bits(7, 2),
+    operands: SHORT_SRC1_SHARED.mask() | SHORT_SRC2.mask() | SHORT_SRC1.mask() | SHORT_DEST.mask(),
+    shared_type: None,
 };
-
-/// The `sm_type` value of a U16 / U32 `g[]` operand.
-const SM_U16: u8 = 0b01;
-const SM_U32: u8 = 0b11;
 
 /// Decodes the instruction at `address` (a word index into `words`);
 /// returns it and the number of words it takes (1 or 2).
@@ -561,8 +632,8 @@ pub fn decode(words: &[u32], address: usize) -> Result<(Instruction, usize), G80
         address,
         len: words.len(),
     })?;
-    if isa::is_pmevent(low) {
-        return isa::decode(low)
+    if pmevent::is_pmevent(low) {
+        return pmevent::decode(low)
             .map(|event| (Instruction::Pmevent(event), 1))
             .map_err(|source| G80Error::Pmevent {
                 address,
@@ -570,7 +641,7 @@ pub fn decode(words: &[u32], address: usize) -> Result<(Instruction, usize), G80
                 source,
             });
     }
-    let (raw, used) = if isa::is_long_instruction(low) {
+    let (raw, used) = if is_long_instruction(low) {
         let high = *words
             .get(address + 1)
             .ok_or(G80Error::Truncated { address, low })?;
@@ -603,15 +674,20 @@ pub fn decode_program(words: &[u32]) -> Result<Vec<Decoded>, G80Error> {
     Ok(program)
 }
 
+/// A field's value as a register number, offset or immediate.
+fn field(value: u64, field: crate::word::Field) -> u8 {
+    field.get(value) as u8
+}
+
 fn decode_words(raw: Words) -> Result<Instruction, Unsupported> {
     let value = raw.value();
-    let opcode = field(value, 31, 28);
-    let flow = value & 2 != 0;
-    if opcode == 0xf {
+    let opcode = field(value, crate::word::OPCODE);
+    let flow = value & u64::from(FLOW_CONTROL_BIT) != 0;
+    if opcode == opcodes::NOP {
         // FlexGripPlus: instr_opcode_i = NOP for opcode 1111, whatever the
         // flow bit; only a join marker changes what the read stage does.
         return match raw {
-            Words::Long(..) if Marker::from_bits(field(value, 33, 32)) == Marker::Join => {
+            Words::Long(..) if Marker::from_bits(field(value, MARKER)) == Marker::Join => {
                 Err(Unsupported::Marker(Marker::Join))
             }
             _ => Ok(Instruction::Nop),
@@ -625,10 +701,10 @@ fn decode_words(raw: Words) -> Result<Instruction, Unsupported> {
 
 fn decode_short(value: u64, opcode: u8, flow: bool) -> Result<Instruction, Unsupported> {
     match (opcode, flow) {
-        (0x2, false) => {
+        (opcodes::IADD, false) => {
             IADD32.check(value)?;
-            let a = if value & bits(24, 24) != 0 {
-                let sm_type = field(value, 14, 13);
+            let a = if field(value, SHORT_SRC1_SHARED) != 0 {
+                let sm_type = field(value, SHORT_SM_TYPE);
                 if sm_type != SM_U32 {
                     return Err(Unsupported::SharedType {
                         form: IADD32.name,
@@ -637,15 +713,15 @@ fn decode_short(value: u64, opcode: u8, flow: bool) -> Result<Instruction, Unsup
                     });
                 }
                 Src32::Shared(Shared32 {
-                    offset: field(value, 12, 9),
+                    offset: field(value, ALU_SHARED_OFFSET),
                 })
             } else {
-                Src32::Reg(Reg(field(value, 14, 9)))
+                Src32::Reg(Reg(field(value, SHORT_SRC1)))
             };
             Ok(Instruction::Iadd32 {
-                dst: Reg(field(value, 7, 2)),
+                dst: Reg(field(value, SHORT_DEST)),
                 a,
-                b: Reg(field(value, 21, 16)),
+                b: Reg(field(value, SHORT_SRC2)),
             })
         }
         _ => Err(Unsupported::Opcode {
@@ -657,80 +733,64 @@ fn decode_short(value: u64, opcode: u8, flow: bool) -> Result<Instruction, Unsup
 }
 
 fn decode_long(value: u64, opcode: u8, flow: bool) -> Result<Instruction, Unsupported> {
-    let subop = field(value, 63, 61);
-    match Marker::from_bits(field(value, 33, 32)) {
+    let subop = field(value, SUBOP);
+    match Marker::from_bits(field(value, MARKER)) {
         Marker::Normal | Marker::End => {}
         other => return Err(Unsupported::Marker(other)),
     }
-    let dst8 = || Reg(field(value, 8, 2));
-    let src15 = || Reg(field(value, 15, 9));
+    let dest = || Reg(field(value, DEST));
+    let src1 = || Reg(field(value, SRC1));
     match (opcode, flow, subop) {
-        (0x1, false, 0) => {
+        (opcodes::MOV, false, 0) => {
             MOV_U16.check(value)?;
-            let sm_type = field(value, 15, 14);
-            if sm_type != SM_U16 {
-                return Err(Unsupported::SharedType {
-                    form: MOV_U16.name,
-                    expected: SM_U16,
-                    found: sm_type,
-                });
-            }
             Ok(Instruction::MovU16 {
-                dst: HalfReg(field(value, 8, 2)),
+                dst: HalfReg(field(value, DEST)),
                 src: Shared16 {
-                    offset: field(value, 13, 9),
+                    offset: field(value, MOV_SHARED_OFFSET),
                 },
             })
         }
-        (0xa, false, 0) => {
+        (opcodes::CVT, false, 0) => {
             I2I_U32_U16.check(value)?;
             Ok(Instruction::I2iU32U16 {
-                dst: dst8(),
-                src: HalfReg(field(value, 15, 9)),
+                dst: dest(),
+                src: HalfReg(field(value, SRC1)),
             })
         }
-        (0x6, false, 0) => {
+        (opcodes::IMAD, false, 0) => {
             IMAD_U16.check(value)?;
-            let sm_type = field(value, 15, 14);
-            if sm_type != SM_U16 {
-                return Err(Unsupported::SharedType {
-                    form: IMAD_U16.name,
-                    expected: SM_U16,
-                    found: sm_type,
-                });
-            }
             Ok(Instruction::ImadU16 {
-                dst: dst8(),
+                dst: dest(),
                 a: Shared16 {
-                    offset: field(value, 12, 9),
+                    offset: field(value, ALU_SHARED_OFFSET),
                 },
-                b: HalfReg(field(value, 22, 16)),
-                c: Reg(field(value, 52, 46)),
+                b: HalfReg(field(value, SRC2)),
+                c: Reg(field(value, SRC3)),
             })
         }
-        (0x3, false, 6) => {
+        (opcodes::SHIFT_OR_RETURN, false, 6) => {
             SHL.check(value)?;
             Ok(Instruction::Shl {
-                dst: dst8(),
-                src: src15(),
-                shift: field(value, 22, 16),
+                dst: dest(),
+                src: src1(),
+                shift: field(value, SRC2),
             })
         }
-        (0xd, false, 4) => {
+        (opcodes::GLOBAL_MEMORY, false, 4) => {
             GLD_U32.check(value)?;
             Ok(Instruction::GldU32 {
-                dst: dst8(),
-                addr: src15(),
+                dst: dest(),
+                addr: src1(),
             })
         }
-        (0xd, false, 5) => {
+        (opcodes::GLOBAL_MEMORY, false, 5) => {
             GST_U32.check(value)?;
             Ok(Instruction::GstU32 {
-                addr: src15(),
-                src: dst8(),
+                addr: src1(),
+                src: dest(),
             })
         }
-        (0x3, true, _) => {
+        (opcodes::SHIFT_OR_RETURN, true, _) => {
             RET.check(value)?;
             Ok(Instruction::Ret)
         }
@@ -743,74 +803,11 @@ fn decode_long(value: u64, opcode: u8, flow: bool) -> Result<Instruction, Unsupp
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::asm::{assemble_file, WordRole};
-    use crate::isa::PmuCommand;
+    use crate::pmevent::PmuCommand;
     use std::path::Path;
-
-    /// Encoders for the subset, for building test programs (the inverse
-    /// of the field extraction above).
-    pub(crate) mod enc {
-        pub const RET: [u32; 2] = [0x3000_0003, 0x0000_0780];
-        pub const NOP: [u32; 2] = [0xf000_0001, 0xe000_0001];
-
-        pub fn mov_u16(dst_half: u8, offset: u8) -> [u32; 2] {
-            [
-                0x1000_4001 | (u32::from(offset) << 9) | (u32::from(dst_half) << 2),
-                0x0023_c780,
-            ]
-        }
-
-        pub fn i2i_u32_u16(dst: u8, src_half: u8) -> [u32; 2] {
-            [
-                0xa000_0001 | (u32::from(src_half) << 9) | (u32::from(dst) << 2),
-                0x0400_0780,
-            ]
-        }
-
-        pub fn imad_u16(dst: u8, offset: u8, b_half: u8, c: u8) -> [u32; 2] {
-            [
-                0x6000_4001
-                    | (u32::from(b_half) << 16)
-                    | (u32::from(offset) << 9)
-                    | (u32::from(dst) << 2),
-                0x0020_0780 | (u32::from(c) << 14),
-            ]
-        }
-
-        pub fn shl(dst: u8, src: u8, shift: u8) -> [u32; 2] {
-            [
-                0x3000_0001
-                    | (u32::from(shift) << 16)
-                    | (u32::from(src) << 9)
-                    | (u32::from(dst) << 2),
-                0xc410_0780,
-            ]
-        }
-
-        pub fn iadd32_rr(dst: u8, a: u8, b: u8) -> u32 {
-            0x2000_8000 | (u32::from(b) << 16) | (u32::from(a) << 9) | (u32::from(dst) << 2)
-        }
-
-        pub fn iadd32_g(dst: u8, offset: u8, b: u8) -> u32 {
-            0x2100_e000 | (u32::from(b) << 16) | (u32::from(offset) << 9) | (u32::from(dst) << 2)
-        }
-
-        pub fn gld_u32(dst: u8, addr: u8) -> [u32; 2] {
-            [
-                0xd00e_0001 | (u32::from(addr) << 9) | (u32::from(dst) << 2),
-                0x80c0_0780,
-            ]
-        }
-
-        pub fn gst_u32(addr: u8, src: u8) -> [u32; 2] {
-            [
-                0xd00e_0001 | (u32::from(addr) << 9) | (u32::from(src) << 2),
-                0xa0c0_0781,
-            ]
-        }
-    }
 
     fn appendix() -> crate::asm::Program {
         let path = format!("{}/../examples/appendix_a.sass", env!("CARGO_MANIFEST_DIR"));
@@ -984,34 +981,40 @@ pub(crate) mod tests {
 
     #[test]
     fn encoders_reproduce_the_appendix_words() {
-        assert_eq!(enc::mov_u16(1, 1), [0x1000_4205, 0x0023_c780]);
-        assert_eq!(enc::i2i_u32_u16(1, 0), [0xa000_0005, 0x0400_0780]);
-        assert_eq!(enc::imad_u16(0, 6, 1, 1), [0x6001_4c01, 0x0020_4780]);
-        assert_eq!(enc::shl(2, 0, 2), [0x3002_0009, 0xc410_0780]);
-        assert_eq!(enc::iadd32_g(0, 4, 2), 0x2102_e800);
-        assert_eq!(enc::iadd32_g(3, 5, 2), 0x2102_ea0c);
-        assert_eq!(enc::iadd32_rr(1, 1, 0), 0x2000_8204);
-        assert_eq!(enc::gld_u32(1, 0), [0xd00e_0005, 0x80c0_0780]);
-        assert_eq!(enc::gld_u32(0, 3), [0xd00e_0601, 0x80c0_0780]);
-        assert_eq!(enc::gst_u32(0, 1), [0xd00e_0005, 0xa0c0_0781]);
+        assert_eq!(encode::mov_u16(1, 1), [0x1000_4205, 0x0023_c780]);
+        assert_eq!(encode::i2i_u32_u16(1, 0), [0xa000_0005, 0x0400_0780]);
+        assert_eq!(encode::imad_u16(0, 6, 1, 1), [0x6001_4c01, 0x0020_4780]);
+        assert_eq!(encode::shl(2, 0, 2), [0x3002_0009, 0xc410_0780]);
+        assert_eq!(encode::iadd32_g(0, 4, 2), 0x2102_e800);
+        assert_eq!(encode::iadd32_g(3, 5, 2), 0x2102_ea0c);
+        assert_eq!(encode::iadd32_rr(1, 1, 0), 0x2000_8204);
+        assert_eq!(encode::gld_u32(1, 0), [0xd00e_0005, 0x80c0_0780]);
+        assert_eq!(encode::gld_u32(0, 3), [0xd00e_0601, 0x80c0_0780]);
+        assert_eq!(encode::gst_u32(0, 1), [0xd00e_0005, 0xa0c0_0781]);
     }
 
     #[test]
     fn other_operands_decode() {
         for (words, text) in [
-            (enc::mov_u16(6, 2).to_vec(), "MOV.U16 R3L, g[0x2].U16"),
-            (enc::mov_u16(127, 31).to_vec(), "MOV.U16 R63H, g[0x1f].U16"),
-            (enc::i2i_u32_u16(9, 5).to_vec(), "I2I.U32.U16 R9, R2H"),
+            (encode::mov_u16(6, 2).to_vec(), "MOV.U16 R3L, g[0x2].U16"),
             (
-                enc::imad_u16(7, 15, 4, 127).to_vec(),
+                encode::mov_u16(127, 31).to_vec(),
+                "MOV.U16 R63H, g[0x1f].U16",
+            ),
+            (encode::i2i_u32_u16(9, 5).to_vec(), "I2I.U32.U16 R9, R2H"),
+            (
+                encode::imad_u16(7, 15, 4, 127).to_vec(),
                 "IMAD.U16 R7, g[0xf].U16, R2L, R127",
             ),
-            (enc::shl(127, 124, 0x1f).to_vec(), "SHL R127, R124, 0x1f"),
-            (vec![enc::iadd32_rr(5, 3, 7)], "IADD32 R5, R3, R7"),
-            (vec![enc::iadd32_rr(63, 63, 63)], "IADD32 R63, R63, R63"),
-            (vec![enc::iadd32_g(9, 15, 10)], "IADD32 R9, g[0xf], R10"),
-            (enc::gld_u32(9, 4).to_vec(), "GLD.U32 R9, global14[R4]"),
-            (enc::gst_u32(8, 126).to_vec(), "GST.U32 global14[R8], R126"),
+            (encode::shl(127, 124, 0x1f).to_vec(), "SHL R127, R124, 0x1f"),
+            (vec![encode::iadd32_rr(5, 3, 7)], "IADD32 R5, R3, R7"),
+            (vec![encode::iadd32_rr(63, 63, 63)], "IADD32 R63, R63, R63"),
+            (vec![encode::iadd32_g(9, 15, 10)], "IADD32 R9, g[0xf], R10"),
+            (encode::gld_u32(9, 4).to_vec(), "GLD.U32 R9, global14[R4]"),
+            (
+                encode::gst_u32(8, 126).to_vec(),
+                "GST.U32 global14[R8], R126",
+            ),
             (vec![0xf000_0000], "NOP"),
             (vec![0x7000_1000], "PMEVENT CNT0, RST"),
         ] {
@@ -1214,7 +1217,7 @@ pub(crate) mod tests {
     #[test]
     fn bit_lists() {
         assert_eq!(bit_list((1 << 52) | (1 << 25) | 1), "52, 25, 0");
-        assert_eq!(bits(33, 32), 0x3_0000_0000);
-        assert_eq!(field(0x0023_c780_1000_4205, 13, 9), 1);
+        assert_eq!(MARKER.mask(), 0x3_0000_0000);
+        assert_eq!(field(0x0023_c780_1000_4205, MOV_SHARED_OFFSET), 1);
     }
 }

@@ -43,6 +43,9 @@
 
 use std::fmt;
 
+pub use crate::pmu_command::PmuCommand;
+use crate::word::{self, bit_list, Field, FLOW_CONTROL_BIT, LONG_INSTRUCTION_BIT};
+
 /// Opcode field (bits 31-28) of every PMEVENT.
 pub const PMEVENT_OPCODE: u32 = 0x7;
 /// Number of PMU counters a PMEVENT can address.
@@ -50,31 +53,17 @@ pub const NUM_COUNTERS: u8 = 16;
 /// Number of general-purpose registers a PMEVENT IDL can write.
 pub const NUM_REGISTERS: u8 = 128;
 
-const OPCODE_SHIFT: u32 = 28;
-const COUNTER_SHIFT: u32 = 13;
-const COUNTER_MASK: u32 = 0xf;
-const COMMAND_SHIFT: u32 = 11;
-const COMMAND_MASK: u32 = 0x3;
-const DEST_SHIFT: u32 = 2;
-const DEST_MASK: u32 = 0x7f;
-/// Bit 1: set on flow-control instructions.
-pub const FLOW_CONTROL_BIT: u32 = 1 << 1;
-/// Bit 0: set on the first (low) word of a 64-bit instruction.
-pub const LONG_INSTRUCTION_BIT: u32 = 1 << 0;
+/// Counter address, bits 16-13.
+pub const COUNTER: Field = Field::new(16, 13);
+/// PMU command, bits 12-11.
+pub const COMMAND: Field = Field::new(12, 11);
+/// Destination register of an IDL, bits 8-2.
+pub const DEST: Field = Field::new(8, 2);
 /// Bits 27-17 and 10-9: unused by PMEVENT, must be 0.
 pub const RESERVED_MASK: u32 = 0x0ffe_0000 | 0x0000_0600;
-
-/// `RET`, the 64-bit instruction that ends the appendix-A kernel, low word
-/// first.
-pub const RET_WORDS: [u32; 2] = [RET_LOW, RET_HIGH];
-/// Low (first) word of `RET`.
-pub const RET_LOW: u32 = 0x3000_0003;
-/// High (second) word of `RET`.
-pub const RET_HIGH: u32 = 0x0000_0780;
-
-/// The 2-bit command a PMEVENT sends to the addressed counter (shared
-/// with the hardware, which defines the encoding).
-pub use flexpmu_hdl::PmuCommand;
+/// Every bit a PMEVENT must have clear: the reserved bits, flow control
+/// (bit 1) and 64-bit (bit 0).
+pub const MUST_BE_ZERO: u32 = RESERVED_MASK | FLOW_CONTROL_BIT | LONG_INSTRUCTION_BIT;
 
 /// A decoded PMEVENT instruction.
 ///
@@ -153,7 +142,7 @@ pub enum IsaError {
     FlowControlBit(u32),
     #[error("0x{0:08x} has bit 0 (64-bit instruction) set; PMEVENT is a 32-bit instruction")]
     LongInstructionBit(u32),
-    #[error("0x{word:08x} has reserved bit(s) {} set; bits 27-17 and 10-9 must be 0", bit_list(*.bits))]
+    #[error("0x{word:08x} has reserved bit(s) {} set; bits 27-17 and 10-9 must be 0", bit_list(u64::from(*.bits)))]
     ReservedBits {
         word: u32,
         /// The offending bits, as a mask within [`RESERVED_MASK`].
@@ -169,31 +158,11 @@ pub enum IsaError {
     MissingRegister,
 }
 
-/// "27, 20, 9": the set bits of `mask`, most significant first.
-fn bit_list(mask: u32) -> String {
-    (0..32)
-        .rev()
-        .filter(|bit| mask & (1 << bit) != 0)
-        .map(|bit| bit.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The opcode field (bits 31-28) of an instruction word.
-pub fn opcode(word: u32) -> u8 {
-    (word >> OPCODE_SHIFT) as u8
-}
-
-/// Whether `word` is the first word of a 64-bit instruction (bit 0 set).
-pub fn is_long_instruction(word: u32) -> bool {
-    word & LONG_INSTRUCTION_BIT != 0
-}
-
 /// Whether `word` falls in the PMEVENT encoding space: opcode 7 with bit 1
 /// (flow control) clear. The decode hook claims such words; [`decode`] then
 /// says whether the rest of the word is well formed.
 pub fn is_pmevent(word: u32) -> bool {
-    opcode(word) as u32 == PMEVENT_OPCODE && word & FLOW_CONTROL_BIT == 0
+    word::opcode(word) as u32 == PMEVENT_OPCODE && word & FLOW_CONTROL_BIT == 0
 }
 
 /// Encodes a PMEVENT.
@@ -204,13 +173,13 @@ pub fn is_pmevent(word: u32) -> bool {
 /// [`try_encode`] to have invalid input rejected instead.
 pub fn encode(event: &Pmevent) -> u32 {
     let dest = match event.command {
-        PmuCommand::Idl => event.dest.unwrap_or(0) as u32 & DEST_MASK,
+        PmuCommand::Idl => event.dest.unwrap_or(0),
         _ => 0,
     };
-    (PMEVENT_OPCODE << OPCODE_SHIFT)
-        | ((event.counter as u32 & COUNTER_MASK) << COUNTER_SHIFT)
-        | ((event.command.bits() as u32) << COMMAND_SHIFT)
-        | (dest << DEST_SHIFT)
+    (word::OPCODE.place(u64::from(PMEVENT_OPCODE))
+        | COUNTER.place(u64::from(event.counter))
+        | COMMAND.place(event.command.bits())
+        | DEST.place(u64::from(dest))) as u32
 }
 
 /// Encodes a PMEVENT after checking it.
@@ -221,7 +190,7 @@ pub fn try_encode(event: &Pmevent) -> Result<u32, IsaError> {
 
 /// Decodes a PMEVENT word, rejecting anything [`encode`] would not produce.
 pub fn decode(word: u32) -> Result<Pmevent, IsaError> {
-    let op = opcode(word);
+    let op = word::opcode(word);
     if op as u32 != PMEVENT_OPCODE {
         return Err(IsaError::WrongOpcode { word, opcode: op });
     }
@@ -237,9 +206,10 @@ pub fn decode(word: u32) -> Result<Pmevent, IsaError> {
             bits: word & RESERVED_MASK,
         });
     }
-    let counter = ((word >> COUNTER_SHIFT) & COUNTER_MASK) as u8;
-    let command = PmuCommand::from_bits(((word >> COMMAND_SHIFT) & COMMAND_MASK) as u64);
-    let reg = ((word >> DEST_SHIFT) & DEST_MASK) as u8;
+    let value = u64::from(word);
+    let counter = COUNTER.get(value) as u8;
+    let command = PmuCommand::from_bits(COMMAND.get(value));
+    let reg = DEST.get(value) as u8;
     let dest = match command {
         PmuCommand::Idl => Some(reg),
         // A register field on CNT/RST/NOP is ignored by the hardware, but it
@@ -442,13 +412,5 @@ mod tests {
         assert_eq!(try_encode(&bad), Err(IsaError::CounterOutOfRange(20)));
         // The unchecked encoder still yields a decodable word.
         assert!(decode(encode(&bad)).is_ok());
-    }
-
-    #[test]
-    fn ret_pair() {
-        assert_eq!(RET_WORDS, [0x3000_0003, 0x0000_0780]);
-        assert!(is_long_instruction(RET_LOW));
-        assert_ne!(RET_LOW & FLOW_CONTROL_BIT, 0);
-        assert!(!is_pmevent(RET_LOW));
     }
 }

@@ -26,22 +26,11 @@
 //! three mnemonics, so that every PMEVENT the disassembler can print
 //! reassembles.
 
-use crate::isa::{self, IsaError, Pmevent, PmuCommand};
-use std::fmt::{self, Write as _};
+use crate::pmevent::{self, IsaError, Pmevent, PmuCommand};
+use crate::source::{has_hex_prefix, parse_hex8, split_comment, Location};
+use crate::word;
+use std::fmt::Write as _;
 use std::path::Path;
-
-/// A place in a source file, printed as `file:line` (line is 1-based).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Location {
-    pub file: String,
-    pub line: usize,
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
-    }
-}
 
 /// Which part of an instruction a word is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -153,7 +142,7 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
         let (mnemonic, operands) = code.split_once(char::is_whitespace).unwrap_or((code, ""));
         let words = if mnemonic.eq_ignore_ascii_case("PMEVENT") {
             let event = parse_operands(operands).map_err(|err| err.at(at.clone()))?;
-            vec![isa::encode(&event)]
+            vec![pmevent::encode(&event)]
         } else if has_hex_prefix(mnemonic) {
             parse_raw(code, &at)?
         } else {
@@ -210,7 +199,7 @@ fn parse_raw(code: &str, at: &Location) -> Result<Vec<u32>, AsmError> {
         words.push(parse_hex8(digits).ok_or_else(|| malformed_hex(at, token))?);
     }
     let low = words[0];
-    match (isa::is_long_instruction(low), words.get(1)) {
+    match (word::is_long_instruction(low), words.get(1)) {
         (true, None) => {
             return Err(AsmError::MissingHighWord {
                 at: at.clone(),
@@ -228,8 +217,8 @@ fn parse_raw(code: &str, at: &Location) -> Result<Vec<u32>, AsmError> {
     }
     // The decode hook claims every word of this shape, so a malformed one
     // would silently drive the PMU.
-    if isa::is_pmevent(low) {
-        isa::decode(low).map_err(|source| AsmError::InvalidPmeventWord {
+    if pmevent::is_pmevent(low) {
+        pmevent::decode(low).map_err(|source| AsmError::InvalidPmeventWord {
             at: at.clone(),
             source,
         })?;
@@ -241,34 +230,6 @@ fn malformed_hex(at: &Location, token: &str) -> AsmError {
     AsmError::MalformedHex {
         at: at.clone(),
         found: token.to_string(),
-    }
-}
-
-pub(crate) fn has_hex_prefix(token: &str) -> bool {
-    token.starts_with("0x") || token.starts_with("0X")
-}
-
-/// Exactly 8 hex digits: a shorter word is more likely a typo than intent.
-pub(crate) fn parse_hex8(digits: &str) -> Option<u32> {
-    if digits.len() != 8 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    u32::from_str_radix(digits, 16).ok()
-}
-
-/// Splits `text` at the first of the comment `markers`; the comment is
-/// trimmed and `None` when empty.
-pub(crate) fn split_comment<'a>(text: &'a str, markers: &[&str]) -> (&'a str, Option<String>) {
-    let start = markers.iter().filter_map(|marker| text.find(marker)).min();
-    match start {
-        None => (text, None),
-        Some(start) => {
-            // `--- GST` and `## note` lose all their marker characters.
-            let marker_char = text[start..].chars().next().unwrap_or('#');
-            let comment = text[start..].trim_start_matches(marker_char).trim();
-            let comment = (!comment.is_empty()).then(|| comment.to_string());
-            (&text[..start], comment)
-        }
     }
 }
 
@@ -365,7 +326,7 @@ fn parse_counter(text: &str) -> Result<u8, OperandError> {
             expected: "a counter CNT0..CNT15",
             found: text.to_string(),
         }),
-        Some(n) if n < isa::NUM_COUNTERS as u64 => Ok(n as u8),
+        Some(n) if n < pmevent::NUM_COUNTERS as u64 => Ok(n as u8),
         Some(_) => Err(OperandError::CounterOutOfRange(text.to_string())),
     }
 }
@@ -376,7 +337,7 @@ fn parse_register(text: &str) -> Result<u8, OperandError> {
             expected: "a destination register R0..R127",
             found: text.to_string(),
         }),
-        Some(n) if n < isa::NUM_REGISTERS as u64 => Ok(n as u8),
+        Some(n) if n < pmevent::NUM_REGISTERS as u64 => Ok(n as u8),
         Some(_) => Err(OperandError::RegisterOutOfRange(text.to_string())),
     }
 }
@@ -422,15 +383,15 @@ fn describe(value: u32, comment: Option<&str>) -> Option<String> {
 
 /// The PMEVENT in `value`, if it is a valid one.
 fn decode_pmevent(value: u32) -> Option<Pmevent> {
-    if isa::is_pmevent(value) {
-        isa::decode(value).ok()
+    if pmevent::is_pmevent(value) {
+        pmevent::decode(value).ok()
     } else {
         None
     }
 }
 
 /// One 8-digit lowercase hex word per line, as read by
-/// [`crate::disasm::parse_hex_words`].
+/// [`crate::rom::parse_hex_words`].
 pub fn to_hex(program: &Program) -> String {
     let mut out = String::with_capacity(program.words.len() * 9);
     for word in &program.words {

@@ -1,0 +1,26 @@
+//! Instruction encodings of flexpmu, and the tools that read and write
+//! programs.
+//!
+//! * [`word`]: instruction words of FlexGripPlus (fields, the opcode, the
+//!   flow-control and 64-bit bits, `RET`);
+//! * [`pmu_command`] and [`pmevent`]: the PMU command encoding and the
+//!   thesis' PMEVENT instruction;
+//! * [`g80`]: the G80 SASS subset of the appendix-A kernel, with the
+//!   reference decoder;
+//! * [`asm`], [`disasm`], [`rom`], [`tp_rom`]: the assembler, the
+//!   disassembler, hex word lists and FlexGripPlus' `TP_instructions.vhd`.
+//!
+//! Everything else takes encodings from here: the hardware decoders in
+//! `flexpmu-hdl` use these constants rather than repeating them.
+
+pub mod asm;
+pub mod disasm;
+pub mod g80;
+pub mod pmevent;
+pub mod pmu_command;
+pub mod rom;
+pub mod source;
+pub mod tp_rom;
+pub mod word;
+
+pub use pmu_command::PmuCommand;
