@@ -1,16 +1,74 @@
-//! `flexpmu`: simulate, benchmark and program the FlexGripPlus PMU.
+//! `flexpmu`: the FlexGripPlus Performance Monitoring Unit — simulate,
+//! program, export, synthesise and benchmark it. One file per subcommand
+//! in `commands/`.
 
-mod bench_cmd;
-mod cli;
-mod export_cmd;
+mod commands;
+mod embedded;
 mod output;
-mod program_cmd;
-mod run_cmd;
-mod sim_cmd;
-mod synth_cmd;
-mod toggles_cmd;
-mod verify_cmd;
 
-fn main() -> std::process::ExitCode {
-    cli::main()
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use commands::*;
+
+#[derive(Parser)]
+#[command(
+    name = "flexpmu",
+    version,
+    about = "The FlexGripPlus Performance Monitoring Unit: rust-hdl design, cycle simulation with VCD, PMEVENT tools"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario (.scn) on the PMU and print the counters.
+    Sim(sim::SimArgs),
+    /// Measure simulation speed on each engine.
+    Bench(bench::BenchArgs),
+    /// The main job: the thesis' appendix-A kernel on the SM slice, with
+    /// the PMU monitoring it (table and waveform).
+    Demo,
+    /// Run a kernel on the SM slice (the vector-addition launch: A, B and
+    /// C are the kernel parameters) and check it against the reference ISS.
+    Run(run::RunArgs),
+    /// Assemble a SASS-like listing (.sass) into hex or TP_instructions.vhd.
+    Asm(asm::AsmArgs),
+    /// Write the Verilog and VHDL of the PMU and the hooks.
+    Export(export::ExportArgs),
+    /// Cross-simulate the PMU: reference model, rust-hdl, and the exported
+    /// HDL under GHDL, Icarus Verilog and Verilator, on the same stimulus.
+    Verify(verify::VerifyArgs),
+    /// Area and timing estimates with Yosys (and nextpnr for iCE40).
+    Synth(synth::SynthArgs),
+    /// Rank the signals of a VCD waveform by toggle count (how the thesis
+    /// chose the signals the PMU monitors).
+    Toggles(toggles::TogglesArgs),
+    /// Disassemble a TP_instructions.vhd ROM or a .hex word list.
+    Disasm(disasm::DisasmArgs),
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Sim(args) => sim::sim(&args),
+        Command::Bench(args) => bench::bench(&args),
+        Command::Demo => demo::demo(),
+        Command::Run(args) => run::run(&args),
+        Command::Asm(args) => asm::asm(&args),
+        Command::Export(args) => export::export(&args),
+        Command::Verify(args) => verify::verify(&args),
+        Command::Synth(args) => synth::synth(&args),
+        Command::Toggles(args) => toggles::toggles(&args),
+        Command::Disasm(args) => disasm::disasm(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            output::report_error(&error);
+            ExitCode::from(2)
+        }
+    }
 }

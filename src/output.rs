@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use flexpmu_sim::vcd_trace::VCD_MARKER;
+use flexpmu_sim::waveform::vcd::VCD_MARKER;
 
 /// Prints an error and its causes on one line each, without a backtrace.
 /// A cause whose text its parent's message already quotes is not repeated.

@@ -467,7 +467,8 @@ fn export_check_names_stale_files_and_export_respects_foreign_files() {
     let out = flexpmu(&["export", "--design", "nonesuch"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unknown design `nonesuch`"),
+        stderr(&out).contains("invalid value 'nonesuch' for '--design <NAME>'")
+            && stderr(&out).contains("possible values: pmu, decode-hook"),
         "{}",
         stderr(&out)
     );
@@ -500,7 +501,8 @@ fn synth_json_and_compare() {
     let out = flexpmu(&["synth", "--compare", "decode", "sm-slice"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unknown top `sm-slice`"),
+        stderr(&out).contains("invalid value 'sm-slice'")
+            && stderr(&out).contains("possible values: pmu, decoder"),
         "{}",
         stderr(&out)
     );

@@ -71,7 +71,7 @@ impl<const COUNT: usize> Logic for CommandDecoder<COUNT> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn command_decoder_synthesizes() {

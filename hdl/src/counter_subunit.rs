@@ -121,8 +121,8 @@ impl CounterState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
     use crate::test_driver::Driver;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn counter_subunit_synthesizes() {

@@ -193,8 +193,8 @@ impl Logic for DecodeHook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
     use crate::test_driver::Driver;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn decode_hook_synthesizes() {

@@ -119,8 +119,8 @@ impl Logic for DecodeStage {
 mod tests {
     use super::*;
     use crate::subset_decoder::op;
-    use crate::synth_check::check_synthesizes;
     use crate::test_driver::Driver;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn decode_stage_synthesizes() {

@@ -58,7 +58,7 @@ impl Logic for ExecuteHook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn execute_hook_synthesizes() {

@@ -180,8 +180,8 @@ impl Logic for ExecuteStage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
     use crate::test_driver::Driver;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn execute_stage_synthesizes() {

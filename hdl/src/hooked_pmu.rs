@@ -99,7 +99,7 @@ impl Logic for HookedPmu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn hooked_pmu_synthesizes() {

@@ -1,5 +1,5 @@
 //! One scalar processor's integer datapath for the G80 subset (the SM
-//! slice has eight, FlexGripPlus' 8 SPs). Semantics as `flexpmu_sim::iss`
+//! slice has eight, FlexGripPlus' 8 SPs). Semantics as `flexpmu_sim::gpu::iss`
 //! defines them: operands arrive selected by the read stage (16-bit
 //! halves zero-extended, `g[]` words read).
 
@@ -83,7 +83,7 @@ impl Logic for IntegerAlu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn integer_alu_synthesizes() {

@@ -34,7 +34,6 @@ pub mod decode_hook;
 pub mod decode_stage;
 pub mod execute_hook;
 pub mod execute_stage;
-pub mod export;
 pub mod hdl_block;
 pub mod hooked_pmu;
 pub mod integer_alu;
@@ -43,7 +42,6 @@ pub mod pmevent_decoder;
 pub mod pmu;
 pub mod sm_core;
 pub mod subset_decoder;
-pub mod synth_check;
 #[cfg(test)]
 mod test_driver;
 pub mod toggle_converter;

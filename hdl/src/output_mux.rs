@@ -51,7 +51,7 @@ impl<const COUNT: usize, const WIDTH: usize> Logic for OutputMux<COUNT, WIDTH> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn output_mux_synthesizes() {

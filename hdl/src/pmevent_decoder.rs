@@ -85,7 +85,7 @@ impl Logic for PmeventDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn pmevent_decoder_synthesizes() {

@@ -154,9 +154,9 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> L
 mod tests {
     use super::*;
     use crate::counter_subunit::CounterState;
-    use crate::synth_check::check_synthesizes;
     use crate::test_driver::Driver;
     use flexpmu_isa::PmuCommand;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn pmu_synthesizes() {

@@ -4,7 +4,7 @@
 //! named SM signals ([`MONITOR_MAP`]).
 //!
 //! The warp unit, fetch, the read and write stages and the memories are
-//! cycle-level Rust around this block (`flexpmu_sim::sm`). The signals
+//! cycle-level Rust around this block (`flexpmu_sim::gpu::sm`). The signals
 //! they own that the PMU monitors enter as the `sm_*` inputs, so they
 //! carry their names into the waveform and the map is one piece of
 //! hardware.
@@ -427,8 +427,8 @@ impl Logic for SmCore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
     use crate::test_driver::Driver;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn sm_core_synthesizes() {
@@ -438,10 +438,10 @@ mod tests {
         // Decode stage 139, execute stage 266, and the PMU: 16 counters of
         // 32 bits and 2 state bits, plus one previous-value register bit
         // per toggle-mode input bit (level channels keep none).
-        let toggle_bits: usize = MONITOR_MAP
+        let toggle_bits: u64 = MONITOR_MAP
             .iter()
             .filter(|s| s.mode == ChannelMode::Toggle)
-            .map(|s| s.width)
+            .map(|s| s.width as u64)
             .sum();
         assert_eq!(
             report.flip_flop_bits,

@@ -184,8 +184,8 @@ impl Logic for SubsetDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
     use flexpmu_isa::word::pair;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn subset_decoder_synthesizes() {

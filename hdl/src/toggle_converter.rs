@@ -75,8 +75,8 @@ impl<const WIDTH: usize> Logic for ToggleConverter<WIDTH> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth_check::check_synthesizes;
     use crate::test_driver::Driver;
+    use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
     fn toggle_converter_synthesizes() {

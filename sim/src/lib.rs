@@ -1,23 +1,19 @@
-//! Simulation for flexpmu: the native cycle driver, streamed VCD
-//! waveforms, the PMU reference model, scenarios, random stimulus,
-//! benchmarks, and the PMEVENT instruction tools.
+//! Simulation for flexpmu.
+//!
+//! * [`engine`]: the native cycle driver that steps rust-hdl blocks;
+//! * [`waveform`]: VCD waveforms streamed as a run goes, and toggle
+//!   counts read back from them;
+//! * [`pmu`]: the PMU's behavioural reference model, its ports, random
+//!   stimulus, `.scn` scenarios, and the rust-hdl PMU behind the same
+//!   interface as the model;
+//! * [`gpu`]: the GPU model around the hardware: the reference ISS of the
+//!   G80 subset, the vector-addition launch, the pipeline harness of the
+//!   hooks, and the SM slice.
+//!
+//! External tools (Yosys, GHDL, Verilator, ...) are not run here: that is
+//! `flexpmu-eda`'s job.
 
-pub mod bench;
-pub mod driver;
-pub mod golden;
-pub mod hdl_tools;
-pub mod iss;
-pub mod pipeline;
-pub mod pmu_sim;
-pub mod reference_model;
-pub mod scenario;
-pub mod scenario_runner;
-pub mod sm;
-pub mod stimulus;
-pub mod synth;
-pub mod synth_report;
-pub mod testbench;
-pub mod toggles;
-pub mod vcd_trace;
-pub mod vector_add;
-pub mod verify;
+pub mod engine;
+pub mod gpu;
+pub mod pmu;
+pub mod waveform;

@@ -3,9 +3,9 @@
 //! cycle.
 
 use flexpmu_hdl::{ChannelConfig, ChannelMode, PmuConfig};
-use flexpmu_sim::pmu_sim::PmuSim;
-use flexpmu_sim::reference_model::PmuModel;
-use flexpmu_sim::stimulus::RandomStimulus;
+use flexpmu_sim::pmu::rtl::PmuSim;
+use flexpmu_sim::pmu::stimulus::RandomStimulus;
+use flexpmu_sim::pmu::PmuModel;
 
 fn run_differential<const N: usize, const W: usize, const I: usize>(
     config: &PmuConfig,

@@ -3,10 +3,10 @@
 
 use flexpmu_hdl::trace::Traced;
 use flexpmu_hdl::{DefaultPmu, PmuConfig};
-use flexpmu_sim::driver::CycleDriver;
-use flexpmu_sim::pmu_sim::apply_inputs;
-use flexpmu_sim::reference_model::PmuInputs;
-use flexpmu_sim::stimulus::RandomStimulus;
+use flexpmu_sim::engine::CycleDriver;
+use flexpmu_sim::pmu::rtl::apply_inputs;
+use flexpmu_sim::pmu::stimulus::RandomStimulus;
+use flexpmu_sim::pmu::PmuInputs;
 
 fn apply(driver: &mut CycleDriver<DefaultPmu>, inputs: &PmuInputs) {
     apply_inputs(driver.uut_mut(), inputs);

@@ -4,8 +4,8 @@ use flexpmu_hdl::PmuConfig;
 use flexpmu_isa::asm;
 use flexpmu_isa::pmevent;
 use flexpmu_isa::PmuCommand;
-use flexpmu_sim::pipeline::{run_program, PipelineConfig, PipelineRun};
-use flexpmu_sim::reference_model::PmuModel;
+use flexpmu_sim::gpu::pipeline::{run_program, PipelineConfig, PipelineRun};
+use flexpmu_sim::pmu::PmuModel;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

@@ -1,8 +1,8 @@
 //! Scenario runs on the rust-hdl PMU.
 
 use flexpmu_hdl::CounterState;
-use flexpmu_sim::scenario::{self, ScenarioLimits};
-use flexpmu_sim::scenario_runner::{run_scenario, ExpectFailure};
+use flexpmu_sim::pmu::scenario::{self, ScenarioLimits};
+use flexpmu_sim::pmu::scenario_runner::{run_scenario, ExpectFailure};
 
 fn examples() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use flexpmu_hdl::sm_core::sm_pmu_config;
 use flexpmu_isa::asm::{assemble, assemble_file};
-use flexpmu_sim::iss::{Geometry, IssResult};
-use flexpmu_sim::reference_model::PmuModel;
-use flexpmu_sim::sm::{Sm, SmConfig, SmError, SmRun, PASSES};
-use flexpmu_sim::vector_add::VectorAdd;
+use flexpmu_sim::gpu::iss::{Geometry, IssResult};
+use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun, PASSES};
+use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_sim::pmu::PmuModel;
 
 fn appendix() -> Vec<u32> {
     let path = format!("{}/../examples/appendix_a.sass", env!("CARGO_MANIFEST_DIR"));

@@ -1,0 +1,435 @@
+//! Simulation-speed benchmarks of the rust-hdl PMU on each engine.
+//!
+//! Workload (the same on every engine): the default 16-counter PMU, every
+//! counter put in COUNTING, every input toggling every cycle. Each run
+//! checks its final counts, so a fast but wrong engine cannot pass.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use flexpmu_hdl::DefaultPmu;
+use flexpmu_isa::PmuCommand;
+use flexpmu_tools::{verilator, Scratch, ToolError};
+use rust_hdl::prelude::*;
+
+use flexpmu_sim::engine::{CycleDriver, SimError};
+
+/// The engines `flexpmu bench` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Engine {
+    /// The native cycle driver.
+    Native,
+    /// The native cycle driver streaming every signal to a VCD.
+    NativeVcd,
+    /// rust-hdl's own threaded `Simulation`.
+    RustHdlSimulation,
+    /// The Verilog export compiled by Verilator (-O2).
+    Verilator,
+    /// rust-hdl's own Verilog compiled by Verilator, same harness.
+    VerilatorRustHdl,
+    /// The SM slice running appendix A on 64 blocks of 512 threads.
+    SmSlice,
+}
+
+impl Engine {
+    pub const ALL: [Engine; 6] = [
+        Engine::Native,
+        Engine::NativeVcd,
+        Engine::RustHdlSimulation,
+        Engine::Verilator,
+        Engine::VerilatorRustHdl,
+        Engine::SmSlice,
+    ];
+
+    /// Its name in tables, JSON and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Native => "native",
+            Engine::NativeVcd => "native-vcd",
+            Engine::RustHdlSimulation => "rust-hdl-simulation",
+            Engine::Verilator => "verilator",
+            Engine::VerilatorRustHdl => "verilator-rust-hdl",
+            Engine::SmSlice => "sm-slice",
+        }
+    }
+}
+
+/// One engine's measurement.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct EngineResult {
+    pub name: String,
+    pub cycles: u64,
+    pub seconds: f64,
+    pub cycles_per_s: f64,
+    /// Settle passes per cycle (native engines only).
+    pub passes_per_cycle: Option<f64>,
+    /// Growth of the process' peak resident memory during the run.
+    pub peak_rss_growth_kib: u64,
+    /// Bytes of waveform written (VCD engine only).
+    pub vcd_bytes: Option<u64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error("{engine}: counter {counter} reads {got}, expected {expected}")]
+    WrongCount {
+        engine: String,
+        counter: usize,
+        got: u64,
+        expected: u64,
+    },
+    #[error("{0}")]
+    Stock(String),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Cycles spent addressing PMUCNT to each counter before the toggling.
+const SETUP_CYCLES: u64 = 16;
+
+/// The value every input holds in toggling cycle `cycle`.
+fn toggle_value(cycle: u64) -> u64 {
+    if cycle.is_multiple_of(2) {
+        0xA5A5_5A5A
+    } else {
+        0x5A5A_A5A5
+    }
+}
+
+/// Counts expected after `toggles` toggling cycles: the first toggling
+/// cycle changes the inputs from 0, so every cycle is an event.
+fn check_counts(engine: &str, counts: &[u64], toggles: u64) -> Result<(), BenchError> {
+    for (counter, &got) in counts.iter().enumerate() {
+        // Counter n starts counting SETUP_CYCLES - n cycles before the
+        // toggling begins; the inputs are still 0 then, so no events.
+        if got != toggles {
+            return Err(BenchError::WrongCount {
+                engine: engine.to_string(),
+                counter,
+                got,
+                expected: toggles,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Peak resident set size of this process, in KiB (Linux), or 0.
+pub fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn native_run(
+    engine: Engine,
+    toggles: u64,
+    vcd: Option<&Path>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<EngineResult, BenchError> {
+    let name = engine.name();
+    let rss_before = peak_rss_kib();
+    let mut driver = CycleDriver::new(DefaultPmu::default())?;
+    if let Some(path) = vcd {
+        let file = std::fs::File::create(path)?;
+        driver.attach_vcd(Box::new(file), "flexpmu_pmu", 2000)?;
+    }
+    let start = Instant::now();
+    for counter in 0..SETUP_CYCLES {
+        let pmu = driver.uut_mut();
+        pmu.address.next = counter.into();
+        pmu.command.next = PmuCommand::Cnt.bits().into();
+        driver.step()?;
+    }
+    driver.uut_mut().command.next = PmuCommand::Nop.bits().into();
+    for cycle in 0..toggles {
+        let value: Bits<32> = toggle_value(cycle).into();
+        for input in driver.uut_mut().monitor_in.iter_mut() {
+            input.next = value;
+        }
+        driver.step()?;
+        if cycle % 65536 == 0 {
+            progress(cycle);
+        }
+    }
+    driver.finish()?;
+    let seconds = start.elapsed().as_secs_f64();
+    check_counts(name, &driver.uut().counts(), toggles)?;
+    let cycles = driver.cycles();
+    Ok(EngineResult {
+        name: name.to_string(),
+        cycles,
+        seconds,
+        cycles_per_s: cycles as f64 / seconds,
+        passes_per_cycle: Some(driver.passes_per_cycle()),
+        peak_rss_growth_kib: peak_rss_kib().saturating_sub(rss_before),
+        vcd_bytes: vcd.and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len()),
+    })
+}
+
+/// The native cycle driver without a waveform.
+pub fn native(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineResult, BenchError> {
+    native_run(Engine::Native, toggles, None, progress)
+}
+
+/// The native cycle driver streaming a VCD to `path`.
+pub fn native_vcd(
+    toggles: u64,
+    path: &Path,
+    progress: &mut dyn FnMut(u64),
+) -> Result<EngineResult, BenchError> {
+    native_run(Engine::NativeVcd, toggles, Some(path), progress)
+}
+
+/// Threads of the SM-slice workload: 64 blocks of 512 (2,048 warps).
+pub const SM_BENCH_BLOCKS: u16 = 64;
+
+/// The SM slice (rust-hdl core and behavioural units) running the
+/// appendix-A kernel on [`SM_BENCH_BLOCKS`] blocks of 512 threads; the run
+/// must compute C = A + B and match the reference ISS.
+pub fn sm_slice(program: &[u32]) -> Result<EngineResult, BenchError> {
+    use flexpmu_sim::gpu::iss::Geometry;
+    use flexpmu_sim::gpu::sm::{Sm, SmConfig};
+    use flexpmu_sim::gpu::vector_add::VectorAdd;
+    let failed = |what: String| BenchError::Stock(format!("sm-slice: {what}"));
+    let geometry =
+        Geometry::new([512, 1, 1], [SM_BENCH_BLOCKS, 1]).map_err(|e| failed(e.to_string()))?;
+    let launch = VectorAdd::new(geometry);
+    let mut iss = launch.iss().map_err(|e| failed(e.to_string()))?;
+    let rss_before = peak_rss_kib();
+    let sm = Sm::new(&iss, program).map_err(|e| failed(e.to_string()))?;
+    let start = Instant::now();
+    let run = sm
+        .run(&SmConfig::default())
+        .map_err(|e| failed(e.to_string()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if !launch.wrong_elements(&run.memory).is_empty() {
+        return Err(failed("C = A + B does not hold".into()));
+    }
+    let reference = run
+        .replay_on_iss(&mut iss, program)
+        .map_err(|e| failed(e.to_string()))?;
+    if run.differences(&reference) != (Vec::new(), true) {
+        return Err(failed("the run differs from the reference ISS".into()));
+    }
+    Ok(EngineResult {
+        name: Engine::SmSlice.name().into(),
+        cycles: run.cycles,
+        seconds,
+        cycles_per_s: run.cycles as f64 / seconds,
+        passes_per_cycle: None,
+        peak_rss_growth_kib: peak_rss_kib().saturating_sub(rss_before),
+        vcd_bytes: None,
+    })
+}
+
+/// rust-hdl's own threaded `Simulation`, running the same design and
+/// stimulus from a testbench thread.
+pub fn rust_hdl_simulation(toggles: u64) -> Result<EngineResult, BenchError> {
+    let rss_before = peak_rss_kib();
+    let mut sim = Simulation::new();
+    sim.add_clock(1, |x: &mut Box<DefaultPmu>| x.clock.next = !x.clock.val());
+    let (tx, rx) = std::sync::mpsc::channel();
+    sim.add_testbench(move |mut sim: Sim<DefaultPmu>| {
+        let mut x = sim.init()?;
+        wait_clock_false!(sim, clock, x);
+        for counter in 0..SETUP_CYCLES {
+            x.address.next = counter.into();
+            x.command.next = PmuCommand::Cnt.bits().into();
+            wait_clock_cycle!(sim, clock, x);
+        }
+        x.command.next = PmuCommand::Nop.bits().into();
+        for cycle in 0..toggles {
+            let value: Bits<32> = toggle_value(cycle).into();
+            for input in x.monitor_in.iter_mut() {
+                input.next = value;
+            }
+            wait_clock_cycle!(sim, clock, x);
+        }
+        let _ = tx.send(x.counts());
+        sim.done(x)
+    });
+    let start = Instant::now();
+    let cycles = SETUP_CYCLES + toggles;
+    sim.run(Box::new(DefaultPmu::default()), 2 * cycles + 100)
+        .map_err(|e| BenchError::Stock(format!("rust-hdl Simulation failed: {e:?}")))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let counts = rx.recv().map_err(|_| {
+        BenchError::Stock("rust-hdl Simulation: the testbench ended without a result".into())
+    })?;
+    check_counts(Engine::RustHdlSimulation.name(), &counts, toggles)?;
+    Ok(EngineResult {
+        name: Engine::RustHdlSimulation.name().to_string(),
+        cycles,
+        seconds,
+        cycles_per_s: cycles as f64 / seconds,
+        passes_per_cycle: None,
+        peak_rss_growth_kib: peak_rss_kib().saturating_sub(rss_before),
+        vcd_bytes: None,
+    })
+}
+
+/// Writes results as a table.
+pub fn render_table(results: &[EngineResult], out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{:<22} {:>10} {:>9} {:>13} {:>14} {:>14} {:>12}",
+        "engine", "cycles", "seconds", "cycles/s", "passes/cycle", "peak RSS +KiB", "VCD MiB"
+    )?;
+    for r in results {
+        writeln!(
+            out,
+            "{:<22} {:>10} {:>9.3} {:>13.0} {:>14} {:>14} {:>12}",
+            r.name,
+            r.cycles,
+            r.seconds,
+            r.cycles_per_s,
+            r.passes_per_cycle.map_or("-".into(), |p| format!("{p:.1}")),
+            r.peak_rss_growth_kib,
+            r.vcd_bytes
+                .map_or("-".into(), |b| format!("{:.1}", b as f64 / 1048576.0)),
+        )?;
+    }
+    Ok(())
+}
+
+/// The C++ harness of the Verilator engine: the same workload, timed
+/// inside the process (the build is not part of the figure).
+fn verilator_harness(top: &str) -> String {
+    let inputs: String = (0..16)
+        .map(|i| format!("        dut->monitor_in_{i} = value;\n"))
+        .collect();
+    format!(
+        r#"#include "V{top}.h"
+#include "verilated.h"
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+int main(int argc, char** argv) {{
+    unsigned long long toggles = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000ULL;
+    V{top}* dut = new V{top};
+    dut->clock = 0;
+    dut->reset = 0;
+    dut->eval();
+    auto start = std::chrono::steady_clock::now();
+    for (unsigned counter = 0; counter < {SETUP_CYCLES}; counter++) {{
+        dut->address = counter;
+        dut->command = 1;
+        dut->eval();
+        dut->clock = 1;
+        dut->eval();
+        dut->clock = 0;
+    }}
+    dut->command = 0;
+    for (unsigned long long cycle = 0; cycle < toggles; cycle++) {{
+        unsigned value = (cycle % 2 == 0) ? 0xA5A55A5Au : 0x5A5AA5A5u;
+{inputs}        dut->eval();
+        dut->clock = 1;
+        dut->eval();
+        dut->clock = 0;
+    }}
+    dut->eval();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("CYCLES %llu SECONDS %.9f COUNTS", toggles + {SETUP_CYCLES}, seconds);
+    for (unsigned counter = 0; counter < 16; counter++) {{
+        dut->address = counter;
+        dut->eval();
+        std::printf(" %u", (unsigned)dut->monitor_out);
+    }}
+    std::printf("\n");
+    dut->final();
+    delete dut;
+    return 0;
+}}
+"#
+    )
+}
+
+/// The Verilog export compiled by Verilator (`-O2`), same workload.
+/// With `rust_hdl_verilog`, rust-hdl's own Verilog of the PMU instead
+/// (wrapped to the same ports), for comparison.
+pub fn verilator(toggles: u64, rust_hdl_verilog: bool) -> Result<EngineResult, BenchError> {
+    use flexpmu_export::{registry, Language};
+    let exportable = registry::get("pmu");
+    let design = exportable
+        .design()
+        .map_err(|e| BenchError::Stock(format!("export: {e}")))?;
+    let name = if rust_hdl_verilog {
+        Engine::VerilatorRustHdl
+    } else {
+        Engine::Verilator
+    }
+    .name();
+    let scratch = Scratch::new(&format!("bench-{name}")).map_err(tool_error)?;
+    let text = if rust_hdl_verilog {
+        let mut pmu = DefaultPmu::default();
+        pmu.connect_all();
+        flexpmu_export::wrap_rust_hdl_verilog(&design, &generate_verilog(&pmu))
+    } else {
+        design.render(Language::Verilog, exportable.description)
+    };
+    let verilog = scratch.write("flexpmu_pmu.v", &text).map_err(tool_error)?;
+    let model = verilator::Model::build(&verilog, &verilator_harness("flexpmu_pmu"), "flexpmu_pmu")
+        .map_err(tool_error)?;
+    // The machine's other work shows up as noise in a sub-second run: the
+    // best of five runs is reported.
+    let mut best: Option<String> = None;
+    let mut best_seconds = f64::INFINITY;
+    for _ in 0..5 {
+        let text = model.run(&[&toggles.to_string()]).map_err(tool_error)?;
+        let seconds = text
+            .split_whitespace()
+            .skip_while(|w| *w != "SECONDS")
+            .nth(1)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::INFINITY);
+        if best.is_none() || seconds < best_seconds {
+            best_seconds = seconds;
+            best = Some(text);
+        }
+    }
+    let text = best.unwrap_or_default();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let field = |key: &str| {
+        words
+            .iter()
+            .position(|w| *w == key)
+            .and_then(|i| words.get(i + 1))
+    };
+    let (Some(cycles), Some(seconds)) = (
+        field("CYCLES").and_then(|v| v.parse::<u64>().ok()),
+        field("SECONDS").and_then(|v| v.parse::<f64>().ok()),
+    ) else {
+        return Err(BenchError::Stock(format!(
+            "the Verilator harness printed: {text}"
+        )));
+    };
+    let counts: Vec<u64> = words
+        .iter()
+        .skip_while(|w| **w != "COUNTS")
+        .skip(1)
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    check_counts(name, &counts, toggles)?;
+    Ok(EngineResult {
+        name: name.to_string(),
+        cycles,
+        seconds,
+        cycles_per_s: cycles as f64 / seconds,
+        passes_per_cycle: None,
+        peak_rss_growth_kib: 0,
+        vcd_bytes: None,
+    })
+}
+
+fn tool_error(e: ToolError) -> BenchError {
+    BenchError::Stock(e.to_string())
+}

@@ -1,0 +1,17 @@
+//! flexpmu's flows over the external EDA tools (run through
+//! `flexpmu-tools`, one module per tool):
+//!
+//! * [`synth`]: area and timing with Yosys (generic, CMOS, iCE40 with
+//!   nextpnr, Liberty) and `synth_scripts/REPORT.md`;
+//! * [`golden`] and [`testbench`]: golden vectors recorded from the
+//!   rust-hdl simulation, and self-checking Verilog, VHDL and Verilator
+//!   testbenches that replay them against the exports;
+//! * [`verify`]: the reference model, rust-hdl and the exports under
+//!   GHDL, Icarus Verilog and Verilator on one stimulus;
+//! * [`bench`]: simulation speed of each engine, Verilator included.
+
+pub mod bench;
+pub mod golden;
+pub mod synth;
+pub mod testbench;
+pub mod verify;

@@ -1,0 +1,244 @@
+//! Area and timing estimates with open-source flows: Yosys (generic,
+//! CMOS transistor estimate, iCE40 with nextpnr, Liberty standard cells),
+//! driven by the scripts in `synth_scripts/`.
+
+mod ice40_harness;
+mod liberty;
+pub mod report;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use flexpmu_export::{DesignEntry, Language};
+use flexpmu_tools::runner::absolute;
+use flexpmu_tools::yosys::{self, number_after, Stat};
+use flexpmu_tools::{nextpnr, Scratch, ToolError};
+
+pub use ice40_harness::{harness_flip_flops, ice40_harness};
+
+const GENERIC: &str = include_str!("../../../synth_scripts/generic.ys");
+const CMOS: &str = include_str!("../../../synth_scripts/cmos.ys");
+const ICE40: &str = include_str!("../../../synth_scripts/ice40.ys");
+const LIBERTY: &str = include_str!("../../../synth_scripts/liberty.ys");
+
+/// A synthesis flow (one script in `synth_scripts/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum Flow {
+    /// `synth -flatten`: cells by type, flip-flops, wires.
+    Generic,
+    /// ABC's CMOS gates: an estimated transistor count.
+    Cmos,
+    /// `synth_ice40` and nextpnr-ice40: logic cells and maximum frequency.
+    Ice40,
+    /// A Liberty standard-cell library: area and ABC's delay estimate.
+    Liberty,
+}
+
+impl Flow {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flow::Generic => "generic",
+            Flow::Cmos => "cmos",
+            Flow::Ice40 => "ice40",
+            Flow::Liberty => "liberty",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SynthError {
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    #[error("the liberty flow needs a Liberty file: pass --liberty PATH")]
+    NoLiberty,
+    #[error("Liberty file {0}: {1}")]
+    BadLiberty(String, String),
+    #[error("export: {0}")]
+    Export(#[from] flexpmu_export::ExportError),
+    #[error("{0} already exists: pass --force to replace it")]
+    Exists(String),
+}
+
+/// Options of one synthesis run.
+#[derive(Clone, Debug)]
+pub struct SynthOptions {
+    pub flow: Flow,
+    /// Liberty file (gzipped or not) for the liberty flow.
+    pub liberty: Option<PathBuf>,
+    /// iCE40 device for nextpnr (`hx8k`, `hx1k`, `up5k`, ...).
+    pub device: String,
+    /// Target clock period for the liberty flow's ABC mapping.
+    pub period_ps: u32,
+    /// Where to write the generic flow's netlist (`<top>.v`, `<top>.json`).
+    pub netlist_dir: Option<PathBuf>,
+    /// Replace netlist files that already exist.
+    pub force: bool,
+}
+
+impl Default for SynthOptions {
+    fn default() -> Self {
+        SynthOptions {
+            flow: Flow::Generic,
+            liberty: None,
+            device: "hx8k".into(),
+            period_ps: 2000,
+            netlist_dir: None,
+            force: false,
+        }
+    }
+}
+
+/// Measured figures; fields a flow does not produce are `None`.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SynthResult {
+    pub top: String,
+    pub flow: String,
+    pub flip_flops: u64,
+    pub cells: u64,
+    pub cell_types: BTreeMap<String, u64>,
+    pub wires: Option<u64>,
+    pub wire_bits: Option<u64>,
+    pub latches: u64,
+    pub transistors: Option<u64>,
+    pub logic_cells: Option<u64>,
+    pub carry_cells: Option<u64>,
+    pub ram_cells: Option<u64>,
+    /// Flip-flops of the iCE40 timing harness (not part of the design).
+    pub harness_flip_flops: Option<u64>,
+    pub fmax_mhz: Option<f64>,
+    pub critical_path: Option<Vec<String>>,
+    pub area_um2: Option<f64>,
+    pub delay_ps: Option<f64>,
+    /// The gate-level netlist written (generic flow with a netlist dir).
+    pub netlist: Option<String>,
+}
+
+fn fill(template: &str, values: &[(&str, String)]) -> String {
+    let mut text = template.to_string();
+    for (key, value) in values {
+        text = text.replace(&format!("{{{key}}}"), value);
+    }
+    text
+}
+
+/// Runs `flow` on `design`.
+pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthResult, SynthError> {
+    let top = design.name;
+    let exported = design.design()?;
+    let module = exported.top().name.clone();
+    let scratch = Scratch::new(&format!("synth-{top}-{}", options.flow.name()))?;
+    let dir = scratch.path();
+    let verilog = exported.render(Language::Verilog, "synthesis input");
+    scratch.write("design.v", &verilog)?;
+    let mut values = vec![
+        ("INPUT", "design.v".to_string()),
+        ("TOP", module.clone()),
+        ("STAT", "stat.txt".to_string()),
+    ];
+    let mut result = SynthResult {
+        top: top.to_string(),
+        flow: options.flow.name().to_string(),
+        ..Default::default()
+    };
+    let script = match options.flow {
+        Flow::Generic => {
+            let (v, json) = match &options.netlist_dir {
+                Some(d) => {
+                    std::fs::create_dir_all(d).map_err(|e| ToolError::io(d, e))?;
+                    let files = (
+                        d.join(format!("{module}.v")),
+                        d.join(format!("{module}.json")),
+                    );
+                    for f in [&files.0, &files.1] {
+                        if f.exists() && !options.force {
+                            return Err(SynthError::Exists(f.display().to_string()));
+                        }
+                    }
+                    files
+                }
+                None => (dir.join("netlist.v"), dir.join("netlist.json")),
+            };
+            values.push(("NETLIST_V", absolute(&v)?.display().to_string()));
+            values.push(("NETLIST_JSON", absolute(&json)?.display().to_string()));
+            if options.netlist_dir.is_some() {
+                result.netlist = Some(v.display().to_string());
+            }
+            fill(GENERIC, &values)
+        }
+        Flow::Cmos => fill(CMOS, &values),
+        Flow::Liberty => {
+            let lib = liberty::prepare(options.liberty.as_deref(), &scratch)?;
+            values.push(("LIBERTY", lib));
+            values.push(("DELAY_PS", options.period_ps.to_string()));
+            fill(LIBERTY, &values)
+        }
+        Flow::Ice40 => {
+            scratch.write(
+                "design.v",
+                &format!("{verilog}\n{}", ice40_harness(&exported)),
+            )?;
+            values[1].1 = "flexpmu_ice40_harness".into();
+            values.push(("JSON", "design.json".into()));
+            fill(ICE40, &values)
+        }
+    };
+    scratch.write("flow.ys", &script)?;
+    let log = yosys::run_script(
+        dir,
+        "flow.ys",
+        &format!("{top} ({} flow)", options.flow.name()),
+    );
+    let log = match log {
+        Ok(l) => l,
+        Err(ToolError::Failed { tool, what, log })
+            if options.flow == Flow::Liberty && log.contains("liberty") =>
+        {
+            return Err(SynthError::BadLiberty(
+                options
+                    .liberty
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                format!("Yosys could not use it ({tool} on {what}):\n{log}"),
+            ))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let stat = Stat::parse(&scratch.read("stat.txt")?);
+    result.wires = stat.wires;
+    result.wire_bits = stat.wire_bits;
+    result.cells = stat.cells;
+    result.flip_flops = stat.flip_flops();
+    result.latches = stat.latches();
+    match options.flow {
+        Flow::Cmos => result.transistors = stat.transistors,
+        Flow::Liberty => {
+            result.area_um2 = stat.area_um2;
+            result.delay_ps = log.lines().rev().find_map(|l| number_after(l, "Delay ="));
+        }
+        Flow::Ice40 => {
+            let count = |prefix: &str| -> u64 {
+                stat.cell_types
+                    .iter()
+                    .filter(|(k, _)| k.starts_with(prefix))
+                    .map(|(_, n)| n)
+                    .sum()
+            };
+            result.logic_cells = Some(count("SB_LUT4"));
+            result.carry_cells = Some(count("SB_CARRY"));
+            result.ram_cells = Some(count("SB_RAM"));
+            // The design's flip-flops, without the harness around it.
+            let harness = harness_flip_flops(&exported);
+            result.harness_flip_flops = Some(harness);
+            result.flip_flops = result.flip_flops.saturating_sub(harness);
+            let timing = nextpnr::place_and_route(dir, "design.json", &options.device)?;
+            result.fmax_mhz = Some(timing.fmax_mhz);
+            result.critical_path = Some(timing.critical_path);
+        }
+        Flow::Generic => {}
+    }
+    result.cell_types = stat.cell_types;
+    Ok(result)
+}

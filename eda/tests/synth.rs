@@ -1,0 +1,176 @@
+//! Synthesis flows with the real tools: flip-flop counts, per-block
+//! breakdown, iCE40 timing, Liberty area, gate-level netlist simulation,
+//! and the checked-in report.
+
+use std::path::{Path, PathBuf};
+
+use flexpmu_eda::synth::{self, report, Flow, SynthError, SynthOptions, SynthResult};
+use flexpmu_eda::{golden, testbench};
+use flexpmu_export::registry;
+use flexpmu_hdl::PmuConfig;
+use flexpmu_sim::pmu::stimulus::RandomStimulus;
+use flexpmu_sim::pmu::PmuInputs;
+use flexpmu_tools::{icarus, Scratch};
+
+fn synthesize(top: &str, options: &SynthOptions) -> Result<SynthResult, SynthError> {
+    synth::synthesize(registry::get(top), options)
+}
+
+fn options(flow: Flow) -> SynthOptions {
+    SynthOptions {
+        flow,
+        ..Default::default()
+    }
+}
+
+/// The open Liberty file the project tests with (never copied into the repo).
+fn sky130() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/liberty/sky130_fd_sc_hd__tt_025C_1v80.lib.gz");
+    assert!(
+        path.exists(),
+        "the test Liberty file is expected at {}",
+        path.display()
+    );
+    path
+}
+
+#[test]
+fn pmu_flip_flops_are_the_architectural_minimum_and_blocks_add_up() {
+    let pmu = synthesize("pmu", &options(Flow::Generic)).unwrap();
+    assert_eq!(
+        pmu.flip_flops,
+        16 * 32 + 16 * 2 + 16 * 32,
+        "{:?}",
+        pmu.cell_types
+    );
+    assert_eq!(pmu.latches, 0);
+    let block = |name| synthesize(name, &options(Flow::Generic)).unwrap();
+    let (decoder, converter, counter, mux) = (
+        block("decoder"),
+        block("converter"),
+        block("counter"),
+        block("mux"),
+    );
+    assert_eq!(
+        decoder.flip_flops + 16 * converter.flip_flops + 16 * counter.flip_flops + mux.flip_flops,
+        pmu.flip_flops
+    );
+    let cells = decoder.cells + 16 * converter.cells + 16 * counter.cells + mux.cells;
+    let glue = pmu.cells.abs_diff(cells) as f64 / pmu.cells as f64;
+    assert!(
+        glue < 0.05,
+        "blocks {cells} cells vs PMU {} cells",
+        pmu.cells
+    );
+}
+
+#[test]
+fn cmos_flow_estimates_transistors() {
+    let r = synthesize("pmu", &options(Flow::Cmos)).unwrap();
+    assert_eq!(r.flip_flops, 1056);
+    // At least 4 transistors per NAND/NOR and 2 per inverter, plus the flip-flops.
+    let gate = |k: &str| r.cell_types.get(k).copied().unwrap_or(0);
+    let logic = 4 * (gate("$_NAND_") + gate("$_NOR_")) + 2 * gate("$_NOT_");
+    assert!(logic > 0 && r.transistors.unwrap() > logic, "{r:?}");
+}
+
+#[test]
+fn ice40_flow_places_and_routes_the_pmu() {
+    let r = synthesize("pmu", &options(Flow::Ice40)).unwrap();
+    assert_eq!(r.flip_flops, 1056);
+    assert!(r.logic_cells.unwrap() > 500);
+    assert!(r.carry_cells.unwrap() > 0);
+    let fmax = r.fmax_mhz.unwrap();
+    assert!((20.0..500.0).contains(&fmax), "{fmax}");
+    let path = r.critical_path.unwrap();
+    assert!(
+        path[0].starts_with("Critical path report for clock"),
+        "{path:?}"
+    );
+    assert!(
+        path.iter().any(|l| l.contains("dut.")),
+        "the path runs through the design: {path:?}"
+    );
+}
+
+#[test]
+fn liberty_flow_reports_area_and_delay() {
+    let opts = SynthOptions {
+        flow: Flow::Liberty,
+        liberty: Some(sky130()),
+        ..Default::default()
+    };
+    let r = synthesize("counter", &opts).unwrap();
+    assert_eq!(r.flip_flops, 34);
+    assert!(r.area_um2.unwrap() > 100.0, "{r:?}");
+    assert!(r.delay_ps.unwrap() > 10.0, "{r:?}");
+}
+
+#[test]
+fn missing_or_malformed_liberty_files_are_reported() {
+    let scratch = Scratch::new("liberty-test").unwrap();
+    let dir = scratch.path();
+    let not_liberty = dir.join("notes.lib");
+    std::fs::write(&not_liberty, "hello\n").unwrap();
+    let bad_gzip = dir.join("broken.lib.gz");
+    std::fs::write(&bad_gzip, [0x1f, 0x8b, 0x08, 0x00, 0x01]).unwrap();
+    let cases = [
+        (None, "needs a Liberty file: pass --liberty PATH"),
+        (Some(dir.join("missing.lib")), "cannot read it"),
+        (Some(not_liberty), "not a Liberty file"),
+        (Some(bad_gzip), "not a readable gzip file"),
+    ];
+    for (liberty, message) in cases {
+        let opts = SynthOptions {
+            flow: Flow::Liberty,
+            liberty,
+            ..Default::default()
+        };
+        let err = synthesize("decoder", &opts).unwrap_err();
+        assert!(
+            matches!(err, SynthError::BadLiberty(..) | SynthError::NoLiberty),
+            "{err}"
+        );
+        assert!(err.to_string().contains(message), "{err}");
+    }
+}
+
+/// The generic flow's gate-level netlist behaves as the RTL: the same
+/// golden vectors replay under Icarus without a mismatch.
+#[test]
+fn gate_level_netlist_replays_the_golden_vectors() {
+    let scratch = Scratch::new("netlist-test").unwrap();
+    let dir = scratch.path();
+    let opts = SynthOptions {
+        netlist_dir: Some(dir.to_path_buf()),
+        ..options(Flow::Generic)
+    };
+    synthesize("pmu", &opts).unwrap();
+    let netlist = dir.join("flexpmu_pmu.v");
+    assert!(dir.join("flexpmu_pmu.json").exists());
+    let design = registry::get("pmu").design().unwrap();
+    let top = design.top();
+    let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, 21);
+    let stimulus: Vec<PmuInputs> = (0..3000).map(|_| source.next_cycle().clone()).collect();
+    let vectors = golden::record_pmu(&top.ports, &stimulus).unwrap();
+    let vec_path = dir.join("random.vec");
+    std::fs::write(&vec_path, vectors.to_text("random")).unwrap();
+    let r =
+        icarus::run_testbench(&[&netlist], &testbench::verilog(top), &vec_path, &top.name).unwrap();
+    assert_eq!((r.cycles, r.mismatches), (3000, 0), "{r:?}");
+}
+
+/// synth_scripts/REPORT.md is what the current design synthesises to.
+#[test]
+fn checked_in_report_is_current() {
+    let report = report::report(Some(&sky130()), &mut |_| {}).unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../synth_scripts/REPORT.md");
+    let checked_in = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        report == checked_in,
+        "synth_scripts/REPORT.md is stale: regenerate it with \
+         `cargo run --release -- synth --report synth_scripts/REPORT.md --liberty ../shared/liberty/sky130_fd_sc_hd__tt_025C_1v80.lib.gz` \
+         and review the difference"
+    );
+}

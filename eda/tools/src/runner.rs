@@ -1,0 +1,215 @@
+//! Runs one external tool: the command, its working directory, the log,
+//! and errors that name the tool and show the tail of its log.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Why a tool run failed.
+#[derive(thiserror::Error)]
+pub enum ToolError {
+    /// The tool is not installed (the message names the install command).
+    #[error("{0}")]
+    Missing(String),
+    #[error("{tool} rejected {what}:\n{log}")]
+    Failed {
+        tool: String,
+        what: String,
+        /// The tail of the tool's log.
+        log: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+// Debug shows the message, so that a test's `unwrap()` prints the log.
+impl std::fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl ToolError {
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> ToolError {
+        ToolError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// The Debian package that provides `tool`.
+pub fn package_of(tool: &str) -> &str {
+    match tool {
+        "yosys-abc" => "yosys",
+        "vvp" => "iverilog",
+        "icepack" => "fpga-icestorm",
+        other => other,
+    }
+}
+
+/// The message given when a tool is missing: it names the install command.
+pub fn missing_tool(tool: &str) -> String {
+    format!(
+        "`{tool}` was not found on PATH: install it with `apt-get install -y {}` \
+         (scripts/test installs every tool the tests need)",
+        package_of(tool)
+    )
+}
+
+/// Runs `tool args` in `dir` and returns its output (stdout then stderr);
+/// a non-zero exit is an error with the log's tail.
+pub fn run(tool: &str, args: &[&str], dir: &Path, what: &str) -> Result<String, ToolError> {
+    run_program(Path::new(tool), tool, args, dir, what)
+}
+
+/// [`run`] for a program given by path (a binary a tool built), shown as
+/// `name` in errors.
+pub fn run_program(
+    program: &Path,
+    name: &str,
+    args: &[&str],
+    dir: &Path,
+    what: &str,
+) -> Result<String, ToolError> {
+    let (success, log) = run_unchecked(program, name, args, dir)?;
+    if success {
+        Ok(log)
+    } else {
+        Err(ToolError::Failed {
+            tool: name.to_string(),
+            what: what.to_string(),
+            log: tail(&log, 40),
+        })
+    }
+}
+
+/// Runs `program` and returns whether it succeeded and its whole output
+/// (stdout then stderr), for programs whose log matters either way.
+pub fn run_unchecked(
+    program: &Path,
+    name: &str,
+    args: &[&str],
+    dir: &Path,
+) -> Result<(bool, String), ToolError> {
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound if program.components().count() == 1 => {
+                ToolError::Missing(missing_tool(name))
+            }
+            _ => ToolError::io(program, e),
+        })?;
+    let log = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    Ok((output.status.success(), log))
+}
+
+/// The last `lines` lines of a log.
+pub fn tail(log: &str, lines: usize) -> String {
+    let all: Vec<&str> = log.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// A scratch directory for tool runs, removed when dropped. Set
+/// `FLEXPMU_KEEP_SCRATCH=1` to keep them for inspection (their paths are
+/// printed on stderr).
+#[derive(Debug)]
+pub struct Scratch {
+    dir: Option<tempfile::TempDir>,
+    path: PathBuf,
+}
+
+impl Scratch {
+    /// A new, empty directory named `flexpmu-<name>-XXXXXX` in the
+    /// system's temporary directory.
+    pub fn new(name: &str) -> Result<Scratch, ToolError> {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("flexpmu-{name}-"))
+            .tempdir()
+            .map_err(|e| ToolError::io(&std::env::temp_dir(), e))?;
+        let path = dir.path().to_path_buf();
+        if std::env::var_os("FLEXPMU_KEEP_SCRATCH").is_some() {
+            eprintln!("flexpmu: keeping scratch directory {}", path.display());
+            let _ = dir.keep();
+            return Ok(Scratch { dir: None, path });
+        }
+        Ok(Scratch {
+            dir: Some(dir),
+            path,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `name` inside the directory.
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    /// Writes `text` to `name` inside the directory; returns its path.
+    pub fn write(&self, name: &str, text: &str) -> Result<PathBuf, ToolError> {
+        let path = self.join(name);
+        std::fs::write(&path, text).map_err(|e| ToolError::io(&path, e))?;
+        Ok(path)
+    }
+
+    /// Reads `name` inside the directory.
+    pub fn read(&self, name: &str) -> Result<String, ToolError> {
+        let path = self.join(name);
+        std::fs::read_to_string(&path).map_err(|e| ToolError::io(&path, e))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            let _ = dir.close();
+        }
+    }
+}
+
+/// `path` made absolute (tools run in their scratch directory).
+pub fn absolute(path: &Path) -> Result<PathBuf, ToolError> {
+    std::path::absolute(path).map_err(|e| ToolError::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_tool_names_its_package() {
+        let scratch = Scratch::new("runner-test").unwrap();
+        let err = run("flexpmu-no-such-tool", &[], scratch.path(), "x").unwrap_err();
+        assert!(matches!(err, ToolError::Missing(_)), "{err}");
+        assert!(err
+            .to_string()
+            .contains("apt-get install -y flexpmu-no-such-tool"));
+        assert!(missing_tool("yosys-abc").contains("apt-get install -y yosys"));
+    }
+
+    #[test]
+    fn scratch_directories_are_removed() {
+        let scratch = Scratch::new("runner-test").unwrap();
+        let path = scratch.path().to_path_buf();
+        scratch.write("a.txt", "text").unwrap();
+        assert_eq!(scratch.read("a.txt").unwrap(), "text");
+        drop(scratch);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn tails() {
+        assert_eq!(tail("a\nb\nc", 2), "b\nc");
+        assert_eq!(tail("a", 5), "a");
+    }
+}

@@ -1,0 +1,188 @@
+//! The one registry of flexpmu's designs: what `flexpmu export` writes,
+//! what `synth --top`, `verify` and `bench` take, and what the command
+//! line's help lists.
+
+use rust_hdl::prelude::Block;
+
+use crate::{export, Design, ExportError};
+use flexpmu_hdl::{
+    CommandDecoder, CounterSubunit, DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, ExecuteStage,
+    HookedPmu, OutputMux, SmCore, ToggleConverter,
+};
+
+/// One design.
+#[derive(Debug)]
+pub struct DesignEntry {
+    /// The name the command line takes (`pmu`, `decode-hook`, ...).
+    pub name: &'static str,
+    /// Its top module / entity (`flexpmu_pmu`), also the file stem of its
+    /// export.
+    pub module: &'static str,
+    pub description: &'static str,
+    /// `flexpmu export` writes it to `generated_vhdl/`, with testbenches.
+    pub exported: bool,
+    build: fn(&'static str) -> Result<Design, ExportError>,
+    rust_hdl_verilog: fn() -> String,
+}
+
+impl DesignEntry {
+    /// The design, exported to the IR the printers take.
+    pub fn design(&self) -> Result<Design, ExportError> {
+        (self.build)(self.module)
+    }
+
+    /// rust-hdl's own Verilog of the same block (module `top`), which the
+    /// export is proven equivalent to.
+    pub fn rust_hdl_verilog(&self) -> String {
+        (self.rust_hdl_verilog)()
+    }
+}
+
+fn connected<B: Block>(mut block: B) -> B {
+    block.connect_all();
+    block
+}
+
+/// A registry entry for the block `$block` builds.
+macro_rules! entry {
+    ($name:literal, $module:literal, $exported:literal, $description:literal, $block:expr) => {
+        DesignEntry {
+            name: $name,
+            module: $module,
+            description: $description,
+            exported: $exported,
+            build: |top| export(&connected($block), top),
+            rust_hdl_verilog: || rust_hdl::prelude::generate_verilog(&connected($block)),
+        }
+    };
+}
+
+/// Every design, in a stable order (the PMU and its blocks, the hooks,
+/// the SM slice's stages without and with the hooks, the SM core).
+pub const DESIGNS: &[DesignEntry] = &[
+    entry!(
+        "pmu",
+        "flexpmu_pmu",
+        true,
+        "the PMU: 16 counters of 32 bits, 32-bit toggle channels",
+        DefaultPmu::default()
+    ),
+    entry!(
+        "decoder",
+        "flexpmu_command_decoder",
+        false,
+        "the PMU's command decoder",
+        CommandDecoder::<16>::default()
+    ),
+    entry!(
+        "converter",
+        "flexpmu_toggle_converter",
+        false,
+        "one toggle converter channel (32 bits)",
+        ToggleConverter::<32>::default()
+    ),
+    entry!(
+        "counter",
+        "flexpmu_counter_subunit",
+        false,
+        "one counter subunit (32 bits)",
+        CounterSubunit::<32>::default()
+    ),
+    entry!(
+        "mux",
+        "flexpmu_output_mux",
+        false,
+        "the 16-to-1 output mux (32 bits)",
+        OutputMux::<16, 32>::default()
+    ),
+    entry!(
+        "decode-hook",
+        "flexpmu_decode_hook",
+        true,
+        "decode stage with the FlexGripPlus handshake and the PMEVENT hook",
+        DecodeHook::default()
+    ),
+    entry!(
+        "execute-hook",
+        "flexpmu_execute_hook",
+        true,
+        "execute-stage result selection for PMU reads",
+        ExecuteHook::default()
+    ),
+    entry!(
+        "decode-basic",
+        "flexpmu_decode_stage_basic",
+        false,
+        "SM-slice decode stage: FlexGripPlus handshake, G80 subset decoder, no PMEVENT hook",
+        DecodeStage::new(false)
+    ),
+    entry!(
+        "decode",
+        "flexpmu_decode_stage",
+        true,
+        "SM-slice decode stage: FlexGripPlus handshake, G80 subset decoder, PMEVENT hook",
+        DecodeStage::new(true)
+    ),
+    entry!(
+        "execute-basic",
+        "flexpmu_execute_stage_basic",
+        false,
+        "SM-slice execute stage: eight integer ALUs, no PMU hook",
+        ExecuteStage::new(false)
+    ),
+    entry!(
+        "execute",
+        "flexpmu_execute_stage",
+        true,
+        "SM-slice execute stage: eight integer ALUs and the PMU hook",
+        ExecuteStage::new(true)
+    ),
+    entry!(
+        "hooked-pmu",
+        "flexpmu_hooked_pmu",
+        true,
+        "decode hook + PMU + execute hook, wired as in thesis figure 2.7",
+        HookedPmu::default()
+    ),
+    entry!(
+        "sm-core",
+        "flexpmu_sm_core",
+        true,
+        "SM-slice core: decode and execute stages with the hooks, and the PMU monitoring 16 SM signals",
+        SmCore::default()
+    ),
+];
+
+/// Looks a design up by its name or its module name.
+pub fn find(name: &str) -> Option<&'static DesignEntry> {
+    DESIGNS.iter().find(|d| d.name == name || d.module == name)
+}
+
+/// The design named `name`; panics if there is none (for names the code
+/// itself uses, such as `"pmu"`).
+pub fn get(name: &str) -> &'static DesignEntry {
+    find(name).unwrap_or_else(|| panic!("`{name}` is not a registered design"))
+}
+
+/// The designs `flexpmu export` writes, in order.
+pub fn exported() -> impl Iterator<Item = &'static DesignEntry> {
+    DESIGNS.iter().filter(|d| d.exported)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_modules_are_unique() {
+        for (i, a) in DESIGNS.iter().enumerate() {
+            for b in &DESIGNS[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert_ne!(a.module, b.module);
+            }
+            assert!(a.module.starts_with("flexpmu_"));
+            assert_eq!(find(a.name).map(|d| d.module), Some(a.module));
+            assert_eq!(find(a.module).map(|d| d.name), Some(a.name));
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! `flexpmu bench`: simulation speed of each engine.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use flexpmu_eda::bench::{self, Engine};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::embedded;
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Toggling cycles for the native engines.
+    #[arg(long, default_value_t = 1_000_000)]
+    cycles: u64,
+    /// Toggling cycles for rust-hdl's stock Simulation (slow).
+    #[arg(long, default_value_t = 20_000)]
+    stock_cycles: u64,
+    /// Run only these engines (repeatable; default: all).
+    #[arg(long, value_name = "NAME")]
+    engine: Vec<Engine>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
+    let BenchArgs {
+        cycles,
+        stock_cycles,
+        engine: engines,
+        json,
+    } = args;
+    let (cycles, stock_cycles, json) = (*cycles, *stock_cycles, *json);
+    let wanted = |engine: Engine| engines.is_empty() || engines.contains(&engine);
+    let vcd_path = std::env::temp_dir().join(format!("flexpmu-bench-{}.vcd", std::process::id()));
+    let bar = |label: &str, total: u64| {
+        let bar = if json {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(total)
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>20} [{bar:40}] {pos}/{len} cycles")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(label.to_string());
+        bar
+    };
+    let mut results = Vec::new();
+
+    if wanted(Engine::Native) {
+        let pb = bar("native", cycles);
+        results.push(bench::native(cycles, &mut |c| pb.set_position(c))?);
+        pb.finish_and_clear();
+    }
+    if wanted(Engine::NativeVcd) {
+        let pb = bar("native-vcd", cycles);
+        let vcd = bench::native_vcd(cycles, &vcd_path, &mut |c| pb.set_position(c));
+        pb.finish_and_clear();
+        let _ = std::fs::remove_file(&vcd_path);
+        results.push(vcd?);
+    }
+    if wanted(Engine::RustHdlSimulation) {
+        // The stock Simulation reports no progress; a spinner shows it runs.
+        let pb = if json {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new_spinner()
+        };
+        pb.set_message(format!("rust-hdl-simulation: {stock_cycles} cycles"));
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+        results.push(bench::rust_hdl_simulation(stock_cycles)?);
+        pb.finish_and_clear();
+    }
+
+    for (engine, rust_hdl_verilog) in [(Engine::Verilator, false), (Engine::VerilatorRustHdl, true)]
+    {
+        if wanted(engine) {
+            let engine = engine.name();
+            let pb = if json {
+                ProgressBar::hidden()
+            } else {
+                ProgressBar::new_spinner()
+            };
+            pb.set_message(format!(
+                "{engine}: building the model, then {cycles} cycles"
+            ));
+            pb.enable_steady_tick(std::time::Duration::from_millis(200));
+            results.push(bench::verilator(cycles, rust_hdl_verilog)?);
+            pb.finish_and_clear();
+        }
+    }
+    if wanted(Engine::SmSlice) {
+        let pb = if json {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new_spinner()
+        };
+        pb.set_message(format!(
+            "sm-slice: appendix A on {} blocks of 512 threads",
+            bench::SM_BENCH_BLOCKS
+        ));
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+        results.push(bench::sm_slice(&embedded::appendix_a_program()?)?);
+        pb.finish_and_clear();
+    }
+    if json {
+        println!("{}", serde_json::json!({ "engines": results }));
+    } else {
+        bench::render_table(&results, &mut std::io::stdout())?;
+        if results.iter().any(|r| r.name != Engine::SmSlice.name()) {
+            println!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
+        }
+        if wanted(Engine::SmSlice) {
+            println!(
+                "sm-slice: the SM slice running appendix A on {} blocks of 512 threads (checked: C = A + B, equal to the reference ISS)",
+                bench::SM_BENCH_BLOCKS
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,192 @@
+//! `flexpmu export`: Verilog and VHDL of every synthesizable design, with
+//! their testbenches and the figure-3.1 golden vectors.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use flexpmu_eda::golden;
+use flexpmu_eda::testbench::Simulator;
+use flexpmu_export::{registry, Design, DesignEntry, Language, GENERATED_MARKER};
+use flexpmu_sim::gpu::iss::Geometry;
+use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_sim::pmu::scenario::{self, ScenarioLimits};
+use flexpmu_sim::pmu::scenario_runner::scenario_cycles;
+
+use super::ExportedDesignArg;
+use crate::embedded;
+use crate::output::create_output;
+
+/// Which languages `export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Languages {
+    Vhdl,
+    Verilog,
+    Both,
+}
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// Which language(s).
+    #[arg(long, value_enum, default_value_t = Languages::Both)]
+    lang: Languages,
+    /// Output directory.
+    #[arg(long, default_value = "generated_vhdl", value_name = "DIR")]
+    out: PathBuf,
+    /// Directory for the testbenches and golden vectors.
+    #[arg(long, default_value = "testbenches", value_name = "DIR")]
+    testbenches: PathBuf,
+    /// Export only these designs (default: all).
+    #[arg(long, value_name = "NAME")]
+    design: Vec<ExportedDesignArg>,
+    /// Do not write: exit 1 and name the files if they differ from
+    /// what the current code generates.
+    #[arg(long)]
+    check: bool,
+    /// Replace files that flexpmu did not generate.
+    #[arg(long)]
+    force: bool,
+}
+
+/// The files `export` produces: (path, text).
+fn exports(
+    languages: &[Language],
+    designs: &[&DesignEntry],
+    out: &Path,
+    testbenches: &Path,
+) -> Result<Vec<(PathBuf, String)>> {
+    let mut files = Vec::new();
+    for design in designs {
+        let exported = design
+            .design()
+            .with_context(|| format!("exporting {}", design.name))?;
+        for &language in languages {
+            let path = out.join(format!("{}.{}", design.module, language.extension()));
+            files.push((path, exported.render(language, design.description)));
+        }
+        let top = exported.top();
+        for simulator in [Simulator::Icarus, Simulator::Ghdl, Simulator::Verilator] {
+            let comment = match simulator.language() {
+                Language::Vhdl => "--",
+                Language::Verilog => "//",
+            };
+            let header = format!("{comment} {GENERATED_MARKER} (`flexpmu export`): do not edit.\n");
+            let path = testbenches.join(format!(
+                "tb_{}.{}",
+                design.module,
+                simulator.testbench_extension()
+            ));
+            files.push((path, header + &simulator.testbench(top)));
+        }
+        if design.name == "pmu" {
+            let path = testbenches.join("flexpmu_pmu_fig3_1.vec");
+            files.push((path, figure_3_1_vectors(&exported)?));
+        }
+        if design.name == "sm-core" {
+            let path = testbenches.join("flexpmu_sm_core_appendix_a.vec");
+            files.push((path, appendix_a_vectors(&exported)?));
+        }
+    }
+    Ok(files)
+}
+
+/// Golden vectors of the thesis' figure-3.1 scenario for the PMU.
+fn figure_3_1_vectors(design: &Design) -> Result<String> {
+    let scn = scenario::parse(
+        embedded::FIGURE_3_1,
+        embedded::FIGURE_3_1_PATH,
+        &ScenarioLimits::default_pmu(),
+    )?;
+    let cycles = scenario_cycles(&scn);
+    let vectors = golden::record_pmu(&design.top().ports, &cycles)?;
+    Ok(vectors.to_text(&format!(
+        "{GENERATED_MARKER} (`flexpmu export`): golden vectors of examples/thesis_fig3_1.scn.\n\
+         One row per cycle: the inputs presented in the cycle, then monitor_out as expected\n\
+         once they have settled, before the cycle's rising clock edge."
+    )))
+}
+
+/// Golden vectors of the SM core running the appendix-A kernel on one
+/// warp (`flexpmu run examples/appendix_a.sass`).
+fn appendix_a_vectors(design: &Design) -> Result<String> {
+    let program = embedded::appendix_a_program()?;
+    let launch = VectorAdd::new(Geometry::threads(32)?);
+    let vectors = golden::record_sm_kernel(&design.top().ports, &launch.iss()?, &program)?;
+    Ok(vectors.to_text(&format!(
+        "{GENERATED_MARKER} (`flexpmu export`): golden vectors of the SM core running\n\
+         examples/appendix_a.sass on one warp (32 threads), the final global reset included.\n\
+         One row per cycle: the inputs presented in the cycle, then the outputs as expected\n\
+         once they have settled, before the cycle's rising clock edge."
+    )))
+}
+
+/// Whether a file starts with flexpmu's generated-file marker.
+fn is_generated(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .map(|text| {
+            text.lines()
+                .next()
+                .is_some_and(|l| l.contains(GENERATED_MARKER))
+        })
+        .unwrap_or(false)
+}
+
+pub fn export(args: &ExportArgs) -> Result<ExitCode> {
+    let (out, testbenches, check, force) = (&args.out, &args.testbenches, args.check, args.force);
+    let languages = match args.lang {
+        Languages::Vhdl => vec![Language::Vhdl],
+        Languages::Verilog => vec![Language::Verilog],
+        Languages::Both => vec![Language::Verilog, Language::Vhdl],
+    };
+    let designs: Vec<&DesignEntry> = if args.design.is_empty() {
+        registry::exported().collect()
+    } else {
+        args.design.iter().map(|d| d.0).collect()
+    };
+    let files = exports(&languages, &designs, out, testbenches)?;
+    if check {
+        let stale: Vec<String> = files
+            .iter()
+            .filter(|(path, text)| {
+                std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str())
+            })
+            .map(|(path, _)| path.display().to_string())
+            .collect();
+        if stale.is_empty() {
+            println!(
+                "{} exported files in {} and {} are current",
+                files.len(),
+                out.display(),
+                testbenches.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        eprintln!("these exports differ from what the current design generates:");
+        for path in &stale {
+            eprintln!("  {path}");
+        }
+        eprintln!("run `flexpmu export` (same options, without --check) and review the difference");
+        return Ok(ExitCode::from(1));
+    }
+    // Refuse before writing anything, so a run never stops half-way.
+    let foreign: Vec<String> = files
+        .iter()
+        .filter(|(path, _)| path.exists() && !force && !is_generated(path))
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    if !foreign.is_empty() {
+        bail!(
+            "these files exist and were not generated by flexpmu: {} (pass --force to replace them)",
+            foreign.join(", ")
+        );
+    }
+    for dir in [out, testbenches] {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    for (path, text) in &files {
+        use std::io::Write;
+        create_output(path, force, is_generated)?.write_all(text.as_bytes())?;
+        println!("wrote {} ({} lines)", path.display(), text.lines().count());
+    }
+    Ok(ExitCode::SUCCESS)
+}

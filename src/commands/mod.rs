@@ -1,0 +1,78 @@
+//! The subcommands, one file each, and the arguments they share.
+
+pub mod asm;
+pub mod bench;
+pub mod demo;
+pub mod disasm;
+pub mod export;
+pub mod run;
+pub mod sim;
+pub mod synth;
+pub mod toggles;
+pub mod verify;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use clap::builder::PossibleValue;
+use clap::{Args, ValueEnum};
+use flexpmu_export::{registry, DesignEntry};
+
+/// The waveform options of the simulating commands.
+#[derive(Args)]
+pub struct WaveformArgs {
+    /// Write a VCD waveform to this file.
+    #[arg(long, value_name = "PATH")]
+    pub vcd: Option<PathBuf>,
+    /// Clock period in the waveform, in picoseconds (even; default 500 MHz).
+    #[arg(long, default_value_t = 2000, value_name = "PS")]
+    pub period_ps: u64,
+    /// Replace an existing file at the --vcd path that flexpmu did not write.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// A design of the registry, by its name (or its module name); the help
+/// lists every design with its description.
+#[derive(Clone, Copy, Debug)]
+pub struct DesignArg(pub &'static DesignEntry);
+
+/// A design `flexpmu export` writes.
+#[derive(Clone, Copy, Debug)]
+pub struct ExportedDesignArg(pub &'static DesignEntry);
+
+/// Its name, with its module name (`flexpmu_pmu`) and that name without
+/// the prefix (`decode_stage`) as aliases.
+fn possible_value(design: &DesignEntry) -> PossibleValue {
+    let short = design.module.trim_start_matches("flexpmu_");
+    let value = PossibleValue::new(design.name)
+        .help(design.description)
+        .alias(design.module);
+    if short == design.name {
+        value
+    } else {
+        value.alias(short)
+    }
+}
+
+impl ValueEnum for DesignArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: OnceLock<Vec<DesignArg>> = OnceLock::new();
+        ALL.get_or_init(|| registry::DESIGNS.iter().map(DesignArg).collect())
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(possible_value(self.0))
+    }
+}
+
+impl ValueEnum for ExportedDesignArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: OnceLock<Vec<ExportedDesignArg>> = OnceLock::new();
+        ALL.get_or_init(|| registry::exported().map(ExportedDesignArg).collect())
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(possible_value(self.0))
+    }
+}

@@ -1,0 +1,225 @@
+//! `flexpmu synth`: area and timing estimates with open-source flows.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use flexpmu_eda::synth::{self, report, Flow, SynthOptions, SynthResult};
+use flexpmu_export::DesignEntry;
+use indicatif::ProgressBar;
+
+use super::DesignArg;
+
+#[derive(clap::Args)]
+pub struct SynthArgs {
+    /// The flow.
+    #[arg(long, value_enum, default_value_t = Flow::Generic)]
+    flow: Flow,
+    /// What to synthesise.
+    #[arg(long, value_name = "NAME", default_value = "pmu")]
+    top: DesignArg,
+    /// Liberty file for the liberty flow (gzipped or not).
+    #[arg(long, value_name = "PATH")]
+    liberty: Option<PathBuf>,
+    /// iCE40 device for the ice40 flow.
+    #[arg(long, default_value = "hx8k", value_parser = ice40_devices())]
+    device: String,
+    /// Also write the generic flow's gate-level netlist (.v, .json) here.
+    #[arg(long, value_name = "DIR")]
+    netlist: Option<PathBuf>,
+    /// Compare two tops side by side, with increments.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    compare: Vec<DesignArg>,
+    /// Write the PMU's synthesis report (Markdown) to this file
+    /// (all flows; the liberty one if --liberty is given).
+    #[arg(long, value_name = "PATH")]
+    report: Option<PathBuf>,
+    /// Replace existing netlist or report files.
+    #[arg(long)]
+    force: bool,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn ice40_devices() -> clap::builder::PossibleValuesParser {
+    flexpmu_tools::nextpnr::DEVICES
+        .iter()
+        .map(|(device, _)| *device)
+        .collect::<Vec<_>>()
+        .into()
+}
+
+fn run_one(design: &DesignEntry, options: &SynthOptions, quiet: bool) -> Result<SynthResult> {
+    let top = design.name;
+    let spinner = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    spinner.set_message(format!(
+        "{top}: {} flow (Yosys{})...",
+        options.flow.name(),
+        if options.flow == Flow::Ice40 {
+            ", nextpnr"
+        } else {
+            ""
+        }
+    ));
+    spinner.enable_steady_tick(std::time::Duration::from_millis(150));
+    let result = synth::synthesize(design, options);
+    spinner.finish_and_clear();
+    Ok(result?)
+}
+
+pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
+    let options = SynthOptions {
+        flow: args.flow,
+        liberty: args.liberty.clone(),
+        device: args.device.clone(),
+        netlist_dir: args.netlist.clone(),
+        force: args.force,
+        ..Default::default()
+    };
+    if let Some(path) = &args.report {
+        let spinner = ProgressBar::new_spinner();
+        spinner.enable_steady_tick(std::time::Duration::from_millis(150));
+        let text = report::report(args.liberty.as_deref(), &mut |step| {
+            spinner.set_message(format!("report: {step}..."))
+        })?;
+        spinner.finish_and_clear();
+        use std::io::Write;
+        crate::output::create_output(path, args.force, is_synth_report)?
+            .write_all(text.as_bytes())?;
+        println!("wrote {}", path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if options.netlist_dir.is_some() && options.flow != Flow::Generic {
+        bail!("--netlist writes the generic flow's netlist: use it with --flow generic");
+    }
+    match args.compare.as_slice() {
+        [] => {
+            let result = run_one(args.top.0, &options, args.json)?;
+            if args.json {
+                println!("{}", serde_json::to_string(&result)?);
+            } else {
+                print_result(&result);
+                if let Some(netlist) = &result.netlist {
+                    println!("netlist: {netlist} (and .json)");
+                }
+            }
+        }
+        [a, b] => {
+            let ra = run_one(a.0, &options, args.json)?;
+            let rb = run_one(b.0, &options, args.json)?;
+            if args.json {
+                println!("{}", serde_json::json!({ "a": ra, "b": rb }));
+            } else {
+                print!("{}", compare_table(&ra, &rb));
+            }
+        }
+        _ => bail!("--compare takes two tops"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The rows a result has: (metric, value).
+pub fn metrics(r: &SynthResult) -> Vec<(&'static str, f64)> {
+    let mut rows = vec![
+        ("flip-flops", r.flip_flops as f64),
+        ("cells", r.cells as f64),
+    ];
+    let optional = [
+        ("wires", r.wires.map(|v| v as f64)),
+        ("wire bits", r.wire_bits.map(|v| v as f64)),
+        ("transistors (estimate)", r.transistors.map(|v| v as f64)),
+        ("logic cells (SB_LUT4)", r.logic_cells.map(|v| v as f64)),
+        ("carry cells (SB_CARRY)", r.carry_cells.map(|v| v as f64)),
+        ("RAM cells", r.ram_cells.map(|v| v as f64)),
+        ("fmax (MHz)", r.fmax_mhz),
+        ("cell area (um^2)", r.area_um2),
+        ("logic delay (ps)", r.delay_ps),
+    ];
+    rows.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
+    rows
+}
+
+fn format_value(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn print_result(r: &SynthResult) {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        format!("{} ({} flow)", r.top, r.flow),
+        "value".to_string(),
+    ]);
+    for (k, v) in metrics(r) {
+        table.add_row(vec![k.to_string(), format_value(v)]);
+    }
+    println!("{table}");
+    let types: Vec<String> = r
+        .cell_types
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    println!("cells by type: {}", types.join(", "));
+    if let Some(h) = r.harness_flip_flops {
+        println!("the iCE40 timing harness adds {h} flip-flops (input shift chain and holding register, output register and fold), not counted above");
+    }
+    if let Some(path) = &r.critical_path {
+        println!("critical path (nextpnr):");
+        for line in path {
+            println!("  {line}");
+        }
+    }
+}
+
+/// The thesis-style comparison (tables 3.4-3.9): both values, the
+/// increment and the increment in percent.
+pub fn compare_table(a: &SynthResult, b: &SynthResult) -> String {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        format!("{} flow", a.flow),
+        a.top.clone(),
+        b.top.clone(),
+        "increment".to_string(),
+        "increment %".to_string(),
+    ]);
+    let mb = metrics(b);
+    for (k, va) in metrics(a) {
+        if let Some((_, vb)) = mb.iter().find(|(kb, _)| *kb == k) {
+            let delta = vb - va;
+            let percent = if va != 0.0 {
+                format!("{:+.2} %", 100.0 * delta / va)
+            } else {
+                "-".into()
+            };
+            table.add_row(vec![
+                k.to_string(),
+                format_value(va),
+                format_value(*vb),
+                format!(
+                    "{}{}",
+                    if delta > 0.0 { "+" } else { "" },
+                    format_value(delta)
+                ),
+                percent,
+            ]);
+        }
+    }
+    format!("{table}\n")
+}
+
+/// A report flexpmu wrote before (its first line) may be replaced.
+fn is_synth_report(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path)
+        .map(|t| t.starts_with("# Synthesis report"))
+        .unwrap_or(false)
+}

@@ -1,0 +1,86 @@
+//! `flexpmu toggles`: rank a waveform's signals by toggle count.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use flexpmu_sim::waveform::toggles;
+
+#[derive(clap::Args)]
+pub struct TogglesArgs {
+    /// VCD file.
+    file: PathBuf,
+    /// How many signals to show.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Only signals under this scope (e.g. `sm.execute`), or with this
+    /// name prefix; repeatable.
+    #[arg(long, value_name = "PREFIX")]
+    scope: Vec<String>,
+    /// Leave out signals under this scope (e.g. `sm.pmu`, the PMU
+    /// itself); repeatable.
+    #[arg(long, value_name = "PREFIX")]
+    exclude: Vec<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
+    let TogglesArgs {
+        file,
+        top,
+        scope,
+        exclude,
+        json,
+    } = args;
+    let (top, json) = (*top, *json);
+    let reader = std::io::BufReader::new(
+        std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?,
+    );
+    let mut ranked = toggles::count(reader, &file.display().to_string())?;
+    if !scope.is_empty() || !exclude.is_empty() {
+        let starts =
+            |name: &str, prefixes: &[String]| prefixes.iter().any(|p| name.starts_with(p.as_str()));
+        // Keep the names a filter selects; drop signals left with none.
+        for signal in &mut ranked {
+            signal
+                .names
+                .retain(|name| (scope.is_empty() || starts(name, scope)) && !starts(name, exclude));
+        }
+        ranked.retain(|signal| !signal.names.is_empty());
+    }
+    let shown = &ranked[..top.min(ranked.len())];
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "signals": shown, "total_signals": ranked.len() })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        "rank",
+        "signal",
+        "width",
+        "bit toggles",
+        "value changes",
+    ]);
+    for (i, s) in shown.iter().enumerate() {
+        let mut name = s.names[0].clone();
+        if s.names.len() > 1 {
+            name += &format!(" (+{} aliases)", s.names.len() - 1);
+        }
+        table.add_row(vec![
+            (i + 1).to_string(),
+            name,
+            s.width.to_string(),
+            s.bit_toggles.to_string(),
+            s.changes.to_string(),
+        ]);
+    }
+    println!("{table}");
+    println!("{} of {} signals shown", shown.len(), ranked.len());
+    Ok(ExitCode::SUCCESS)
+}
