@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use flexpmu_export::ir::parse_literal;
 use flexpmu_export::{Direction, Port};
-use flexpmu_hdl::trace::Traced;
+use flexpmu_hdl::support::trace::Traced;
 use flexpmu_hdl::Clocked;
 use rust_hdl::core::atom::Atom;
 use rust_hdl::prelude::{Block, Probe};

@@ -8,7 +8,7 @@
 //!   testbenches that replay them against the exports;
 //! * [`verify`]: the reference model, rust-hdl and the exports under
 //!   GHDL, Icarus Verilog and Verilator on one stimulus;
-//! * [`bench`]: simulation speed of each engine, Verilator included.
+//! * [`bench`](mod@bench): simulation speed of each engine, Verilator included.
 
 pub mod bench;
 pub mod golden;

@@ -110,6 +110,21 @@ impl ExportFiles {
         })
     }
 
+    /// Replays `vectors` on `simulator` with its generated testbench.
+    pub fn replay(
+        &self,
+        simulator: Simulator,
+        top: &Module,
+        vectors: &Path,
+    ) -> Result<TestbenchResult, ToolError> {
+        simulator.replay(
+            self.for_simulator(simulator),
+            &simulator.testbench(top),
+            vectors,
+            &top.name,
+        )
+    }
+
     /// The file `simulator` reads.
     pub fn for_simulator(&self, simulator: Simulator) -> &Path {
         match simulator.language() {

@@ -59,14 +59,7 @@ fn testbenches_report_mismatches() {
         .unwrap();
     let files = ExportFiles::write(scratch.path(), &design, "test").unwrap();
     for simulator in Simulator::ALL {
-        let r = simulator
-            .replay(
-                files.for_simulator(simulator),
-                &simulator.testbench(top),
-                &vec_path,
-                &top.name,
-            )
-            .unwrap();
+        let r = files.replay(simulator, top, &vec_path).unwrap();
         assert_eq!((r.cycles, r.mismatches), (50, 1), "{simulator:?}: {r:?}");
         assert!(
             r.first_mismatches[0].contains("cycle=37 signal=monitor_out"),
@@ -76,7 +69,7 @@ fn testbenches_report_mismatches() {
 }
 
 /// Replays rust-hdl vectors of `block` under the three simulators.
-fn replay_everywhere<B: flexpmu_hdl::Clocked + flexpmu_hdl::trace::Traced + Default>(
+fn replay_everywhere<B: flexpmu_hdl::Clocked + flexpmu_hdl::support::trace::Traced + Default>(
     name: &str,
     cycles: u64,
     stimulus: impl FnMut(u64, &mut B),
@@ -90,14 +83,7 @@ fn replay_everywhere<B: flexpmu_hdl::Clocked + flexpmu_hdl::trace::Traced + Defa
         .unwrap();
     let files = ExportFiles::write(scratch.path(), &design, "test").unwrap();
     for simulator in Simulator::ALL {
-        let r = simulator
-            .replay(
-                files.for_simulator(simulator),
-                &simulator.testbench(top),
-                &vec_path,
-                &top.name,
-            )
-            .unwrap();
+        let r = files.replay(simulator, top, &vec_path).unwrap();
         assert_eq!(
             (r.cycles, r.mismatches),
             (cycles, 0),

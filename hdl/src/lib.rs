@@ -1,6 +1,9 @@
 //! rust-hdl designs of flexpmu: the Performance Monitoring Unit (PMU) of
 //! the thesis "Evaluating the impact of counters for the in-field test of
-//! GPUs" and, later, the FlexGripPlus hooks that drive it.
+//! GPUs" ([`pmu`]), the FlexGripPlus hooks that drive it ([`hooks`]), the
+//! SM slice's decode and execute stages and core ([`sm`]), and what every
+//! block builds on ([`support`]). Instruction encodings come from
+//! `flexpmu-isa`.
 //!
 //! # Timing contract (one definition, shared by RTL, golden model and docs)
 //!
@@ -28,44 +31,20 @@
 //!   2^COUNTER_WIDTH (2^32 by default) without saturating or flagging.
 //! * **Power-up**: every register starts at 0, i.e. every FSM in RESET.
 
-pub mod command_decoder;
-pub mod counter_subunit;
-pub mod decode_hook;
-pub mod decode_stage;
-pub mod execute_hook;
-pub mod execute_stage;
-pub mod hdl_block;
-pub mod hooked_pmu;
-pub mod integer_alu;
-pub mod output_mux;
-pub mod pmevent_decoder;
+pub mod hooks;
 pub mod pmu;
-pub mod sm_core;
-pub mod subset_decoder;
-#[cfg(test)]
-mod test_driver;
-pub mod toggle_converter;
-pub mod trace;
+pub mod sm;
+pub mod support;
 
-pub use command_decoder::CommandDecoder;
-pub use counter_subunit::{CounterState, CounterSubunit};
-pub use decode_hook::DecodeHook;
-pub use decode_stage::DecodeStage;
-pub use execute_hook::ExecuteHook;
-pub use execute_stage::ExecuteStage;
-pub use hooked_pmu::HookedPmu;
-pub use output_mux::OutputMux;
-pub use pmevent_decoder::PmeventDecoder;
-pub use pmu::{ChannelConfig, ChannelMode, DefaultPmu, Pmu, PmuConfig};
-pub use sm_core::{MonitoredSignal, SmCore, MONITOR_MAP};
-pub use toggle_converter::ToggleConverter;
+pub use hooks::{DecodeHook, ExecuteHook, HookedPmu, PmeventDecoder};
+pub use pmu::{
+    ChannelConfig, ChannelMode, CommandDecoder, CounterState, CounterSubunit, DefaultPmu,
+    OutputMux, Pmu, PmuConfig, ToggleConverter,
+};
+pub use sm::{DecodeStage, ExecuteStage, MonitoredSignal, SmCore, MONITOR_MAP};
+pub use support::Clocked;
 
-use rust_hdl::prelude::{Block, Clock, In, Signal};
-
-/// A block with one clock input, which a cycle driver toggles.
-pub trait Clocked: Block {
-    fn clock_mut(&mut self) -> &mut Signal<In, Clock>;
-}
+use rust_hdl::prelude::{Clock, In, Signal};
 
 macro_rules! clocked {
     ($([$($g:tt)*] $t:ty),* $(,)?) => {$(

@@ -1,7 +1,7 @@
-//! Incremental block evaluation (see `flexpmu_hdl::hdl_block`) must leave
+//! Incremental block evaluation (see `flexpmu_hdl::support::hdl_block`) must leave
 //! every signal of the design exactly as full evaluation does.
 
-use flexpmu_hdl::trace::Traced;
+use flexpmu_hdl::support::trace::Traced;
 use flexpmu_hdl::{DefaultPmu, PmuConfig};
 use flexpmu_sim::engine::CycleDriver;
 use flexpmu_sim::pmu::rtl::apply_inputs;

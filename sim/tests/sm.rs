@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use flexpmu_hdl::sm_core::sm_pmu_config;
+use flexpmu_hdl::sm::core::sm_pmu_config;
 use flexpmu_isa::asm::{assemble, assemble_file};
 use flexpmu_sim::gpu::iss::{Geometry, IssResult};
 use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun, PASSES};

@@ -1,7 +1,7 @@
 //! The synthesizable G80 subset decoder agrees with the reference decoder
 //! (`flexpmu_isa::g80`) on the appendix-A program and on random words.
 
-use flexpmu_hdl::subset_decoder::{op, SubsetDecoder};
+use flexpmu_hdl::sm::subset_decoder::{op, SubsetDecoder};
 use flexpmu_isa::g80::{self, Instruction, Src32};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -155,7 +155,7 @@ fn agrees_with_the_reference_decoder_on_appendix_a() {
 
 #[test]
 fn agrees_with_the_reference_decoder_on_50000_random_words() {
-    use flexpmu_hdl::subset_decoder::LONG_FORMS;
+    use flexpmu_hdl::sm::subset_decoder::LONG_FORMS;
     // Every form with random operand fields, sometimes one fixed bit
     // flipped, and fully random words.
     let mut forms: Vec<(u64, u64)> = LONG_FORMS

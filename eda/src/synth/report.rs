@@ -45,7 +45,20 @@ pub fn report(
          is reviewed. Design: 16 counters of 32 bits, 32-bit toggle channels (`flexpmu_pmu`).\n\
          Flows and their scripts: `synth_scripts/*.ys`. Tools: Yosys 0.23, nextpnr-ice40 0.4 (Debian).\n\n",
     );
+    out += &generic_section(progress)?;
+    out += &cmos_section(progress)?;
+    out += &ice40_section(progress)?;
+    if let Some(lib) = liberty {
+        out += &liberty_section(lib, progress)?;
+    }
+    out += &hook_sections(liberty, progress)?;
+    out += THESIS_FIGURES;
+    Ok(out)
+}
 
+/// The generic flow: the PMU and its blocks, flip-flops and cells.
+fn generic_section(progress: &mut dyn FnMut(&str)) -> Result<String, SynthError> {
+    let mut out = String::new();
     progress("generic flow");
     let pmu = run("pmu", Flow::Generic, None)?;
     let mut blocks = Vec::new();
@@ -88,7 +101,12 @@ pub fn report(
         .map(|(k, n)| format!("`{k}` {n}"))
         .collect();
     let _ = writeln!(out, "PMU cells by type: {}.\n", types.join(", "));
+    Ok(out)
+}
 
+/// The CMOS transistor estimate.
+fn cmos_section(progress: &mut dyn FnMut(&str)) -> Result<String, SynthError> {
+    let mut out = String::new();
     progress("cmos flow");
     let cmos = run("pmu", Flow::Cmos, None)?;
     let _ = writeln!(
@@ -97,7 +115,12 @@ pub fn report(
         cmos.cells,
         cmos.transistors.unwrap_or(0)
     );
+    Ok(out)
+}
 
+/// iCE40 place and route: logic cells, fmax and the critical path.
+fn ice40_section(progress: &mut dyn FnMut(&str)) -> Result<String, SynthError> {
+    let mut out = String::new();
     progress("ice40 flow (nextpnr)");
     let ice = run("pmu", Flow::Ice40, None)?;
     let _ = writeln!(
@@ -125,40 +148,51 @@ pub fn report(
         }
         out.push_str("```\n\n");
     }
+    Ok(out)
+}
 
-    if let Some(lib) = liberty {
-        progress("liberty flow");
-        let pmu_lib = run("pmu", Flow::Liberty, Some(lib))?;
-        let name = lib
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let _ = writeln!(
+/// The PMU and its blocks on the Liberty library `lib`.
+fn liberty_section(lib: &Path, progress: &mut dyn FnMut(&str)) -> Result<String, SynthError> {
+    let mut out = String::new();
+    progress("liberty flow");
+    let pmu_lib = run("pmu", Flow::Liberty, Some(lib))?;
+    let name = lib
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let _ = writeln!(
             out,
             "## Standard cells (`{name}`)\n\n`dfflibmap` + `abc -liberty -D 2000` (a 500 MHz target, as in the thesis) + `stat -liberty`.\n\n\
              | block | cells | flip-flops | cell area (um^2) | ABC logic delay (ps) |\n|---|---:|---:|---:|---:|"
         );
-        for (block, _) in PMU_BLOCKS {
-            let r = run(block, Flow::Liberty, Some(lib))?;
-            let _ = writeln!(
-                out,
-                "| {block} | {} | {} | {} | {} |",
-                r.cells,
-                r.flip_flops,
-                opt(r.area_um2, 2),
-                opt(r.delay_ps, 2)
-            );
-        }
+    for (block, _) in PMU_BLOCKS {
+        let r = run(block, Flow::Liberty, Some(lib))?;
         let _ = writeln!(
             out,
-            "| **PMU** | **{}** | **{}** | **{}** | **{}** |\n",
-            pmu_lib.cells,
-            pmu_lib.flip_flops,
-            opt(pmu_lib.area_um2, 2),
-            opt(pmu_lib.delay_ps, 2)
+            "| {block} | {} | {} | {} | {} |",
+            r.cells,
+            r.flip_flops,
+            opt(r.area_um2, 2),
+            opt(r.delay_ps, 2)
         );
     }
+    let _ = writeln!(
+        out,
+        "| **PMU** | **{}** | **{}** | **{}** | **{}** |\n",
+        pmu_lib.cells,
+        pmu_lib.flip_flops,
+        opt(pmu_lib.area_um2, 2),
+        opt(pmu_lib.delay_ps, 2)
+    );
+    Ok(out)
+}
 
+/// What the hooks cost their stages (the thesis' tables 3.4-3.9).
+fn hook_sections(
+    liberty: Option<&Path>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<String, SynthError> {
+    let mut out = String::new();
     for (basic_top, hooked_top, title) in [
         ("decode-basic", "decode", "PMEVENT hook in the decode stage"),
         ("execute-basic", "execute", "PMU hook in the execute stage"),
@@ -208,15 +242,14 @@ pub fn report(
          integer ALUs. The thesis measured +2.11 % area on FlexGripPlus' full decode stage (759.79 -> 775.82\n\
          um^2); these subset stages are much smaller, so the same hooks are a larger share of them.\n\n",
     );
+    Ok(out)
+}
 
-    out.push_str(
-        "## The thesis' figures, for comparison\n\n\
+/// The thesis' own figures (section 3.4).
+const THESIS_FIGURES: &str = "## The thesis' figures, for comparison\n\n\
          Synopsys Design Compiler, 15 nm Open Cell Library, 500 MHz (thesis section 3.4):\n\n\
          | figure | thesis (15 nm) |\n|---|---:|\n\
          | PMU cell area | 1,271.46 um^2 (combinational 574.69, non-combinational 696.78) |\n\
          | PMU cells | 2,878 |\n| PMU slack at 500 MHz | 1,786.70 ps (data arrival 205.25 ps) |\n\
          | PMU total power | 0.577 mW |\n| whole GPGPU area with the PMU | +0.31 % (391,826 -> 393,042 um^2) |\n\
-         | decode stage area with the hook | +2.11 % (759.79 -> 775.82 um^2) |\n",
-    );
-    Ok(out)
-}
+         | decode stage area with the hook | +2.11 % (759.79 -> 775.82 um^2) |\n";

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use flexpmu_hdl::hdl_block::incremental;
-use flexpmu_hdl::trace::Traced;
+use flexpmu_hdl::support::hdl_block::incremental;
+use flexpmu_hdl::support::trace::Traced;
 use flexpmu_hdl::Clocked;
 use rust_hdl::prelude::*;
 
@@ -33,7 +33,7 @@ pub struct CycleDriver<B: Clocked + Traced> {
     cycles: u64,
     settle_passes: u64,
     /// The first settle evaluates everything; later ones are incremental
-    /// (see `flexpmu_hdl::hdl_block`).
+    /// (see `flexpmu_hdl::support::hdl_block`).
     settled_once: bool,
     incremental: bool,
     trace: Option<VcdTrace<Box<dyn Write>>>,

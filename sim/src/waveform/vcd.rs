@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use flexpmu_hdl::trace::{TraceDeclarer, Traced};
+use flexpmu_hdl::support::trace::{TraceDeclarer, Traced};
 use vcd::{IdCode, TimescaleUnit};
 
 /// Marks files written by flexpmu, so they may be replaced without asking.

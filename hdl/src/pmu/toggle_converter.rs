@@ -75,7 +75,7 @@ impl<const WIDTH: usize> Logic for ToggleConverter<WIDTH> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_driver::Driver;
+    use crate::support::test_driver::Driver;
     use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]

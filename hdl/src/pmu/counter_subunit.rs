@@ -121,7 +121,7 @@ impl CounterState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_driver::Driver;
+    use crate::support::test_driver::Driver;
     use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]

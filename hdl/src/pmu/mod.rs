@@ -1,12 +1,17 @@
 //! The PMU top (thesis section 2.1): command decoder, one toggle converter
 //! and one counter subunit per channel, and the output mux.
 
+pub mod command_decoder;
+pub mod counter_subunit;
+pub mod output_mux;
+pub mod toggle_converter;
+
 use rust_hdl::prelude::*;
 
-use crate::command_decoder::CommandDecoder;
-use crate::counter_subunit::CounterSubunit;
-use crate::output_mux::OutputMux;
-use crate::toggle_converter::ToggleConverter;
+pub use command_decoder::CommandDecoder;
+pub use counter_subunit::{CounterState, CounterSubunit};
+pub use output_mux::OutputMux;
+pub use toggle_converter::ToggleConverter;
 
 /// How a channel's converter turns its input into events.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -153,8 +158,8 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> L
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counter_subunit::CounterState;
-    use crate::test_driver::Driver;
+    use crate::pmu::counter_subunit::CounterState;
+    use crate::support::test_driver::Driver;
     use flexpmu_isa::PmuCommand;
     use flexpmu_tools::yosys::check_synthesizes;
 

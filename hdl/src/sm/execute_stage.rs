@@ -4,9 +4,9 @@
 
 use rust_hdl::prelude::*;
 
-use crate::execute_hook::ExecuteHook;
-use crate::integer_alu::IntegerAlu;
-use crate::subset_decoder::op;
+use crate::hooks::execute_hook::ExecuteHook;
+use crate::sm::integer_alu::IntegerAlu;
+use crate::sm::subset_decoder::op;
 
 /// Lanes: FlexGripPlus' eight scalar processors (a 32-thread warp takes
 /// four passes).
@@ -180,7 +180,7 @@ impl Logic for ExecuteStage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_driver::Driver;
+    use crate::support::test_driver::Driver;
     use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]

@@ -4,8 +4,8 @@
 
 use rust_hdl::prelude::*;
 
-use crate::decode_hook::DecodeHook;
-use crate::execute_hook::ExecuteHook;
+use crate::hooks::decode_hook::DecodeHook;
+use crate::hooks::execute_hook::ExecuteHook;
 use crate::pmu::DefaultPmu;
 
 /// Decode hook + PMU + execute hook, wired as in thesis figure 2.7.

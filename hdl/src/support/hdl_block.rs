@@ -1,6 +1,6 @@
 //! `hdl_block!`: rust-hdl's `Block` trait implemented with an evaluation
 //! order that settles a design in far fewer passes than
-//! `#[derive(LogicBlock)]`, plus the block's [`Traced`](crate::trace::Traced)
+//! `#[derive(LogicBlock)]`, plus the block's [`Traced`](crate::support::trace::Traced)
 //! implementation from the same field lists.
 //!
 //! rust-hdl settles a circuit by repeating `update_all` until no signal
@@ -107,7 +107,7 @@ macro_rules! hdl_block {
             }
 
             fn update_all(&mut self) {
-                let full = !$crate::hdl_block::incremental_enabled();
+                let full = !$crate::support::hdl_block::incremental_enabled();
                 let mut inputs_changed = false;
                 $(
                     self.$input.update_all();
@@ -118,7 +118,7 @@ macro_rules! hdl_block {
                 }
                 $(
                     self.$part.update_all();
-                    if full || $crate::hdl_block::Part::outputs_changed(&self.$part) {
+                    if full || $crate::support::hdl_block::Part::outputs_changed(&self.$part) {
                         ::rust_hdl::prelude::Logic::update(self);
                     }
                 )*
@@ -142,25 +142,25 @@ macro_rules! hdl_block {
             }
         }
 
-        impl<$($generics)*> $crate::hdl_block::Part for $ty {
+        impl<$($generics)*> $crate::support::hdl_block::Part for $ty {
             fn outputs_changed(&self) -> bool {
                 false $( || ::rust_hdl::prelude::Block::has_changed(&self.$output) )*
             }
         }
 
-        impl<$($generics)*> $crate::trace::Traced for $ty {
-            fn declare(&self, name: &str, out: &mut dyn $crate::trace::TraceDeclarer) {
+        impl<$($generics)*> $crate::support::trace::Traced for $ty {
+            fn declare(&self, name: &str, out: &mut dyn $crate::support::trace::TraceDeclarer) {
                 out.enter_scope(name);
-                $( $crate::trace::Traced::declare(&self.$input, stringify!($input), out); )*
-                $( $crate::trace::Traced::declare(&self.$output, stringify!($output), out); )*
-                $( $crate::trace::Traced::declare(&self.$part, stringify!($part), out); )*
+                $( $crate::support::trace::Traced::declare(&self.$input, stringify!($input), out); )*
+                $( $crate::support::trace::Traced::declare(&self.$output, stringify!($output), out); )*
+                $( $crate::support::trace::Traced::declare(&self.$part, stringify!($part), out); )*
                 out.exit_scope();
             }
 
             fn sample(&self, out: &mut Vec<u64>) {
-                $( $crate::trace::Traced::sample(&self.$input, out); )*
-                $( $crate::trace::Traced::sample(&self.$output, out); )*
-                $( $crate::trace::Traced::sample(&self.$part, out); )*
+                $( $crate::support::trace::Traced::sample(&self.$input, out); )*
+                $( $crate::support::trace::Traced::sample(&self.$output, out); )*
+                $( $crate::support::trace::Traced::sample(&self.$part, out); )*
             }
         }
     };

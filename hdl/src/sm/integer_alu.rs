@@ -5,7 +5,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::subset_decoder::op;
+use crate::sm::subset_decoder::op;
 
 /// Combinational integer ALU.
 pub struct IntegerAlu {

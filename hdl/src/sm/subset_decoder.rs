@@ -12,7 +12,7 @@ use rust_hdl::prelude::*;
 
 use flexpmu_isa::g80::{self, opcodes};
 
-use crate::pmevent_decoder::PmeventDecoder;
+use crate::hooks::pmevent_decoder::PmeventDecoder;
 
 /// Operation classes on the `op` output.
 pub mod op {

@@ -4,7 +4,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::pmevent_decoder::PmeventDecoder;
+use crate::hooks::pmevent_decoder::PmeventDecoder;
 use flexpmu_isa::PmuCommand;
 
 /// A decode stage with the FlexGripPlus handshake and the PMEVENT hook.
@@ -193,7 +193,7 @@ impl Logic for DecodeHook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_driver::Driver;
+    use crate::support::test_driver::Driver;
     use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]

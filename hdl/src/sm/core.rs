@@ -11,9 +11,9 @@
 
 use rust_hdl::prelude::*;
 
-use crate::decode_stage::DecodeStage;
-use crate::execute_stage::{ExecuteStage, LANES};
 use crate::pmu::{ChannelConfig, ChannelMode, DefaultPmu, PmuConfig};
+use crate::sm::decode_stage::DecodeStage;
+use crate::sm::execute_stage::{ExecuteStage, LANES};
 
 /// One PMU channel of the SM slice.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -427,7 +427,7 @@ impl Logic for SmCore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_driver::Driver;
+    use crate::support::test_driver::Driver;
     use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]
@@ -508,10 +508,10 @@ mod tests {
         assert_eq!(monitor(&d, channel("dec_done")), 1);
         assert_eq!(
             monitor(&d, channel("dec_op")),
-            crate::subset_decoder::op::IADD32
+            crate::sm::subset_decoder::op::IADD32
         );
         d.uut.read_done.next = true;
-        d.uut.read_op.next = crate::subset_decoder::op::IADD32.into();
+        d.uut.read_op.next = crate::sm::subset_decoder::op::IADD32.into();
         d.uut.a[0].next = 5.into();
         d.uut.b[0].next = 7.into();
         d.uut.write_stall.next = true;

@@ -6,8 +6,8 @@
 
 use rust_hdl::prelude::*;
 
-use crate::decode_hook::DecodeHook;
-use crate::subset_decoder::SubsetDecoder;
+use crate::hooks::decode_hook::DecodeHook;
+use crate::sm::subset_decoder::SubsetDecoder;
 
 /// Decode stage: handshake, PMEVENT hook (optional) and subset decoder.
 /// The decoded fields are valid while `pipeline_dec_done` is high.
@@ -118,8 +118,8 @@ impl Logic for DecodeStage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::subset_decoder::op;
-    use crate::test_driver::Driver;
+    use crate::sm::subset_decoder::op;
+    use crate::support::test_driver::Driver;
     use flexpmu_tools::yosys::check_synthesizes;
 
     #[test]

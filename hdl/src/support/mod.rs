@@ -1,0 +1,16 @@
+//! What every block builds on: `hdl_block!` (rust-hdl's `Block` with a
+//! faster settle order and incremental evaluation), waveform tracing
+//! ([`trace`]), the [`Clocked`] trait the cycle drivers step, and a small
+//! driver for the blocks' own tests.
+
+pub mod hdl_block;
+#[cfg(test)]
+pub(crate) mod test_driver;
+pub mod trace;
+
+use rust_hdl::prelude::{Block, Clock, In, Signal};
+
+/// A block with one clock input, which a cycle driver toggles.
+pub trait Clocked: Block {
+    fn clock_mut(&mut self) -> &mut Signal<In, Clock>;
+}

@@ -1,0 +1,167 @@
+//! The write stage: takes each pass execute completes, writes its results
+//! to the registers of its active threads, performs GLD/GST's global
+//! memory accesses (which keep it busy for [`SmConfig::memory_cycles`]),
+//! stores PMEVENT reads, and retires a warp instruction with its last
+//! pass.
+
+use flexpmu_hdl::sm::execute_stage::LANES;
+use flexpmu_hdl::sm::subset_decoder::op;
+use flexpmu_isa::g80::{HalfReg, Instruction, Reg};
+
+use super::{Pipeline, PmuRead, Records, Sm, SmConfig, SmError, WarpState, PASSES};
+use crate::gpu::iss::{self, IssError};
+
+/// A pass on its way through execute to write (side band).
+pub(super) struct PassTag {
+    pub(super) warp: usize,
+    pub(super) address: usize,
+    pub(super) instruction: Instruction,
+    pub(super) op: u64,
+    pub(super) pass: u32,
+    /// Active lanes of this pass (bit i = lane i).
+    pub(super) active: u8,
+    /// GST's data per lane.
+    pub(super) store: [u32; LANES],
+    /// A PMEVENT read: (counter, destination register).
+    pub(super) pmu_read: Option<(u8, u8)>,
+}
+
+/// A completed pass with the execute stage's registered outputs.
+pub(super) struct WriteBack {
+    tag: PassTag,
+    results: [u32; LANES],
+    write: bool,
+    half_write: bool,
+    dest: u8,
+}
+
+impl Sm {
+    /// Before the edge: the pass execute completed enters the write stage;
+    /// what it shows the PMU is set.
+    pub(super) fn receive_pass(
+        &self,
+        pipeline: &mut Pipeline,
+        cycle: u64,
+        config: &SmConfig,
+    ) -> Result<WriteBack, SmError> {
+        let violation = |what| SmError::Handshake { cycle, what };
+        if pipeline.write_busy_until.is_some_and(|last| last >= cycle) {
+            return Err(violation("execute completed a pass while write was busy"));
+        }
+        let tag = pipeline
+            .in_execute
+            .pop_front()
+            .ok_or(violation("execute completed a pass it was never given"))?;
+        let is_memory = matches!(tag.op, op::GLD_U32 | op::GST_U32);
+        // A pass without active lanes accesses nothing.
+        if is_memory && tag.active != 0 {
+            pipeline.write_busy_until = Some(cycle + config.memory_cycles.max(1) - 1);
+        }
+        let uut = self.driver.uut();
+        let results: [u32; LANES] = std::array::from_fn(|i| uut.result[i].val().to_u64() as u32);
+        let any = tag.active != 0;
+        let observed = &mut pipeline.observed;
+        observed.register_write =
+            any && (uut.exec_write.val() || uut.exec_half_write.val() || tag.op == op::GLD_U32);
+        observed.global_load = any && tag.op == op::GLD_U32;
+        observed.global_store = any && tag.op == op::GST_U32;
+        if is_memory && any {
+            let first = tag.active.trailing_zeros() as usize;
+            observed.mem_address = results[first];
+            observed.mem_data = if tag.op == op::GST_U32 {
+                tag.store[first]
+            } else {
+                let address = results[first];
+                let thread = self.thread_index(tag.warp, tag.pass, first);
+                self.memory
+                    .read_u32(address)
+                    .map_err(|source| IssError::Memory {
+                        warp: self.context(tag.warp, tag.address),
+                        thread,
+                        address: tag.address,
+                        instruction: tag.instruction,
+                        source,
+                    })?
+            };
+        }
+        Ok(WriteBack {
+            tag,
+            results,
+            write: uut.exec_write.val(),
+            half_write: uut.exec_half_write.val(),
+            dest: uut.exec_dest.val().to_u64() as u8,
+        })
+    }
+
+    /// At the edge: the pass's registers and memory words are written.
+    pub(super) fn write_back(
+        &mut self,
+        records: &mut Records,
+        cycle: u64,
+        write_back: WriteBack,
+    ) -> Result<(), SmError> {
+        let WriteBack {
+            tag,
+            results,
+            write,
+            half_write,
+            dest,
+        } = write_back;
+        for lane in (0..LANES).filter(|lane| tag.active & (1 << lane) != 0) {
+            let thread = self.thread_index(tag.warp, tag.pass, lane);
+            let context = self.context(tag.warp, tag.address);
+            let memory_error = |source| IssError::Memory {
+                warp: context,
+                thread,
+                address: tag.address,
+                instruction: tag.instruction,
+                source,
+            };
+            match tag.op {
+                op::GLD_U32 => {
+                    let value = self.memory.read_u32(results[lane]).map_err(memory_error)?;
+                    iss::write32(&mut self.threads[thread].regs, Reg(dest), value);
+                }
+                op::GST_U32 => {
+                    self.memory
+                        .write_u32(results[lane], tag.store[lane])
+                        .map_err(memory_error)?;
+                }
+                _ if write => {
+                    iss::write32(&mut self.threads[thread].regs, Reg(dest), results[lane])
+                }
+                _ if half_write => {
+                    iss::write16(&mut self.threads[thread].regs, HalfReg(dest), results[lane])
+                }
+                _ => {}
+            }
+        }
+        if let (Some((counter, register)), 0) = (tag.pmu_read, tag.pass) {
+            let (_, command_cycle, _) = records
+                .pending_reads
+                .iter()
+                .position(|&(warp, _, c)| warp == tag.warp && c == counter)
+                .and_then(|position| records.pending_reads.remove(position))
+                .ok_or(SmError::Handshake {
+                    cycle,
+                    what: "a PMU read was written without its IDL command",
+                })?;
+            records.pmu_reads.push(PmuRead {
+                command_cycle,
+                warp: self.warps[tag.warp].context.warp,
+                address: tag.address,
+                counter,
+                register,
+                value: results[0],
+            });
+        }
+        if tag.pass + 1 == PASSES {
+            self.warps[tag.warp].state = if tag.instruction == Instruction::Ret {
+                WarpState::Finished
+            } else {
+                WarpState::Ready
+            };
+        }
+        Ok(())
+    }
+}
