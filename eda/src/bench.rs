@@ -377,8 +377,9 @@ pub fn verilator(toggles: u64, rust_hdl_verilog: bool) -> Result<EngineResult, B
         design.render(Language::Verilog, exportable.description)
     };
     let verilog = scratch.write("flexpmu_pmu.v", &text).map_err(tool_error)?;
-    let model = verilator::Model::build(&verilog, &verilator_harness("flexpmu_pmu"), "flexpmu_pmu")
-        .map_err(tool_error)?;
+    let model =
+        verilator::Model::build(&[verilog], &verilator_harness("flexpmu_pmu"), "flexpmu_pmu")
+            .map_err(tool_error)?;
     // The machine's other work shows up as noise in a sub-second run: the
     // best of five runs is reported.
     let mut best: Option<String> = None;

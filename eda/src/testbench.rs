@@ -71,18 +71,18 @@ impl Simulator {
         }
     }
 
-    /// Replays `vectors` through `testbench` against `design` (the export
-    /// in [`Simulator::language`]) whose top is `top`.
+    /// Replays `vectors` through `testbench` against the `design` files
+    /// (the export in [`Simulator::language`]) whose top is `top`.
     pub fn replay(
         self,
-        design: &Path,
+        design: &[PathBuf],
         testbench: &str,
         vectors: &Path,
         top: &str,
     ) -> Result<TestbenchResult, ToolError> {
         match self {
             Simulator::Ghdl => ghdl::run_testbench(design, testbench, vectors, top),
-            Simulator::Icarus => icarus::run_testbench(&[design], testbench, vectors, top),
+            Simulator::Icarus => icarus::run_testbench(design, testbench, vectors, top),
             Simulator::Verilator => verilator::run_testbench(design, testbench, vectors, top),
         }
     }
@@ -126,11 +126,11 @@ impl ExportFiles {
     }
 
     /// The file `simulator` reads.
-    pub fn for_simulator(&self, simulator: Simulator) -> &Path {
-        match simulator.language() {
+    pub fn for_simulator(&self, simulator: Simulator) -> &[PathBuf] {
+        std::slice::from_ref(match simulator.language() {
             Language::Verilog => &self.verilog,
             Language::Vhdl => &self.vhdl,
-        }
+        })
     }
 }
 

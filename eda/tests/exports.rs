@@ -1,10 +1,15 @@
 //! The checked-in exports in generated_vhdl/ under the real tools.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
+
+use common::{files, folder_files, text};
 
 use flexpmu_export::registry::{self, DesignEntry};
+use flexpmu_export::Language;
 use flexpmu_tools::equivalence::{prove_equivalent, Equivalence};
-use flexpmu_tools::{check_verilog, ghdl};
+use flexpmu_tools::{check_verilog, ghdl, icarus, verilator};
 
 /// Designs left out of the formal checks: the execute stage's eight
 /// 16 x 16 multipliers (also inside the SM core) are beyond ABC's
@@ -17,16 +22,10 @@ fn provable() -> impl Iterator<Item = &'static DesignEntry> {
     registry::exported().filter(|d| !NOT_PROVEN.contains(&d.name))
 }
 
-fn exported(name: &str, ext: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../generated_vhdl")
-        .join(format!("{name}.{ext}"))
-}
-
 #[test]
 fn verilog_exports_pass_verilator_icarus_and_yosys() {
     for design in registry::exported() {
-        check_verilog(&exported(design.module, "v"), design.module).unwrap();
+        check_verilog(&files(design, Language::Verilog), design.module).unwrap();
     }
 }
 
@@ -34,9 +33,54 @@ fn verilog_exports_pass_verilator_icarus_and_yosys() {
 fn vhdl_exports_analyse_and_elaborate_in_ghdl_08_and_93c() {
     for design in registry::exported() {
         for std in ["08", "93c"] {
-            ghdl::check(&exported(design.module, "vhd"), design.module, std).unwrap();
+            ghdl::check(&files(design, Language::Vhdl), &[design.module], std).unwrap();
         }
     }
+}
+
+/// The whole folder is one library: every VHDL file analysed into one
+/// GHDL library (in two orders, both standards) with every top
+/// elaborated, every Verilog file in one Icarus compile and one Verilator
+/// lint per top; and no module is declared in two files.
+#[test]
+fn the_folder_compiles_as_one_library() {
+    let tops: Vec<&str> = registry::exported().map(|d| d.module).collect();
+    let vhdl = folder_files("vhd");
+    let mut reversed = vhdl.clone();
+    reversed.reverse();
+    for std in ["08", "93c"] {
+        ghdl::check(&vhdl, &tops, std).unwrap();
+        ghdl::check(&reversed, &tops, std).unwrap();
+    }
+    let verilog = folder_files("v");
+    for top in &tops {
+        icarus::compile_check(&verilog, top).unwrap();
+        verilator::lint(&verilog, top).unwrap();
+    }
+    // Each file declares exactly the module or entity it is named after.
+    let mut declared: Vec<(String, PathBuf)> = Vec::new();
+    for file in vhdl.iter().chain(&verilog) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let names: Vec<String> = text
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("module ")
+                    .or_else(|| l.strip_prefix("entity "))
+                    .and_then(|rest| rest.split([' ', '(']).next())
+                    .map(str::to_string)
+            })
+            .collect();
+        let stem = file.file_stem().unwrap().to_str().unwrap();
+        assert_eq!(names, [stem], "{}", file.display());
+        let language = file.extension().unwrap().to_str().unwrap().to_string();
+        let key = format!("{stem}.{language}");
+        assert!(
+            !declared.iter().any(|(k, _)| *k == key),
+            "{key} declared twice"
+        );
+        declared.push((key, file.clone()));
+    }
+    assert_eq!(vhdl.len(), verilog.len());
 }
 
 /// The VHDL export, synthesised by GHDL, is sequentially equivalent to the
@@ -44,8 +88,8 @@ fn vhdl_exports_analyse_and_elaborate_in_ghdl_08_and_93c() {
 #[test]
 fn verilog_and_vhdl_exports_are_equivalent() {
     for design in provable() {
-        let verilog = std::fs::read_to_string(exported(design.module, "v")).unwrap();
-        let from_vhdl = ghdl::to_verilog(&exported(design.module, "vhd"), design.module).unwrap();
+        let verilog = text(design, Language::Verilog);
+        let from_vhdl = ghdl::to_verilog(&files(design, Language::Vhdl), design.module).unwrap();
         assert_eq!(
             prove_equivalent(&verilog, &from_vhdl, design.module).unwrap(),
             Equivalence::Equivalent,
@@ -58,7 +102,7 @@ fn verilog_and_vhdl_exports_are_equivalent() {
 /// The check has teeth: a one-bit change in the counter's increment is found.
 #[test]
 fn a_mutated_export_is_not_equivalent() {
-    let verilog = std::fs::read_to_string(exported("flexpmu_pmu", "v")).unwrap();
+    let verilog = text(registry::get("pmu"), Language::Verilog);
     let increment = "count_reg_q + 32'h1";
     assert!(verilog.contains(increment));
     let mutated = verilog.replace(increment, "count_reg_q + 32'h3");
@@ -74,7 +118,7 @@ fn exports_are_equivalent_to_rust_hdl_verilog() {
         let exported_design = design.design().unwrap();
         let wrapped =
             flexpmu_export::wrap_rust_hdl_verilog(&exported_design, &design.rust_hdl_verilog());
-        let verilog = std::fs::read_to_string(exported(design.module, "v")).unwrap();
+        let verilog = text(design, Language::Verilog);
         assert_eq!(
             prove_equivalent(&wrapped, &verilog, design.module).unwrap(),
             Equivalence::Equivalent,
@@ -154,11 +198,11 @@ mod constructs {
                 &design.render(Language::Vhdl, "constructs"),
             )
             .unwrap();
-        check_verilog(&v, "flexpmu_constructs").unwrap();
+        check_verilog(std::slice::from_ref(&v), "flexpmu_constructs").unwrap();
         for std in ["08", "93c"] {
-            ghdl::check(&vhd, "flexpmu_constructs", std).unwrap();
+            ghdl::check(std::slice::from_ref(&vhd), &["flexpmu_constructs"], std).unwrap();
         }
-        let from_vhdl = ghdl::to_verilog(&vhd, "flexpmu_constructs").unwrap();
+        let from_vhdl = ghdl::to_verilog(&[vhd], "flexpmu_constructs").unwrap();
         assert_eq!(
             prove_equivalent(&verilog, &from_vhdl, "flexpmu_constructs").unwrap(),
             Equivalence::Equivalent

@@ -157,7 +157,7 @@ fn gate_level_netlist_replays_the_golden_vectors() {
     let vec_path = dir.join("random.vec");
     std::fs::write(&vec_path, vectors.to_text("random")).unwrap();
     let r =
-        icarus::run_testbench(&[&netlist], &testbench::verilog(top), &vec_path, &top.name).unwrap();
+        icarus::run_testbench(&[netlist], &testbench::verilog(top), &vec_path, &top.name).unwrap();
     assert_eq!((r.cycles, r.mismatches), (3000, 0), "{r:?}");
 }
 

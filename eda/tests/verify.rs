@@ -1,7 +1,9 @@
 //! Cross-simulation: the reference model, rust-hdl and the exported HDL
 //! under GHDL, Icarus Verilog and Verilator agree cycle by cycle.
 
-use std::path::Path;
+mod common;
+
+use common::{folder_files, root};
 
 use flexpmu_eda::golden;
 use flexpmu_eda::testbench::{ExportFiles, Simulator};
@@ -27,7 +29,7 @@ fn assert_all_agree(stimulus: &[PmuInputs], name: &str) {
 
 #[test]
 fn figure_3_1_agrees_on_every_engine() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/thesis_fig3_1.scn");
+    let path = root().join("examples/thesis_fig3_1.scn");
     let scn = scenario::load(&path, &ScenarioLimits::default_pmu()).unwrap();
     assert_all_agree(&scenario_cycles(&scn), "fig3_1");
 }
@@ -68,6 +70,29 @@ fn testbenches_report_mismatches() {
     }
 }
 
+/// Replays `vectors` on `simulator` with the checked-in testbench of
+/// `top`, against every checked-in file of the simulator's language (the
+/// folder as one library).
+fn replay_checked_in(
+    simulator: Simulator,
+    top: &str,
+    vectors: &std::path::Path,
+) -> flexpmu_tools::TestbenchResult {
+    let testbench = root().join(format!(
+        "testbenches/tb_{top}.{}",
+        simulator.testbench_extension()
+    ));
+    let design = folder_files(simulator.language().extension());
+    simulator
+        .replay(
+            &design,
+            &std::fs::read_to_string(testbench).unwrap(),
+            vectors,
+            top,
+        )
+        .unwrap()
+}
+
 /// Replays rust-hdl vectors of `block` under the three simulators.
 fn replay_everywhere<B: flexpmu_hdl::Clocked + flexpmu_hdl::support::trace::Traced + Default>(
     name: &str,
@@ -81,9 +106,8 @@ fn replay_everywhere<B: flexpmu_hdl::Clocked + flexpmu_hdl::support::trace::Trac
     let vec_path = scratch
         .write("random.vec", &vectors.to_text("random stimulus"))
         .unwrap();
-    let files = ExportFiles::write(scratch.path(), &design, "test").unwrap();
     for simulator in Simulator::ALL {
-        let r = files.replay(simulator, top, &vec_path).unwrap();
+        let r = replay_checked_in(simulator, &top.name, &vec_path);
         assert_eq!(
             (r.cycles, r.mismatches),
             (cycles, 0),
@@ -157,26 +181,29 @@ fn hook_testbenches_replay_random_vectors() {
 /// the VHDL and Verilog cores run the thesis' experiment as rust-hdl does.
 #[test]
 fn sm_core_exports_run_the_appendix_kernel() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let vectors = root.join("testbenches/flexpmu_sm_core_appendix_a.vec");
-    let name = "flexpmu_sm_core";
+    let vectors = root().join("testbenches/flexpmu_sm_core_appendix_a.vec");
     for simulator in Simulator::ALL {
-        let tb = root.join(format!(
-            "testbenches/tb_{name}.{}",
-            simulator.testbench_extension()
-        ));
-        let design = root.join(format!(
-            "generated_vhdl/{name}.{}",
-            simulator.language().extension()
-        ));
-        let r = simulator
-            .replay(
-                &design,
-                &std::fs::read_to_string(tb).unwrap(),
-                &vectors,
-                name,
-            )
-            .unwrap();
+        let r = replay_checked_in(simulator, "flexpmu_sm_core", &vectors);
         assert_eq!((r.cycles, r.mismatches), (283, 0), "{simulator:?}: {r:?}");
+    }
+}
+
+/// The PMU's checked-in testbenches replay the figure-3.1 vectors against
+/// the checked-in folder.
+#[test]
+fn pmu_exports_replay_figure_3_1() {
+    let vectors = root().join("testbenches/flexpmu_pmu_fig3_1.vec");
+    let cycles = std::fs::read_to_string(&vectors)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("ports"))
+        .count() as u64;
+    for simulator in Simulator::ALL {
+        let r = replay_checked_in(simulator, "flexpmu_pmu", &vectors);
+        assert_eq!(
+            (r.cycles, r.mismatches),
+            (cycles, 0),
+            "{simulator:?}: {r:?}"
+        );
     }
 }

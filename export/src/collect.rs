@@ -78,18 +78,35 @@ impl Probe for Walker {
     }
 }
 
-/// Module base names for the blocks of this crate, by the field that holds
-/// them (arrays by their field name).
-fn base_name(field: &str) -> String {
-    let field = field.split('$').next().unwrap_or(field);
-    match field {
-        "decoder" => "command_decoder",
-        "converters" => "toggle_converter",
-        "counters" => "counter_subunit",
-        "mux" => "output_mux",
-        other => other,
+/// What a module is called before any suffix: the name its block
+/// declares, `dff_w<width>` (and the power-up value, if not 0) for a
+/// register, else the field that holds it.
+pub(crate) fn base_name(module: &Module, field: &str) -> String {
+    match (&module.body, &module.block) {
+        (Body::Register { width, init: 0 }, _) => format!("dff_w{width}"),
+        (Body::Register { width, init }, _) => format!("dff_w{width}_init{init:x}"),
+        (_, Some(block)) => block.clone(),
+        _ => names::flatten(field.split('$').next().unwrap_or(field)),
     }
-    .to_string()
+}
+
+/// What precedes the name in the comment that names a block's module.
+const MODULE_COMMENT: &str = "module: ";
+
+/// Takes the `module: NAME` comment out of a block's code. (rust-hdl
+/// 0.46 keeps part of the macro call in the text: `comment! ("module: x`.)
+fn declared_module_name(stmts: &mut Vec<Stmt>) -> Option<String> {
+    let name_of = |stmt: &Stmt| match stmt {
+        Stmt::Comment(text) => text.find(MODULE_COMMENT).map(|at| {
+            text[at + MODULE_COMMENT.len()..]
+                .trim_end_matches([')', '"', ' '])
+                .trim()
+                .to_string()
+        }),
+        _ => None,
+    };
+    let index = stmts.iter().position(|s| name_of(s).is_some())?;
+    name_of(&stmts.remove(index))
 }
 
 struct Collector {
@@ -185,10 +202,13 @@ impl Collector {
                 connections,
             });
         }
+        let mut block = None;
         let body = match &scope.code {
             Verilog::Empty => Body::Empty,
             Verilog::Combinatorial(code) => {
-                Body::Combinational(Lowering::new(&table.by_raw, path).block(code)?)
+                let mut stmts = Lowering::new(&table.by_raw, path).block(code)?;
+                block = declared_module_name(&mut stmts);
+                Body::Combinational(stmts)
             }
             Verilog::Custom(text) => {
                 register(text, &ports).ok_or_else(|| ExportError::Unsupported {
@@ -223,6 +243,7 @@ impl Collector {
         let mut module = Module {
             name: String::new(),
             origin: path.to_string(),
+            block,
             ports,
             constants,
             wires,
@@ -244,10 +265,7 @@ impl Collector {
     }
 
     fn fresh_name(&mut self, module: &Module, field: &str) -> String {
-        let base = match module.body {
-            Body::Register { width, .. } => format!("dff_w{width}"),
-            _ => base_name(field),
-        };
+        let base = base_name(module, field);
         let count = self.names_used.entry(base.clone()).or_insert(0);
         *count += 1;
         if *count == 1 {

@@ -18,8 +18,10 @@
 mod collect;
 pub mod ir;
 pub mod names;
+pub mod naming;
 pub mod registry;
 mod rust_hdl_verilog;
+pub mod set;
 pub mod verilog;
 pub mod vhdl;
 
@@ -98,6 +100,9 @@ pub struct Module {
     pub name: String,
     /// Where it came from: the Rust field path of its first instance.
     pub origin: String,
+    /// The block's own name for its module (`toggle_converter`), from the
+    /// `comment!("module: NAME")` that opens its `update`.
+    pub block: Option<String>,
     pub ports: Vec<Port>,
     pub constants: Vec<ConstantDef>,
     pub wires: Vec<Wire>,
@@ -137,6 +142,25 @@ impl Language {
 }
 
 impl Design {
+    /// The module `name`'s own file in `language`, with a header naming
+    /// it; `None` if the design has no such module.
+    pub fn render_module(
+        &self,
+        name: &str,
+        language: Language,
+        description: &str,
+    ) -> Option<String> {
+        let module = self.modules.iter().find(|m| m.name == name)?;
+        let header = format!(
+            "{GENERATED_MARKER} (`flexpmu export`) from the rust-hdl design in hdl/: do not edit.\n\
+             {name}: {description}."
+        );
+        Some(match language {
+            Language::Verilog => verilog::render_module(module, &header),
+            Language::Vhdl => vhdl::render_module(self, module, &header),
+        })
+    }
+
     /// The design's text in `language`, with a header naming its origin.
     pub fn render(&self, language: Language, description: &str) -> String {
         let header = format!(

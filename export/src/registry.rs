@@ -26,8 +26,14 @@ pub struct DesignEntry {
 }
 
 impl DesignEntry {
-    /// The design, exported to the IR the printers take.
+    /// The design, exported to the IR the printers take, its modules
+    /// named as in the whole export set (see [`crate::naming`]).
     pub fn design(&self) -> Result<Design, ExportError> {
+        crate::naming::named_design(self)
+    }
+
+    /// The design exported on its own, with names local to it.
+    pub(crate) fn local_design(&self) -> Result<Design, ExportError> {
         (self.build)(self.module)
     }
 

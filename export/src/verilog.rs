@@ -20,6 +20,17 @@ pub fn render(design: &Design, header: &str) -> String {
     out
 }
 
+/// One module as its own Verilog file (named like the module).
+pub fn render_module(module: &Module, header: &str) -> String {
+    let mut out = String::new();
+    for line in header.lines() {
+        let _ = writeln!(out, "// {line}");
+    }
+    out.push('\n');
+    module_text(module, &mut out);
+    out
+}
+
 fn range(width: usize) -> String {
     if width == 1 {
         String::new()

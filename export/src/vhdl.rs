@@ -21,8 +21,21 @@ pub fn render(design: &Design, header: &str) -> String {
     }
     for module in &design.modules {
         out.push('\n');
-        entity(module, &mut out);
+        entity(module, &design.modules, &mut out);
     }
+    out
+}
+
+/// One module of `design` as its own VHDL file. Parts are instantiated
+/// through component declarations, so the files of a folder analyse in
+/// any order.
+pub fn render_module(design: &Design, module: &Module, header: &str) -> String {
+    let mut out = String::new();
+    for line in header.lines() {
+        let _ = writeln!(out, "-- {line}");
+    }
+    out.push('\n');
+    entity(module, &design.modules, &mut out);
     out
 }
 
@@ -38,24 +51,16 @@ fn unsigned(width: usize) -> String {
     format!("unsigned({} downto 0)", width - 1)
 }
 
-fn entity(m: &Module, out: &mut String) {
+fn entity(m: &Module, parts: &[Module], out: &mut String) {
     let _ = writeln!(out, "-- rust-hdl block `{}`", m.origin);
     out.push_str("library ieee;\nuse ieee.std_logic_1164.all;\nuse ieee.numeric_std.all;\n\n");
     let _ = writeln!(out, "entity {} is\n  port (", m.name);
-    let name_width = m.ports.iter().map(|p| p.name.len()).max().unwrap_or(0);
-    let ports: Vec<String> = m
-        .ports
-        .iter()
-        .map(|p| {
-            let dir = if p.direction == Direction::In {
-                "in "
-            } else {
-                "out"
-            };
-            format!("    {:<name_width$} : {dir} {}", p.name, slv(p.width))
-        })
-        .collect();
-    let _ = writeln!(out, "{}\n  );\nend entity {};\n", ports.join(";\n"), m.name);
+    let _ = writeln!(
+        out,
+        "{}\n  );\nend entity {};\n",
+        port_list(m, "    "),
+        m.name
+    );
     let _ = writeln!(out, "architecture rtl of {} is", m.name);
     match &m.body {
         Body::Register { width, init } => {
@@ -70,10 +75,10 @@ fn entity(m: &Module, out: &mut String) {
             out.push_str("  q <= r;\n");
         }
         Body::Combinational(stmts) => {
-            combinational(m, stmts, out);
+            combinational(m, parts, stmts, out);
         }
         Body::Empty => {
-            declarations(m, out);
+            declarations(m, parts, out);
             out.push_str("begin\n");
             instances(m, out);
         }
@@ -81,7 +86,7 @@ fn entity(m: &Module, out: &mut String) {
     let _ = writeln!(out, "end architecture rtl;");
 }
 
-fn declarations(m: &Module, out: &mut String) {
+fn declarations(m: &Module, parts: &[Module], out: &mut String) {
     for c in &m.constants {
         let _ = writeln!(
             out,
@@ -94,6 +99,40 @@ fn declarations(m: &Module, out: &mut String) {
     for w in &m.wires {
         let _ = writeln!(out, "  signal {} : {};", w.name, slv(w.width));
     }
+    let mut declared: Vec<&str> = Vec::new();
+    for inst in &m.instances {
+        if declared.contains(&inst.module.as_str()) {
+            continue;
+        }
+        declared.push(&inst.module);
+        let part = parts
+            .iter()
+            .find(|p| p.name == inst.module)
+            .expect("an instance's module is part of the design");
+        let _ = writeln!(out, "  component {} is\n    port (", part.name);
+        let _ = writeln!(
+            out,
+            "{}\n    );\n  end component;",
+            port_list(part, "      ")
+        );
+    }
+}
+
+/// The port clauses of `m`, one per line, aligned.
+fn port_list(m: &Module, indent: &str) -> String {
+    let name_width = m.ports.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    m.ports
+        .iter()
+        .map(|p| {
+            let dir = if p.direction == Direction::In {
+                "in "
+            } else {
+                "out"
+            };
+            format!("{indent}{:<name_width$} : {dir} {}", p.name, slv(p.width))
+        })
+        .collect::<Vec<_>>()
+        .join(";\n")
 }
 
 fn instances(m: &Module, out: &mut String) {
@@ -105,7 +144,7 @@ fn instances(m: &Module, out: &mut String) {
             .collect();
         let _ = writeln!(
             out,
-            "  {} : entity work.{}\n    port map (\n{}\n    );",
+            "  {} : {}\n    port map (\n{}\n    );",
             inst.name,
             inst.module,
             conns.join(",\n")
@@ -162,14 +201,14 @@ impl Context<'_> {
     }
 }
 
-fn combinational(m: &Module, stmts: &[Stmt], out: &mut String) {
+fn combinational(m: &Module, parts: &[Module], stmts: &[Stmt], out: &mut String) {
     let mut assigned = Vec::new();
     stmts.iter().for_each(|s| assigned_names(s, &mut assigned));
     let ctx = Context {
         module: m,
         assigned,
     };
-    declarations(m, out);
+    declarations(m, parts, out);
     out.push_str(HELPERS);
     out.push_str("begin\n");
     instances(m, out);

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use flexpmu_eda::golden;
 use flexpmu_eda::testbench::Simulator;
+use flexpmu_export::set::ExportSet;
 use flexpmu_export::{registry, Design, DesignEntry, Language, GENERATED_MARKER};
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
@@ -51,19 +52,18 @@ pub struct ExportArgs {
 /// The files `export` produces: (path, text).
 fn exports(
     languages: &[Language],
-    designs: &[&DesignEntry],
+    designs: &[&'static DesignEntry],
     out: &Path,
     testbenches: &Path,
 ) -> Result<Vec<(PathBuf, String)>> {
-    let mut files = Vec::new();
-    for design in designs {
-        let exported = design
-            .design()
-            .with_context(|| format!("exporting {}", design.name))?;
-        for &language in languages {
-            let path = out.join(format!("{}.{}", design.module, language.extension()));
-            files.push((path, exported.render(language, design.description)));
-        }
+    let set = ExportSet::new(designs, languages).context("exporting the designs")?;
+    let mut files: Vec<(PathBuf, String)> = set
+        .module_files()
+        .into_iter()
+        .map(|file| (out.join(file.name), file.text))
+        .collect();
+    files.push((out.join("README.md"), set.readme()));
+    for (design, exported) in &set.designs {
         let top = exported.top();
         for simulator in [Simulator::Icarus, Simulator::Ghdl, Simulator::Verilator] {
             let comment = match simulator.language() {
@@ -80,11 +80,11 @@ fn exports(
         }
         if design.name == "pmu" {
             let path = testbenches.join("flexpmu_pmu_fig3_1.vec");
-            files.push((path, figure_3_1_vectors(&exported)?));
+            files.push((path, figure_3_1_vectors(exported)?));
         }
         if design.name == "sm-core" {
             let path = testbenches.join("flexpmu_sm_core_appendix_a.vec");
-            files.push((path, appendix_a_vectors(&exported)?));
+            files.push((path, appendix_a_vectors(exported)?));
         }
     }
     Ok(files)
@@ -138,12 +138,13 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
         Languages::Verilog => vec![Language::Verilog],
         Languages::Both => vec![Language::Verilog, Language::Vhdl],
     };
-    let designs: Vec<&DesignEntry> = if args.design.is_empty() {
+    let designs: Vec<&'static DesignEntry> = if args.design.is_empty() {
         registry::exported().collect()
     } else {
         args.design.iter().map(|d| d.0).collect()
     };
     let files = exports(&languages, &designs, out, testbenches)?;
+    let leftovers = leftovers(out, &files);
     if check {
         let stale: Vec<String> = files
             .iter()
@@ -151,6 +152,11 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
                 std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str())
             })
             .map(|(path, _)| path.display().to_string())
+            .chain(
+                leftovers
+                    .iter()
+                    .map(|p| format!("{} (no longer generated)", p.display())),
+            )
             .collect();
         if stale.is_empty() {
             println!(
@@ -188,5 +194,31 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
         create_output(path, force, is_generated)?.write_all(text.as_bytes())?;
         println!("wrote {} ({} lines)", path.display(), text.lines().count());
     }
+    for path in &leftovers {
+        std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
+        println!("removed {} (no longer generated)", path.display());
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// HDL files flexpmu generated earlier in `out` that the current export
+/// no longer produces (a renamed module): left in place, they would
+/// declare a module twice when the folder is compiled as a whole.
+fn leftovers(out: &Path, files: &[(PathBuf, String)]) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("v") | Some("vhd")
+            )
+        })
+        .filter(|path| !files.iter().any(|(p, _)| p == path))
+        .filter(|path| is_generated(path))
+        .collect();
+    found.sort();
+    found
 }

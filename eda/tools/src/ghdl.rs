@@ -1,31 +1,38 @@
 //! GHDL: analysis and elaboration of VHDL, synthesis to Verilog (for the
 //! equivalence proofs), and VHDL testbench runs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::runner::{absolute, run, Scratch, ToolError};
 use crate::testbench_log::{self, TestbenchResult};
 
-/// Analyses and elaborates `file` (top entity `top`) with `--std=<std>`
-/// (`08`, `93c`).
-pub fn check(file: &Path, top: &str, std: &str) -> Result<(), ToolError> {
-    let scratch = Scratch::new(&format!("ghdl-{top}-{std}"))?;
-    let path = absolute(file)?;
-    let path = path.to_string_lossy();
-    let what = format!("{} (--std={std})", file.display());
+/// Analyses `files` into one library, in the order given, and elaborates
+/// each of `tops`, with `--std=<std>` (`08`, `93c`).
+pub fn check(files: &[PathBuf], tops: &[&str], std: &str) -> Result<(), ToolError> {
+    let scratch = Scratch::new(&format!("ghdl-{std}"))?;
+    let what = format!("{} (--std={std})", crate::describe(files));
     let std_flag = format!("--std={std}");
-    run("ghdl", &["-a", &std_flag, &path], scratch.path(), &what)?;
-    run("ghdl", &["-e", &std_flag, top], scratch.path(), &what)?;
+    analyse(files, &std_flag, scratch.path(), &what)?;
+    for top in tops {
+        run("ghdl", &["-e", &std_flag, top], scratch.path(), &what)?;
+    }
+    Ok(())
+}
+
+/// `ghdl -a` of `files` into the work library in `dir`.
+fn analyse(files: &[PathBuf], std_flag: &str, dir: &Path, what: &str) -> Result<(), ToolError> {
+    let names = crate::absolute_all(files)?;
+    let mut args = vec!["-a", std_flag];
+    args.extend(names.iter().map(String::as_str));
+    run("ghdl", &args, dir, what)?;
     Ok(())
 }
 
 /// Synthesises VHDL to Verilog with `ghdl --synth --out=verilog`.
-pub fn to_verilog(file: &Path, top: &str) -> Result<String, ToolError> {
+pub fn to_verilog(files: &[PathBuf], top: &str) -> Result<String, ToolError> {
     let scratch = Scratch::new(&format!("ghdl-synth-{top}"))?;
-    let path = absolute(file)?;
-    let path = path.to_string_lossy();
-    let what = file.display().to_string();
-    run("ghdl", &["-a", "--std=08", &path], scratch.path(), &what)?;
+    let what = crate::describe(files);
+    analyse(files, "--std=08", scratch.path(), &what)?;
     let verilog = run(
         "ghdl",
         &["--synth", "--std=08", "--out=verilog", top],
@@ -60,25 +67,21 @@ fn sized_bit_strings(verilog: &str) -> String {
 }
 
 /// Runs the VHDL-2008 testbench `tb_<top>` (text `testbench`) against
-/// `design`, replaying `vectors` (generic `VECTORS`).
+/// the `design` files, replaying `vectors` (generic `VECTORS`).
 pub fn run_testbench(
-    design: &Path,
+    design: &[PathBuf],
     testbench: &str,
     vectors: &Path,
     top: &str,
 ) -> Result<TestbenchResult, ToolError> {
     let scratch = Scratch::new(&format!("ghdl-tb-{top}"))?;
-    scratch.write("tb.vhd", testbench)?;
-    let design = absolute(design)?;
+    let tb = scratch.write("tb.vhd", testbench)?;
     let tb_top = format!("tb_{top}");
     let what = "the GHDL testbench";
     let dir = scratch.path();
-    run(
-        "ghdl",
-        &["-a", "--std=08", &design.to_string_lossy(), "tb.vhd"],
-        dir,
-        what,
-    )?;
+    let mut files = design.to_vec();
+    files.push(tb);
+    analyse(&files, "--std=08", dir, what)?;
     run("ghdl", &["-e", "--std=08", &tb_top], dir, what)?;
     let generic = format!("-gVECTORS={}", absolute(vectors)?.display());
     let log = run("ghdl", &["-r", "--std=08", &tb_top, &generic], dir, what)?;

@@ -15,16 +15,35 @@ pub mod testbench_log;
 pub mod verilator;
 pub mod yosys;
 
-use std::path::Path;
+use std::path::PathBuf;
 
 pub use runner::{run, Scratch, ToolError};
 pub use testbench_log::TestbenchResult;
 
 /// Verilog accepted by all three Verilog tools: `verilator --lint-only
 /// -Wall` (the exports carry their few waivers inline), `iverilog -g2005`,
-/// and Yosys `hierarchy -check; proc; check -assert`.
-pub fn check_verilog(file: &Path, top: &str) -> Result<(), ToolError> {
-    verilator::lint(file, top)?;
-    icarus::compile_check(file, top)?;
-    yosys::elaborate_check(file, top)
+/// and Yosys `hierarchy -check; proc; check -assert`, with `top` as the
+/// top of `files`.
+pub fn check_verilog(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
+    verilator::lint(files, top)?;
+    icarus::compile_check(files, top)?;
+    yosys::elaborate_check(files, top)
+}
+
+/// `files` as absolute paths, for tools run in a scratch directory.
+pub(crate) fn absolute_all(files: &[PathBuf]) -> Result<Vec<String>, ToolError> {
+    files
+        .iter()
+        .map(|f| runner::absolute(f).map(|p| p.to_string_lossy().into_owned()))
+        .collect()
+}
+
+/// What the files are, for messages: the first file's path, and how
+/// many others there are.
+pub(crate) fn describe(files: &[PathBuf]) -> String {
+    match files {
+        [] => "no files".to_string(),
+        [one] => one.display().to_string(),
+        [first, rest @ ..] => format!("{} (and {} more files)", first.display(), rest.len()),
+    }
 }

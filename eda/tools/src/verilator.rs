@@ -4,17 +4,13 @@ use std::path::{Path, PathBuf};
 
 use crate::runner::{absolute, run, run_program, run_unchecked, Scratch, ToolError};
 use crate::testbench_log::{self, TestbenchResult};
-use crate::yosys::split;
-
-/// `verilator --lint-only -Wall`.
-pub fn lint(file: &Path, top: &str) -> Result<(), ToolError> {
-    let (dir, name) = split(file);
-    run(
-        "verilator",
-        &["--lint-only", "-Wall", "--top-module", top, name],
-        dir,
-        &file.display().to_string(),
-    )?;
+/// `verilator --lint-only -Wall` of `files` with top module `top`.
+pub fn lint(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
+    let scratch = Scratch::new(&format!("verilator-lint-{top}"))?;
+    let names = crate::absolute_all(files)?;
+    let mut args = vec!["--lint-only", "-Wall", "--top-module", top];
+    args.extend(names.iter().map(String::as_str));
+    run("verilator", &args, scratch.path(), &crate::describe(files))?;
     Ok(())
 }
 
@@ -26,32 +22,28 @@ pub struct Model {
 }
 
 impl Model {
-    /// Compiles `design` with the C++ `harness` (`verilator --cc --exe
-    /// --build -O2`).
-    pub fn build(design: &Path, harness: &str, top: &str) -> Result<Model, ToolError> {
+    /// Compiles the `design` files with the C++ `harness` (`verilator
+    /// --cc --exe --build -O2`).
+    pub fn build(design: &[PathBuf], harness: &str, top: &str) -> Result<Model, ToolError> {
         let scratch = Scratch::new(&format!("verilator-{top}"))?;
         scratch.write("harness.cpp", harness)?;
-        let design = absolute(design)?;
-        run(
-            "verilator",
-            &[
-                "--cc",
-                "--exe",
-                "--build",
-                "-O2",
-                "-j",
-                "2",
-                "-Wno-fatal",
-                "--top-module",
-                top,
-                "-Mdir",
-                "obj",
-                &design.to_string_lossy(),
-                "harness.cpp",
-            ],
-            scratch.path(),
-            "the Verilator build",
-        )?;
+        let design = crate::absolute_all(design)?;
+        let mut args = vec![
+            "--cc",
+            "--exe",
+            "--build",
+            "-O2",
+            "-j",
+            "2",
+            "-Wno-fatal",
+            "--top-module",
+            top,
+            "-Mdir",
+            "obj",
+        ];
+        args.extend(design.iter().map(String::as_str));
+        args.push("harness.cpp");
+        run("verilator", &args, scratch.path(), "the Verilator build")?;
         let binary = scratch.join("obj").join(format!("V{top}"));
         Ok(Model { scratch, binary })
     }
@@ -80,10 +72,10 @@ impl Model {
     }
 }
 
-/// Builds the model of `design` with the testbench `harness` and replays
-/// `vectors` (the harness' first argument).
+/// Builds the model of the `design` files with the testbench `harness`
+/// and replays `vectors` (the harness' first argument).
 pub fn run_testbench(
-    design: &Path,
+    design: &[PathBuf],
     harness: &str,
     vectors: &Path,
     top: &str,

@@ -2,7 +2,7 @@
 //! Verilog, scripted flows, and the one parser of its `stat` report.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::runner::{run, tail, Scratch, ToolError};
 
@@ -128,15 +128,19 @@ pub fn check_synthesizes(name: &str, verilog: &str) -> Result<SynthCheckReport, 
     })
 }
 
-/// `hierarchy -check; proc; check -assert` on a Verilog file.
-pub fn elaborate_check(file: &Path, top: &str) -> Result<(), ToolError> {
-    let (dir, name) = split(file);
-    let script = format!("read_verilog {name}; hierarchy -check -top {top}; proc; check -assert");
+/// `hierarchy -check; proc; check -assert` on Verilog files.
+pub fn elaborate_check(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
+    let scratch = Scratch::new(&format!("yosys-{top}"))?;
+    let names = crate::absolute_all(files)?;
+    let script = format!(
+        "read_verilog {}; hierarchy -check -top {top}; proc; check -assert",
+        names.join(" ")
+    );
     run(
         "yosys",
         &["-q", "-p", &script],
-        dir,
-        &file.display().to_string(),
+        scratch.path(),
+        &crate::describe(files),
     )?;
     Ok(())
 }
@@ -147,19 +151,6 @@ pub fn run_script(dir: &Path, script: &str, what: &str) -> Result<String, ToolEr
     run("yosys", &["-q", "-l", "yosys.log", "-s", script], dir, what)?;
     let log = dir.join("yosys.log");
     std::fs::read_to_string(&log).map_err(|e| ToolError::io(&log, e))
-}
-
-/// A file's directory and name, for tools run next to it.
-pub(crate) fn split(file: &Path) -> (&Path, &str) {
-    let dir = match file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = file
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    (dir, name)
 }
 
 #[cfg(test)]

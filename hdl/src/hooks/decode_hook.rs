@@ -4,6 +4,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 use crate::hooks::pmevent_decoder::PmeventDecoder;
 use flexpmu_isa::PmuCommand;
 
@@ -126,6 +128,7 @@ crate::hdl_block!([] DecodeHook {
 impl Logic for DecodeHook {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: decode_hook");
         dff_setup!(
             self,
             clock,

@@ -3,6 +3,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 /// Combinational result selection in the execute stage.
 ///
 /// For a PMU read (`pmu_read_in`), the stage's result is `monitor_out`
@@ -43,6 +45,7 @@ crate::hdl_block!([] ExecuteHook {
 impl Logic for ExecuteHook {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: execute_hook");
         self.result_out.next = self.result_in.val();
         self.dest_out.next = self.dest_in.val();
         self.write_out.next = self.write_in.val();

@@ -4,6 +4,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 use crate::hooks::decode_hook::DecodeHook;
 use crate::hooks::execute_hook::ExecuteHook;
 use crate::pmu::DefaultPmu;
@@ -62,6 +64,7 @@ crate::hdl_block!([] HookedPmu {
 impl Logic for HookedPmu {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: hooked_pmu");
         self.decode_hook.clock.next = self.clock.val();
         self.decode_hook.reset.next = self.reset.val();
         self.decode_hook.pipeline_fetch_done.next = self.pipeline_fetch_done.val();

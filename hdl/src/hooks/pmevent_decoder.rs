@@ -5,6 +5,8 @@ use flexpmu_isa::pmevent::{self, PmuCommand};
 use flexpmu_isa::word;
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 // rust-hdl's `#[hdl_gen]` takes bit offsets as literals only: the ones in
 // `update` are held to the encoding here, so they cannot drift from it.
 const _: () = {
@@ -69,6 +71,7 @@ crate::hdl_block!([] PmeventDecoder {
 impl Logic for PmeventDecoder {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: pmevent_decoder");
         self.is_pmevent.next = (self.word.val().get_bits::<4>(28) == self.opcode_pmevent.val())
             & !(self.word.val() & self.must_be_zero.val()).any()
             & ((self.word.val().get_bits::<2>(11) == self.cmd_idl.val())

@@ -3,6 +3,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 use flexpmu_isa::PmuCommand;
 
 /// Decodes the 4-bit `address` into a one-hot `select` and forwards
@@ -54,6 +56,7 @@ crate::hdl_block!([const COUNT: usize] CommandDecoder<COUNT> {
 impl<const COUNT: usize> Logic for CommandDecoder<COUNT> {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: command_decoder");
         // Shifted out (all zero) for an address with no counter behind it.
         self.select.next = self.select_lsb.val() << self.address.val();
         for i in 0..COUNT {

@@ -3,6 +3,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 use flexpmu_isa::PmuCommand;
 
 /// A counter of `WIDTH` bits governed by a three-state FSM.
@@ -60,6 +62,7 @@ crate::hdl_block!([const WIDTH: usize] CounterSubunit<WIDTH> {
 impl<const WIDTH: usize> Logic for CounterSubunit<WIDTH> {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: counter_subunit");
         dff_setup!(self, clock, state_reg, count_reg);
         // Next state: the command, if any, decides; PMUNOP holds.
         if self.command.val() == self.cmd_cnt.val() {

@@ -8,6 +8,8 @@ pub mod toggle_converter;
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 pub use command_decoder::CommandDecoder;
 pub use counter_subunit::{CounterState, CounterSubunit};
 pub use output_mux::OutputMux;
@@ -139,6 +141,7 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> L
 {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: pmu");
         self.decoder.reset.next = self.reset.val();
         self.decoder.address.next = self.address.val();
         self.decoder.command.next = self.command.val();

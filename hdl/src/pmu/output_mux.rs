@@ -3,6 +3,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 /// A `COUNT`-to-1 multiplexer of `WIDTH`-bit counts, selected by the 4-bit
 /// counter address. An address with no counter behind it reads 0.
 /// Purely combinational.
@@ -39,6 +41,7 @@ crate::hdl_block!([const COUNT: usize, const WIDTH: usize] OutputMux<COUNT, WIDT
 impl<const COUNT: usize, const WIDTH: usize> Logic for OutputMux<COUNT, WIDTH> {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: output_mux");
         self.monitor_out.next = 0.into();
         for i in 0..COUNT {
             if self.address.val().index() == i {

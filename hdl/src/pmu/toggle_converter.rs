@@ -3,6 +3,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 /// Converts a `WIDTH`-bit monitored input into a pulse.
 ///
 /// * Toggle mode (default): `pulse` is 1 in every cycle in which the input
@@ -61,6 +63,7 @@ crate::hdl_block!([const WIDTH: usize] ToggleConverter<WIDTH> {
 impl<const WIDTH: usize> Logic for ToggleConverter<WIDTH> {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: toggle_converter");
         dff_setup!(self, clock, previous);
         self.previous.d.next = self.monitor_in.val() & self.input_mask.val();
         if self.level_mode.val() {

@@ -11,6 +11,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 use crate::pmu::{ChannelConfig, ChannelMode, DefaultPmu, PmuConfig};
 use crate::sm::decode_stage::DecodeStage;
 use crate::sm::execute_stage::{ExecuteStage, LANES};
@@ -342,6 +344,7 @@ crate::hdl_block!([] SmCore {
 impl Logic for SmCore {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: sm_core");
         // Decode stage.
         self.decode.clock.next = self.clock.val();
         self.decode.reset.next = self.reset.val();

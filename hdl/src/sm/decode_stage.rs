@@ -6,6 +6,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 use crate::hooks::decode_hook::DecodeHook;
 use crate::sm::subset_decoder::SubsetDecoder;
 
@@ -90,6 +92,7 @@ crate::hdl_block!([] DecodeStage {
 impl Logic for DecodeStage {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: decode_stage");
         self.stage.clock.next = self.clock.val();
         self.stage.reset.next = self.reset.val();
         self.stage.pipeline_fetch_done.next = self.pipeline_fetch_done.val();

@@ -4,6 +4,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 use crate::hooks::execute_hook::ExecuteHook;
 use crate::sm::integer_alu::IntegerAlu;
 use crate::sm::subset_decoder::op;
@@ -127,6 +129,7 @@ crate::hdl_block!([] ExecuteStage {
 impl Logic for ExecuteStage {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: execute_stage");
         dff_setup!(self, clock, dest, write, half_write, done);
         self.done.d.next = false;
         for i in 0..8 {

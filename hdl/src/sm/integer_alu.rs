@@ -5,6 +5,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 use crate::sm::subset_decoder::op;
 
 /// Combinational integer ALU.
@@ -57,6 +59,7 @@ crate::hdl_block!([] IntegerAlu {
 impl Logic for IntegerAlu {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: integer_alu");
         self.result.next = 0.into();
         // MOV.U16 and I2I.U32.U16: the 16-bit operand, zero-extended (the
         // write stage puts MOV's into the destination half).

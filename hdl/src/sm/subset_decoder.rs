@@ -10,6 +10,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::comment;
+
 use flexpmu_isa::g80::{self, opcodes};
 
 use crate::hooks::pmevent_decoder::PmeventDecoder;
@@ -132,6 +134,7 @@ crate::hdl_block!([] SubsetDecoder {
 impl Logic for SubsetDecoder {
     #[hdl_gen]
     fn update(&mut self) {
+        comment!("module: subset_decoder");
         self.pmevent.word.next = bit_cast::<32, 64>(self.word.val());
         self.long_instruction.next = self.word.val().get_bit(0);
         self.op.next = self.op_unsupported.val();
