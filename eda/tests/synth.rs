@@ -2,7 +2,7 @@
 //! breakdown, iCE40 timing, Liberty area, gate-level netlist simulation,
 //! and the checked-in report.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use flexpmu_eda::synth::{self, report, Flow, SynthError, SynthOptions, SynthResult};
 use flexpmu_eda::{golden, testbench};
@@ -21,18 +21,6 @@ fn options(flow: Flow) -> SynthOptions {
         flow,
         ..Default::default()
     }
-}
-
-/// The open Liberty file the project tests with (never copied into the repo).
-fn sky130() -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/liberty/sky130_fd_sc_hd__tt_025C_1v80.lib.gz");
-    assert!(
-        path.exists(),
-        "the test Liberty file is expected at {}",
-        path.display()
-    );
-    path
 }
 
 #[test]
@@ -96,12 +84,8 @@ fn ice40_flow_places_and_routes_the_pmu() {
 
 #[test]
 fn liberty_flow_reports_area_and_delay() {
-    let opts = SynthOptions {
-        flow: Flow::Liberty,
-        liberty: Some(sky130()),
-        ..Default::default()
-    };
-    let r = synthesize("counter", &opts).unwrap();
+    // The default library: OSU 0.18 um (qflow-tech-osu018).
+    let r = synthesize("counter", &options(Flow::Liberty)).unwrap();
     assert_eq!(r.flip_flops, 34);
     assert!(r.area_um2.unwrap() > 100.0, "{r:?}");
     assert!(r.delay_ps.unwrap() > 10.0, "{r:?}");
@@ -116,7 +100,6 @@ fn missing_or_malformed_liberty_files_are_reported() {
     let bad_gzip = dir.join("broken.lib.gz");
     std::fs::write(&bad_gzip, [0x1f, 0x8b, 0x08, 0x00, 0x01]).unwrap();
     let cases = [
-        (None, "needs a Liberty file: pass --liberty PATH"),
         (Some(dir.join("missing.lib")), "cannot read it"),
         (Some(not_liberty), "not a Liberty file"),
         (Some(bad_gzip), "not a readable gzip file"),
@@ -128,10 +111,7 @@ fn missing_or_malformed_liberty_files_are_reported() {
             ..Default::default()
         };
         let err = synthesize("decoder", &opts).unwrap_err();
-        assert!(
-            matches!(err, SynthError::BadLiberty(..) | SynthError::NoLiberty),
-            "{err}"
-        );
+        assert!(matches!(err, SynthError::BadLiberty(..)), "{err}");
         assert!(err.to_string().contains(message), "{err}");
     }
 }
@@ -164,13 +144,13 @@ fn gate_level_netlist_replays_the_golden_vectors() {
 /// synth_scripts/REPORT.md is what the current design synthesises to.
 #[test]
 fn checked_in_report_is_current() {
-    let report = report::report(Some(&sky130()), &mut |_| {}).unwrap();
+    let report = report::report(None, &mut |_| {}).unwrap();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../synth_scripts/REPORT.md");
     let checked_in = std::fs::read_to_string(&path).unwrap();
     assert!(
         report == checked_in,
         "synth_scripts/REPORT.md is stale: regenerate it with \
-         `cargo run --release -- synth --report synth_scripts/REPORT.md --liberty ../shared/liberty/sky130_fd_sc_hd__tt_025C_1v80.lib.gz` \
+         `cargo run --release -- synth --report synth_scripts/REPORT.md` \
          and review the difference"
     );
 }

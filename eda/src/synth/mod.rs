@@ -15,6 +15,7 @@ use flexpmu_tools::yosys::{self, number_after, Stat};
 use flexpmu_tools::{nextpnr, Scratch, ToolError};
 
 pub use ice40_harness::{harness_flip_flops, ice40_harness};
+pub use liberty::{liberty_or_default, DEFAULT_LIBERTY};
 
 const GENERIC: &str = include_str!("../../../synth_scripts/generic.ys");
 const CMOS: &str = include_str!("../../../synth_scripts/cmos.ys");
@@ -51,8 +52,8 @@ impl Flow {
 pub enum SynthError {
     #[error(transparent)]
     Tool(#[from] ToolError),
-    #[error("the liberty flow needs a Liberty file: pass --liberty PATH")]
-    NoLiberty,
+    #[error("the liberty flow needs a Liberty file: pass --liberty PATH, or install the default ({0}) with `apt-get install -y qflow-tech-osu018`")]
+    NoLiberty(String),
     #[error("Liberty file {0}: {1}")]
     BadLiberty(String, String),
     #[error("export: {0}")]
@@ -65,7 +66,8 @@ pub enum SynthError {
 #[derive(Clone, Debug)]
 pub struct SynthOptions {
     pub flow: Flow,
-    /// Liberty file (gzipped or not) for the liberty flow.
+    /// Liberty file (gzipped or not) for the liberty flow; `None`: the
+    /// default, [`DEFAULT_LIBERTY`].
     pub liberty: Option<PathBuf>,
     /// iCE40 device for nextpnr (`hx8k`, `hx1k`, `up5k`, ...).
     pub device: String,
@@ -169,7 +171,8 @@ pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthR
         }
         Flow::Cmos => fill(CMOS, &values),
         Flow::Liberty => {
-            let lib = liberty::prepare(options.liberty.as_deref(), &scratch)?;
+            let path = liberty::liberty_or_default(options.liberty.as_deref())?;
+            let lib = liberty::prepare(&path, &scratch)?;
             values.push(("LIBERTY", lib));
             values.push(("DELAY_PS", options.period_ps.to_string()));
             fill(LIBERTY, &values)
