@@ -2,9 +2,10 @@
 //! program, export, synthesise and benchmark it. One file per subcommand
 //! in `commands/`.
 
+#[macro_use]
+mod output;
 mod commands;
 mod embedded;
-mod output;
 
 use std::process::ExitCode;
 
@@ -31,7 +32,7 @@ enum Command {
     Bench(bench::BenchArgs),
     /// The main job: the thesis' appendix-A kernel on the SM slice, with
     /// the PMU monitoring it (table and waveform).
-    Demo,
+    Demo(demo::DemoArgs),
     /// Run a kernel on the SM slice (the vector-addition launch: A, B and
     /// C are the kernel parameters) and check it against the reference ISS.
     Run(run::RunArgs),
@@ -52,10 +53,17 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Ctrl-C: remove the temporary files and scratch directories in use
+    // (an output file is then either the old one or absent), and stop.
+    let _ = ctrlc::set_handler(|| {
+        flexpmu_tools::files::cleanup::remove_all();
+        eprintln!("interrupted");
+        std::process::exit(130);
+    });
     let result = match Cli::parse().command {
         Command::Sim(args) => sim::sim(&args),
         Command::Bench(args) => bench::bench(&args),
-        Command::Demo => demo::demo(),
+        Command::Demo(args) => demo::demo(&args),
         Command::Run(args) => run::run(&args),
         Command::Asm(args) => asm::asm(&args),
         Command::Export(args) => export::export(&args),
@@ -66,6 +74,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader of our output went away (`| head`): stop quietly.
+        Err(error) if error.is::<output::StdoutClosed>() => ExitCode::SUCCESS,
         Err(error) => {
             output::report_error(&error);
             ExitCode::from(2)

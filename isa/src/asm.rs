@@ -27,7 +27,10 @@
 //! reassembles.
 
 use crate::pmevent::{self, IsaError, Pmevent, PmuCommand};
-use crate::source::{has_hex_prefix, parse_hex8, split_comment, Location};
+use crate::source::{
+    has_hex_prefix, parse_hex8, read_text, shorten, split_comment, Location, ReadError,
+    MAX_PROGRAM_BYTES,
+};
 use crate::word;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -85,21 +88,21 @@ impl Program {
 /// Why a source listing does not assemble.
 #[derive(Debug, thiserror::Error)]
 pub enum AsmError {
-    #[error("{file}: cannot read: {message}")]
-    Io { file: String, message: String },
+    #[error(transparent)]
+    Read(#[from] ReadError),
     #[error(
-        "{at}: unknown mnemonic `{found}`: expected PMEVENT or a raw hex word such as 0x70000800"
-    )]
+        "{at}: unknown mnemonic `{}`: expected PMEVENT or a raw hex word such as 0x70000800"
+    , shorten(.found))]
     UnknownMnemonic { at: Location, found: String },
-    #[error("{at}: expected {expected}, found `{found}`")]
+    #[error("{at}: expected {expected}, found `{}`", shorten(.found))]
     Syntax {
         at: Location,
         expected: &'static str,
         found: String,
     },
-    #[error("{at}: counter `{found}` is out of range: expected CNT0..CNT15")]
+    #[error("{at}: counter `{}` is out of range: expected CNT0..CNT15", shorten(.found))]
     CounterOutOfRange { at: Location, found: String },
-    #[error("{at}: register `{found}` is out of range: expected R0..R127")]
+    #[error("{at}: register `{}` is out of range: expected R0..R127", shorten(.found))]
     RegisterOutOfRange { at: Location, found: String },
     #[error("{at}: IDL reads the counter and needs a destination register: expected `PMEVENT CNTn, Rd, IDL`")]
     MissingRegister { at: Location },
@@ -111,7 +114,7 @@ pub enum AsmError {
         command: PmuCommand,
         register: u8,
     },
-    #[error("{at}: malformed hex word `{found}`: expected 0x and exactly 8 hex digits")]
+    #[error("{at}: malformed hex word `{}`: expected 0x and exactly 8 hex digits", shorten(.found))]
     MalformedHex { at: Location, found: String },
     #[error("{at}: 0x{low:08x} has bit 0 set (64-bit instruction) but no second word is given")]
     MissingHighWord { at: Location, low: u32 },
@@ -171,12 +174,8 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
 
 /// Reads and assembles a source file.
 pub fn assemble_file(path: &Path) -> Result<Program, AsmError> {
-    let file = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|err| AsmError::Io {
-        file: file.clone(),
-        message: err.to_string(),
-    })?;
-    assemble(&source, &file)
+    let source = read_text(path, MAX_PROGRAM_BYTES)?;
+    assemble(&source, &path.display().to_string())
 }
 
 /// Parses `0xLLLLLLLL` or `0xLLLLLLLL 0xHHHHHHHH` and checks the pairing and

@@ -9,6 +9,7 @@
 use crate::asm::{comment_pmevent, Program};
 use crate::pmevent::{self, IsaError, Pmevent};
 use crate::rom::{parse_hex_words, RomError, RomWord};
+use crate::source::{read_text, MAX_PROGRAM_BYTES};
 use crate::tp_rom::parse_tp_vhdl;
 use crate::word;
 use std::fmt::{self, Write as _};
@@ -176,10 +177,7 @@ pub fn disassemble_vhdl(text: &str, file: &str) -> Result<Listing, RomError> {
 /// word list.
 pub fn disassemble_file(path: &Path) -> Result<Listing, RomError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|err| RomError::Io {
-        file: file.clone(),
-        message: err.to_string(),
-    })?;
+    let text = read_text(path, MAX_PROGRAM_BYTES)?;
     let is_vhdl = path
         .extension()
         .and_then(|ext| ext.to_str())
@@ -335,11 +333,11 @@ mod tests {
     fn missing_file_is_an_error() {
         assert!(matches!(
             assemble_file(Path::new("/nonexistent/x.sass")),
-            Err(AsmError::Io { .. })
+            Err(AsmError::Read(_))
         ));
         assert!(matches!(
             disassemble_file(Path::new("/nonexistent/x.vhd")),
-            Err(RomError::Io { .. })
+            Err(RomError::Read(_))
         ));
     }
 }

@@ -1,26 +1,26 @@
 //! Programs as words read from files: hex word lists (read here) and
 //! `TP_instructions.vhd` ROMs (read by [`crate::tp_rom`]).
 
-use crate::source::{has_hex_prefix, parse_hex8, split_comment, Location};
+use crate::source::{has_hex_prefix, parse_hex8, shorten, split_comment, Location, ReadError};
 
 /// Why a hex list or VHDL ROM cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RomError {
-    #[error("{file}: cannot read: {message}")]
-    Io { file: String, message: String },
+    #[error(transparent)]
+    Read(#[from] ReadError),
     #[error(
-        "{at}: malformed hex word `{found}`: expected 8 hex digits, optionally prefixed by 0x"
-    )]
+        "{at}: malformed hex word `{}`: expected 8 hex digits, optionally prefixed by 0x"
+    , shorten(.found))]
     MalformedHex { at: Location, found: String },
-    #[error("{at}: malformed ROM entry `{found}`: expected {expected}")]
+    #[error("{at}: malformed ROM entry `{}`: expected {expected}", shorten(.found))]
     MalformedWhen {
         at: Location,
         found: String,
         expected: &'static str,
     },
     #[error(
-        "{at}: malformed constant `{found}`: expected `constant TP_INSTRUCTIONS : integer := N;`"
-    )]
+        "{at}: malformed constant `{}`: expected `constant TP_INSTRUCTIONS : integer := N;`"
+    , shorten(.found))]
     MalformedConstant { at: Location, found: String },
     #[error("{at}: index {index} is given twice (first on line {first_line})")]
     DuplicateIndex {

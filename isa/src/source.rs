@@ -43,3 +43,119 @@ pub fn split_comment<'a>(text: &'a str, markers: &[&str]) -> (&'a str, Option<St
         }
     }
 }
+
+/// The largest program file (source, hex list or ROM) read: 4 MiB, about
+/// 450,000 words, far beyond any FlexGripPlus program memory.
+pub const MAX_PROGRAM_BYTES: u64 = 4 << 20;
+
+/// Why a text file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}: not a regular file")]
+    NotRegular { file: String },
+    #[error("{file}: {size} bytes is more than the {limit} bytes this command reads")]
+    TooLarge { file: String, size: u64, limit: u64 },
+    #[error("{file}:{line}: not UTF-8 text (byte 0x{byte:02x} at column {column})")]
+    NotUtf8 {
+        file: String,
+        line: usize,
+        column: usize,
+        byte: u8,
+    },
+}
+
+/// Reads a UTF-8 text file of at most `limit` bytes: the size is checked
+/// before anything is allocated, anything but a regular file is refused
+/// (a FIFO would block), and invalid UTF-8 is reported at its line.
+pub fn read_text(path: &std::path::Path, limit: u64) -> Result<String, ReadError> {
+    use std::io::Read;
+    let file = path.display().to_string();
+    let io = |source| ReadError::Io {
+        file: file.clone(),
+        source,
+    };
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    if !metadata.is_file() {
+        return Err(ReadError::NotRegular { file });
+    }
+    if metadata.len() > limit {
+        return Err(ReadError::TooLarge {
+            file,
+            size: metadata.len(),
+            limit,
+        });
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            file,
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        ReadError::NotUtf8 {
+            file,
+            line: bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1,
+            column: at - line_start + 1,
+            byte: bytes[at],
+        }
+    })
+}
+
+/// `text` for an error message: at most 40 characters, with `…` if cut
+/// (a line of garbage is not echoed whole).
+pub fn shorten(text: &str) -> String {
+    const MAX: usize = 40;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_files_are_bounded_and_utf8_errors_name_their_line() {
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        let good = dir.join("good.txt");
+        std::fs::write(&good, "a\nb\n").unwrap();
+        assert_eq!(read_text(&good, 100).unwrap(), "a\nb\n");
+        assert!(matches!(
+            read_text(&good, 3),
+            Err(ReadError::TooLarge { size: 4, .. })
+        ));
+        let bad = dir.join("bad.txt");
+        std::fs::write(&bad, b"line one\nline two\nab\xff\n").unwrap();
+        let err = read_text(&bad, 100).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("bad.txt:3: not UTF-8 text (byte 0xff at column 3)"),
+            "{err}"
+        );
+        assert!(matches!(
+            read_text(dir, 100),
+            Err(ReadError::NotRegular { .. })
+        ));
+        assert_eq!(shorten("short"), "short");
+        assert_eq!(shorten(&"x".repeat(1000)).chars().count(), 41);
+    }
+}

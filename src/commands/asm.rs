@@ -1,13 +1,12 @@
 //! `flexpmu asm`: assemble a PMEVENT program.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use flexpmu_isa::{asm, tp_rom};
 
-use crate::output::{create_output, never};
+use crate::output::{check_output, markers, write_output};
 
 #[derive(clap::Args)]
 pub struct AsmArgs {
@@ -22,9 +21,12 @@ pub struct AsmArgs {
 }
 
 pub fn asm(args: &AsmArgs) -> Result<ExitCode> {
+    if let Some(path) = &args.output {
+        check_output(path, args.force, markers::NONE)?;
+    }
     let program = asm::assemble_file(&args.file)?;
     match &args.output {
-        None => print!("{}", asm::to_hex(&program)),
+        None => out!("{}", asm::to_hex(&program)),
         Some(path) => {
             let text = match path.extension().and_then(|e| e.to_str()) {
                 Some("vhd") | Some("vhdl") => tp_rom::to_vhdl(&program),
@@ -34,7 +36,7 @@ pub fn asm(args: &AsmArgs) -> Result<ExitCode> {
                     path.display()
                 ),
             };
-            create_output(path, args.force, never)?.write_all(text.as_bytes())?;
+            write_output(path, &text)?;
             eprintln!("wrote {} words to {}", program.words.len(), path.display());
         }
     }

@@ -33,7 +33,9 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     } = args;
     let (cycles, stock_cycles, json) = (*cycles, *stock_cycles, *json);
     let wanted = |engine: Engine| engines.is_empty() || engines.contains(&engine);
-    let vcd_path = std::env::temp_dir().join(format!("flexpmu-bench-{}.vcd", std::process::id()));
+    // The native-vcd engine's waveform goes to a scratch directory.
+    let scratch = flexpmu_tools::Scratch::new("bench")?;
+    let vcd_path = scratch.join("bench.vcd");
     let bar = |label: &str, total: u64| {
         let bar = if json {
             ProgressBar::hidden()
@@ -107,14 +109,16 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
     if json {
-        println!("{}", serde_json::json!({ "engines": results }));
+        outln!("{}", serde_json::json!({ "engines": results }));
     } else {
-        bench::render_table(&results, &mut std::io::stdout())?;
+        let mut table = Vec::new();
+        bench::render_table(&results, &mut table)?;
+        out!("{}", String::from_utf8_lossy(&table));
         if results.iter().any(|r| r.name != Engine::SmSlice.name()) {
-            println!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
+            outln!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
         }
         if wanted(Engine::SmSlice) {
-            println!(
+            outln!(
                 "sm-slice: the SM slice running appendix A on {} blocks of 512 threads (checked: C = A + B, equal to the reference ISS)",
                 bench::SM_BENCH_BLOCKS
             );

@@ -14,6 +14,6 @@ pub struct DisasmArgs {
 
 pub fn disasm(args: &DisasmArgs) -> Result<ExitCode> {
     let listing = disasm::disassemble_file(&args.file)?;
-    print!("{}", disasm::render(&listing));
+    out!("{}", disasm::render(&listing));
     Ok(ExitCode::SUCCESS)
 }

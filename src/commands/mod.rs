@@ -14,9 +14,12 @@ pub mod verify;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use anyhow::{bail, Result};
 use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 use flexpmu_export::{registry, DesignEntry};
+
+use crate::output::Waveform;
 
 /// The waveform options of the simulating commands.
 #[derive(Args)]
@@ -30,6 +33,31 @@ pub struct WaveformArgs {
     /// Replace an existing file at the --vcd path that flexpmu did not write.
     #[arg(long)]
     pub force: bool,
+}
+
+/// The longest clock period a waveform takes: 1 s.
+const MAX_PERIOD_PS: u64 = 1_000_000_000_000;
+
+impl WaveformArgs {
+    /// Checks the options and starts the waveform file (`None` without
+    /// `--vcd`), before any work is done.
+    pub fn open(&self) -> Result<Option<Waveform>> {
+        check_period(self.period_ps)?;
+        self.vcd
+            .as_deref()
+            .map(|path| Waveform::create(path, self.force))
+            .transpose()
+    }
+}
+
+/// `--period-ps`: positive, even, at most [`MAX_PERIOD_PS`].
+pub fn check_period(period_ps: u64) -> Result<()> {
+    if period_ps == 0 || !period_ps.is_multiple_of(2) || period_ps > MAX_PERIOD_PS {
+        bail!(
+            "--period-ps must be a positive even number of picoseconds up to {MAX_PERIOD_PS} (1 s), got {period_ps}"
+        );
+    }
+    Ok(())
 }
 
 /// A design of the registry, by its name (or its module name); the help

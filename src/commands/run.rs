@@ -1,7 +1,6 @@
 //! `flexpmu run`: a kernel on the SM slice, checked against the reference
 //! ISS (`flexpmu demo` runs the thesis' appendix-A kernel through it).
 
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,13 +8,15 @@ use anyhow::{bail, Context, Result};
 use flexpmu_hdl::MONITOR_MAP;
 use flexpmu_isa::asm;
 use flexpmu_isa::rom::parse_hex_words;
+use flexpmu_isa::source::{read_text, MAX_PROGRAM_BYTES};
 use flexpmu_isa::tp_rom::parse_tp_vhdl;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmRun};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
+use super::sim::finish_waveform;
 use super::WaveformArgs;
-use crate::output::{create_output, is_flexpmu_vcd};
+use crate::output::Waveform;
 
 /// What the thesis' figure 3.2 shows in R5, R1, R2, R3 and R4 (counters 0,
 /// 1, 2, 12 and 4).
@@ -54,13 +55,11 @@ pub struct RunArgs {
 }
 
 /// How a kernel is run and reported.
-pub struct RunOptions<'a> {
+pub struct RunOptions {
     pub threads: u32,
     pub blocks: u16,
     pub thread: usize,
-    pub vcd: Option<&'a Path>,
     pub period_ps: u64,
-    pub force: bool,
     pub json: bool,
     /// Show the thesis' figure-3.2 values beside the counters.
     pub compare_thesis: bool,
@@ -76,7 +75,7 @@ pub fn load_program(path: &Path) -> Result<Vec<u32>> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    let read = || std::fs::read_to_string(path).with_context(|| format!("cannot read {file}"));
+    let read = || read_text(path, MAX_PROGRAM_BYTES);
     Ok(match extension.as_deref() {
         Some("sass") => asm::assemble_file(path)?.values(),
         Some("vhd") | Some("vhdl") => parse_tp_vhdl(&read()?, &file)?
@@ -94,29 +93,33 @@ pub fn load_program(path: &Path) -> Result<Vec<u32>> {
 }
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    let waveform = args.waveform.open()?;
     let program = load_program(&args.file)?;
     let options = RunOptions {
         threads: args.threads,
         blocks: args.blocks,
         thread: args.thread,
-        vcd: args.waveform.vcd.as_deref(),
         period_ps: args.waveform.period_ps,
-        force: args.waveform.force,
         json: args.json,
         compare_thesis: false,
         vector_check: !args.no_vector_check,
     };
-    execute(&args.file.display().to_string(), &program, &options)
+    execute(
+        &args.file.display().to_string(),
+        &program,
+        &options,
+        waveform,
+    )
 }
 
-/// Runs `program` (named `name` in reports) on the SM slice and reports it.
-pub fn execute(name: &str, program: &[u32], args: &RunOptions) -> Result<ExitCode> {
-    if args.period_ps == 0 || !args.period_ps.is_multiple_of(2) {
-        bail!(
-            "--period-ps must be a positive even number of picoseconds, got {}",
-            args.period_ps
-        );
-    }
+/// Runs `program` (named `name` in reports) on the SM slice, streaming
+/// `waveform` if given, and reports it.
+pub fn execute(
+    name: &str,
+    program: &[u32],
+    args: &RunOptions,
+    waveform: Option<Waveform>,
+) -> Result<ExitCode> {
     let geometry = Geometry::new([args.threads as u16, 1, 1], [args.blocks, 1])
         .ok()
         .filter(|_| args.threads <= u32::from(u16::MAX))
@@ -137,9 +140,8 @@ pub fn execute(name: &str, program: &[u32], args: &RunOptions) -> Result<ExitCod
     let launch = VectorAdd::new(geometry);
     let mut iss = launch.iss()?;
     let mut sm = Sm::new(&iss, program)?;
-    if let Some(path) = args.vcd {
-        let file = create_output(path, args.force, is_flexpmu_vcd)?;
-        sm.attach_vcd(Box::new(BufWriter::new(file)), args.period_ps)?;
+    if let Some(waveform) = &waveform {
+        sm.attach_vcd(waveform.writer()?, args.period_ps)?;
     }
     let spinner = (!args.json).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
@@ -151,6 +153,13 @@ pub fn execute(name: &str, program: &[u32], args: &RunOptions) -> Result<ExitCod
     if let Some(bar) = spinner {
         bar.finish_and_clear();
     }
+    let vcd = finish_waveform(
+        waveform,
+        result
+            .as_ref()
+            .err()
+            .map(|e| e as &(dyn std::error::Error + 'static)),
+    )?;
     let run = result.with_context(|| format!("{name}: the kernel stopped"))?;
     let reference = run
         .replay_on_iss(&mut iss, program)
@@ -173,9 +182,9 @@ pub fn execute(name: &str, program: &[u32], args: &RunOptions) -> Result<ExitCod
         vector_check: args.vector_check,
     };
     if args.json {
-        report.print_json();
+        report.print_json()?;
     } else {
-        report.print_table(args.vcd);
+        report.print_table(vcd.as_deref())?;
     }
     Ok(if report.output_ok() {
         ExitCode::SUCCESS
@@ -218,7 +227,7 @@ impl Report<'_> {
         registers
     }
 
-    fn print_json(&self) {
+    fn print_json(&self) -> Result<()> {
         let geometry = self.launch.geometry;
         let reads: Vec<_> = self
             .run
@@ -259,14 +268,15 @@ impl Report<'_> {
             "matches_reference": self.mismatched_threads.is_empty() && self.memory_matches,
             "monitor_map": map,
         });
-        println!("{value}");
+        outln!("{value}");
+        Ok(())
     }
 
-    fn print_table(&self, vcd: Option<&Path>) {
+    fn print_table(&self, vcd: Option<&Path>) -> Result<()> {
         use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
         let geometry = self.launch.geometry;
         let run = self.run;
-        println!(
+        outln!(
             "{}: {} threads ({} block(s) of {}, {} warp(s)), {} cycles, {} warp instructions, {} execute passes",
             self.name,
             geometry.total_threads(),
@@ -288,7 +298,7 @@ impl Report<'_> {
                 format!("0x{value:08x}"),
             ]);
         }
-        println!("\nthread {} registers:\n{registers}", self.thread);
+        outln!("\nthread {} registers:\n{registers}", self.thread);
 
         let mut counters = Table::new();
         counters.load_preset(UTF8_FULL_CONDENSED);
@@ -321,7 +331,7 @@ impl Report<'_> {
             }
             counters.add_row(row);
         }
-        println!("\nPMU counters:\n{counters}");
+        outln!("\nPMU counters:\n{counters}");
         if self.compare_thesis {
             let registers = &run.threads[self.thread].regs;
             let same: Vec<String> = THESIS_READS
@@ -329,7 +339,7 @@ impl Report<'_> {
                 .filter(|(_, r, v)| u64::from(registers[usize::from(*r)]) == *v)
                 .map(|(c, r, _)| format!("R{r} (CNT{c})"))
                 .collect();
-            println!(
+            outln!(
                 "{} of the thesis' 5 reads are reproduced exactly: {}. The thesis does not list the signals it\n\
                  monitored; those above are this model's choice (README, \"Monitored signals\").",
                 same.len(),
@@ -339,21 +349,21 @@ impl Report<'_> {
 
         let elements = self.launch.a.len();
         if !self.vector_check {
-            println!("\noutput: not checked (--no-vector-check)");
+            outln!("\noutput: not checked (--no-vector-check)");
         } else if self.wrong.is_empty() {
-            println!("\noutput: C = A + B holds for all {elements} elements");
+            outln!("\noutput: C = A + B holds for all {elements} elements");
         } else {
             let first: Vec<String> = self.wrong.iter().take(8).map(|i| i.to_string()).collect();
-            println!(
+            outln!(
                 "\noutput: WRONG: C != A + B for {} of {elements} elements (first: {})",
                 self.wrong.len(),
                 first.join(", ")
             );
         }
         if self.mismatched_threads.is_empty() && self.memory_matches {
-            println!("reference ISS: every thread's registers and global memory match");
+            outln!("reference ISS: every thread's registers and global memory match");
         } else {
-            println!(
+            outln!(
                 "reference ISS: MISMATCH: {} thread(s) differ{}",
                 self.mismatched_threads.len(),
                 if self.memory_matches {
@@ -364,7 +374,8 @@ impl Report<'_> {
             );
         }
         if let Some(path) = vcd {
-            println!("waveform written to {}", path.display());
+            outln!("waveform written to {}", path.display());
         }
+        Ok(())
     }
 }

@@ -1,6 +1,5 @@
 //! `flexpmu sim`: a scenario on the PMU.
 
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,7 +8,7 @@ use flexpmu_sim::pmu::scenario::{self, Scenario, ScenarioLimits};
 use flexpmu_sim::pmu::scenario_runner::{run_scenario, ScenarioResult};
 
 use super::WaveformArgs;
-use crate::output::{create_output, is_flexpmu_vcd};
+use crate::output::Waveform;
 
 #[derive(clap::Args)]
 pub struct SimArgs {
@@ -23,42 +22,25 @@ pub struct SimArgs {
 }
 
 pub fn sim(args: &SimArgs) -> Result<ExitCode> {
+    let waveform = args.waveform.open()?;
     let scenario = scenario::load(&args.file, &ScenarioLimits::default_pmu())?;
-    let waveform = &args.waveform;
-    run(
-        &scenario,
-        waveform.vcd.as_deref(),
-        waveform.period_ps,
-        waveform.force,
-        args.json,
-    )
-}
-
-fn run(
-    scenario: &Scenario,
-    vcd: Option<&Path>,
-    period_ps: u64,
-    force: bool,
-    json: bool,
-) -> Result<ExitCode> {
-    if period_ps == 0 || !period_ps.is_multiple_of(2) {
-        anyhow::bail!("--period-ps must be a positive even number of picoseconds, got {period_ps}");
-    }
-    let waveform = match vcd {
-        Some(path) => {
-            let file = create_output(path, force, is_flexpmu_vcd)?;
-            Some((
-                Box::new(BufWriter::new(file)) as Box<dyn std::io::Write>,
-                period_ps,
-            ))
-        }
+    let writer = match &waveform {
+        Some(w) => Some((w.writer()?, args.waveform.period_ps)),
         None => None,
     };
-    let result = run_scenario(scenario, waveform)?;
-    if json {
-        print_json(&result);
+    let result = run_scenario(&scenario, writer);
+    let vcd = finish_waveform(
+        waveform,
+        result
+            .as_ref()
+            .err()
+            .map(|e| e as &(dyn std::error::Error + 'static)),
+    )?;
+    let result = result?;
+    if args.json {
+        print_json(&result)?;
     } else {
-        print_table(scenario, &result, vcd);
+        print_table(&scenario, &result, vcd.as_deref())?;
     }
     Ok(if result.failures.is_empty() {
         ExitCode::SUCCESS
@@ -67,7 +49,34 @@ fn run(
     })
 }
 
-fn print_json(result: &ScenarioResult) {
+/// Puts a waveform in place once its run is over: a complete run's, or
+/// one cut short by the design (useful to see why); not one whose
+/// writing failed. Returns its path if it was kept.
+pub fn finish_waveform(
+    waveform: Option<Waveform>,
+    error: Option<&(dyn std::error::Error + 'static)>,
+) -> Result<Option<PathBuf>> {
+    let Some(waveform) = waveform else {
+        return Ok(None);
+    };
+    let path = waveform.path().to_path_buf();
+    let write_failed =
+        std::iter::successors(error, |e| e.source()).any(|e| e.is::<std::io::Error>());
+    if write_failed {
+        return Err(anyhow::anyhow!(
+            "cannot write the waveform {}: {}",
+            path.display(),
+            error.map(|e| e.to_string()).unwrap_or_default()
+        ));
+    }
+    waveform.commit()?;
+    if error.is_some() {
+        eprintln!("waveform up to the failure: {}", path.display());
+    }
+    Ok(Some(path))
+}
+
+fn print_json(result: &ScenarioResult) -> Result<()> {
     let failures: Vec<_> = result
         .failures
         .iter()
@@ -85,10 +94,11 @@ fn print_json(result: &ScenarioResult) {
         "expects_checked": result.expects_checked,
         "failures": failures,
     });
-    println!("{value}");
+    outln!("{value}");
+    Ok(())
 }
 
-fn print_table(scenario: &Scenario, result: &ScenarioResult, vcd: Option<&Path>) {
+fn print_table(scenario: &Scenario, result: &ScenarioResult, vcd: Option<&Path>) -> Result<()> {
     let mut table = comfy_table::Table::new();
     table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     table.set_header(vec!["counter", "value", "hex", "state"]);
@@ -100,8 +110,8 @@ fn print_table(scenario: &Scenario, result: &ScenarioResult, vcd: Option<&Path>)
             state.name().to_string(),
         ]);
     }
-    println!("{table}");
-    println!(
+    outln!("{table}");
+    outln!(
         "{}: {} cycles, {} expect lines checked, {} failed",
         scenario.name,
         result.cycles,
@@ -109,12 +119,17 @@ fn print_table(scenario: &Scenario, result: &ScenarioResult, vcd: Option<&Path>)
         result.failures.len()
     );
     for f in &result.failures {
-        println!(
+        outln!(
             "FAIL {}:{}: counter {} is {}, expected {}",
-            scenario.name, f.line, f.counter, f.got, f.expected
+            scenario.name,
+            f.line,
+            f.counter,
+            f.got,
+            f.expected
         );
     }
     if let Some(path) = vcd {
-        println!("waveform written to {}", path.display());
+        outln!("waveform written to {}", path.display());
     }
+    Ok(())
 }

@@ -9,6 +9,7 @@ use flexpmu_export::DesignEntry;
 use indicatif::ProgressBar;
 
 use super::DesignArg;
+use crate::output::{check_output, markers, write_output};
 
 #[derive(clap::Args)]
 pub struct SynthArgs {
@@ -18,20 +19,21 @@ pub struct SynthArgs {
     /// What to synthesise.
     #[arg(long, value_name = "NAME", default_value = "pmu")]
     top: DesignArg,
-    /// Liberty file for the liberty flow (gzipped or not).
+    /// Liberty file for the liberty flow (gzipped or not; default: OSU
+    /// 0.18 um from Debian's qflow-tech-osu018).
     #[arg(long, value_name = "PATH")]
     liberty: Option<PathBuf>,
-    /// iCE40 device for the ice40 flow.
-    #[arg(long, default_value = "hx8k", value_parser = ice40_devices())]
-    device: String,
+    /// iCE40 device for the ice40 flow [default: hx8k].
+    #[arg(long, value_parser = ice40_devices())]
+    device: Option<String>,
     /// Also write the generic flow's gate-level netlist (.v, .json) here.
     #[arg(long, value_name = "DIR")]
     netlist: Option<PathBuf>,
     /// Compare two tops side by side, with increments.
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     compare: Vec<DesignArg>,
-    /// Write the PMU's synthesis report (Markdown) to this file
-    /// (all flows; the liberty one if --liberty is given).
+    /// Write the PMU's synthesis report (Markdown) to this file (all
+    /// flows; --liberty chooses the standard cells).
     #[arg(long, value_name = "PATH")]
     report: Option<PathBuf>,
     /// Replace existing netlist or report files.
@@ -73,39 +75,52 @@ fn run_one(design: &DesignEntry, options: &SynthOptions, quiet: bool) -> Result<
 }
 
 pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
+    // Options that do not apply are errors, found before any work.
+    if args.liberty.is_some() && args.flow != Flow::Liberty && args.report.is_none() {
+        bail!("--liberty applies to the liberty flow (and --report): add --flow liberty");
+    }
+    if args.device.is_some() && args.flow != Flow::Ice40 {
+        bail!("--device applies to the ice40 flow: add --flow ice40");
+    }
+    if args.netlist.is_some() && args.flow != Flow::Generic {
+        bail!("--netlist writes the generic flow's netlist: use it with --flow generic");
+    }
+    if args.report.is_some() && (args.netlist.is_some() || !args.compare.is_empty()) {
+        bail!("--report writes the report alone: leave out --netlist and --compare");
+    }
+    if let Some(dir) = &args.netlist {
+        flexpmu_tools::files::check_directory(dir)?;
+    }
     let options = SynthOptions {
         flow: args.flow,
         liberty: args.liberty.clone(),
-        device: args.device.clone(),
+        device: args.device.clone().unwrap_or_else(|| "hx8k".to_string()),
         netlist_dir: args.netlist.clone(),
         force: args.force,
         ..Default::default()
     };
     if let Some(path) = &args.report {
+        check_output(path, args.force, markers::SYNTH_REPORT)?;
+        let liberty = synth::liberty_or_default(args.liberty.as_deref())?;
         let spinner = ProgressBar::new_spinner();
         spinner.enable_steady_tick(std::time::Duration::from_millis(150));
-        let text = report::report(args.liberty.as_deref(), &mut |step| {
+        let text = report::report(Some(&liberty), &mut |step| {
             spinner.set_message(format!("report: {step}..."))
         })?;
         spinner.finish_and_clear();
-        use std::io::Write;
-        crate::output::create_output(path, args.force, is_synth_report)?
-            .write_all(text.as_bytes())?;
-        println!("wrote {}", path.display());
+        write_output(path, &text)?;
+        outln!("wrote {}", path.display());
         return Ok(ExitCode::SUCCESS);
-    }
-    if options.netlist_dir.is_some() && options.flow != Flow::Generic {
-        bail!("--netlist writes the generic flow's netlist: use it with --flow generic");
     }
     match args.compare.as_slice() {
         [] => {
             let result = run_one(args.top.0, &options, args.json)?;
             if args.json {
-                println!("{}", serde_json::to_string(&result)?);
+                outln!("{}", serde_json::to_string(&result)?);
             } else {
-                print_result(&result);
+                print_result(&result)?;
                 if let Some(netlist) = &result.netlist {
-                    println!("netlist: {netlist} (and .json)");
+                    outln!("netlist: {netlist} (and .json)");
                 }
             }
         }
@@ -113,9 +128,9 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
             let ra = run_one(a.0, &options, args.json)?;
             let rb = run_one(b.0, &options, args.json)?;
             if args.json {
-                println!("{}", serde_json::json!({ "a": ra, "b": rb }));
+                outln!("{}", serde_json::json!({ "a": ra, "b": rb }));
             } else {
-                print!("{}", compare_table(&ra, &rb));
+                out!("{}", compare_table(&ra, &rb));
             }
         }
         _ => bail!("--compare takes two tops"),
@@ -152,7 +167,7 @@ fn format_value(v: f64) -> String {
     }
 }
 
-fn print_result(r: &SynthResult) {
+fn print_result(r: &SynthResult) -> Result<()> {
     let mut table = comfy_table::Table::new();
     table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     table.set_header(vec![
@@ -162,22 +177,23 @@ fn print_result(r: &SynthResult) {
     for (k, v) in metrics(r) {
         table.add_row(vec![k.to_string(), format_value(v)]);
     }
-    println!("{table}");
+    outln!("{table}");
     let types: Vec<String> = r
         .cell_types
         .iter()
         .map(|(k, n)| format!("{k} {n}"))
         .collect();
-    println!("cells by type: {}", types.join(", "));
+    outln!("cells by type: {}", types.join(", "));
     if let Some(h) = r.harness_flip_flops {
-        println!("the iCE40 timing harness adds {h} flip-flops (input shift chain and holding register, output register and fold), not counted above");
+        outln!("the iCE40 timing harness adds {h} flip-flops (input shift chain and holding register, output register and fold), not counted above");
     }
     if let Some(path) = &r.critical_path {
-        println!("critical path (nextpnr):");
+        outln!("critical path (nextpnr):");
         for line in path {
-            println!("  {line}");
+            outln!("  {line}");
         }
     }
+    Ok(())
 }
 
 /// The thesis-style comparison (tables 3.4-3.9): both values, the
@@ -215,11 +231,4 @@ pub fn compare_table(a: &SynthResult, b: &SynthResult) -> String {
         }
     }
     format!("{table}\n")
-}
-
-/// A report flexpmu wrote before (its first line) may be replaced.
-fn is_synth_report(path: &std::path::Path) -> bool {
-    std::fs::read_to_string(path)
-        .map(|t| t.starts_with("# Synthesis report"))
-        .unwrap_or(false)
 }

@@ -35,6 +35,12 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
         json,
     } = args;
     let (top, json) = (*top, *json);
+    if !std::fs::metadata(file)
+        .with_context(|| format!("cannot read {}", file.display()))?
+        .is_file()
+    {
+        anyhow::bail!("{}: not a regular file", file.display());
+    }
     let reader = std::io::BufReader::new(
         std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?,
     );
@@ -52,7 +58,7 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
     }
     let shown = &ranked[..top.min(ranked.len())];
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({ "signals": shown, "total_signals": ranked.len() })
         );
@@ -80,7 +86,7 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
             s.changes.to_string(),
         ]);
     }
-    println!("{table}");
-    println!("{} of {} signals shown", shown.len(), ranked.len());
+    outln!("{table}");
+    outln!("{} of {} signals shown", shown.len(), ranked.len());
     Ok(ExitCode::SUCCESS)
 }

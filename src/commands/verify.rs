@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use flexpmu_eda::verify;
 use flexpmu_hdl::PmuConfig;
 use flexpmu_sim::pmu::scenario::{self, ScenarioLimits};
-use flexpmu_sim::pmu::scenario_runner::scenario_cycles;
+use flexpmu_sim::pmu::scenario_runner::{run_scenario, scenario_cycles};
 use flexpmu_sim::pmu::stimulus::RandomStimulus;
 use indicatif::ProgressBar;
 
@@ -22,6 +22,10 @@ pub struct VerifyArgs {
     /// Seed of the random stimulus.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Keep the HDL, testbenches and vectors in this directory (default:
+    /// a temporary directory, removed afterwards).
+    #[arg(long, value_name = "DIR")]
+    work: Option<PathBuf>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -34,10 +38,26 @@ const MAX_VERIFY_CYCLES: u64 = 2_000_000;
 pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
     let (scenario, random, seed, json) =
         (args.scenario.as_deref(), args.random, args.seed, args.json);
+    // A scenario's `expect` lines are checked as `flexpmu sim` checks them.
+    let mut failed_expects = Vec::new();
     let (label, stimulus) = match (scenario, random) {
         (Some(_), Some(_)) => bail!("give either --scenario or --random, not both"),
         (Some(path), None) => {
             let scn = scenario::load(path, &ScenarioLimits::default_pmu())?;
+            failed_expects = run_scenario(&scn, None)?
+                .failures
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{}:{}: counter {} is {}, expected {}",
+                        path.display(),
+                        f.line,
+                        f.counter,
+                        f.got,
+                        f.expected
+                    )
+                })
+                .collect();
             let total: u64 = scn
                 .lines
                 .iter()
@@ -70,7 +90,17 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
     if stimulus.is_empty() {
         bail!("the stimulus has no cycles");
     }
-    let work = tempfile_dir()?;
+    let scratch;
+    let work = match &args.work {
+        Some(dir) => {
+            flexpmu_tools::files::check_directory(dir)?;
+            dir.clone()
+        }
+        None => {
+            scratch = flexpmu_tools::Scratch::new("verify")?;
+            scratch.path().to_path_buf()
+        }
+    };
     let spinner = if json {
         ProgressBar::hidden()
     } else {
@@ -83,9 +113,12 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
     spinner.finish_and_clear();
     let all_agree = outcomes.iter().all(|o| o.agrees);
     if json {
-        println!(
+        outln!(
             "{}",
-            serde_json::json!({ "stimulus": label, "engines": outcomes, "all_agree": all_agree })
+            serde_json::json!({
+                "stimulus": label, "engines": outcomes, "all_agree": all_agree,
+                "failed_expects": failed_expects,
+            })
         );
     } else {
         let mut table = comfy_table::Table::new();
@@ -99,8 +132,8 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
                 format!("{:.2}", o.seconds),
             ]);
         }
-        println!("stimulus: {label}\n{table}");
-        println!(
+        outln!("stimulus: {label}\n{table}");
+        outln!(
             "{}",
             if all_agree {
                 "all engines agree"
@@ -108,24 +141,16 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
                 "ENGINES DISAGREE"
             }
         );
-        println!("HDL, testbenches and vectors: {}", work.display());
+        if args.work.is_some() {
+            outln!("HDL, testbenches and vectors: {}", work.display());
+        }
+        for failure in &failed_expects {
+            outln!("FAIL {failure}");
+        }
     }
-    Ok(if all_agree {
+    Ok(if all_agree && failed_expects.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
-}
-
-/// A fresh working directory for the run's files, kept for inspection.
-fn tempfile_dir() -> Result<std::path::PathBuf> {
-    let dir = std::env::temp_dir().join(format!(
-        "flexpmu-verify-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)?
-            .as_millis()
-    ));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
 }

@@ -10,9 +10,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use flexpmu_export::{DesignEntry, Language};
-use flexpmu_tools::runner::absolute;
 use flexpmu_tools::yosys::{self, number_after, Stat};
-use flexpmu_tools::{nextpnr, Scratch, ToolError};
+use flexpmu_tools::{files, nextpnr, Scratch, ToolError};
 
 pub use ice40_harness::{harness_flip_flops, ice40_harness};
 pub use liberty::{liberty_or_default, DEFAULT_LIBERTY};
@@ -58,8 +57,8 @@ pub enum SynthError {
     BadLiberty(String, String),
     #[error("export: {0}")]
     Export(#[from] flexpmu_export::ExportError),
-    #[error("{0} already exists: pass --force to replace it")]
-    Exists(String),
+    #[error(transparent)]
+    File(#[from] files::FileError),
 }
 
 /// Options of one synthesis run.
@@ -144,29 +143,27 @@ pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthR
         flow: options.flow.name().to_string(),
         ..Default::default()
     };
+    let netlist_targets = match &options.netlist_dir {
+        Some(dir) => {
+            files::check_directory(dir)?;
+            Some([
+                dir.join(format!("{module}.v")),
+                dir.join(format!("{module}.json")),
+            ])
+        }
+        None => None,
+    };
     let script = match options.flow {
         Flow::Generic => {
-            let (v, json) = match &options.netlist_dir {
-                Some(d) => {
-                    std::fs::create_dir_all(d).map_err(|e| ToolError::io(d, e))?;
-                    let files = (
-                        d.join(format!("{module}.v")),
-                        d.join(format!("{module}.json")),
-                    );
-                    for f in [&files.0, &files.1] {
-                        if f.exists() && !options.force {
-                            return Err(SynthError::Exists(f.display().to_string()));
-                        }
-                    }
-                    files
+            // Yosys writes the netlist in the scratch directory; it is
+            // copied into place, whole, once the flow has succeeded.
+            if let Some(targets) = &netlist_targets {
+                for target in targets {
+                    files::check_target(target, options.force, &[])?;
                 }
-                None => (dir.join("netlist.v"), dir.join("netlist.json")),
-            };
-            values.push(("NETLIST_V", absolute(&v)?.display().to_string()));
-            values.push(("NETLIST_JSON", absolute(&json)?.display().to_string()));
-            if options.netlist_dir.is_some() {
-                result.netlist = Some(v.display().to_string());
             }
+            values.push(("NETLIST_V", "netlist.v".to_string()));
+            values.push(("NETLIST_JSON", "netlist.json".to_string()));
             fill(GENERIC, &values)
         }
         Flow::Cmos => fill(CMOS, &values),
@@ -243,5 +240,11 @@ pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthR
         Flow::Generic => {}
     }
     result.cell_types = stat.cell_types;
+    if let (Some(dir), Some([v, json])) = (&options.netlist_dir, &netlist_targets) {
+        std::fs::create_dir_all(dir).map_err(|e| ToolError::io(dir, e))?;
+        files::copy_atomically(&scratch.join("netlist.v"), v)?;
+        files::copy_atomically(&scratch.join("netlist.json"), json)?;
+        result.netlist = Some(v.display().to_string());
+    }
     Ok(result)
 }

@@ -7,6 +7,7 @@
 //! files, so the rust-hdl blocks' own tests (`*_synthesizes`) use it too.
 
 pub mod equivalence;
+pub mod files;
 pub mod ghdl;
 pub mod icarus;
 pub mod nextpnr;

@@ -140,6 +140,7 @@ impl Scratch {
             let _ = dir.keep();
             return Ok(Scratch { dir: None, path });
         }
+        crate::files::cleanup::register(&path);
         Ok(Scratch {
             dir: Some(dir),
             path,
@@ -171,6 +172,7 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        crate::files::cleanup::unregister(&self.path);
         if let Some(dir) = self.dir.take() {
             let _ = dir.close();
         }

@@ -15,10 +15,17 @@
 use std::fmt;
 use std::path::Path;
 
+use flexpmu_isa::source::{read_text, shorten, ReadError};
 use flexpmu_isa::PmuCommand;
 
 /// The longest `nop` a line may ask for (a typo should not run for days).
 pub const MAX_NOP_CYCLES: u64 = 100_000_000;
+
+/// The most cycles a whole scenario may run (a few minutes).
+pub const MAX_SCENARIO_CYCLES: u64 = 100_000_000;
+
+/// The largest scenario file read.
+pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 
 /// One scenario step.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,34 +85,60 @@ pub struct ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        match self.line {
+            0 => write!(f, "{}: {}", self.file, self.message),
+            line => write!(f, "{}:{line}: {}", self.file, self.message),
+        }
     }
 }
 
-/// Reads and parses a scenario file.
+/// Reads and parses a scenario file (at most [`MAX_SCENARIO_BYTES`]).
 pub fn load(path: &Path, limits: &ScenarioLimits) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: path.display().to_string(),
-        line: 0,
-        message: format!("cannot read the scenario: {e}"),
+    let file = path.display().to_string();
+    let text = read_text(path, MAX_SCENARIO_BYTES).map_err(|e| match e {
+        ReadError::NotUtf8 { line, .. } => ScenarioError {
+            file: file.clone(),
+            line,
+            message: "not UTF-8 text".to_string(),
+        },
+        other => ScenarioError {
+            file: file.clone(),
+            line: 0,
+            message: other
+                .to_string()
+                .trim_start_matches(&format!("{file}: "))
+                .to_string(),
+        },
     })?;
-    parse(&text, &path.display().to_string(), limits)
+    parse(&text, &file, limits)
 }
 
 /// Parses scenario text; `file` names it in errors.
 pub fn parse(text: &str, file: &str, limits: &ScenarioLimits) -> Result<Scenario, ScenarioError> {
     let mut lines = Vec::new();
+    let mut cycles = 0u64;
     for (index, raw) in text.lines().enumerate() {
         let number = index + 1;
         let content = raw.split('#').next().unwrap_or("").trim();
         if content.is_empty() {
             continue;
         }
-        let step = parse_line(content, limits).map_err(|message| ScenarioError {
+        let error = |message| ScenarioError {
             file: file.to_string(),
             line: number,
             message,
-        })?;
+        };
+        let step = parse_line(content, limits).map_err(error)?;
+        cycles += match step {
+            Step::Reset | Step::Command { .. } => 1,
+            Step::Nop { cycles } => cycles,
+            Step::Set { .. } | Step::Expect { .. } => 0,
+        };
+        if cycles > MAX_SCENARIO_CYCLES {
+            return Err(error(format!(
+                "the scenario runs {cycles} cycles by this line: expected at most {MAX_SCENARIO_CYCLES} in all"
+            )));
+        }
         lines.push(Line { number, step });
     }
     Ok(Scenario {
@@ -120,7 +153,7 @@ fn parse_line(content: &str, limits: &ScenarioLimits) -> Result<Step, String> {
     let args = &words[1..];
     let arity = |min: usize, max: usize, usage: &str| -> Result<(), String> {
         if args.len() < min || args.len() > max {
-            Err(format!("expected `{usage}`, found `{content}`"))
+            Err(format!("expected `{usage}`, found `{}`", shorten(content)))
         } else {
             Ok(())
         }
@@ -153,7 +186,7 @@ fn parse_line(content: &str, limits: &ScenarioLimits) -> Result<Step, String> {
             if cycles > MAX_NOP_CYCLES {
                 return Err(format!(
                     "nop {} is too long: expected at most {MAX_NOP_CYCLES} cycles per line",
-                    args[0]
+                    shorten(args[0])
                 ));
             }
             Ok(Step::Nop { cycles })
@@ -166,7 +199,7 @@ fn parse_line(content: &str, limits: &ScenarioLimits) -> Result<Step, String> {
             let Some(&width) = limits.channel_widths.get(channel) else {
                 return Err(format!(
                     "channel {} is out of range: expected 0..={}",
-                    args[0],
+                    shorten(args[0]),
                     limits.channel_widths.len() - 1
                 ));
             };
@@ -174,7 +207,7 @@ fn parse_line(content: &str, limits: &ScenarioLimits) -> Result<Step, String> {
             if width < 64 && value >> width != 0 {
                 return Err(format!(
                     "value {} is wider than channel {channel} ({width} bits)",
-                    args[1]
+                    shorten(args[1])
                 ));
             }
             Ok(Step::Set { channel, value })
@@ -186,14 +219,15 @@ fn parse_line(content: &str, limits: &ScenarioLimits) -> Result<Step, String> {
             if limits.counter_width < 64 && value >> limits.counter_width != 0 {
                 return Err(format!(
                     "value {} cannot be held by a {}-bit counter",
-                    args[1], limits.counter_width
+                    shorten(args[1]),
+                    limits.counter_width
                 ));
             }
             Ok(Step::Expect { counter, value })
         }
         _ => Err(format!(
             "unknown keyword `{}`: expected reset, cnt, rst, idl, nop, set or expect",
-            words[0]
+            shorten(words[0])
         )),
     }
 }
@@ -202,7 +236,8 @@ fn counter_index(text: &str, limits: &ScenarioLimits) -> Result<usize, String> {
     let n = number(text, "a counter number")?;
     if n as usize >= limits.counters || n > 15 {
         return Err(format!(
-            "counter {text} is out of range: expected 0..={}",
+            "counter {} is out of range: expected 0..={}",
+            shorten(text),
             limits.counters - 1
         ));
     }
@@ -218,7 +253,12 @@ fn number(text: &str, what: &str) -> Result<u64, String> {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => clean.parse::<u64>(),
     };
-    parsed.map_err(|_| format!("malformed number `{text}`: expected {what} (decimal or 0x-hex)"))
+    parsed.map_err(|_| {
+        format!(
+            "malformed number `{}`: expected {what} (decimal or 0x-hex)",
+            shorten(text)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -300,6 +340,11 @@ mod tests {
                 1,
                 "cannot be held by a 32-bit counter",
             ),
+            (
+                "nop 100000000\nnop 100000000",
+                2,
+                "runs 200000000 cycles by this line: expected at most 100000000 in all",
+            ),
         ];
         for (text, line, message) in cases {
             let err = parse_default(text).unwrap_err();
@@ -310,5 +355,12 @@ mod tests {
             );
             assert!(err.message.contains(message), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn long_tokens_are_not_echoed_whole() {
+        let token = "x".repeat(1_000_000);
+        let err = parse_default(&format!("{token} 1")).unwrap_err();
+        assert!(err.to_string().len() < 200, "{}", err.to_string().len());
     }
 }

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::io::BufRead;
 
+use flexpmu_isa::source::shorten;
 use vcd::{Command, IdCode, ScopeItem, Value};
 
 /// One signal's activity over the whole trace.
@@ -54,31 +55,116 @@ fn collect_vars(
     }
 }
 
-fn bit(v: Value) -> Option<bool> {
-    match v {
-        Value::V0 => Some(false),
-        Value::V1 => Some(true),
-        _ => None,
+/// The widest signal counted; a declaration beyond it is refused rather
+/// than allocated.
+pub const MAX_SIGNAL_BITS: u32 = 1 << 16;
+
+/// One bit's value: 0, 1, or unknown (`x`, `z`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Bit {
+    Zero,
+    One,
+    X,
+    Z,
+}
+
+impl Bit {
+    fn of(v: Value) -> Bit {
+        match v {
+            Value::V0 => Bit::Zero,
+            Value::V1 => Bit::One,
+            Value::X => Bit::X,
+            Value::Z => Bit::Z,
+        }
     }
+
+    fn known(self) -> Option<bool> {
+        match self {
+            Bit::Zero => Some(false),
+            Bit::One => Some(true),
+            Bit::X | Bit::Z => None,
+        }
+    }
+}
+
+/// What a variable holds: bits (LSB first), or a real or string value.
+#[derive(Clone, Debug, PartialEq)]
+enum State {
+    Bits(Vec<Bit>),
+    Other(String),
+}
+
+/// One declared identifier while the body is read.
+struct Tracked {
+    activity: SignalActivity,
+    /// The value now (None before the first).
+    value: Option<State>,
+    /// Each bit's last known (0 or 1) value.
+    known: Vec<Option<bool>>,
+    /// A digest of the (time, value) history, to merge identical waveforms.
+    digest: u64,
+}
+
+/// A vector value (MSB first, possibly shorter than `width`) as `width`
+/// bits, LSB first, extended as VCD says: with `x` or `z` if the leftmost
+/// given bit is one, else with 0. `None` if it is wider than declared.
+fn extend(msb_first: &[Bit], width: usize) -> Option<Vec<Bit>> {
+    if msb_first.len() > width {
+        return None;
+    }
+    let fill = match msb_first.first() {
+        Some(Bit::X) => Bit::X,
+        Some(Bit::Z) => Bit::Z,
+        _ => Bit::Zero,
+    };
+    let mut bits: Vec<Bit> = msb_first.iter().rev().copied().collect();
+    bits.resize(width, fill);
+    Some(bits)
 }
 
 /// Counts the activity of every signal of a VCD stream, most active first
 /// (by bit toggles, then value changes, then name).
+///
+/// What counts: a *change* is any change of a variable's value after the
+/// initial dump, `x` and `z` included. A *bit toggle* is a change of a
+/// bit's known value, 0 to 1 or 1 to 0; `x` and `z` are unknown, so a bit
+/// going 1 -> z -> 1 has not toggled and 1 -> x -> 0 has toggled once. A
+/// real or string variable has no bits: each change counts as one toggle.
+/// Values are read as VCD defines them (a short vector is extended with 0,
+/// or with `x`/`z` if its leftmost bit is one); a value wider than its
+/// declaration, or a declaration wider than [`MAX_SIGNAL_BITS`], is an error.
 pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, ToggleError> {
     let error = |e: std::io::Error| ToggleError::Parse(file.to_string(), e.to_string());
+    let invalid = |what: String| ToggleError::Parse(file.to_string(), what);
     let mut parser = vcd::Parser::new(reader);
     let header = parser.parse_header().map_err(error)?;
-    let mut signals = HashMap::new();
-    collect_vars(&header.items, &mut Vec::new(), &mut signals);
-    // Last value per identifier, bit by bit (LSB first).
-    let mut last: HashMap<IdCode, Vec<Option<bool>>> = HashMap::new();
-    // A digest of each identifier's (time, value) history.
-    let mut history: HashMap<IdCode, u64> = HashMap::new();
+    let mut declared = HashMap::new();
+    collect_vars(&header.items, &mut Vec::new(), &mut declared);
+    let mut signals: HashMap<IdCode, Tracked> = HashMap::new();
+    for (code, activity) in declared {
+        if activity.width > MAX_SIGNAL_BITS {
+            return Err(invalid(format!(
+                "signal {} declares {} bits: expected at most {MAX_SIGNAL_BITS}",
+                shorten(&activity.names[0]),
+                activity.width
+            )));
+        }
+        let width = activity.width as usize;
+        signals.insert(
+            code,
+            Tracked {
+                activity,
+                value: None,
+                known: vec![None; width],
+                digest: 0,
+            },
+        );
+    }
     let mut time = 0u64;
     let mut in_dump = false;
     for command in parser {
         let command = command.map_err(error)?;
-        let (code, bits): (IdCode, Vec<Option<bool>>) = match command {
+        let (code, change) = match command {
             Command::Timestamp(t) => {
                 time = t;
                 continue;
@@ -91,70 +177,67 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
                 in_dump = false;
                 continue;
             }
-            Command::ChangeScalar(code, v) => (code, vec![bit(v)]),
-            Command::ChangeVector(code, v) => {
-                let mut bits: Vec<Option<bool>> = v.iter().map(bit).collect();
-                bits.reverse();
-                (code, bits)
-            }
+            Command::ChangeScalar(code, v) => (code, Change::Bits(vec![Bit::of(v)])),
+            Command::ChangeVector(code, v) => (code, Change::Bits(v.iter().map(Bit::of).collect())),
+            Command::ChangeReal(code, v) => (code, Change::Other(format!("{v:?}"))),
+            Command::ChangeString(code, v) => (code, Change::Other(v)),
             _ => continue,
         };
         let Some(signal) = signals.get_mut(&code) else {
-            return Err(ToggleError::Parse(
-                file.to_string(),
-                format!("value change for undeclared identifier {code}"),
-            ));
+            return Err(invalid(format!(
+                "value change for undeclared identifier {}",
+                shorten(&code.to_string())
+            )));
         };
-        let width = signal.width as usize;
-        // Vectors may omit leading zeros: extend to the declared width.
-        let mut bits = bits;
-        bits.resize(width.max(bits.len()), Some(false));
-        let digest = history.entry(code).or_insert(0);
-        *digest = mix(*digest, time, &bits);
-        match last.get_mut(&code) {
-            Some(previous) if !in_dump => {
-                if previous != &bits {
-                    signal.changes += 1;
-                    signal.bit_toggles += previous
-                        .iter()
-                        .zip(&bits)
-                        .filter(|(a, b)| a.is_some() && b.is_some() && a != b)
-                        .count() as u64;
-                    *previous = bits;
-                }
-            }
-            _ => {
-                last.insert(code, bits);
+        let width = signal.activity.width as usize;
+        let state = match change {
+            Change::Bits(msb_first) => State::Bits(extend(&msb_first, width).ok_or_else(|| {
+                invalid(format!(
+                    "time {time}: a {}-bit value for {}, declared {width} bits wide",
+                    msb_first.len(),
+                    shorten(&signal.activity.names[0])
+                ))
+            })?),
+            Change::Other(text) => State::Other(text),
+        };
+        signal.digest = mix(signal.digest, time, &state);
+        let counted = !in_dump && signal.value.is_some();
+        if counted && signal.value.as_ref() != Some(&state) {
+            signal.activity.changes += 1;
+            if let State::Other(_) = state {
+                signal.activity.bit_toggles += 1;
             }
         }
+        if let State::Bits(bits) = &state {
+            for (known, bit) in signal.known.iter_mut().zip(bits) {
+                if let Some(now) = bit.known() {
+                    if counted && known.is_some_and(|before| before != now) {
+                        signal.activity.bit_toggles += 1;
+                    }
+                    *known = Some(now);
+                }
+            }
+        }
+        signal.value = Some(state);
     }
     // Merge identifiers with identical waveforms.
-    let mut merged: HashMap<(u32, u64, Vec<Option<bool>>), SignalActivity> = HashMap::new();
-    for (code, signal) in signals {
-        let key = (
-            signal.width,
-            history.get(&code).copied().unwrap_or(0),
-            last.remove(&code).unwrap_or_default(),
-        );
-        match merged.get_mut(&key) {
-            Some(existing) if existing.changes == signal.changes => {
-                existing.names.extend(signal.names)
-            }
-            Some(_) => {
-                // A digest collision between different waveforms: keep
-                // both, under distinct keys.
-                let mut key = key;
-                while merged.contains_key(&key) {
-                    key.1 = key.1.wrapping_add(1);
-                }
-                merged.insert(key, signal);
-            }
-            None => {
-                merged.insert(key, signal);
-            }
+    let mut merged: HashMap<(u32, u64), Vec<Tracked>> = HashMap::new();
+    for (_, signal) in signals {
+        let group = merged
+            .entry((signal.activity.width, signal.digest))
+            .or_default();
+        match group.iter_mut().find(|other| {
+            other.value == signal.value && other.activity.changes == signal.activity.changes
+        }) {
+            Some(same) => same.activity.names.extend(signal.activity.names),
+            None => group.push(signal),
         }
     }
-    let mut list: Vec<SignalActivity> = merged.into_values().collect();
+    let mut list: Vec<SignalActivity> = merged
+        .into_values()
+        .flatten()
+        .map(|signal| signal.activity)
+        .collect();
     for signal in &mut list {
         signal.names.sort_by(|a, b| {
             a.matches('.')
@@ -172,23 +255,28 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
     Ok(list)
 }
 
+/// A value change as read.
+enum Change {
+    /// MSB first, as written.
+    Bits(Vec<Bit>),
+    Other(String),
+}
+
 /// Folds one value change into a history digest (FNV-1a over the time and
 /// the bits).
-fn mix(mut digest: u64, time: u64, bits: &[Option<bool>]) -> u64 {
+fn mix(mut digest: u64, time: u64, state: &State) -> u64 {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     if digest == 0 {
         digest = 0xcbf2_9ce4_8422_2325;
     }
-    for byte in time.to_le_bytes() {
-        digest = (digest ^ u64::from(byte)).wrapping_mul(PRIME);
-    }
-    for bit in bits {
-        let code = match bit {
-            Some(false) => 0,
-            Some(true) => 1,
-            None => 2,
-        };
-        digest = (digest ^ code).wrapping_mul(PRIME);
+    let mut add = |byte: u8| digest = (digest ^ u64::from(byte)).wrapping_mul(PRIME);
+    time.to_le_bytes().into_iter().for_each(&mut add);
+    match state {
+        State::Bits(bits) => bits.iter().for_each(|bit| add(*bit as u8)),
+        State::Other(text) => {
+            add(9);
+            text.bytes().for_each(&mut add);
+        }
     }
     digest
 }
@@ -281,6 +369,70 @@ b1 c
         assert!(
             err.to_string()
                 .starts_with("x.vcd: not a readable VCD file"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn unknown_values_real_variables_and_wide_values() {
+        let trace = "$scope module top $end
+$var wire 4 a bus $end
+$var real 64 r temp $end
+$var wire 4 w small $end
+$upscope $end
+$enddefinitions $end
+#0
+$dumpvars
+b1111 a
+r1.5 r
+b0 w
+$end
+#1
+bz a
+r2.5 r
+b1111 w
+#2
+b1111 a
+r2.5 r
+b1x w
+#3
+bx0 a
+";
+        let ranked = count(trace.as_bytes(), "t.vcd").unwrap();
+        let get = |name: &str| ranked.iter().find(|s| s.names[0] == name).unwrap();
+        // 1111 -> zzzz -> 1111 -> xxx0: three changes, one toggle (bit 0).
+        let bus = get("top.bus");
+        assert_eq!((bus.changes, bus.bit_toggles), (3, 1));
+        // 1.5 -> 2.5 -> 2.5: one change, counted as one toggle.
+        let temp = get("top.temp");
+        assert_eq!((temp.changes, temp.bit_toggles), (1, 1));
+        // 0000 -> 1111 (4) -> 001x (bits 3, 2 fall: 2).
+        let small = get("top.small");
+        assert_eq!((small.changes, small.bit_toggles), (2, 6));
+
+        let wide = "$scope module top $end
+$var wire 2 a bus $end
+$upscope $end
+$enddefinitions $end
+#0
+b111 a
+";
+        let err = count(wide.as_bytes(), "w.vcd").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("a 3-bit value for top.bus, declared 2 bits wide"),
+            "{err}"
+        );
+        let huge = "$scope module top $end
+$var wire 4294967295 a bus $end
+$upscope $end
+$enddefinitions $end
+#0
+b1 a
+";
+        let err = count(huge.as_bytes(), "h.vcd").unwrap_err();
+        assert!(
+            err.to_string().contains("declares 4294967295 bits"),
             "{err}"
         );
     }

@@ -11,8 +11,12 @@ use std::io::{self, Write};
 use flexpmu_hdl::support::trace::{TraceDeclarer, Traced};
 use vcd::{IdCode, TimescaleUnit};
 
-/// Marks files written by flexpmu, so they may be replaced without asking.
+/// The comment that marks waveforms written by flexpmu, so they may be
+/// replaced without asking.
 pub const VCD_MARKER: &str = "flexpmu waveform";
+
+/// How every waveform flexpmu writes begins (exactly).
+pub const VCD_HEADER: &str = "$comment\n    flexpmu waveform\n$end\n";
 
 enum Declaration {
     Enter(String),
@@ -125,9 +129,23 @@ impl<W: Write> VcdTrace<W> {
         self.current.clear();
         design.sample(&mut self.current);
         debug_assert_eq!(self.current.len(), self.vars.len());
+        // The cycle's falling edge is its last timestamp; past u64 the
+        // timestamps would wrap.
+        let fall = cycle
+            .checked_mul(2)
+            .and_then(|c| c.checked_add(1))
+            .and_then(|c| c.checked_mul(self.half_period))
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "cycle {cycle}: the waveform's timestamps would overflow (use a shorter clock period)"
+                    ),
+                )
+            })?;
         let first = std::mem::take(&mut self.first_sample);
         let buf = &mut self.buf;
-        timestamp(buf, 2 * cycle * self.half_period);
+        timestamp(buf, fall - self.half_period);
         if first {
             buf.extend_from_slice(b"$dumpvars\n");
         }
@@ -147,7 +165,7 @@ impl<W: Write> VcdTrace<W> {
             buf.extend_from_slice(b"$end\n");
         }
         if let (Some(id), true) = (&self.clock_id, cycle > 0) {
-            timestamp(buf, (2 * cycle + 1) * self.half_period);
+            timestamp(buf, fall);
             encode_change(buf, 0, 1, id);
         }
         std::mem::swap(&mut self.previous, &mut self.current);
@@ -235,5 +253,19 @@ mod tests {
         assert_eq!(encoded(0x1_0203, 32), "b10000001000000011 #\n");
         assert_eq!(encoded(u64::MAX, 64), format!("b{} #\n", "1".repeat(64)));
         assert_eq!(encoded(0x80, 8), "b10000000 #\n");
+    }
+
+    #[test]
+    fn waveforms_start_with_the_exact_header() {
+        let mut driver =
+            crate::engine::CycleDriver::new(flexpmu_hdl::CounterSubunit::<4>::default()).unwrap();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        driver
+            .attach_vcd(Box::new(file.reopen().unwrap()), "counter", 2000)
+            .unwrap();
+        driver.step().unwrap();
+        driver.finish().unwrap();
+        let text = std::fs::read_to_string(file.path()).unwrap();
+        assert!(text.starts_with(VCD_HEADER), "{text}");
     }
 }

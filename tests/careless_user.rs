@@ -1,0 +1,437 @@
+//! The binary as a careless or hostile user meets it: full disks, devices
+//! and FIFOs as outputs, files that are not ours, Ctrl-C, two runs at
+//! once, huge or malformed inputs, closed pipes. Every case ends with a
+//! clear error naming the file and exit 2 (or 1 for a failed check), and
+//! no output file is ever left half-written.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{example, flexpmu, stderr, stdout, temp, write};
+
+/// Runs flexpmu under a file-size limit of `blocks` 512-byte blocks, with
+/// SIGXFSZ ignored so that writes past it fail with EFBIG: a full disk
+/// for the files it writes.
+fn flexpmu_with_disk_limit(args: &[&str], cwd: &Path, blocks: u32) -> std::process::Output {
+    let mut script = format!(
+        "trap '' XFSZ; ulimit -f {blocks}; exec '{}'",
+        env!("CARGO_BIN_EXE_flexpmu")
+    );
+    for arg in args {
+        script += &format!(" '{arg}'");
+    }
+    Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(cwd)
+        .output()
+        .expect("run sh")
+}
+
+/// Files in `dir` other than `keep`: nothing half-written may remain.
+fn others(dir: &Path, keep: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !keep.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_full_disk_leaves_the_old_file_and_names_the_new_one() {
+    let dir = temp();
+    write(
+        dir.path(),
+        "k.vcd",
+        "$comment\n    flexpmu waveform\n$end\nold\n",
+    );
+    let run = ["run", &example("appendix_a.sass"), "--vcd", "k.vcd"];
+    let out = flexpmu_with_disk_limit(&run, dir.path(), 64);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("cannot write the waveform k.vcd"), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert!(!err.contains("the kernel stopped"), "{err}");
+    let old = std::fs::read_to_string(dir.path().join("k.vcd")).unwrap();
+    assert!(old.ends_with("old\n"), "the old file stays whole");
+    assert_eq!(others(dir.path(), &["k.vcd"]), Vec::<String>::new());
+
+    // Exports: nothing is written half, the folder keeps what it had.
+    let out = flexpmu_with_disk_limit(
+        &["export", "--out", "x", "--testbenches", "t"],
+        dir.path(),
+        64,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("File too large"), "{}", stderr(&out));
+    for entry in std::fs::read_dir(dir.path().join("x")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".partial"), "{name} left behind");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.ends_with("endmodule\n")
+                || text.contains("end architecture")
+                || name == "README.md",
+            "{name} is truncated"
+        );
+    }
+
+    // Standard output on a full device.
+    let out = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["asm", &example("appendix_a.sass")])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot write to standard output: No space left on device"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn only_regular_files_that_flexpmu_wrote_are_replaced() {
+    let dir = temp();
+    let scn = example("thesis_fig3_1.scn");
+    // Devices and FIFOs are refused, even with --force, at once.
+    for args in [
+        vec!["sim", &scn, "--vcd", "/dev/full"],
+        vec!["sim", &scn, "--vcd", "/dev/full", "--force"],
+    ] {
+        let out = flexpmu(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).contains("/dev/full is not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let fifo = dir.path().join("pipe.vcd");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let start = Instant::now();
+    let out = flexpmu(&["sim", &scn, "--vcd", "pipe.vcd", "--force"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "a FIFO must not block"
+    );
+    assert!(
+        stderr(&out).contains("pipe.vcd is not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Files whose first line merely mentions flexpmu are not ours.
+    let notes = write(
+        dir.path(),
+        "notes.md",
+        "# Synthesis report of my own design\n",
+    );
+    let out = flexpmu(&["synth", "--report", "notes.md"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("notes.md already exists and was not written by flexpmu"));
+    assert!(
+        out.status.code() == Some(2)
+            && std::fs::read_to_string(&notes)
+                .unwrap()
+                .starts_with("# Synthesis report of my own")
+    );
+    let scn_copy = write(
+        dir.path(),
+        "mine.scn",
+        "# a flexpmu waveform comes from this\nreset\n",
+    );
+    let out = flexpmu(&["sim", &scn, "--vcd", "mine.scn"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(std::fs::read_to_string(&scn_copy)
+        .unwrap()
+        .starts_with("# a flexpmu"));
+
+    // Paths that must be directories.
+    write(dir.path(), "plain", "x");
+    let out = flexpmu(&["synth", "--netlist", "plain"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("plain is not a directory"),
+        "{}",
+        stderr(&out)
+    );
+    let out = flexpmu(&["export", "--out", "plain"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("plain is not a directory"),
+        "{}",
+        stderr(&out)
+    );
+    // An unwritable place is named.
+    let out = flexpmu(
+        &[
+            "asm",
+            &example("appendix_a.sass"),
+            "-o",
+            "/proc/flexpmu-test.hex",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("/proc/flexpmu-test.hex"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn interrupted_and_concurrent_runs_never_leave_a_broken_file() {
+    let dir = temp();
+    write(dir.path(), "big.vcd", "mine\n");
+    // Ctrl-C in the middle of a long run with a waveform.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args([
+            "run",
+            &example("appendix_a.sass"),
+            "--threads",
+            "512",
+            "--blocks",
+            "64",
+        ])
+        .args(["--vcd", "big.vcd", "--force"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while others(dir.path(), &["big.vcd"]).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("big.vcd")).unwrap(),
+        "mine\n"
+    );
+    assert_eq!(others(dir.path(), &["big.vcd"]), Vec::<String>::new());
+
+    // Two runs writing the same waveform: one of the two complete files.
+    let args = [
+        "run",
+        &example("appendix_a.sass"),
+        "--threads",
+        "64",
+        "--vcd",
+        "same.vcd",
+        "--force",
+    ];
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (spawn(), spawn());
+    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+    let alone = temp();
+    let out = flexpmu(
+        &[
+            "run",
+            &example("appendix_a.sass"),
+            "--threads",
+            "64",
+            "--vcd",
+            "same.vcd",
+        ],
+        alone.path(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read(dir.path().join("same.vcd")).unwrap(),
+        std::fs::read(alone.path().join("same.vcd")).unwrap()
+    );
+    assert_eq!(
+        others(dir.path(), &["big.vcd", "same.vcd"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn inputs_are_bounded_before_they_are_read() {
+    let dir = temp();
+    // A VCD declaring a 4-Gbit signal is refused at once.
+    write(
+        dir.path(),
+        "huge.vcd",
+        "$scope module top $end\n$var wire 4294967295 a bus $end\n$upscope $end\n$enddefinitions $end\n#0\nb1 a\n",
+    );
+    let start = Instant::now();
+    let out = flexpmu(&["toggles", "huge.vcd"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert!(
+        stderr(&out).contains("declares 4294967295 bits"),
+        "{}",
+        stderr(&out)
+    );
+    // Scenarios: the total cycle count is capped.
+    write(
+        dir.path(),
+        "long.scn",
+        "nop 100000000\nnop 100000000\nnop 100000000\n",
+    );
+    let out = flexpmu(&["sim", "long.scn"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("long.scn:2: the scenario runs 200000000 cycles"),
+        "{}",
+        stderr(&out)
+    );
+    // A clock period whose timestamps would overflow.
+    let out = flexpmu(
+        &[
+            "sim",
+            &example("thesis_fig3_1.scn"),
+            "--vcd",
+            "p.vcd",
+            "--period-ps",
+            "18446744073709551614",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--period-ps must be"),
+        "{}",
+        stderr(&out)
+    );
+    // A megabyte token is not echoed back.
+    write(
+        dir.path(),
+        "token.scn",
+        &format!("{} 1\n", "x".repeat(1 << 20)),
+    );
+    let out = flexpmu(&["sim", "token.scn"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).len() < 300,
+        "{} bytes of error",
+        stderr(&out).len()
+    );
+    // A 50 MB word list is refused without reading it.
+    let big = std::fs::File::create(dir.path().join("big.hex")).unwrap();
+    big.set_len(50 << 20).unwrap();
+    let out = flexpmu(&["disasm", "big.hex"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("big.hex: 52428800 bytes is more than"),
+        "{}",
+        stderr(&out)
+    );
+    // Invalid UTF-8 is reported at its line.
+    std::fs::write(
+        dir.path().join("bad.sass"),
+        b"PMEVENT CNT0, CNT\n\nPMEVENT CNT1,\xff CNT\n",
+    )
+    .unwrap();
+    let out = flexpmu(&["asm", "bad.sass"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("bad.sass:3: not UTF-8 text"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let dir = temp();
+    let rom = dir.path().join("a.vhd");
+    let out = flexpmu(
+        &["asm", &example("appendix_a.sass"), "-o", "a.vhd"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["disasm", &rom.display().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read nothing and close the pipe, as `| head -0` would.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn options_that_do_not_apply_are_errors() {
+    let dir = temp();
+    for (args, message) in [
+        (
+            vec!["synth", "--device", "hx1k"],
+            "--device applies to the ice40 flow",
+        ),
+        (
+            vec!["synth", "--liberty", "x.lib"],
+            "--liberty applies to the liberty flow",
+        ),
+        (
+            vec!["synth", "--flow", "ice40", "--device", "nosuch"],
+            "invalid value 'nosuch'",
+        ),
+        (
+            vec!["synth", "--flow", "cmos", "--netlist", "n"],
+            "--netlist writes the generic flow's netlist",
+        ),
+    ] {
+        let start = Instant::now();
+        let out = flexpmu(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{args:?} ran Yosys first"
+        );
+    }
+    // demo takes --force for its waveform.
+    write(dir.path(), "flexpmu-demo.vcd", "mine\n");
+    let out = flexpmu(&["demo"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("pass --force"));
+    assert!(stdout(&out).is_empty(), "nothing runs before the check");
+}
+
+#[test]
+fn verify_fails_a_scenario_whose_expect_fails() {
+    let dir = temp();
+    write(
+        dir.path(),
+        "bad.scn",
+        "reset\ncnt 0\nset 0 1\nnop 3\nexpect 0 7\n",
+    );
+    let out = flexpmu(&["verify", "--scenario", "bad.scn"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("FAIL bad.scn:5: counter 0 is 1, expected 7"),
+        "{}",
+        stdout(&out)
+    );
+}
