@@ -78,6 +78,7 @@ module flexpmu_sm_core (
     output reg [1:0] pmu_command,
     output reg [31:0] monitor_out
 );
+    localparam pmu_enabled = 1'b1;
     reg decode_reset;
     reg decode_pipeline_fetch_done;
     reg decode_pipeline_stall_in;
@@ -361,5 +362,8 @@ module flexpmu_sm_core (
         pmu_address = decode_pmu_address;
         pmu_command = decode_pmu_command;
         monitor_out = pmu_monitor_out;
+        if (~pmu_enabled) begin
+            monitor_out = 32'h0;
+        end
     end
 endmodule

@@ -86,6 +86,7 @@ entity flexpmu_sm_core is
 end entity flexpmu_sm_core;
 
 architecture rtl of flexpmu_sm_core is
+  constant pmu_enabled : unsigned(0 downto 0) := to_unsigned(1, 1);
   signal decode_reset : std_logic;
   signal decode_pipeline_fetch_done : std_logic;
   signal decode_pipeline_stall_in : std_logic;
@@ -577,6 +578,9 @@ begin
     v_pmu_address := u(decode_pmu_address);
     v_pmu_command := u(decode_pmu_command);
     v_monitor_out := u(pmu_monitor_out);
+    if not (pmu_enabled = "1") then
+      v_monitor_out := to_unsigned(0, 32);
+    end if;
     decode_reset <= v_decode_reset(0);
     decode_pipeline_fetch_done <= v_decode_pipeline_fetch_done(0);
     decode_pipeline_stall_in <= v_decode_pipeline_stall_in(0);

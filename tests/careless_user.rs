@@ -391,7 +391,7 @@ fn options_that_do_not_apply_are_errors() {
         ),
         (
             vec!["synth", "--liberty", "x.lib"],
-            "--liberty applies to the liberty flow",
+            "--liberty applies to the liberty and sta flows",
         ),
         (
             vec!["synth", "--flow", "ice40", "--device", "nosuch"],

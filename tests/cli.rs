@@ -558,3 +558,35 @@ fn toggles_ranks_the_demo_waveform() {
         stderr(&out)
     );
 }
+
+#[test]
+fn synth_sta_names_opensta_when_it_is_missing() {
+    // A PATH with Yosys but without OpenSTA's `sta`.
+    let dir = temp();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    // Yosys and the ABC it runs (Debian's is `berkeley-abc`).
+    for tool in ["yosys", "yosys-abc", "berkeley-abc"] {
+        let real = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+        if !real.is_empty() {
+            std::os::unix::fs::symlink(real, bin.join(tool)).unwrap();
+        }
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["synth", "--flow", "sta", "--top", "decoder"])
+        .env("PATH", &bin)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("`sta` was not found on PATH: install it with `apt-get install -y opensta`"),
+        "{}",
+        stderr(&out)
+    );
+}

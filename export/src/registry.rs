@@ -151,6 +151,13 @@ pub const DESIGNS: &[DesignEntry] = &[
         HookedPmu::default()
     ),
     entry!(
+        "sm-core-basic",
+        "flexpmu_sm_core_basic",
+        false,
+        "SM-slice core without the PMU: the stages' basic variants, no PMU hook, the PMU left unobservable so synthesis removes it",
+        SmCore::new(false)
+    ),
+    entry!(
         "sm-core",
         "flexpmu_sm_core",
         true,

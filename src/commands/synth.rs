@@ -36,6 +36,14 @@ pub struct SynthArgs {
     /// flows; --liberty chooses the standard cells).
     #[arg(long, value_name = "PATH")]
     report: Option<PathBuf>,
+    /// Clock period in ns for the liberty flow's mapping target and the
+    /// sta flow's clock [default: 2, the thesis' 500 MHz].
+    #[arg(long, value_name = "NS")]
+    period_ns: Option<f64>,
+    /// A waveform of a run of the same design (a flexpmu VCD), whose
+    /// switching activity the sta flow's power analysis uses.
+    #[arg(long, value_name = "WAVEFORM")]
+    activity: Option<PathBuf>,
     /// Replace existing netlist or report files.
     #[arg(long)]
     force: bool,
@@ -76,9 +84,21 @@ fn run_one(design: &DesignEntry, options: &SynthOptions, quiet: bool) -> Result<
 
 pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
     // Options that do not apply are errors, found before any work.
-    if args.liberty.is_some() && args.flow != Flow::Liberty && args.report.is_none() {
-        bail!("--liberty applies to the liberty flow (and --report): add --flow liberty");
+    let liberty_flow = matches!(args.flow, Flow::Liberty | Flow::Sta);
+    if args.liberty.is_some() && !liberty_flow && args.report.is_none() {
+        bail!("--liberty applies to the liberty and sta flows (and --report): add --flow liberty or --flow sta");
     }
+    if args.period_ns.is_some() && !liberty_flow {
+        bail!("--period-ns applies to the liberty and sta flows");
+    }
+    if args.activity.is_some() && args.flow != Flow::Sta {
+        bail!("--activity applies to the sta flow: add --flow sta");
+    }
+    let period_ps = match args.period_ns {
+        None => 2000,
+        Some(ns) if ns.is_finite() && (0.01..=1000.0).contains(&ns) => (ns * 1000.0).round() as u32,
+        Some(ns) => bail!("--period-ns {ns}: expected a clock period from 0.01 to 1000 ns"),
+    };
     if args.device.is_some() && args.flow != Flow::Ice40 {
         bail!("--device applies to the ice40 flow: add --flow ice40");
     }
@@ -97,7 +117,8 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
         device: args.device.clone().unwrap_or_else(|| "hx8k".to_string()),
         netlist_dir: args.netlist.clone(),
         force: args.force,
-        ..Default::default()
+        period_ps,
+        activity: args.activity.clone(),
     };
     if let Some(path) = &args.report {
         check_output(path, args.force, markers::SYNTH_REPORT)?;
@@ -154,6 +175,21 @@ pub fn metrics(r: &SynthResult) -> Vec<(&'static str, f64)> {
         ("fmax (MHz)", r.fmax_mhz),
         ("cell area (um^2)", r.area_um2),
         ("logic delay (ps)", r.delay_ps),
+        ("clock period (ns)", r.sta.as_ref().map(|s| s.period_ns)),
+        ("worst slack (ns)", r.sta.as_ref().map(|s| s.slack_ns)),
+        ("total power (mW)", r.sta.as_ref().map(|s| s.power_mw.total)),
+        (
+            "internal power (mW)",
+            r.sta.as_ref().map(|s| s.power_mw.internal),
+        ),
+        (
+            "switching power (mW)",
+            r.sta.as_ref().map(|s| s.power_mw.switching),
+        ),
+        (
+            "leakage power (uW)",
+            r.sta.as_ref().map(|s| s.power_mw.leakage * 1e3),
+        ),
     ];
     rows.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
     rows
@@ -192,6 +228,28 @@ fn print_result(r: &SynthResult) -> Result<()> {
         for line in path {
             outln!("  {line}");
         }
+    }
+    if let Some(sta) = &r.sta {
+        outln!(
+            "critical path (OpenSTA, {:.3} ns of logic): from {} to {}",
+            sta.path.last().map_or(0.0, |s| s.time_ns),
+            sta.startpoint,
+            sta.endpoint
+        );
+        for step in &sta.path {
+            let net = step
+                .net
+                .as_deref()
+                .map_or(String::new(), |n| format!("  -> {n}"));
+            outln!(
+                "  {:>7.3} {:>7.3} {} {}{net}",
+                step.delay_ns,
+                step.time_ns,
+                step.edge,
+                step.pin
+            );
+        }
+        outln!("power activity: {}", sta.activity);
     }
     Ok(())
 }

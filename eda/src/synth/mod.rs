@@ -5,21 +5,24 @@
 mod ice40_harness;
 mod liberty;
 pub mod report;
+pub mod sta;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use flexpmu_export::{DesignEntry, Language};
+use flexpmu_export::{Design, DesignEntry, Language};
 use flexpmu_tools::yosys::{self, number_after, Stat};
 use flexpmu_tools::{files, nextpnr, Scratch, ToolError};
 
 pub use ice40_harness::{harness_flip_flops, ice40_harness};
 pub use liberty::{liberty_or_default, DEFAULT_LIBERTY};
+pub use sta::{PowerMw, StaFigures};
 
 const GENERIC: &str = include_str!("../../../synth_scripts/generic.ys");
 const CMOS: &str = include_str!("../../../synth_scripts/cmos.ys");
 const ICE40: &str = include_str!("../../../synth_scripts/ice40.ys");
 const LIBERTY: &str = include_str!("../../../synth_scripts/liberty.ys");
+const STA: &str = include_str!("../../../synth_scripts/sta.ys");
 
 /// A synthesis flow (one script in `synth_scripts/`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -34,6 +37,9 @@ pub enum Flow {
     Ice40,
     /// A Liberty standard-cell library: area and ABC's delay estimate.
     Liberty,
+    /// The Liberty mapping, then OpenSTA: slack, critical path, fmax and
+    /// power.
+    Sta,
 }
 
 impl Flow {
@@ -43,6 +49,7 @@ impl Flow {
             Flow::Cmos => "cmos",
             Flow::Ice40 => "ice40",
             Flow::Liberty => "liberty",
+            Flow::Sta => "sta",
         }
     }
 }
@@ -59,6 +66,8 @@ pub enum SynthError {
     Export(#[from] flexpmu_export::ExportError),
     #[error(transparent)]
     File(#[from] files::FileError),
+    #[error("{0}")]
+    Activity(String),
 }
 
 /// Options of one synthesis run.
@@ -70,8 +79,11 @@ pub struct SynthOptions {
     pub liberty: Option<PathBuf>,
     /// iCE40 device for nextpnr (`hx8k`, `hx1k`, `up5k`, ...).
     pub device: String,
-    /// Target clock period for the liberty flow's ABC mapping.
+    /// Clock period: the liberty and sta flows' ABC target, and the sta
+    /// flow's clock.
     pub period_ps: u32,
+    /// A waveform of a run of the design, for the sta flow's power.
+    pub activity: Option<PathBuf>,
     /// Where to write the generic flow's netlist (`<top>.v`, `<top>.json`).
     pub netlist_dir: Option<PathBuf>,
     /// Replace netlist files that already exist.
@@ -85,6 +97,7 @@ impl Default for SynthOptions {
             liberty: None,
             device: "hx8k".into(),
             period_ps: 2000,
+            activity: None,
             netlist_dir: None,
             force: false,
         }
@@ -114,6 +127,8 @@ pub struct SynthResult {
     pub delay_ps: Option<f64>,
     /// The gate-level netlist written (generic flow with a netlist dir).
     pub netlist: Option<String>,
+    /// Static timing and power (sta flow).
+    pub sta: Option<StaFigures>,
 }
 
 fn fill(template: &str, values: &[(&str, String)]) -> String {
@@ -124,10 +139,45 @@ fn fill(template: &str, values: &[(&str, String)]) -> String {
     text
 }
 
+/// A waveform fits `design` if it has each of its input ports, as wide.
+fn check_waveform(
+    activity: &flexpmu_sim::waveform::toggles::Activity,
+    design: &flexpmu_export::Design,
+    file: &str,
+) -> Result<(), SynthError> {
+    let top = design.top();
+    let mismatched: Vec<String> = top
+        .ports
+        .iter()
+        .filter(|p| p.direction == flexpmu_export::Direction::In && !p.clock)
+        .filter(|p| activity.signals.get(&p.name).map(Vec::len) != Some(p.width))
+        .map(|p| format!("{} ({} bits)", p.name, p.width))
+        .collect();
+    if mismatched.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = mismatched.iter().take(5).cloned().collect();
+    Err(SynthError::Activity(format!(
+        "{file} is not a waveform of {}: its top scope `{}` lacks {} of the design's {} input ports, e.g. {}",
+        top.name,
+        activity.top,
+        mismatched.len(),
+        top.ports.iter().filter(|p| p.direction == flexpmu_export::Direction::In && !p.clock).count(),
+        shown.join(", ")
+    )))
+}
+
 /// Runs `flow` on `design`.
 pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthResult, SynthError> {
-    let top = design.name;
-    let exported = design.design()?;
+    synthesize_design(design.name, &design.design()?, options)
+}
+
+/// Runs `flow` on an exported design (`top` names it in results).
+pub fn synthesize_design(
+    top: &str,
+    exported: &Design,
+    options: &SynthOptions,
+) -> Result<SynthResult, SynthError> {
     let module = exported.top().name.clone();
     let scratch = Scratch::new(&format!("synth-{top}-{}", options.flow.name()))?;
     let dir = scratch.path();
@@ -142,6 +192,21 @@ pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthR
         top: top.to_string(),
         flow: options.flow.name().to_string(),
         ..Default::default()
+    };
+    // A waveform for the power analysis is read, and checked against the
+    // design's ports, before any synthesis.
+    let activity = match (&options.activity, options.flow) {
+        (Some(path), Flow::Sta) => {
+            let activity = sta::read_activity(path)?;
+            check_waveform(&activity, exported, &path.display().to_string())?;
+            Some((activity, path.display().to_string()))
+        }
+        (Some(_), _) => {
+            return Err(SynthError::Activity(
+                "--activity applies to the sta flow".to_string(),
+            ))
+        }
+        (None, _) => None,
     };
     let netlist_targets = match &options.netlist_dir {
         Some(dir) => {
@@ -174,10 +239,26 @@ pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthR
             values.push(("DELAY_PS", options.period_ps.to_string()));
             fill(LIBERTY, &values)
         }
+        Flow::Sta => {
+            let path = liberty::liberty_or_default(options.liberty.as_deref())?;
+            let lib = liberty::prepare(&path, &scratch)?;
+            if !sta::has_power_data(&scratch.read(&lib)?) {
+                return Err(SynthError::BadLiberty(
+                    path.display().to_string(),
+                    "no power data (internal_power and leakage power): the sta flow reports power"
+                        .to_string(),
+                ));
+            }
+            values.push(("LIBERTY", lib));
+            values.push(("DELAY_PS", options.period_ps.to_string()));
+            values.push(("TIMING", "timing.v".to_string()));
+            values.push(("POWER", "power.v".to_string()));
+            fill(STA, &values)
+        }
         Flow::Ice40 => {
             scratch.write(
                 "design.v",
-                &format!("{verilog}\n{}", ice40_harness(&exported)),
+                &format!("{verilog}\n{}", ice40_harness(exported)),
             )?;
             values[1].1 = "flexpmu_ice40_harness".into();
             values.push(("JSON", "design.json".into()));
@@ -193,7 +274,7 @@ pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthR
     let log = match log {
         Ok(l) => l,
         Err(ToolError::Failed { tool, what, log })
-            if options.flow == Flow::Liberty && log.contains("liberty") =>
+            if matches!(options.flow, Flow::Liberty | Flow::Sta) && log.contains("liberty") =>
         {
             return Err(SynthError::BadLiberty(
                 options
@@ -218,6 +299,18 @@ pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthR
             result.area_um2 = stat.area_um2;
             result.delay_ps = log.lines().rev().find_map(|l| number_after(l, "Delay ="));
         }
+        Flow::Sta => {
+            result.area_um2 = stat.area_um2;
+            let figures = sta::analyse(
+                &scratch,
+                &module,
+                "cells.lib",
+                f64::from(options.period_ps) / 1000.0,
+                activity.as_ref().map(|(a, file)| (a, file.as_str())),
+            )?;
+            result.fmax_mhz = Some(figures.fmax_mhz).filter(|f| f.is_finite());
+            result.sta = Some(figures);
+        }
         Flow::Ice40 => {
             let count = |prefix: &str| -> u64 {
                 stat.cell_types
@@ -230,7 +323,7 @@ pub fn synthesize(design: &DesignEntry, options: &SynthOptions) -> Result<SynthR
             result.carry_cells = Some(count("SB_CARRY"));
             result.ram_cells = Some(count("SB_RAM"));
             // The design's flip-flops, without the harness around it.
-            let harness = harness_flip_flops(&exported);
+            let harness = harness_flip_flops(exported);
             result.harness_flip_flops = Some(harness);
             result.flip_flops = result.flip_flops.saturating_sub(harness);
             let timing = nextpnr::place_and_route(dir, "design.json", &options.device)?;

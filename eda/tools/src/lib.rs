@@ -11,6 +11,7 @@ pub mod files;
 pub mod ghdl;
 pub mod icarus;
 pub mod nextpnr;
+pub mod opensta;
 pub mod runner;
 pub mod testbench_log;
 pub mod verilator;

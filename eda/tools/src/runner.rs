@@ -48,6 +48,7 @@ pub fn package_of(tool: &str) -> &str {
         "yosys-abc" => "yosys",
         "vvp" => "iverilog",
         "icepack" => "fpga-icestorm",
+        "sta" => "opensta",
         other => other,
     }
 }

@@ -267,10 +267,21 @@ pub struct SmCore {
     pub decode: DecodeStage,
     pub execute: ExecuteStage,
     pub pmu: DefaultPmu,
+    /// 0 builds the core without the PMU: the stages' basic variants and
+    /// `monitor_out` tied to 0, so synthesis removes the unobservable PMU
+    /// (the thesis' "GPGPU without the PMU" for its area comparison).
+    pmu_enabled: Constant<Bit>,
 }
 
 impl Default for SmCore {
     fn default() -> Self {
+        Self::new(true)
+    }
+}
+
+impl SmCore {
+    /// The core with (`pmu`) or without the PMU and its hooks.
+    pub fn new(pmu: bool) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -318,9 +329,10 @@ impl Default for SmCore {
             pmu_address: Default::default(),
             pmu_command: Default::default(),
             monitor_out: Default::default(),
-            decode: DecodeStage::new(true),
-            execute: ExecuteStage::new(true),
+            decode: DecodeStage::new(pmu),
+            execute: ExecuteStage::new(pmu),
             pmu: DefaultPmu::new(&sm_pmu_config()),
+            pmu_enabled: Constant::new(pmu),
         }
     }
 }
@@ -338,7 +350,7 @@ crate::hdl_block!([] SmCore {
         exec_dest, exec_write, exec_half_write, pmu_address, pmu_command, monitor_out,
     ],
     parts: [decode, execute, pmu],
-    constants: [],
+    constants: [pmu_enabled],
 });
 
 impl Logic for SmCore {
@@ -424,6 +436,9 @@ impl Logic for SmCore {
         self.pmu_address.next = self.decode.pmu_address.val();
         self.pmu_command.next = self.decode.pmu_command.val();
         self.monitor_out.next = self.pmu.monitor_out.val();
+        if !self.pmu_enabled.val() {
+            self.monitor_out.next = 0.into();
+        }
     }
 }
 

@@ -101,8 +101,50 @@ struct Tracked {
     value: Option<State>,
     /// Each bit's last known (0 or 1) value.
     known: Vec<Option<bool>>,
+    /// Each bit's toggles and time spent at 1.
+    bits: Vec<BitActivity>,
+    /// When the value last changed.
+    since: u64,
     /// A digest of the (time, value) history, to merge identical waveforms.
     digest: u64,
+}
+
+/// One bit's activity over a waveform.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BitActivity {
+    /// Changes of its known value (0 to 1, 1 to 0) after the initial dump.
+    pub toggles: u64,
+    /// Time (in the file's units) at 1.
+    pub high_time: u64,
+}
+
+/// The switching activity of a waveform's signals, bit by bit, for power
+/// analysis.
+#[derive(Clone, Debug, Default)]
+pub struct Activity {
+    /// The top scope's name.
+    pub top: String,
+    /// Rising edges of the top scope's `clock`.
+    pub cycles: u64,
+    /// First and last timestamps.
+    pub start: u64,
+    pub end: u64,
+    /// Each variable by its name below the top scope (`counters_3.count`),
+    /// its bits LSB first.
+    pub signals: HashMap<String, Vec<BitActivity>>,
+}
+
+impl Activity {
+    /// Toggles per clock cycle (OpenSTA's activity) and the fraction of the
+    /// time at 1 (its duty), of `signal`'s bit `bit`.
+    pub fn rate_and_duty(&self, signal: &str, bit: usize) -> Option<(f64, f64)> {
+        let stats = self.signals.get(signal)?.get(bit)?;
+        let span = self.end.saturating_sub(self.start).max(1) as f64;
+        Some((
+            stats.toggles as f64 / self.cycles.max(1) as f64,
+            (stats.high_time as f64 / span).min(1.0),
+        ))
+    }
 }
 
 /// A vector value (MSB first, possibly shorter than `width`) as `width`
@@ -123,7 +165,39 @@ fn extend(msb_first: &[Bit], width: usize) -> Option<Vec<Bit>> {
 }
 
 /// Counts the activity of every signal of a VCD stream, most active first
-/// (by bit toggles, then value changes, then name).
+/// (by bit toggles, then value changes, then name). See [`scan`] for what
+/// counts.
+pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, ToggleError> {
+    let (signals, _) = scan(reader, file)?;
+    Ok(rank(signals))
+}
+
+/// The bit-by-bit switching activity of a VCD stream (see [`scan`]).
+pub fn activity(reader: impl BufRead, file: &str) -> Result<Activity, ToggleError> {
+    let (signals, mut activity) = scan(reader, file)?;
+    let prefix = format!("{}.", activity.top);
+    for signal in signals {
+        for name in &signal.activity.names {
+            if let Some(below) = name.strip_prefix(&prefix) {
+                activity
+                    .signals
+                    .insert(below.to_string(), signal.bits.clone());
+            }
+        }
+    }
+    if activity.cycles == 0 {
+        return Err(ToggleError::Parse(
+            file.to_string(),
+            format!(
+                "no rising edge of {}.clock: not a clocked waveform",
+                activity.top
+            ),
+        ));
+    }
+    Ok(activity)
+}
+
+/// Reads a VCD stream once: every identifier's activity, and the clock.
 ///
 /// What counts: a *change* is any change of a variable's value after the
 /// initial dump, `x` and `z` included. A *bit toggle* is a change of a
@@ -133,7 +207,7 @@ fn extend(msb_first: &[Bit], width: usize) -> Option<Vec<Bit>> {
 /// Values are read as VCD defines them (a short vector is extended with 0,
 /// or with `x`/`z` if its leftmost bit is one); a value wider than its
 /// declaration, or a declaration wider than [`MAX_SIGNAL_BITS`], is an error.
-pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, ToggleError> {
+fn scan(reader: impl BufRead, file: &str) -> Result<(Vec<Tracked>, Activity), ToggleError> {
     let error = |e: std::io::Error| ToggleError::Parse(file.to_string(), e.to_string());
     let invalid = |what: String| ToggleError::Parse(file.to_string(), what);
     let mut parser = vcd::Parser::new(reader);
@@ -156,10 +230,28 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
                 activity,
                 value: None,
                 known: vec![None; width],
+                bits: vec![BitActivity::default(); width],
+                since: 0,
                 digest: 0,
             },
         );
     }
+    // The top scope and its clock, whose rising edges are the cycles.
+    let top = header
+        .items
+        .iter()
+        .find_map(|item| match item {
+            ScopeItem::Scope(scope) => Some(scope.identifier.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let clock_name = format!("{top}.clock");
+    let clock = signals
+        .iter()
+        .find(|(_, s)| s.activity.names.contains(&clock_name))
+        .map(|(code, _)| *code);
+    let mut cycles = 0u64;
+    let mut start: Option<u64> = None;
     let mut time = 0u64;
     let mut in_dump = false;
     for command in parser {
@@ -167,6 +259,7 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
         let (code, change) = match command {
             Command::Timestamp(t) => {
                 time = t;
+                start.get_or_insert(t);
                 continue;
             }
             Command::Begin(vcd::SimulationCommand::Dumpvars) => {
@@ -201,6 +294,19 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
             Change::Other(text) => State::Other(text),
         };
         signal.digest = mix(signal.digest, time, &state);
+        if Some(code) == clock && matches!(&state, State::Bits(b) if b == &[Bit::One]) {
+            cycles += 1;
+        }
+        // Time at 1 of the bits, up to this change.
+        if let Some(State::Bits(old)) = &signal.value {
+            let held = time.saturating_sub(signal.since);
+            for (stats, bit) in signal.bits.iter_mut().zip(old) {
+                if *bit == Bit::One {
+                    stats.high_time += held;
+                }
+            }
+        }
+        signal.since = time;
         let counted = !in_dump && signal.value.is_some();
         if counted && signal.value.as_ref() != Some(&state) {
             signal.activity.changes += 1;
@@ -209,10 +315,11 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
             }
         }
         if let State::Bits(bits) = &state {
-            for (known, bit) in signal.known.iter_mut().zip(bits) {
+            for ((known, bit), stats) in signal.known.iter_mut().zip(bits).zip(&mut signal.bits) {
                 if let Some(now) = bit.known() {
                     if counted && known.is_some_and(|before| before != now) {
                         signal.activity.bit_toggles += 1;
+                        stats.toggles += 1;
                     }
                     *known = Some(now);
                 }
@@ -220,9 +327,32 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
         }
         signal.value = Some(state);
     }
+    // Close the time at 1 at the last timestamp.
+    for signal in signals.values_mut() {
+        if let Some(State::Bits(bits)) = &signal.value {
+            let held = time.saturating_sub(signal.since);
+            for (stats, bit) in signal.bits.iter_mut().zip(bits) {
+                if *bit == Bit::One {
+                    stats.high_time += held;
+                }
+            }
+        }
+    }
+    let activity = Activity {
+        top,
+        cycles,
+        start: start.unwrap_or(0),
+        end: time,
+        signals: HashMap::new(),
+    };
+    Ok((signals.into_values().collect(), activity))
+}
+
+/// Signals merged where their waveforms are identical, most active first.
+fn rank(signals: Vec<Tracked>) -> Vec<SignalActivity> {
     // Merge identifiers with identical waveforms.
     let mut merged: HashMap<(u32, u64), Vec<Tracked>> = HashMap::new();
-    for (_, signal) in signals {
+    for signal in signals {
         let group = merged
             .entry((signal.activity.width, signal.digest))
             .or_default();
@@ -252,7 +382,7 @@ pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, To
             .then(b.changes.cmp(&a.changes))
             .then(a.names.cmp(&b.names))
     });
-    Ok(list)
+    list
 }
 
 /// A value change as read.
@@ -433,6 +563,52 @@ b1 a
         let err = count(huge.as_bytes(), "h.vcd").unwrap_err();
         assert!(
             err.to_string().contains("declares 4294967295 bits"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn activity_gives_each_bit_its_toggle_rate_and_duty() {
+        let trace = "$scope module top $end
+$var wire 1 ! clock $end
+$var wire 2 \" bus $end
+$scope module sub $end
+$var wire 2 \" bus $end
+$upscope $end
+$upscope $end
+$enddefinitions $end
+#0
+$dumpvars
+0!
+b0 \"
+$end
+#2
+1!
+b1 \"
+#3
+0!
+#4
+1!
+b11 \"
+#5
+0!
+#6
+1!
+b10 \"
+#7
+0!
+#8
+";
+        let activity = activity(trace.as_bytes(), "a.vcd").unwrap();
+        assert_eq!((activity.top.as_str(), activity.cycles), ("top", 3));
+        // bit 0: 0, 1 from 2 to 6, 0: two toggles, half the time at 1.
+        assert_eq!(activity.rate_and_duty("bus", 0), Some((2.0 / 3.0, 0.5)));
+        assert_eq!(activity.rate_and_duty("bus", 1), Some((1.0 / 3.0, 0.5)));
+        assert_eq!(activity.rate_and_duty("sub.bus", 1), Some((1.0 / 3.0, 0.5)));
+        assert_eq!(activity.rate_and_duty("bus", 2), None);
+        let err = super::activity(TRACE.as_bytes(), "t.vcd").unwrap_err();
+        assert!(
+            err.to_string().contains("no rising edge of top.clock"),
             "{err}"
         );
     }
