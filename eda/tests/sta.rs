@@ -188,3 +188,45 @@ fn a_liberty_file_without_power_data_is_refused() {
     .unwrap_err();
     assert!(err.to_string().contains("no power data"), "{err}");
 }
+
+/// The SM core's power under the appendix-A kernel's own activity (one
+/// warp): every input and register bit of the core found in the run's
+/// waveform.
+#[test]
+fn sm_core_power_from_the_kernels_waveform() {
+    use flexpmu_sim::gpu::iss::Geometry;
+    use flexpmu_sim::gpu::sm::{Sm, SmConfig};
+    use flexpmu_sim::gpu::vector_add::VectorAdd;
+    let scratch = Scratch::new("sta-sm-test").unwrap();
+    let source = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/appendix_a.sass"),
+    )
+    .unwrap();
+    let program = flexpmu_isa::asm::assemble(&source, "appendix_a.sass")
+        .unwrap()
+        .values();
+    let launch = VectorAdd::new(Geometry::threads(32).unwrap());
+    let mut sm = Sm::new(&launch.iss().unwrap(), &program).unwrap();
+    let path = scratch.join("kernel.vcd");
+    let file = std::fs::File::create(&path).unwrap();
+    sm.attach_vcd(Box::new(std::io::BufWriter::new(file)), 2000)
+        .unwrap();
+    sm.run(&SmConfig::default()).unwrap();
+    let result = sta("sm-core", 2000, Some(&path)).unwrap();
+    let figures = figures(&result);
+    assert!(
+        figures.activity.contains("(283 cycles)"),
+        "{}",
+        figures.activity
+    );
+    // All 1,021 input bits of the core, and every register the power
+    // netlist keeps, carry the kernel's activity.
+    assert!(
+        figures
+            .activity
+            .contains("1021 of 1021 input bits and 1301 of 1301 register bits"),
+        "{}",
+        figures.activity
+    );
+    assert!(figures.power_mw.total > 0.0 && figures.slack_ns < 0.0);
+}
