@@ -6,14 +6,18 @@ module flexpmu_hooked_pmu (
     input wire clock,
     input wire reset,
     input wire pipeline_fetch_done,
-    input wire pipeline_stall_in,
     input wire [63:0] instruction_in,
-    input wire exec_pmu_read_in,
-    input wire [6:0] exec_pmu_dest_in,
-    input wire [31:0] exec_result_in,
-    input wire [6:0] exec_dest_in,
-    input wire exec_write_in,
-    input wire exec_stage_fire,
+    input wire [1:0] warp_lane_id,
+    input wire read_stall_in,
+    input wire pipeline_execute_done,
+    input wire [31:0] result_in_0,
+    input wire [31:0] result_in_1,
+    input wire [31:0] result_in_2,
+    input wire [31:0] result_in_3,
+    input wire [31:0] result_in_4,
+    input wire [31:0] result_in_5,
+    input wire [31:0] result_in_6,
+    input wire [31:0] result_in_7,
     input wire [31:0] monitor_in_0,
     input wire [31:0] monitor_in_1,
     input wire [31:0] monitor_in_2,
@@ -30,28 +34,35 @@ module flexpmu_hooked_pmu (
     input wire [31:0] monitor_in_13,
     input wire [31:0] monitor_in_14,
     input wire [31:0] monitor_in_15,
-    output reg pipeline_stall_out,
-    output reg pipeline_dec_done,
-    output reg [63:0] instruction_out,
+    output reg decode_stall_out,
+    output reg pmu_interlock,
     output reg pmu_read_out,
     output reg [6:0] pmu_dest_out,
-    output reg [31:0] exec_result_out,
-    output reg [6:0] exec_dest_out,
-    output reg exec_write_out,
+    output reg [31:0] result_out_0,
+    output reg [31:0] result_out_1,
+    output reg [31:0] result_out_2,
+    output reg [31:0] result_out_3,
+    output reg [31:0] result_out_4,
+    output reg [31:0] result_out_5,
+    output reg [31:0] result_out_6,
+    output reg [31:0] result_out_7,
     output reg [3:0] pmu_address,
     output reg [1:0] pmu_command,
     output reg [31:0] monitor_out
 );
     reg decode_hook_reset;
     reg decode_hook_pipeline_fetch_done;
-    reg decode_hook_pipeline_stall_in;
     reg [63:0] decode_hook_instruction_in;
-    reg decode_hook_pmu_read_ack;
-    wire decode_hook_pipeline_stall_out;
-    wire decode_hook_pipeline_dec_done;
-    wire [63:0] decode_hook_instruction_out;
+    reg [1:0] decode_hook_warp_lane_id;
+    reg decode_hook_read_stall_in;
+    reg decode_hook_pipeline_execute_done;
+    wire decode_hook_decode_stall_out;
+    wire decode_hook_pmu_interlock;
+    /* verilator lint_off UNUSEDSIGNAL */ wire decode_hook_pipeline_stall_out; /* verilator lint_on UNUSEDSIGNAL */
+    /* verilator lint_off UNUSEDSIGNAL */ wire decode_hook_pipeline_dec_done; /* verilator lint_on UNUSEDSIGNAL */
     wire decode_hook_pmu_read_out;
     wire [6:0] decode_hook_pmu_dest_out;
+    wire decode_hook_pmu_read_exec;
     wire [3:0] decode_hook_pmu_address;
     wire [1:0] decode_hook_pmu_command;
     wire decode_hook_pmu_reset;
@@ -76,28 +87,38 @@ module flexpmu_hooked_pmu (
     reg [31:0] pmu_monitor_in_15;
     wire [31:0] pmu_monitor_out;
     reg execute_hook_pmu_read_in;
-    reg [6:0] execute_hook_pmu_dest_in;
-    reg [31:0] execute_hook_result_in;
-    reg [6:0] execute_hook_dest_in;
-    reg execute_hook_write_in;
-    reg execute_hook_stage_fire;
-    reg [31:0] execute_hook_monitor_out;
-    wire [31:0] execute_hook_result_out;
-    wire [6:0] execute_hook_dest_out;
-    wire execute_hook_write_out;
-    wire execute_hook_pmu_read_ack;
+    reg [31:0] execute_hook_result_in_0;
+    reg [31:0] execute_hook_result_in_1;
+    reg [31:0] execute_hook_result_in_2;
+    reg [31:0] execute_hook_result_in_3;
+    reg [31:0] execute_hook_result_in_4;
+    reg [31:0] execute_hook_result_in_5;
+    reg [31:0] execute_hook_result_in_6;
+    reg [31:0] execute_hook_result_in_7;
+    reg [31:0] execute_hook_monitor_value_in;
+    wire [31:0] execute_hook_result_out_0;
+    wire [31:0] execute_hook_result_out_1;
+    wire [31:0] execute_hook_result_out_2;
+    wire [31:0] execute_hook_result_out_3;
+    wire [31:0] execute_hook_result_out_4;
+    wire [31:0] execute_hook_result_out_5;
+    wire [31:0] execute_hook_result_out_6;
+    wire [31:0] execute_hook_result_out_7;
     flexpmu_decode_hook decode_hook (
         .clock(clock),
         .reset(decode_hook_reset),
         .pipeline_fetch_done(decode_hook_pipeline_fetch_done),
-        .pipeline_stall_in(decode_hook_pipeline_stall_in),
         .instruction_in(decode_hook_instruction_in),
-        .pmu_read_ack(decode_hook_pmu_read_ack),
+        .warp_lane_id(decode_hook_warp_lane_id),
+        .read_stall_in(decode_hook_read_stall_in),
+        .pipeline_execute_done(decode_hook_pipeline_execute_done),
+        .decode_stall_out(decode_hook_decode_stall_out),
+        .pmu_interlock(decode_hook_pmu_interlock),
         .pipeline_stall_out(decode_hook_pipeline_stall_out),
         .pipeline_dec_done(decode_hook_pipeline_dec_done),
-        .instruction_out(decode_hook_instruction_out),
         .pmu_read_out(decode_hook_pmu_read_out),
         .pmu_dest_out(decode_hook_pmu_dest_out),
+        .pmu_read_exec(decode_hook_pmu_read_exec),
         .pmu_address(decode_hook_pmu_address),
         .pmu_command(decode_hook_pmu_command),
         .pmu_reset(decode_hook_pmu_reset)
@@ -127,23 +148,31 @@ module flexpmu_hooked_pmu (
     );
     flexpmu_execute_hook execute_hook (
         .pmu_read_in(execute_hook_pmu_read_in),
-        .pmu_dest_in(execute_hook_pmu_dest_in),
-        .result_in(execute_hook_result_in),
-        .dest_in(execute_hook_dest_in),
-        .write_in(execute_hook_write_in),
-        .stage_fire(execute_hook_stage_fire),
-        .monitor_out(execute_hook_monitor_out),
-        .result_out(execute_hook_result_out),
-        .dest_out(execute_hook_dest_out),
-        .write_out(execute_hook_write_out),
-        .pmu_read_ack(execute_hook_pmu_read_ack)
+        .result_in_0(execute_hook_result_in_0),
+        .result_in_1(execute_hook_result_in_1),
+        .result_in_2(execute_hook_result_in_2),
+        .result_in_3(execute_hook_result_in_3),
+        .result_in_4(execute_hook_result_in_4),
+        .result_in_5(execute_hook_result_in_5),
+        .result_in_6(execute_hook_result_in_6),
+        .result_in_7(execute_hook_result_in_7),
+        .monitor_value_in(execute_hook_monitor_value_in),
+        .result_out_0(execute_hook_result_out_0),
+        .result_out_1(execute_hook_result_out_1),
+        .result_out_2(execute_hook_result_out_2),
+        .result_out_3(execute_hook_result_out_3),
+        .result_out_4(execute_hook_result_out_4),
+        .result_out_5(execute_hook_result_out_5),
+        .result_out_6(execute_hook_result_out_6),
+        .result_out_7(execute_hook_result_out_7)
     );
     always @(*) begin
         decode_hook_reset = reset;
         decode_hook_pipeline_fetch_done = pipeline_fetch_done;
-        decode_hook_pipeline_stall_in = pipeline_stall_in;
         decode_hook_instruction_in = instruction_in;
-        decode_hook_pmu_read_ack = execute_hook_pmu_read_ack;
+        decode_hook_warp_lane_id = warp_lane_id;
+        decode_hook_read_stall_in = read_stall_in;
+        decode_hook_pipeline_execute_done = pipeline_execute_done;
         pmu_reset = decode_hook_pmu_reset;
         pmu_address_2 = decode_hook_pmu_address;
         pmu_command_2 = decode_hook_pmu_command;
@@ -163,21 +192,28 @@ module flexpmu_hooked_pmu (
         pmu_monitor_in_13 = monitor_in_13;
         pmu_monitor_in_14 = monitor_in_14;
         pmu_monitor_in_15 = monitor_in_15;
-        execute_hook_pmu_read_in = exec_pmu_read_in;
-        execute_hook_pmu_dest_in = exec_pmu_dest_in;
-        execute_hook_result_in = exec_result_in;
-        execute_hook_dest_in = exec_dest_in;
-        execute_hook_write_in = exec_write_in;
-        execute_hook_stage_fire = exec_stage_fire;
-        execute_hook_monitor_out = pmu_monitor_out;
-        pipeline_stall_out = decode_hook_pipeline_stall_out;
-        pipeline_dec_done = decode_hook_pipeline_dec_done;
-        instruction_out = decode_hook_instruction_out;
+        execute_hook_pmu_read_in = decode_hook_pmu_read_exec;
+        execute_hook_monitor_value_in = pmu_monitor_out;
+        execute_hook_result_in_0 = result_in_0;
+        result_out_0 = execute_hook_result_out_0;
+        execute_hook_result_in_1 = result_in_1;
+        result_out_1 = execute_hook_result_out_1;
+        execute_hook_result_in_2 = result_in_2;
+        result_out_2 = execute_hook_result_out_2;
+        execute_hook_result_in_3 = result_in_3;
+        result_out_3 = execute_hook_result_out_3;
+        execute_hook_result_in_4 = result_in_4;
+        result_out_4 = execute_hook_result_out_4;
+        execute_hook_result_in_5 = result_in_5;
+        result_out_5 = execute_hook_result_out_5;
+        execute_hook_result_in_6 = result_in_6;
+        result_out_6 = execute_hook_result_out_6;
+        execute_hook_result_in_7 = result_in_7;
+        result_out_7 = execute_hook_result_out_7;
+        decode_stall_out = decode_hook_decode_stall_out;
+        pmu_interlock = decode_hook_pmu_interlock;
         pmu_read_out = decode_hook_pmu_read_out;
         pmu_dest_out = decode_hook_pmu_dest_out;
-        exec_result_out = execute_hook_result_out;
-        exec_dest_out = execute_hook_dest_out;
-        exec_write_out = execute_hook_write_out;
         pmu_address = decode_hook_pmu_address;
         pmu_command = decode_hook_pmu_command;
         monitor_out = pmu_monitor_out;

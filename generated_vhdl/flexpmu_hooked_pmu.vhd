@@ -8,58 +8,69 @@ use ieee.numeric_std.all;
 
 entity flexpmu_hooked_pmu is
   port (
-    clock               : in  std_logic;
-    reset               : in  std_logic;
-    pipeline_fetch_done : in  std_logic;
-    pipeline_stall_in   : in  std_logic;
-    instruction_in      : in  std_logic_vector(63 downto 0);
-    exec_pmu_read_in    : in  std_logic;
-    exec_pmu_dest_in    : in  std_logic_vector(6 downto 0);
-    exec_result_in      : in  std_logic_vector(31 downto 0);
-    exec_dest_in        : in  std_logic_vector(6 downto 0);
-    exec_write_in       : in  std_logic;
-    exec_stage_fire     : in  std_logic;
-    monitor_in_0        : in  std_logic_vector(31 downto 0);
-    monitor_in_1        : in  std_logic_vector(31 downto 0);
-    monitor_in_2        : in  std_logic_vector(31 downto 0);
-    monitor_in_3        : in  std_logic_vector(31 downto 0);
-    monitor_in_4        : in  std_logic_vector(31 downto 0);
-    monitor_in_5        : in  std_logic_vector(31 downto 0);
-    monitor_in_6        : in  std_logic_vector(31 downto 0);
-    monitor_in_7        : in  std_logic_vector(31 downto 0);
-    monitor_in_8        : in  std_logic_vector(31 downto 0);
-    monitor_in_9        : in  std_logic_vector(31 downto 0);
-    monitor_in_10       : in  std_logic_vector(31 downto 0);
-    monitor_in_11       : in  std_logic_vector(31 downto 0);
-    monitor_in_12       : in  std_logic_vector(31 downto 0);
-    monitor_in_13       : in  std_logic_vector(31 downto 0);
-    monitor_in_14       : in  std_logic_vector(31 downto 0);
-    monitor_in_15       : in  std_logic_vector(31 downto 0);
-    pipeline_stall_out  : out std_logic;
-    pipeline_dec_done   : out std_logic;
-    instruction_out     : out std_logic_vector(63 downto 0);
-    pmu_read_out        : out std_logic;
-    pmu_dest_out        : out std_logic_vector(6 downto 0);
-    exec_result_out     : out std_logic_vector(31 downto 0);
-    exec_dest_out       : out std_logic_vector(6 downto 0);
-    exec_write_out      : out std_logic;
-    pmu_address         : out std_logic_vector(3 downto 0);
-    pmu_command         : out std_logic_vector(1 downto 0);
-    monitor_out         : out std_logic_vector(31 downto 0)
+    clock                 : in  std_logic;
+    reset                 : in  std_logic;
+    pipeline_fetch_done   : in  std_logic;
+    instruction_in        : in  std_logic_vector(63 downto 0);
+    warp_lane_id          : in  std_logic_vector(1 downto 0);
+    read_stall_in         : in  std_logic;
+    pipeline_execute_done : in  std_logic;
+    result_in_0           : in  std_logic_vector(31 downto 0);
+    result_in_1           : in  std_logic_vector(31 downto 0);
+    result_in_2           : in  std_logic_vector(31 downto 0);
+    result_in_3           : in  std_logic_vector(31 downto 0);
+    result_in_4           : in  std_logic_vector(31 downto 0);
+    result_in_5           : in  std_logic_vector(31 downto 0);
+    result_in_6           : in  std_logic_vector(31 downto 0);
+    result_in_7           : in  std_logic_vector(31 downto 0);
+    monitor_in_0          : in  std_logic_vector(31 downto 0);
+    monitor_in_1          : in  std_logic_vector(31 downto 0);
+    monitor_in_2          : in  std_logic_vector(31 downto 0);
+    monitor_in_3          : in  std_logic_vector(31 downto 0);
+    monitor_in_4          : in  std_logic_vector(31 downto 0);
+    monitor_in_5          : in  std_logic_vector(31 downto 0);
+    monitor_in_6          : in  std_logic_vector(31 downto 0);
+    monitor_in_7          : in  std_logic_vector(31 downto 0);
+    monitor_in_8          : in  std_logic_vector(31 downto 0);
+    monitor_in_9          : in  std_logic_vector(31 downto 0);
+    monitor_in_10         : in  std_logic_vector(31 downto 0);
+    monitor_in_11         : in  std_logic_vector(31 downto 0);
+    monitor_in_12         : in  std_logic_vector(31 downto 0);
+    monitor_in_13         : in  std_logic_vector(31 downto 0);
+    monitor_in_14         : in  std_logic_vector(31 downto 0);
+    monitor_in_15         : in  std_logic_vector(31 downto 0);
+    decode_stall_out      : out std_logic;
+    pmu_interlock         : out std_logic;
+    pmu_read_out          : out std_logic;
+    pmu_dest_out          : out std_logic_vector(6 downto 0);
+    result_out_0          : out std_logic_vector(31 downto 0);
+    result_out_1          : out std_logic_vector(31 downto 0);
+    result_out_2          : out std_logic_vector(31 downto 0);
+    result_out_3          : out std_logic_vector(31 downto 0);
+    result_out_4          : out std_logic_vector(31 downto 0);
+    result_out_5          : out std_logic_vector(31 downto 0);
+    result_out_6          : out std_logic_vector(31 downto 0);
+    result_out_7          : out std_logic_vector(31 downto 0);
+    pmu_address           : out std_logic_vector(3 downto 0);
+    pmu_command           : out std_logic_vector(1 downto 0);
+    monitor_out           : out std_logic_vector(31 downto 0)
   );
 end entity flexpmu_hooked_pmu;
 
 architecture rtl of flexpmu_hooked_pmu is
   signal decode_hook_reset : std_logic;
   signal decode_hook_pipeline_fetch_done : std_logic;
-  signal decode_hook_pipeline_stall_in : std_logic;
   signal decode_hook_instruction_in : std_logic_vector(63 downto 0);
-  signal decode_hook_pmu_read_ack : std_logic;
+  signal decode_hook_warp_lane_id : std_logic_vector(1 downto 0);
+  signal decode_hook_read_stall_in : std_logic;
+  signal decode_hook_pipeline_execute_done : std_logic;
+  signal decode_hook_decode_stall_out : std_logic;
+  signal decode_hook_pmu_interlock : std_logic;
   signal decode_hook_pipeline_stall_out : std_logic;
   signal decode_hook_pipeline_dec_done : std_logic;
-  signal decode_hook_instruction_out : std_logic_vector(63 downto 0);
   signal decode_hook_pmu_read_out : std_logic;
   signal decode_hook_pmu_dest_out : std_logic_vector(6 downto 0);
+  signal decode_hook_pmu_read_exec : std_logic;
   signal decode_hook_pmu_address : std_logic_vector(3 downto 0);
   signal decode_hook_pmu_command : std_logic_vector(1 downto 0);
   signal decode_hook_pmu_reset : std_logic;
@@ -84,32 +95,42 @@ architecture rtl of flexpmu_hooked_pmu is
   signal pmu_monitor_in_15 : std_logic_vector(31 downto 0);
   signal pmu_monitor_out : std_logic_vector(31 downto 0);
   signal execute_hook_pmu_read_in : std_logic;
-  signal execute_hook_pmu_dest_in : std_logic_vector(6 downto 0);
-  signal execute_hook_result_in : std_logic_vector(31 downto 0);
-  signal execute_hook_dest_in : std_logic_vector(6 downto 0);
-  signal execute_hook_write_in : std_logic;
-  signal execute_hook_stage_fire : std_logic;
-  signal execute_hook_monitor_out : std_logic_vector(31 downto 0);
-  signal execute_hook_result_out : std_logic_vector(31 downto 0);
-  signal execute_hook_dest_out : std_logic_vector(6 downto 0);
-  signal execute_hook_write_out : std_logic;
-  signal execute_hook_pmu_read_ack : std_logic;
+  signal execute_hook_result_in_0 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_in_1 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_in_2 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_in_3 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_in_4 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_in_5 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_in_6 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_in_7 : std_logic_vector(31 downto 0);
+  signal execute_hook_monitor_value_in : std_logic_vector(31 downto 0);
+  signal execute_hook_result_out_0 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_out_1 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_out_2 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_out_3 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_out_4 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_out_5 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_out_6 : std_logic_vector(31 downto 0);
+  signal execute_hook_result_out_7 : std_logic_vector(31 downto 0);
   component flexpmu_decode_hook is
     port (
-      clock               : in  std_logic;
-      reset               : in  std_logic;
-      pipeline_fetch_done : in  std_logic;
-      pipeline_stall_in   : in  std_logic;
-      instruction_in      : in  std_logic_vector(63 downto 0);
-      pmu_read_ack        : in  std_logic;
-      pipeline_stall_out  : out std_logic;
-      pipeline_dec_done   : out std_logic;
-      instruction_out     : out std_logic_vector(63 downto 0);
-      pmu_read_out        : out std_logic;
-      pmu_dest_out        : out std_logic_vector(6 downto 0);
-      pmu_address         : out std_logic_vector(3 downto 0);
-      pmu_command         : out std_logic_vector(1 downto 0);
-      pmu_reset           : out std_logic
+      clock                 : in  std_logic;
+      reset                 : in  std_logic;
+      pipeline_fetch_done   : in  std_logic;
+      instruction_in        : in  std_logic_vector(63 downto 0);
+      warp_lane_id          : in  std_logic_vector(1 downto 0);
+      read_stall_in         : in  std_logic;
+      pipeline_execute_done : in  std_logic;
+      decode_stall_out      : out std_logic;
+      pmu_interlock         : out std_logic;
+      pipeline_stall_out    : out std_logic;
+      pipeline_dec_done     : out std_logic;
+      pmu_read_out          : out std_logic;
+      pmu_dest_out          : out std_logic_vector(6 downto 0);
+      pmu_read_exec         : out std_logic;
+      pmu_address           : out std_logic_vector(3 downto 0);
+      pmu_command           : out std_logic_vector(1 downto 0);
+      pmu_reset             : out std_logic
     );
   end component;
   component flexpmu_pmu is
@@ -139,17 +160,24 @@ architecture rtl of flexpmu_hooked_pmu is
   end component;
   component flexpmu_execute_hook is
     port (
-      pmu_read_in  : in  std_logic;
-      pmu_dest_in  : in  std_logic_vector(6 downto 0);
-      result_in    : in  std_logic_vector(31 downto 0);
-      dest_in      : in  std_logic_vector(6 downto 0);
-      write_in     : in  std_logic;
-      stage_fire   : in  std_logic;
-      monitor_out  : in  std_logic_vector(31 downto 0);
-      result_out   : out std_logic_vector(31 downto 0);
-      dest_out     : out std_logic_vector(6 downto 0);
-      write_out    : out std_logic;
-      pmu_read_ack : out std_logic
+      pmu_read_in      : in  std_logic;
+      result_in_0      : in  std_logic_vector(31 downto 0);
+      result_in_1      : in  std_logic_vector(31 downto 0);
+      result_in_2      : in  std_logic_vector(31 downto 0);
+      result_in_3      : in  std_logic_vector(31 downto 0);
+      result_in_4      : in  std_logic_vector(31 downto 0);
+      result_in_5      : in  std_logic_vector(31 downto 0);
+      result_in_6      : in  std_logic_vector(31 downto 0);
+      result_in_7      : in  std_logic_vector(31 downto 0);
+      monitor_value_in : in  std_logic_vector(31 downto 0);
+      result_out_0     : out std_logic_vector(31 downto 0);
+      result_out_1     : out std_logic_vector(31 downto 0);
+      result_out_2     : out std_logic_vector(31 downto 0);
+      result_out_3     : out std_logic_vector(31 downto 0);
+      result_out_4     : out std_logic_vector(31 downto 0);
+      result_out_5     : out std_logic_vector(31 downto 0);
+      result_out_6     : out std_logic_vector(31 downto 0);
+      result_out_7     : out std_logic_vector(31 downto 0)
     );
   end component;
   function u(v_s : std_logic) return unsigned is
@@ -175,14 +203,17 @@ begin
       clock => clock,
       reset => decode_hook_reset,
       pipeline_fetch_done => decode_hook_pipeline_fetch_done,
-      pipeline_stall_in => decode_hook_pipeline_stall_in,
       instruction_in => decode_hook_instruction_in,
-      pmu_read_ack => decode_hook_pmu_read_ack,
+      warp_lane_id => decode_hook_warp_lane_id,
+      read_stall_in => decode_hook_read_stall_in,
+      pipeline_execute_done => decode_hook_pipeline_execute_done,
+      decode_stall_out => decode_hook_decode_stall_out,
+      pmu_interlock => decode_hook_pmu_interlock,
       pipeline_stall_out => decode_hook_pipeline_stall_out,
       pipeline_dec_done => decode_hook_pipeline_dec_done,
-      instruction_out => decode_hook_instruction_out,
       pmu_read_out => decode_hook_pmu_read_out,
       pmu_dest_out => decode_hook_pmu_dest_out,
+      pmu_read_exec => decode_hook_pmu_read_exec,
       pmu_address => decode_hook_pmu_address,
       pmu_command => decode_hook_pmu_command,
       pmu_reset => decode_hook_pmu_reset
@@ -214,23 +245,31 @@ begin
   execute_hook : flexpmu_execute_hook
     port map (
       pmu_read_in => execute_hook_pmu_read_in,
-      pmu_dest_in => execute_hook_pmu_dest_in,
-      result_in => execute_hook_result_in,
-      dest_in => execute_hook_dest_in,
-      write_in => execute_hook_write_in,
-      stage_fire => execute_hook_stage_fire,
-      monitor_out => execute_hook_monitor_out,
-      result_out => execute_hook_result_out,
-      dest_out => execute_hook_dest_out,
-      write_out => execute_hook_write_out,
-      pmu_read_ack => execute_hook_pmu_read_ack
+      result_in_0 => execute_hook_result_in_0,
+      result_in_1 => execute_hook_result_in_1,
+      result_in_2 => execute_hook_result_in_2,
+      result_in_3 => execute_hook_result_in_3,
+      result_in_4 => execute_hook_result_in_4,
+      result_in_5 => execute_hook_result_in_5,
+      result_in_6 => execute_hook_result_in_6,
+      result_in_7 => execute_hook_result_in_7,
+      monitor_value_in => execute_hook_monitor_value_in,
+      result_out_0 => execute_hook_result_out_0,
+      result_out_1 => execute_hook_result_out_1,
+      result_out_2 => execute_hook_result_out_2,
+      result_out_3 => execute_hook_result_out_3,
+      result_out_4 => execute_hook_result_out_4,
+      result_out_5 => execute_hook_result_out_5,
+      result_out_6 => execute_hook_result_out_6,
+      result_out_7 => execute_hook_result_out_7
     );
-  comb : process (reset, pipeline_fetch_done, pipeline_stall_in, instruction_in, execute_hook_pmu_read_ack, decode_hook_pmu_reset, decode_hook_pmu_address, decode_hook_pmu_command, monitor_in_0, monitor_in_1, monitor_in_2, monitor_in_3, monitor_in_4, monitor_in_5, monitor_in_6, monitor_in_7, monitor_in_8, monitor_in_9, monitor_in_10, monitor_in_11, monitor_in_12, monitor_in_13, monitor_in_14, monitor_in_15, exec_pmu_read_in, exec_pmu_dest_in, exec_result_in, exec_dest_in, exec_write_in, exec_stage_fire, pmu_monitor_out, decode_hook_pipeline_stall_out, decode_hook_pipeline_dec_done, decode_hook_instruction_out, decode_hook_pmu_read_out, decode_hook_pmu_dest_out, execute_hook_result_out, execute_hook_dest_out, execute_hook_write_out)
+  comb : process (reset, pipeline_fetch_done, instruction_in, warp_lane_id, read_stall_in, pipeline_execute_done, decode_hook_pmu_reset, decode_hook_pmu_address, decode_hook_pmu_command, monitor_in_0, monitor_in_1, monitor_in_2, monitor_in_3, monitor_in_4, monitor_in_5, monitor_in_6, monitor_in_7, monitor_in_8, monitor_in_9, monitor_in_10, monitor_in_11, monitor_in_12, monitor_in_13, monitor_in_14, monitor_in_15, decode_hook_pmu_read_exec, pmu_monitor_out, result_in_0, execute_hook_result_out_0, result_in_1, execute_hook_result_out_1, result_in_2, execute_hook_result_out_2, result_in_3, execute_hook_result_out_3, result_in_4, execute_hook_result_out_4, result_in_5, execute_hook_result_out_5, result_in_6, execute_hook_result_out_6, result_in_7, execute_hook_result_out_7, decode_hook_decode_stall_out, decode_hook_pmu_interlock, decode_hook_pmu_read_out, decode_hook_pmu_dest_out)
     variable v_decode_hook_reset : unsigned(0 downto 0) := (others => '0');
     variable v_decode_hook_pipeline_fetch_done : unsigned(0 downto 0) := (others => '0');
-    variable v_decode_hook_pipeline_stall_in : unsigned(0 downto 0) := (others => '0');
     variable v_decode_hook_instruction_in : unsigned(63 downto 0) := (others => '0');
-    variable v_decode_hook_pmu_read_ack : unsigned(0 downto 0) := (others => '0');
+    variable v_decode_hook_warp_lane_id : unsigned(1 downto 0) := (others => '0');
+    variable v_decode_hook_read_stall_in : unsigned(0 downto 0) := (others => '0');
+    variable v_decode_hook_pipeline_execute_done : unsigned(0 downto 0) := (others => '0');
     variable v_pmu_reset : unsigned(0 downto 0) := (others => '0');
     variable v_pmu_address_2 : unsigned(3 downto 0) := (others => '0');
     variable v_pmu_command_2 : unsigned(1 downto 0) := (others => '0');
@@ -251,29 +290,37 @@ begin
     variable v_pmu_monitor_in_14 : unsigned(31 downto 0) := (others => '0');
     variable v_pmu_monitor_in_15 : unsigned(31 downto 0) := (others => '0');
     variable v_execute_hook_pmu_read_in : unsigned(0 downto 0) := (others => '0');
-    variable v_execute_hook_pmu_dest_in : unsigned(6 downto 0) := (others => '0');
-    variable v_execute_hook_result_in : unsigned(31 downto 0) := (others => '0');
-    variable v_execute_hook_dest_in : unsigned(6 downto 0) := (others => '0');
-    variable v_execute_hook_write_in : unsigned(0 downto 0) := (others => '0');
-    variable v_execute_hook_stage_fire : unsigned(0 downto 0) := (others => '0');
-    variable v_execute_hook_monitor_out : unsigned(31 downto 0) := (others => '0');
-    variable v_pipeline_stall_out : unsigned(0 downto 0) := (others => '0');
-    variable v_pipeline_dec_done : unsigned(0 downto 0) := (others => '0');
-    variable v_instruction_out : unsigned(63 downto 0) := (others => '0');
+    variable v_execute_hook_monitor_value_in : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_hook_result_in_0 : unsigned(31 downto 0) := (others => '0');
+    variable v_result_out_0 : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_hook_result_in_1 : unsigned(31 downto 0) := (others => '0');
+    variable v_result_out_1 : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_hook_result_in_2 : unsigned(31 downto 0) := (others => '0');
+    variable v_result_out_2 : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_hook_result_in_3 : unsigned(31 downto 0) := (others => '0');
+    variable v_result_out_3 : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_hook_result_in_4 : unsigned(31 downto 0) := (others => '0');
+    variable v_result_out_4 : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_hook_result_in_5 : unsigned(31 downto 0) := (others => '0');
+    variable v_result_out_5 : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_hook_result_in_6 : unsigned(31 downto 0) := (others => '0');
+    variable v_result_out_6 : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_hook_result_in_7 : unsigned(31 downto 0) := (others => '0');
+    variable v_result_out_7 : unsigned(31 downto 0) := (others => '0');
+    variable v_decode_stall_out : unsigned(0 downto 0) := (others => '0');
+    variable v_pmu_interlock : unsigned(0 downto 0) := (others => '0');
     variable v_pmu_read_out : unsigned(0 downto 0) := (others => '0');
     variable v_pmu_dest_out : unsigned(6 downto 0) := (others => '0');
-    variable v_exec_result_out : unsigned(31 downto 0) := (others => '0');
-    variable v_exec_dest_out : unsigned(6 downto 0) := (others => '0');
-    variable v_exec_write_out : unsigned(0 downto 0) := (others => '0');
     variable v_pmu_address : unsigned(3 downto 0) := (others => '0');
     variable v_pmu_command : unsigned(1 downto 0) := (others => '0');
     variable v_monitor_out : unsigned(31 downto 0) := (others => '0');
   begin
     v_decode_hook_reset := u(reset);
     v_decode_hook_pipeline_fetch_done := u(pipeline_fetch_done);
-    v_decode_hook_pipeline_stall_in := u(pipeline_stall_in);
     v_decode_hook_instruction_in := u(instruction_in);
-    v_decode_hook_pmu_read_ack := u(execute_hook_pmu_read_ack);
+    v_decode_hook_warp_lane_id := u(warp_lane_id);
+    v_decode_hook_read_stall_in := u(read_stall_in);
+    v_decode_hook_pipeline_execute_done := u(pipeline_execute_done);
     v_pmu_reset := u(decode_hook_pmu_reset);
     v_pmu_address_2 := u(decode_hook_pmu_address);
     v_pmu_command_2 := u(decode_hook_pmu_command);
@@ -293,29 +340,37 @@ begin
     v_pmu_monitor_in_13 := u(monitor_in_13);
     v_pmu_monitor_in_14 := u(monitor_in_14);
     v_pmu_monitor_in_15 := u(monitor_in_15);
-    v_execute_hook_pmu_read_in := u(exec_pmu_read_in);
-    v_execute_hook_pmu_dest_in := u(exec_pmu_dest_in);
-    v_execute_hook_result_in := u(exec_result_in);
-    v_execute_hook_dest_in := u(exec_dest_in);
-    v_execute_hook_write_in := u(exec_write_in);
-    v_execute_hook_stage_fire := u(exec_stage_fire);
-    v_execute_hook_monitor_out := u(pmu_monitor_out);
-    v_pipeline_stall_out := u(decode_hook_pipeline_stall_out);
-    v_pipeline_dec_done := u(decode_hook_pipeline_dec_done);
-    v_instruction_out := u(decode_hook_instruction_out);
+    v_execute_hook_pmu_read_in := u(decode_hook_pmu_read_exec);
+    v_execute_hook_monitor_value_in := u(pmu_monitor_out);
+    v_execute_hook_result_in_0 := u(result_in_0);
+    v_result_out_0 := u(execute_hook_result_out_0);
+    v_execute_hook_result_in_1 := u(result_in_1);
+    v_result_out_1 := u(execute_hook_result_out_1);
+    v_execute_hook_result_in_2 := u(result_in_2);
+    v_result_out_2 := u(execute_hook_result_out_2);
+    v_execute_hook_result_in_3 := u(result_in_3);
+    v_result_out_3 := u(execute_hook_result_out_3);
+    v_execute_hook_result_in_4 := u(result_in_4);
+    v_result_out_4 := u(execute_hook_result_out_4);
+    v_execute_hook_result_in_5 := u(result_in_5);
+    v_result_out_5 := u(execute_hook_result_out_5);
+    v_execute_hook_result_in_6 := u(result_in_6);
+    v_result_out_6 := u(execute_hook_result_out_6);
+    v_execute_hook_result_in_7 := u(result_in_7);
+    v_result_out_7 := u(execute_hook_result_out_7);
+    v_decode_stall_out := u(decode_hook_decode_stall_out);
+    v_pmu_interlock := u(decode_hook_pmu_interlock);
     v_pmu_read_out := u(decode_hook_pmu_read_out);
     v_pmu_dest_out := u(decode_hook_pmu_dest_out);
-    v_exec_result_out := u(execute_hook_result_out);
-    v_exec_dest_out := u(execute_hook_dest_out);
-    v_exec_write_out := u(execute_hook_write_out);
     v_pmu_address := u(decode_hook_pmu_address);
     v_pmu_command := u(decode_hook_pmu_command);
     v_monitor_out := u(pmu_monitor_out);
     decode_hook_reset <= v_decode_hook_reset(0);
     decode_hook_pipeline_fetch_done <= v_decode_hook_pipeline_fetch_done(0);
-    decode_hook_pipeline_stall_in <= v_decode_hook_pipeline_stall_in(0);
     decode_hook_instruction_in <= std_logic_vector(v_decode_hook_instruction_in);
-    decode_hook_pmu_read_ack <= v_decode_hook_pmu_read_ack(0);
+    decode_hook_warp_lane_id <= std_logic_vector(v_decode_hook_warp_lane_id);
+    decode_hook_read_stall_in <= v_decode_hook_read_stall_in(0);
+    decode_hook_pipeline_execute_done <= v_decode_hook_pipeline_execute_done(0);
     pmu_reset <= v_pmu_reset(0);
     pmu_address_2 <= std_logic_vector(v_pmu_address_2);
     pmu_command_2 <= std_logic_vector(v_pmu_command_2);
@@ -336,20 +391,27 @@ begin
     pmu_monitor_in_14 <= std_logic_vector(v_pmu_monitor_in_14);
     pmu_monitor_in_15 <= std_logic_vector(v_pmu_monitor_in_15);
     execute_hook_pmu_read_in <= v_execute_hook_pmu_read_in(0);
-    execute_hook_pmu_dest_in <= std_logic_vector(v_execute_hook_pmu_dest_in);
-    execute_hook_result_in <= std_logic_vector(v_execute_hook_result_in);
-    execute_hook_dest_in <= std_logic_vector(v_execute_hook_dest_in);
-    execute_hook_write_in <= v_execute_hook_write_in(0);
-    execute_hook_stage_fire <= v_execute_hook_stage_fire(0);
-    execute_hook_monitor_out <= std_logic_vector(v_execute_hook_monitor_out);
-    pipeline_stall_out <= v_pipeline_stall_out(0);
-    pipeline_dec_done <= v_pipeline_dec_done(0);
-    instruction_out <= std_logic_vector(v_instruction_out);
+    execute_hook_monitor_value_in <= std_logic_vector(v_execute_hook_monitor_value_in);
+    execute_hook_result_in_0 <= std_logic_vector(v_execute_hook_result_in_0);
+    result_out_0 <= std_logic_vector(v_result_out_0);
+    execute_hook_result_in_1 <= std_logic_vector(v_execute_hook_result_in_1);
+    result_out_1 <= std_logic_vector(v_result_out_1);
+    execute_hook_result_in_2 <= std_logic_vector(v_execute_hook_result_in_2);
+    result_out_2 <= std_logic_vector(v_result_out_2);
+    execute_hook_result_in_3 <= std_logic_vector(v_execute_hook_result_in_3);
+    result_out_3 <= std_logic_vector(v_result_out_3);
+    execute_hook_result_in_4 <= std_logic_vector(v_execute_hook_result_in_4);
+    result_out_4 <= std_logic_vector(v_result_out_4);
+    execute_hook_result_in_5 <= std_logic_vector(v_execute_hook_result_in_5);
+    result_out_5 <= std_logic_vector(v_result_out_5);
+    execute_hook_result_in_6 <= std_logic_vector(v_execute_hook_result_in_6);
+    result_out_6 <= std_logic_vector(v_result_out_6);
+    execute_hook_result_in_7 <= std_logic_vector(v_execute_hook_result_in_7);
+    result_out_7 <= std_logic_vector(v_result_out_7);
+    decode_stall_out <= v_decode_stall_out(0);
+    pmu_interlock <= v_pmu_interlock(0);
     pmu_read_out <= v_pmu_read_out(0);
     pmu_dest_out <= std_logic_vector(v_pmu_dest_out);
-    exec_result_out <= std_logic_vector(v_exec_result_out);
-    exec_dest_out <= std_logic_vector(v_exec_dest_out);
-    exec_write_out <= v_exec_write_out(0);
     pmu_address <= std_logic_vector(v_pmu_address);
     pmu_command <= std_logic_vector(v_pmu_command);
     monitor_out <= std_logic_vector(v_monitor_out);

@@ -7,6 +7,7 @@ module flexpmu_sm_core (
     input wire reset,
     input wire pipeline_fetch_done,
     input wire [63:0] instruction_in,
+    input wire [1:0] warp_lane_id,
     input wire read_stall,
     input wire read_done,
     input wire [3:0] read_op,
@@ -37,8 +38,6 @@ module flexpmu_sm_core (
     input wire [31:0] c_6,
     input wire [31:0] c_7,
     input wire read_pmu_read,
-    input wire [6:0] read_pmu_dest,
-    input wire read_last_pass,
     input wire write_stall,
     input wire [31:0] sm_warp_pc,
     input wire [15:0] sm_warp_id,
@@ -52,6 +51,7 @@ module flexpmu_sm_core (
     input wire [31:0] sm_mem_data,
     output reg fetch_stall,
     output reg dec_done,
+    output reg [1:0] dec_lane,
     output reg [3:0] dec_op,
     output reg dec_long,
     output reg [6:0] dec_dest,
@@ -61,7 +61,8 @@ module flexpmu_sm_core (
     output reg dec_src1_shared,
     output reg [4:0] dec_shared_offset,
     output reg dec_pmu_read,
-    output reg [6:0] dec_pmu_dest,
+    output reg pmu_interlock,
+    output reg execute_stall,
     output reg execute_done,
     output reg [31:0] result_0,
     output reg [31:0] result_1,
@@ -81,11 +82,13 @@ module flexpmu_sm_core (
     localparam pmu_enabled = 1'b1;
     reg decode_reset;
     reg decode_pipeline_fetch_done;
-    reg decode_pipeline_stall_in;
     reg [63:0] decode_instruction_in;
-    reg decode_pmu_read_ack;
+    reg [1:0] decode_warp_lane_id;
+    reg decode_pipeline_stall_in;
+    reg decode_pipeline_execute_done;
     wire decode_pipeline_stall_out;
     wire decode_pipeline_dec_done;
+    wire [1:0] decode_warp_lane_id_out;
     wire [3:0] decode_op;
     wire decode_long_instruction;
     wire [6:0] decode_dest;
@@ -95,10 +98,11 @@ module flexpmu_sm_core (
     wire decode_src1_shared;
     wire [4:0] decode_shared_offset;
     wire decode_pmu_read_out;
-    wire [6:0] decode_pmu_dest_out;
+    wire decode_pmu_read_exec;
     wire [3:0] decode_pmu_address;
     wire [1:0] decode_pmu_command;
     wire decode_pmu_reset;
+    wire decode_pmu_interlock;
     reg execute_reset;
     reg execute_pipeline_read_done;
     reg execute_pipeline_stall_in;
@@ -130,9 +134,9 @@ module flexpmu_sm_core (
     reg [31:0] execute_c_6;
     reg [31:0] execute_c_7;
     reg execute_pmu_read_in;
-    reg [6:0] execute_pmu_dest_in;
-    reg [31:0] execute_monitor_out;
-    /* verilator lint_off UNUSEDSIGNAL */ wire execute_pipeline_stall_out; /* verilator lint_on UNUSEDSIGNAL */
+    reg execute_pmu_read_exec;
+    reg [31:0] execute_monitor_value_in;
+    wire execute_pipeline_stall_out;
     wire execute_pipeline_execute_done;
     wire [31:0] execute_result_0;
     wire [31:0] execute_result_1;
@@ -145,7 +149,6 @@ module flexpmu_sm_core (
     wire [6:0] execute_dest_out;
     wire execute_write_out;
     wire execute_half_write_out;
-    wire execute_pmu_read_ack;
     reg pmu_reset;
     reg [3:0] pmu_address_2;
     reg [1:0] pmu_command_2;
@@ -170,11 +173,13 @@ module flexpmu_sm_core (
         .clock(clock),
         .reset(decode_reset),
         .pipeline_fetch_done(decode_pipeline_fetch_done),
-        .pipeline_stall_in(decode_pipeline_stall_in),
         .instruction_in(decode_instruction_in),
-        .pmu_read_ack(decode_pmu_read_ack),
+        .warp_lane_id(decode_warp_lane_id),
+        .pipeline_stall_in(decode_pipeline_stall_in),
+        .pipeline_execute_done(decode_pipeline_execute_done),
         .pipeline_stall_out(decode_pipeline_stall_out),
         .pipeline_dec_done(decode_pipeline_dec_done),
+        .warp_lane_id_out(decode_warp_lane_id_out),
         .op(decode_op),
         .long_instruction(decode_long_instruction),
         .dest(decode_dest),
@@ -184,10 +189,11 @@ module flexpmu_sm_core (
         .src1_shared(decode_src1_shared),
         .shared_offset(decode_shared_offset),
         .pmu_read_out(decode_pmu_read_out),
-        .pmu_dest_out(decode_pmu_dest_out),
+        .pmu_read_exec(decode_pmu_read_exec),
         .pmu_address(decode_pmu_address),
         .pmu_command(decode_pmu_command),
-        .pmu_reset(decode_pmu_reset)
+        .pmu_reset(decode_pmu_reset),
+        .pmu_interlock(decode_pmu_interlock)
     );
     flexpmu_execute_stage execute (
         .clock(clock),
@@ -222,8 +228,8 @@ module flexpmu_sm_core (
         .c_6(execute_c_6),
         .c_7(execute_c_7),
         .pmu_read_in(execute_pmu_read_in),
-        .pmu_dest_in(execute_pmu_dest_in),
-        .monitor_out(execute_monitor_out),
+        .pmu_read_exec(execute_pmu_read_exec),
+        .monitor_value_in(execute_monitor_value_in),
         .pipeline_stall_out(execute_pipeline_stall_out),
         .pipeline_execute_done(execute_pipeline_execute_done),
         .result_0(execute_result_0),
@@ -236,8 +242,7 @@ module flexpmu_sm_core (
         .result_7(execute_result_7),
         .dest_out(execute_dest_out),
         .write_out(execute_write_out),
-        .half_write_out(execute_half_write_out),
-        .pmu_read_ack(execute_pmu_read_ack)
+        .half_write_out(execute_half_write_out)
     );
     flexpmu_pmu_sm_core pmu (
         .clock(clock),
@@ -267,9 +272,11 @@ module flexpmu_sm_core (
         decode_pipeline_fetch_done = pipeline_fetch_done;
         decode_pipeline_stall_in = read_stall;
         decode_instruction_in = instruction_in;
-        decode_pmu_read_ack = execute_pmu_read_ack & read_last_pass;
+        decode_warp_lane_id = warp_lane_id;
+        decode_pipeline_execute_done = execute_pipeline_execute_done;
         fetch_stall = decode_pipeline_stall_out;
         dec_done = decode_pipeline_dec_done;
+        dec_lane = decode_warp_lane_id_out;
         dec_op = decode_op;
         dec_long = decode_long_instruction;
         dec_dest = decode_dest;
@@ -279,7 +286,7 @@ module flexpmu_sm_core (
         dec_src1_shared = decode_src1_shared;
         dec_shared_offset = decode_shared_offset;
         dec_pmu_read = decode_pmu_read_out;
-        dec_pmu_dest = decode_pmu_dest_out;
+        pmu_interlock = decode_pmu_interlock;
         execute_reset = reset;
         execute_pipeline_read_done = read_done;
         execute_pipeline_stall_in = write_stall;
@@ -319,8 +326,9 @@ module flexpmu_sm_core (
         execute_c_7 = c_7;
         result_7 = execute_result_7;
         execute_pmu_read_in = read_pmu_read;
-        execute_pmu_dest_in = read_pmu_dest;
-        execute_monitor_out = pmu_monitor_out;
+        execute_pmu_read_exec = decode_pmu_read_exec;
+        execute_monitor_value_in = pmu_monitor_out;
+        execute_stall = execute_pipeline_stall_out;
         execute_done = execute_pipeline_execute_done;
         exec_dest = execute_dest_out;
         exec_write = execute_write_out;
@@ -329,11 +337,11 @@ module flexpmu_sm_core (
         pmu_address_2 = decode_pmu_address;
         pmu_command_2 = decode_pmu_command;
         pmu_monitor_in_0 = 32'h0;
-        if (decode_pipeline_dec_done) begin
+        if (decode_pipeline_dec_done & (decode_warp_lane_id_out == 2'h0)) begin
             pmu_monitor_in_0 = 32'h1;
         end
         pmu_monitor_in_1 = 32'h0;
-        if (read_done & ~write_stall) begin
+        if (execute_pipeline_execute_done) begin
             pmu_monitor_in_1 = 32'h1;
         end
         pmu_monitor_in_2 = {{16{1'b0}}, sm_warp_id};

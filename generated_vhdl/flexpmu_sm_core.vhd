@@ -12,6 +12,7 @@ entity flexpmu_sm_core is
     reset               : in  std_logic;
     pipeline_fetch_done : in  std_logic;
     instruction_in      : in  std_logic_vector(63 downto 0);
+    warp_lane_id        : in  std_logic_vector(1 downto 0);
     read_stall          : in  std_logic;
     read_done           : in  std_logic;
     read_op             : in  std_logic_vector(3 downto 0);
@@ -42,8 +43,6 @@ entity flexpmu_sm_core is
     c_6                 : in  std_logic_vector(31 downto 0);
     c_7                 : in  std_logic_vector(31 downto 0);
     read_pmu_read       : in  std_logic;
-    read_pmu_dest       : in  std_logic_vector(6 downto 0);
-    read_last_pass      : in  std_logic;
     write_stall         : in  std_logic;
     sm_warp_pc          : in  std_logic_vector(31 downto 0);
     sm_warp_id          : in  std_logic_vector(15 downto 0);
@@ -57,6 +56,7 @@ entity flexpmu_sm_core is
     sm_mem_data         : in  std_logic_vector(31 downto 0);
     fetch_stall         : out std_logic;
     dec_done            : out std_logic;
+    dec_lane            : out std_logic_vector(1 downto 0);
     dec_op              : out std_logic_vector(3 downto 0);
     dec_long            : out std_logic;
     dec_dest            : out std_logic_vector(6 downto 0);
@@ -66,7 +66,8 @@ entity flexpmu_sm_core is
     dec_src1_shared     : out std_logic;
     dec_shared_offset   : out std_logic_vector(4 downto 0);
     dec_pmu_read        : out std_logic;
-    dec_pmu_dest        : out std_logic_vector(6 downto 0);
+    pmu_interlock       : out std_logic;
+    execute_stall       : out std_logic;
     execute_done        : out std_logic;
     result_0            : out std_logic_vector(31 downto 0);
     result_1            : out std_logic_vector(31 downto 0);
@@ -89,11 +90,13 @@ architecture rtl of flexpmu_sm_core is
   constant pmu_enabled : unsigned(0 downto 0) := to_unsigned(1, 1);
   signal decode_reset : std_logic;
   signal decode_pipeline_fetch_done : std_logic;
-  signal decode_pipeline_stall_in : std_logic;
   signal decode_instruction_in : std_logic_vector(63 downto 0);
-  signal decode_pmu_read_ack : std_logic;
+  signal decode_warp_lane_id : std_logic_vector(1 downto 0);
+  signal decode_pipeline_stall_in : std_logic;
+  signal decode_pipeline_execute_done : std_logic;
   signal decode_pipeline_stall_out : std_logic;
   signal decode_pipeline_dec_done : std_logic;
+  signal decode_warp_lane_id_out : std_logic_vector(1 downto 0);
   signal decode_op : std_logic_vector(3 downto 0);
   signal decode_long_instruction : std_logic;
   signal decode_dest : std_logic_vector(6 downto 0);
@@ -103,10 +106,11 @@ architecture rtl of flexpmu_sm_core is
   signal decode_src1_shared : std_logic;
   signal decode_shared_offset : std_logic_vector(4 downto 0);
   signal decode_pmu_read_out : std_logic;
-  signal decode_pmu_dest_out : std_logic_vector(6 downto 0);
+  signal decode_pmu_read_exec : std_logic;
   signal decode_pmu_address : std_logic_vector(3 downto 0);
   signal decode_pmu_command : std_logic_vector(1 downto 0);
   signal decode_pmu_reset : std_logic;
+  signal decode_pmu_interlock : std_logic;
   signal execute_reset : std_logic;
   signal execute_pipeline_read_done : std_logic;
   signal execute_pipeline_stall_in : std_logic;
@@ -138,8 +142,8 @@ architecture rtl of flexpmu_sm_core is
   signal execute_c_6 : std_logic_vector(31 downto 0);
   signal execute_c_7 : std_logic_vector(31 downto 0);
   signal execute_pmu_read_in : std_logic;
-  signal execute_pmu_dest_in : std_logic_vector(6 downto 0);
-  signal execute_monitor_out : std_logic_vector(31 downto 0);
+  signal execute_pmu_read_exec : std_logic;
+  signal execute_monitor_value_in : std_logic_vector(31 downto 0);
   signal execute_pipeline_stall_out : std_logic;
   signal execute_pipeline_execute_done : std_logic;
   signal execute_result_0 : std_logic_vector(31 downto 0);
@@ -153,7 +157,6 @@ architecture rtl of flexpmu_sm_core is
   signal execute_dest_out : std_logic_vector(6 downto 0);
   signal execute_write_out : std_logic;
   signal execute_half_write_out : std_logic;
-  signal execute_pmu_read_ack : std_logic;
   signal pmu_reset : std_logic;
   signal pmu_address_2 : std_logic_vector(3 downto 0);
   signal pmu_command_2 : std_logic_vector(1 downto 0);
@@ -176,27 +179,30 @@ architecture rtl of flexpmu_sm_core is
   signal pmu_monitor_out : std_logic_vector(31 downto 0);
   component flexpmu_decode_stage is
     port (
-      clock               : in  std_logic;
-      reset               : in  std_logic;
-      pipeline_fetch_done : in  std_logic;
-      pipeline_stall_in   : in  std_logic;
-      instruction_in      : in  std_logic_vector(63 downto 0);
-      pmu_read_ack        : in  std_logic;
-      pipeline_stall_out  : out std_logic;
-      pipeline_dec_done   : out std_logic;
-      op                  : out std_logic_vector(3 downto 0);
-      long_instruction    : out std_logic;
-      dest                : out std_logic_vector(6 downto 0);
-      src1                : out std_logic_vector(6 downto 0);
-      src2                : out std_logic_vector(6 downto 0);
-      src3                : out std_logic_vector(6 downto 0);
-      src1_shared         : out std_logic;
-      shared_offset       : out std_logic_vector(4 downto 0);
-      pmu_read_out        : out std_logic;
-      pmu_dest_out        : out std_logic_vector(6 downto 0);
-      pmu_address         : out std_logic_vector(3 downto 0);
-      pmu_command         : out std_logic_vector(1 downto 0);
-      pmu_reset           : out std_logic
+      clock                 : in  std_logic;
+      reset                 : in  std_logic;
+      pipeline_fetch_done   : in  std_logic;
+      instruction_in        : in  std_logic_vector(63 downto 0);
+      warp_lane_id          : in  std_logic_vector(1 downto 0);
+      pipeline_stall_in     : in  std_logic;
+      pipeline_execute_done : in  std_logic;
+      pipeline_stall_out    : out std_logic;
+      pipeline_dec_done     : out std_logic;
+      warp_lane_id_out      : out std_logic_vector(1 downto 0);
+      op                    : out std_logic_vector(3 downto 0);
+      long_instruction      : out std_logic;
+      dest                  : out std_logic_vector(6 downto 0);
+      src1                  : out std_logic_vector(6 downto 0);
+      src2                  : out std_logic_vector(6 downto 0);
+      src3                  : out std_logic_vector(6 downto 0);
+      src1_shared           : out std_logic;
+      shared_offset         : out std_logic_vector(4 downto 0);
+      pmu_read_out          : out std_logic;
+      pmu_read_exec         : out std_logic;
+      pmu_address           : out std_logic_vector(3 downto 0);
+      pmu_command           : out std_logic_vector(1 downto 0);
+      pmu_reset             : out std_logic;
+      pmu_interlock         : out std_logic
     );
   end component;
   component flexpmu_execute_stage is
@@ -233,8 +239,8 @@ architecture rtl of flexpmu_sm_core is
       c_6                   : in  std_logic_vector(31 downto 0);
       c_7                   : in  std_logic_vector(31 downto 0);
       pmu_read_in           : in  std_logic;
-      pmu_dest_in           : in  std_logic_vector(6 downto 0);
-      monitor_out           : in  std_logic_vector(31 downto 0);
+      pmu_read_exec         : in  std_logic;
+      monitor_value_in      : in  std_logic_vector(31 downto 0);
       pipeline_stall_out    : out std_logic;
       pipeline_execute_done : out std_logic;
       result_0              : out std_logic_vector(31 downto 0);
@@ -247,8 +253,7 @@ architecture rtl of flexpmu_sm_core is
       result_7              : out std_logic_vector(31 downto 0);
       dest_out              : out std_logic_vector(6 downto 0);
       write_out             : out std_logic;
-      half_write_out        : out std_logic;
-      pmu_read_ack          : out std_logic
+      half_write_out        : out std_logic
     );
   end component;
   component flexpmu_pmu_sm_core is
@@ -299,11 +304,13 @@ begin
       clock => clock,
       reset => decode_reset,
       pipeline_fetch_done => decode_pipeline_fetch_done,
-      pipeline_stall_in => decode_pipeline_stall_in,
       instruction_in => decode_instruction_in,
-      pmu_read_ack => decode_pmu_read_ack,
+      warp_lane_id => decode_warp_lane_id,
+      pipeline_stall_in => decode_pipeline_stall_in,
+      pipeline_execute_done => decode_pipeline_execute_done,
       pipeline_stall_out => decode_pipeline_stall_out,
       pipeline_dec_done => decode_pipeline_dec_done,
+      warp_lane_id_out => decode_warp_lane_id_out,
       op => decode_op,
       long_instruction => decode_long_instruction,
       dest => decode_dest,
@@ -313,10 +320,11 @@ begin
       src1_shared => decode_src1_shared,
       shared_offset => decode_shared_offset,
       pmu_read_out => decode_pmu_read_out,
-      pmu_dest_out => decode_pmu_dest_out,
+      pmu_read_exec => decode_pmu_read_exec,
       pmu_address => decode_pmu_address,
       pmu_command => decode_pmu_command,
-      pmu_reset => decode_pmu_reset
+      pmu_reset => decode_pmu_reset,
+      pmu_interlock => decode_pmu_interlock
     );
   execute : flexpmu_execute_stage
     port map (
@@ -352,8 +360,8 @@ begin
       c_6 => execute_c_6,
       c_7 => execute_c_7,
       pmu_read_in => execute_pmu_read_in,
-      pmu_dest_in => execute_pmu_dest_in,
-      monitor_out => execute_monitor_out,
+      pmu_read_exec => execute_pmu_read_exec,
+      monitor_value_in => execute_monitor_value_in,
       pipeline_stall_out => execute_pipeline_stall_out,
       pipeline_execute_done => execute_pipeline_execute_done,
       result_0 => execute_result_0,
@@ -366,8 +374,7 @@ begin
       result_7 => execute_result_7,
       dest_out => execute_dest_out,
       write_out => execute_write_out,
-      half_write_out => execute_half_write_out,
-      pmu_read_ack => execute_pmu_read_ack
+      half_write_out => execute_half_write_out
     );
   pmu : flexpmu_pmu_sm_core
     port map (
@@ -393,14 +400,16 @@ begin
       monitor_in_15 => pmu_monitor_in_15,
       monitor_out => pmu_monitor_out
     );
-  comb : process (reset, pipeline_fetch_done, read_stall, instruction_in, execute_pmu_read_ack, read_last_pass, decode_pipeline_stall_out, decode_pipeline_dec_done, decode_op, decode_long_instruction, decode_dest, decode_src1, decode_src2, decode_src3, decode_src1_shared, decode_shared_offset, decode_pmu_read_out, decode_pmu_dest_out, read_done, write_stall, read_op, read_dest, read_shift, a_0, b_0, c_0, execute_result_0, a_1, b_1, c_1, execute_result_1, a_2, b_2, c_2, execute_result_2, a_3, b_3, c_3, execute_result_3, a_4, b_4, c_4, execute_result_4, a_5, b_5, c_5, execute_result_5, a_6, b_6, c_6, execute_result_6, a_7, b_7, c_7, execute_result_7, read_pmu_read, read_pmu_dest, pmu_monitor_out, execute_pipeline_execute_done, execute_dest_out, execute_write_out, execute_half_write_out, decode_pmu_reset, decode_pmu_address, decode_pmu_command, sm_warp_id, sm_warp_pc, sm_lane_pass, sm_active_mask, sm_warp_states, sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data)
+  comb : process (reset, pipeline_fetch_done, read_stall, instruction_in, warp_lane_id, execute_pipeline_execute_done, decode_pipeline_stall_out, decode_pipeline_dec_done, decode_warp_lane_id_out, decode_op, decode_long_instruction, decode_dest, decode_src1, decode_src2, decode_src3, decode_src1_shared, decode_shared_offset, decode_pmu_read_out, decode_pmu_interlock, read_done, write_stall, read_op, read_dest, read_shift, a_0, b_0, c_0, execute_result_0, a_1, b_1, c_1, execute_result_1, a_2, b_2, c_2, execute_result_2, a_3, b_3, c_3, execute_result_3, a_4, b_4, c_4, execute_result_4, a_5, b_5, c_5, execute_result_5, a_6, b_6, c_6, execute_result_6, a_7, b_7, c_7, execute_result_7, read_pmu_read, decode_pmu_read_exec, pmu_monitor_out, execute_pipeline_stall_out, execute_dest_out, execute_write_out, execute_half_write_out, decode_pmu_reset, decode_pmu_address, decode_pmu_command, sm_warp_id, sm_warp_pc, sm_lane_pass, sm_active_mask, sm_warp_states, sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data)
     variable v_decode_reset : unsigned(0 downto 0) := (others => '0');
     variable v_decode_pipeline_fetch_done : unsigned(0 downto 0) := (others => '0');
     variable v_decode_pipeline_stall_in : unsigned(0 downto 0) := (others => '0');
     variable v_decode_instruction_in : unsigned(63 downto 0) := (others => '0');
-    variable v_decode_pmu_read_ack : unsigned(0 downto 0) := (others => '0');
+    variable v_decode_warp_lane_id : unsigned(1 downto 0) := (others => '0');
+    variable v_decode_pipeline_execute_done : unsigned(0 downto 0) := (others => '0');
     variable v_fetch_stall : unsigned(0 downto 0) := (others => '0');
     variable v_dec_done : unsigned(0 downto 0) := (others => '0');
+    variable v_dec_lane : unsigned(1 downto 0) := (others => '0');
     variable v_dec_op : unsigned(3 downto 0) := (others => '0');
     variable v_dec_long : unsigned(0 downto 0) := (others => '0');
     variable v_dec_dest : unsigned(6 downto 0) := (others => '0');
@@ -410,7 +419,7 @@ begin
     variable v_dec_src1_shared : unsigned(0 downto 0) := (others => '0');
     variable v_dec_shared_offset : unsigned(4 downto 0) := (others => '0');
     variable v_dec_pmu_read : unsigned(0 downto 0) := (others => '0');
-    variable v_dec_pmu_dest : unsigned(6 downto 0) := (others => '0');
+    variable v_pmu_interlock : unsigned(0 downto 0) := (others => '0');
     variable v_execute_reset : unsigned(0 downto 0) := (others => '0');
     variable v_execute_pipeline_read_done : unsigned(0 downto 0) := (others => '0');
     variable v_execute_pipeline_stall_in : unsigned(0 downto 0) := (others => '0');
@@ -450,8 +459,9 @@ begin
     variable v_execute_c_7 : unsigned(31 downto 0) := (others => '0');
     variable v_result_7 : unsigned(31 downto 0) := (others => '0');
     variable v_execute_pmu_read_in : unsigned(0 downto 0) := (others => '0');
-    variable v_execute_pmu_dest_in : unsigned(6 downto 0) := (others => '0');
-    variable v_execute_monitor_out : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_pmu_read_exec : unsigned(0 downto 0) := (others => '0');
+    variable v_execute_monitor_value_in : unsigned(31 downto 0) := (others => '0');
+    variable v_execute_stall : unsigned(0 downto 0) := (others => '0');
     variable v_execute_done : unsigned(0 downto 0) := (others => '0');
     variable v_exec_dest : unsigned(6 downto 0) := (others => '0');
     variable v_exec_write : unsigned(0 downto 0) := (others => '0');
@@ -483,9 +493,11 @@ begin
     v_decode_pipeline_fetch_done := u(pipeline_fetch_done);
     v_decode_pipeline_stall_in := u(read_stall);
     v_decode_instruction_in := u(instruction_in);
-    v_decode_pmu_read_ack := (u(execute_pmu_read_ack) and u(read_last_pass));
+    v_decode_warp_lane_id := u(warp_lane_id);
+    v_decode_pipeline_execute_done := u(execute_pipeline_execute_done);
     v_fetch_stall := u(decode_pipeline_stall_out);
     v_dec_done := u(decode_pipeline_dec_done);
+    v_dec_lane := u(decode_warp_lane_id_out);
     v_dec_op := u(decode_op);
     v_dec_long := u(decode_long_instruction);
     v_dec_dest := u(decode_dest);
@@ -495,7 +507,7 @@ begin
     v_dec_src1_shared := u(decode_src1_shared);
     v_dec_shared_offset := u(decode_shared_offset);
     v_dec_pmu_read := u(decode_pmu_read_out);
-    v_dec_pmu_dest := u(decode_pmu_dest_out);
+    v_pmu_interlock := u(decode_pmu_interlock);
     v_execute_reset := u(reset);
     v_execute_pipeline_read_done := u(read_done);
     v_execute_pipeline_stall_in := u(write_stall);
@@ -535,8 +547,9 @@ begin
     v_execute_c_7 := u(c_7);
     v_result_7 := u(execute_result_7);
     v_execute_pmu_read_in := u(read_pmu_read);
-    v_execute_pmu_dest_in := u(read_pmu_dest);
-    v_execute_monitor_out := u(pmu_monitor_out);
+    v_execute_pmu_read_exec := u(decode_pmu_read_exec);
+    v_execute_monitor_value_in := u(pmu_monitor_out);
+    v_execute_stall := u(execute_pipeline_stall_out);
     v_execute_done := u(execute_pipeline_execute_done);
     v_exec_dest := u(execute_dest_out);
     v_exec_write := u(execute_write_out);
@@ -545,11 +558,11 @@ begin
     v_pmu_address_2 := u(decode_pmu_address);
     v_pmu_command_2 := u(decode_pmu_command);
     v_pmu_monitor_in_0 := to_unsigned(0, 32);
-    if u(decode_pipeline_dec_done) = "1" then
+    if (u(decode_pipeline_dec_done) = "1") and (u(decode_warp_lane_id_out) = to_unsigned(0, 2)) then
       v_pmu_monitor_in_0 := to_unsigned(1, 32);
     end if;
     v_pmu_monitor_in_1 := to_unsigned(0, 32);
-    if (u(read_done) = "1") and (not (u(write_stall) = "1")) then
+    if u(execute_pipeline_execute_done) = "1" then
       v_pmu_monitor_in_1 := to_unsigned(1, 32);
     end if;
     v_pmu_monitor_in_2 := resize(u(sm_warp_id), 32);
@@ -585,9 +598,11 @@ begin
     decode_pipeline_fetch_done <= v_decode_pipeline_fetch_done(0);
     decode_pipeline_stall_in <= v_decode_pipeline_stall_in(0);
     decode_instruction_in <= std_logic_vector(v_decode_instruction_in);
-    decode_pmu_read_ack <= v_decode_pmu_read_ack(0);
+    decode_warp_lane_id <= std_logic_vector(v_decode_warp_lane_id);
+    decode_pipeline_execute_done <= v_decode_pipeline_execute_done(0);
     fetch_stall <= v_fetch_stall(0);
     dec_done <= v_dec_done(0);
+    dec_lane <= std_logic_vector(v_dec_lane);
     dec_op <= std_logic_vector(v_dec_op);
     dec_long <= v_dec_long(0);
     dec_dest <= std_logic_vector(v_dec_dest);
@@ -597,7 +612,7 @@ begin
     dec_src1_shared <= v_dec_src1_shared(0);
     dec_shared_offset <= std_logic_vector(v_dec_shared_offset);
     dec_pmu_read <= v_dec_pmu_read(0);
-    dec_pmu_dest <= std_logic_vector(v_dec_pmu_dest);
+    pmu_interlock <= v_pmu_interlock(0);
     execute_reset <= v_execute_reset(0);
     execute_pipeline_read_done <= v_execute_pipeline_read_done(0);
     execute_pipeline_stall_in <= v_execute_pipeline_stall_in(0);
@@ -637,8 +652,9 @@ begin
     execute_c_7 <= std_logic_vector(v_execute_c_7);
     result_7 <= std_logic_vector(v_result_7);
     execute_pmu_read_in <= v_execute_pmu_read_in(0);
-    execute_pmu_dest_in <= std_logic_vector(v_execute_pmu_dest_in);
-    execute_monitor_out <= std_logic_vector(v_execute_monitor_out);
+    execute_pmu_read_exec <= v_execute_pmu_read_exec(0);
+    execute_monitor_value_in <= std_logic_vector(v_execute_monitor_value_in);
+    execute_stall <= v_execute_stall(0);
     execute_done <= v_execute_done(0);
     exec_dest <= std_logic_vector(v_exec_dest);
     exec_write <= v_exec_write(0);

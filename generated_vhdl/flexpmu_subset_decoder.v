@@ -46,7 +46,7 @@ module flexpmu_subset_decoder (
     wire pmevent_is_pmevent;
     /* verilator lint_off UNUSEDSIGNAL */ wire [3:0] pmevent_counter; /* verilator lint_on UNUSEDSIGNAL */
     /* verilator lint_off UNUSEDSIGNAL */ wire [1:0] pmevent_command; /* verilator lint_on UNUSEDSIGNAL */
-    /* verilator lint_off UNUSEDSIGNAL */ wire [6:0] pmevent_dest; /* verilator lint_on UNUSEDSIGNAL */
+    wire [6:0] pmevent_dest;
     /* verilator lint_off UNUSEDSIGNAL */ wire pmevent_is_read; /* verilator lint_on UNUSEDSIGNAL */
     flexpmu_pmevent_decoder pmevent (
         .word(pmevent_word),
@@ -110,6 +110,9 @@ module flexpmu_subset_decoder (
             src1 = {{1{1'b0}}, word[14:9]};
             src2 = {{1{1'b0}}, word[21:16]};
             src1_shared = word[24];
+        end
+        if (pmevent_is_pmevent) begin
+            dest = pmevent_dest;
         end
     end
 endmodule

@@ -93,7 +93,7 @@ begin
       dest => pmevent_dest,
       is_read => pmevent_is_read
     );
-  comb : process (word, pmevent_is_pmevent)
+  comb : process (word, pmevent_is_pmevent, pmevent_dest)
     variable v_pmevent_word : unsigned(31 downto 0) := (others => '0');
     variable v_long_instruction : unsigned(0 downto 0) := (others => '0');
     variable v_op : unsigned(3 downto 0) := (others => '0');
@@ -157,6 +157,9 @@ begin
       v_src1 := resize(u(word(14 downto 9)), 7);
       v_src2 := resize(u(word(21 downto 16)), 7);
       v_src1_shared := u(word(24 downto 24));
+    end if;
+    if u(pmevent_is_pmevent) = "1" then
+      v_dest := u(pmevent_dest);
     end if;
     pmevent_word <= std_logic_vector(v_pmevent_word);
     long_instruction <= v_long_instruction(0);

@@ -5,26 +5,31 @@ module tb_flexpmu_decode_hook;
     reg clock = 1'b0;
     reg reset;
     reg pipeline_fetch_done;
-    reg pipeline_stall_in;
     reg [63:0] instruction_in;
-    reg pmu_read_ack;
+    reg [1:0] warp_lane_id;
+    reg read_stall_in;
+    reg pipeline_execute_done;
+    wire decode_stall_out;
+    reg expected_decode_stall_out;
+    wire pmu_interlock;
+    reg expected_pmu_interlock;
     wire pipeline_stall_out;
     reg expected_pipeline_stall_out;
     wire pipeline_dec_done;
     reg expected_pipeline_dec_done;
-    wire [63:0] instruction_out;
-    reg [63:0] expected_instruction_out;
     wire pmu_read_out;
     reg expected_pmu_read_out;
     wire [6:0] pmu_dest_out;
     reg [6:0] expected_pmu_dest_out;
+    wire pmu_read_exec;
+    reg expected_pmu_read_exec;
     wire [3:0] pmu_address;
     reg [3:0] expected_pmu_address;
     wire [1:0] pmu_command;
     reg [1:0] expected_pmu_command;
     wire pmu_reset;
     reg expected_pmu_reset;
-    flexpmu_decode_hook dut (.clock(clock), .reset(reset), .pipeline_fetch_done(pipeline_fetch_done), .pipeline_stall_in(pipeline_stall_in), .instruction_in(instruction_in), .pmu_read_ack(pmu_read_ack), .pipeline_stall_out(pipeline_stall_out), .pipeline_dec_done(pipeline_dec_done), .instruction_out(instruction_out), .pmu_read_out(pmu_read_out), .pmu_dest_out(pmu_dest_out), .pmu_address(pmu_address), .pmu_command(pmu_command), .pmu_reset(pmu_reset));
+    flexpmu_decode_hook dut (.clock(clock), .reset(reset), .pipeline_fetch_done(pipeline_fetch_done), .instruction_in(instruction_in), .warp_lane_id(warp_lane_id), .read_stall_in(read_stall_in), .pipeline_execute_done(pipeline_execute_done), .decode_stall_out(decode_stall_out), .pmu_interlock(pmu_interlock), .pipeline_stall_out(pipeline_stall_out), .pipeline_dec_done(pipeline_dec_done), .pmu_read_out(pmu_read_out), .pmu_dest_out(pmu_dest_out), .pmu_read_exec(pmu_read_exec), .pmu_address(pmu_address), .pmu_command(pmu_command), .pmu_reset(pmu_reset));
     integer fd, status, cycle, mismatches;
     reg [8*4096-1:0] path;
     reg [8*2048-1:0] line;
@@ -41,13 +46,21 @@ module tb_flexpmu_decode_hook;
         cycle = 0;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
-            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, pipeline_stall_in, instruction_in, pmu_read_ack, expected_pipeline_stall_out, expected_pipeline_dec_done, expected_instruction_out, expected_pmu_read_out, expected_pmu_dest_out, expected_pmu_address, expected_pmu_command, expected_pmu_reset);
-            if (status > 0 && status < 13) begin
-                $display("MISMATCH cycle=%0d signal=row expected=13 fields got=%0d", cycle, status);
+            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, instruction_in, warp_lane_id, read_stall_in, pipeline_execute_done, expected_decode_stall_out, expected_pmu_interlock, expected_pipeline_stall_out, expected_pipeline_dec_done, expected_pmu_read_out, expected_pmu_dest_out, expected_pmu_read_exec, expected_pmu_address, expected_pmu_command, expected_pmu_reset);
+            if (status > 0 && status < 16) begin
+                $display("MISMATCH cycle=%0d signal=row expected=16 fields got=%0d", cycle, status);
                 mismatches = mismatches + 1;
             end
-            if (status == 13) begin
+            if (status == 16) begin
                 #1;
+                if (decode_stall_out !== expected_decode_stall_out) begin
+                    $display("MISMATCH cycle=%0d signal=decode_stall_out expected=%h got=%h", cycle, expected_decode_stall_out, decode_stall_out);
+                    mismatches = mismatches + 1;
+                end
+                if (pmu_interlock !== expected_pmu_interlock) begin
+                    $display("MISMATCH cycle=%0d signal=pmu_interlock expected=%h got=%h", cycle, expected_pmu_interlock, pmu_interlock);
+                    mismatches = mismatches + 1;
+                end
                 if (pipeline_stall_out !== expected_pipeline_stall_out) begin
                     $display("MISMATCH cycle=%0d signal=pipeline_stall_out expected=%h got=%h", cycle, expected_pipeline_stall_out, pipeline_stall_out);
                     mismatches = mismatches + 1;
@@ -56,16 +69,16 @@ module tb_flexpmu_decode_hook;
                     $display("MISMATCH cycle=%0d signal=pipeline_dec_done expected=%h got=%h", cycle, expected_pipeline_dec_done, pipeline_dec_done);
                     mismatches = mismatches + 1;
                 end
-                if (instruction_out !== expected_instruction_out) begin
-                    $display("MISMATCH cycle=%0d signal=instruction_out expected=%h got=%h", cycle, expected_instruction_out, instruction_out);
-                    mismatches = mismatches + 1;
-                end
                 if (pmu_read_out !== expected_pmu_read_out) begin
                     $display("MISMATCH cycle=%0d signal=pmu_read_out expected=%h got=%h", cycle, expected_pmu_read_out, pmu_read_out);
                     mismatches = mismatches + 1;
                 end
                 if (pmu_dest_out !== expected_pmu_dest_out) begin
                     $display("MISMATCH cycle=%0d signal=pmu_dest_out expected=%h got=%h", cycle, expected_pmu_dest_out, pmu_dest_out);
+                    mismatches = mismatches + 1;
+                end
+                if (pmu_read_exec !== expected_pmu_read_exec) begin
+                    $display("MISMATCH cycle=%0d signal=pmu_read_exec expected=%h got=%h", cycle, expected_pmu_read_exec, pmu_read_exec);
                     mismatches = mismatches + 1;
                 end
                 if (pmu_address !== expected_pmu_address) begin

@@ -12,20 +12,23 @@ architecture sim of tb_flexpmu_decode_hook is
   signal clock : std_logic := '0';
   signal reset : std_logic := '0';
   signal pipeline_fetch_done : std_logic := '0';
-  signal pipeline_stall_in : std_logic := '0';
   signal instruction_in : std_logic_vector(63 downto 0) := (others => '0');
-  signal pmu_read_ack : std_logic := '0';
+  signal warp_lane_id : std_logic_vector(1 downto 0) := (others => '0');
+  signal read_stall_in : std_logic := '0';
+  signal pipeline_execute_done : std_logic := '0';
+  signal decode_stall_out : std_logic;
+  signal pmu_interlock : std_logic;
   signal pipeline_stall_out : std_logic;
   signal pipeline_dec_done : std_logic;
-  signal instruction_out : std_logic_vector(63 downto 0);
   signal pmu_read_out : std_logic;
   signal pmu_dest_out : std_logic_vector(6 downto 0);
+  signal pmu_read_exec : std_logic;
   signal pmu_address : std_logic_vector(3 downto 0);
   signal pmu_command : std_logic_vector(1 downto 0);
   signal pmu_reset : std_logic;
 begin
   dut : entity work.flexpmu_decode_hook
-    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, pipeline_stall_in => pipeline_stall_in, instruction_in => instruction_in, pmu_read_ack => pmu_read_ack, pipeline_stall_out => pipeline_stall_out, pipeline_dec_done => pipeline_dec_done, instruction_out => instruction_out, pmu_read_out => pmu_read_out, pmu_dest_out => pmu_dest_out, pmu_address => pmu_address, pmu_command => pmu_command, pmu_reset => pmu_reset);
+    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, instruction_in => instruction_in, warp_lane_id => warp_lane_id, read_stall_in => read_stall_in, pipeline_execute_done => pipeline_execute_done, decode_stall_out => decode_stall_out, pmu_interlock => pmu_interlock, pipeline_stall_out => pipeline_stall_out, pipeline_dec_done => pipeline_dec_done, pmu_read_out => pmu_read_out, pmu_dest_out => pmu_dest_out, pmu_read_exec => pmu_read_exec, pmu_address => pmu_address, pmu_command => pmu_command, pmu_reset => pmu_reset);
   replay : process
     file vectors_file : text;
     variable l : line;
@@ -33,14 +36,17 @@ begin
     variable cycle, mismatches : natural := 0;
     variable h_reset : std_logic_vector(3 downto 0);
     variable h_pipeline_fetch_done : std_logic_vector(3 downto 0);
-    variable h_pipeline_stall_in : std_logic_vector(3 downto 0);
     variable h_instruction_in : std_logic_vector(63 downto 0);
-    variable h_pmu_read_ack : std_logic_vector(3 downto 0);
+    variable h_warp_lane_id : std_logic_vector(3 downto 0);
+    variable h_read_stall_in : std_logic_vector(3 downto 0);
+    variable h_pipeline_execute_done : std_logic_vector(3 downto 0);
+    variable h_decode_stall_out : std_logic_vector(3 downto 0);
+    variable h_pmu_interlock : std_logic_vector(3 downto 0);
     variable h_pipeline_stall_out : std_logic_vector(3 downto 0);
     variable h_pipeline_dec_done : std_logic_vector(3 downto 0);
-    variable h_instruction_out : std_logic_vector(63 downto 0);
     variable h_pmu_read_out : std_logic_vector(3 downto 0);
     variable h_pmu_dest_out : std_logic_vector(7 downto 0);
+    variable h_pmu_read_exec : std_logic_vector(3 downto 0);
     variable h_pmu_address : std_logic_vector(3 downto 0);
     variable h_pmu_command : std_logic_vector(3 downto 0);
     variable h_pmu_reset : std_logic_vector(3 downto 0);
@@ -52,23 +58,35 @@ begin
       if l'length > 0 and l(l'left) /= '#' and l(l'left) /= 'p' then
         hread(l, h_reset);
         hread(l, h_pipeline_fetch_done);
-        hread(l, h_pipeline_stall_in);
         hread(l, h_instruction_in);
-        hread(l, h_pmu_read_ack);
+        hread(l, h_warp_lane_id);
+        hread(l, h_read_stall_in);
+        hread(l, h_pipeline_execute_done);
+        hread(l, h_decode_stall_out);
+        hread(l, h_pmu_interlock);
         hread(l, h_pipeline_stall_out);
         hread(l, h_pipeline_dec_done);
-        hread(l, h_instruction_out);
         hread(l, h_pmu_read_out);
         hread(l, h_pmu_dest_out);
+        hread(l, h_pmu_read_exec);
         hread(l, h_pmu_address);
         hread(l, h_pmu_command);
         hread(l, h_pmu_reset);
         reset <= h_reset(0);
         pipeline_fetch_done <= h_pipeline_fetch_done(0);
-        pipeline_stall_in <= h_pipeline_stall_in(0);
         instruction_in <= h_instruction_in(63 downto 0);
-        pmu_read_ack <= h_pmu_read_ack(0);
+        warp_lane_id <= h_warp_lane_id(1 downto 0);
+        read_stall_in <= h_read_stall_in(0);
+        pipeline_execute_done <= h_pipeline_execute_done(0);
         wait for 1 ns;
+        if decode_stall_out /= h_decode_stall_out(0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=decode_stall_out expected=" & to_hstring(h_decode_stall_out) & " got=" & to_hstring(std_logic_vector'((0 => decode_stall_out)));
+          mismatches := mismatches + 1;
+        end if;
+        if pmu_interlock /= h_pmu_interlock(0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_interlock expected=" & to_hstring(h_pmu_interlock) & " got=" & to_hstring(std_logic_vector'((0 => pmu_interlock)));
+          mismatches := mismatches + 1;
+        end if;
         if pipeline_stall_out /= h_pipeline_stall_out(0) then
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pipeline_stall_out expected=" & to_hstring(h_pipeline_stall_out) & " got=" & to_hstring(std_logic_vector'((0 => pipeline_stall_out)));
           mismatches := mismatches + 1;
@@ -77,16 +95,16 @@ begin
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pipeline_dec_done expected=" & to_hstring(h_pipeline_dec_done) & " got=" & to_hstring(std_logic_vector'((0 => pipeline_dec_done)));
           mismatches := mismatches + 1;
         end if;
-        if instruction_out /= h_instruction_out(63 downto 0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=instruction_out expected=" & to_hstring(h_instruction_out) & " got=" & to_hstring(std_logic_vector'(instruction_out));
-          mismatches := mismatches + 1;
-        end if;
         if pmu_read_out /= h_pmu_read_out(0) then
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_read_out expected=" & to_hstring(h_pmu_read_out) & " got=" & to_hstring(std_logic_vector'((0 => pmu_read_out)));
           mismatches := mismatches + 1;
         end if;
         if pmu_dest_out /= h_pmu_dest_out(6 downto 0) then
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_dest_out expected=" & to_hstring(h_pmu_dest_out) & " got=" & to_hstring(std_logic_vector'(pmu_dest_out));
+          mismatches := mismatches + 1;
+        end if;
+        if pmu_read_exec /= h_pmu_read_exec(0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_read_exec expected=" & to_hstring(h_pmu_read_exec) & " got=" & to_hstring(std_logic_vector'((0 => pmu_read_exec)));
           mismatches := mismatches + 1;
         end if;
         if pmu_address /= h_pmu_address(3 downto 0) then

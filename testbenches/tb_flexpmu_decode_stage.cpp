@@ -20,11 +20,13 @@ int main(int argc, char** argv) {
         char* p = line;
         dut->reset = std::strtoull(p, &p, 16);
         dut->pipeline_fetch_done = std::strtoull(p, &p, 16);
-        dut->pipeline_stall_in = std::strtoull(p, &p, 16);
         dut->instruction_in = std::strtoull(p, &p, 16);
-        dut->pmu_read_ack = std::strtoull(p, &p, 16);
+        dut->warp_lane_id = std::strtoull(p, &p, 16);
+        dut->pipeline_stall_in = std::strtoull(p, &p, 16);
+        dut->pipeline_execute_done = std::strtoull(p, &p, 16);
         unsigned long long expected_pipeline_stall_out = std::strtoull(p, &p, 16);
         unsigned long long expected_pipeline_dec_done = std::strtoull(p, &p, 16);
+        unsigned long long expected_warp_lane_id_out = std::strtoull(p, &p, 16);
         unsigned long long expected_op = std::strtoull(p, &p, 16);
         unsigned long long expected_long_instruction = std::strtoull(p, &p, 16);
         unsigned long long expected_dest = std::strtoull(p, &p, 16);
@@ -34,10 +36,11 @@ int main(int argc, char** argv) {
         unsigned long long expected_src1_shared = std::strtoull(p, &p, 16);
         unsigned long long expected_shared_offset = std::strtoull(p, &p, 16);
         unsigned long long expected_pmu_read_out = std::strtoull(p, &p, 16);
-        unsigned long long expected_pmu_dest_out = std::strtoull(p, &p, 16);
+        unsigned long long expected_pmu_read_exec = std::strtoull(p, &p, 16);
         unsigned long long expected_pmu_address = std::strtoull(p, &p, 16);
         unsigned long long expected_pmu_command = std::strtoull(p, &p, 16);
         unsigned long long expected_pmu_reset = std::strtoull(p, &p, 16);
+        unsigned long long expected_pmu_interlock = std::strtoull(p, &p, 16);
         dut->eval();
         if ((unsigned long long)dut->pipeline_stall_out != expected_pipeline_stall_out) {
             std::printf("MISMATCH cycle=%lu signal=pipeline_stall_out expected=%llx got=%llx\n", cycle, expected_pipeline_stall_out, (unsigned long long)dut->pipeline_stall_out);
@@ -45,6 +48,10 @@ int main(int argc, char** argv) {
         }
         if ((unsigned long long)dut->pipeline_dec_done != expected_pipeline_dec_done) {
             std::printf("MISMATCH cycle=%lu signal=pipeline_dec_done expected=%llx got=%llx\n", cycle, expected_pipeline_dec_done, (unsigned long long)dut->pipeline_dec_done);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->warp_lane_id_out != expected_warp_lane_id_out) {
+            std::printf("MISMATCH cycle=%lu signal=warp_lane_id_out expected=%llx got=%llx\n", cycle, expected_warp_lane_id_out, (unsigned long long)dut->warp_lane_id_out);
             mismatches++;
         }
         if ((unsigned long long)dut->op != expected_op) {
@@ -83,8 +90,8 @@ int main(int argc, char** argv) {
             std::printf("MISMATCH cycle=%lu signal=pmu_read_out expected=%llx got=%llx\n", cycle, expected_pmu_read_out, (unsigned long long)dut->pmu_read_out);
             mismatches++;
         }
-        if ((unsigned long long)dut->pmu_dest_out != expected_pmu_dest_out) {
-            std::printf("MISMATCH cycle=%lu signal=pmu_dest_out expected=%llx got=%llx\n", cycle, expected_pmu_dest_out, (unsigned long long)dut->pmu_dest_out);
+        if ((unsigned long long)dut->pmu_read_exec != expected_pmu_read_exec) {
+            std::printf("MISMATCH cycle=%lu signal=pmu_read_exec expected=%llx got=%llx\n", cycle, expected_pmu_read_exec, (unsigned long long)dut->pmu_read_exec);
             mismatches++;
         }
         if ((unsigned long long)dut->pmu_address != expected_pmu_address) {
@@ -97,6 +104,10 @@ int main(int argc, char** argv) {
         }
         if ((unsigned long long)dut->pmu_reset != expected_pmu_reset) {
             std::printf("MISMATCH cycle=%lu signal=pmu_reset expected=%llx got=%llx\n", cycle, expected_pmu_reset, (unsigned long long)dut->pmu_reset);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->pmu_interlock != expected_pmu_interlock) {
+            std::printf("MISMATCH cycle=%lu signal=pmu_interlock expected=%llx got=%llx\n", cycle, expected_pmu_interlock, (unsigned long long)dut->pmu_interlock);
             mismatches++;
         }
         dut->clock = 1;

@@ -5,13 +5,16 @@ module tb_flexpmu_decode_stage;
     reg clock = 1'b0;
     reg reset;
     reg pipeline_fetch_done;
-    reg pipeline_stall_in;
     reg [63:0] instruction_in;
-    reg pmu_read_ack;
+    reg [1:0] warp_lane_id;
+    reg pipeline_stall_in;
+    reg pipeline_execute_done;
     wire pipeline_stall_out;
     reg expected_pipeline_stall_out;
     wire pipeline_dec_done;
     reg expected_pipeline_dec_done;
+    wire [1:0] warp_lane_id_out;
+    reg [1:0] expected_warp_lane_id_out;
     wire [3:0] op;
     reg [3:0] expected_op;
     wire long_instruction;
@@ -30,15 +33,17 @@ module tb_flexpmu_decode_stage;
     reg [4:0] expected_shared_offset;
     wire pmu_read_out;
     reg expected_pmu_read_out;
-    wire [6:0] pmu_dest_out;
-    reg [6:0] expected_pmu_dest_out;
+    wire pmu_read_exec;
+    reg expected_pmu_read_exec;
     wire [3:0] pmu_address;
     reg [3:0] expected_pmu_address;
     wire [1:0] pmu_command;
     reg [1:0] expected_pmu_command;
     wire pmu_reset;
     reg expected_pmu_reset;
-    flexpmu_decode_stage dut (.clock(clock), .reset(reset), .pipeline_fetch_done(pipeline_fetch_done), .pipeline_stall_in(pipeline_stall_in), .instruction_in(instruction_in), .pmu_read_ack(pmu_read_ack), .pipeline_stall_out(pipeline_stall_out), .pipeline_dec_done(pipeline_dec_done), .op(op), .long_instruction(long_instruction), .dest(dest), .src1(src1), .src2(src2), .src3(src3), .src1_shared(src1_shared), .shared_offset(shared_offset), .pmu_read_out(pmu_read_out), .pmu_dest_out(pmu_dest_out), .pmu_address(pmu_address), .pmu_command(pmu_command), .pmu_reset(pmu_reset));
+    wire pmu_interlock;
+    reg expected_pmu_interlock;
+    flexpmu_decode_stage dut (.clock(clock), .reset(reset), .pipeline_fetch_done(pipeline_fetch_done), .instruction_in(instruction_in), .warp_lane_id(warp_lane_id), .pipeline_stall_in(pipeline_stall_in), .pipeline_execute_done(pipeline_execute_done), .pipeline_stall_out(pipeline_stall_out), .pipeline_dec_done(pipeline_dec_done), .warp_lane_id_out(warp_lane_id_out), .op(op), .long_instruction(long_instruction), .dest(dest), .src1(src1), .src2(src2), .src3(src3), .src1_shared(src1_shared), .shared_offset(shared_offset), .pmu_read_out(pmu_read_out), .pmu_read_exec(pmu_read_exec), .pmu_address(pmu_address), .pmu_command(pmu_command), .pmu_reset(pmu_reset), .pmu_interlock(pmu_interlock));
     integer fd, status, cycle, mismatches;
     reg [8*4096-1:0] path;
     reg [8*2048-1:0] line;
@@ -55,12 +60,12 @@ module tb_flexpmu_decode_stage;
         cycle = 0;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
-            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, pipeline_stall_in, instruction_in, pmu_read_ack, expected_pipeline_stall_out, expected_pipeline_dec_done, expected_op, expected_long_instruction, expected_dest, expected_src1, expected_src2, expected_src3, expected_src1_shared, expected_shared_offset, expected_pmu_read_out, expected_pmu_dest_out, expected_pmu_address, expected_pmu_command, expected_pmu_reset);
-            if (status > 0 && status < 20) begin
-                $display("MISMATCH cycle=%0d signal=row expected=20 fields got=%0d", cycle, status);
+            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, instruction_in, warp_lane_id, pipeline_stall_in, pipeline_execute_done, expected_pipeline_stall_out, expected_pipeline_dec_done, expected_warp_lane_id_out, expected_op, expected_long_instruction, expected_dest, expected_src1, expected_src2, expected_src3, expected_src1_shared, expected_shared_offset, expected_pmu_read_out, expected_pmu_read_exec, expected_pmu_address, expected_pmu_command, expected_pmu_reset, expected_pmu_interlock);
+            if (status > 0 && status < 23) begin
+                $display("MISMATCH cycle=%0d signal=row expected=23 fields got=%0d", cycle, status);
                 mismatches = mismatches + 1;
             end
-            if (status == 20) begin
+            if (status == 23) begin
                 #1;
                 if (pipeline_stall_out !== expected_pipeline_stall_out) begin
                     $display("MISMATCH cycle=%0d signal=pipeline_stall_out expected=%h got=%h", cycle, expected_pipeline_stall_out, pipeline_stall_out);
@@ -68,6 +73,10 @@ module tb_flexpmu_decode_stage;
                 end
                 if (pipeline_dec_done !== expected_pipeline_dec_done) begin
                     $display("MISMATCH cycle=%0d signal=pipeline_dec_done expected=%h got=%h", cycle, expected_pipeline_dec_done, pipeline_dec_done);
+                    mismatches = mismatches + 1;
+                end
+                if (warp_lane_id_out !== expected_warp_lane_id_out) begin
+                    $display("MISMATCH cycle=%0d signal=warp_lane_id_out expected=%h got=%h", cycle, expected_warp_lane_id_out, warp_lane_id_out);
                     mismatches = mismatches + 1;
                 end
                 if (op !== expected_op) begin
@@ -106,8 +115,8 @@ module tb_flexpmu_decode_stage;
                     $display("MISMATCH cycle=%0d signal=pmu_read_out expected=%h got=%h", cycle, expected_pmu_read_out, pmu_read_out);
                     mismatches = mismatches + 1;
                 end
-                if (pmu_dest_out !== expected_pmu_dest_out) begin
-                    $display("MISMATCH cycle=%0d signal=pmu_dest_out expected=%h got=%h", cycle, expected_pmu_dest_out, pmu_dest_out);
+                if (pmu_read_exec !== expected_pmu_read_exec) begin
+                    $display("MISMATCH cycle=%0d signal=pmu_read_exec expected=%h got=%h", cycle, expected_pmu_read_exec, pmu_read_exec);
                     mismatches = mismatches + 1;
                 end
                 if (pmu_address !== expected_pmu_address) begin
@@ -120,6 +129,10 @@ module tb_flexpmu_decode_stage;
                 end
                 if (pmu_reset !== expected_pmu_reset) begin
                     $display("MISMATCH cycle=%0d signal=pmu_reset expected=%h got=%h", cycle, expected_pmu_reset, pmu_reset);
+                    mismatches = mismatches + 1;
+                end
+                if (pmu_interlock !== expected_pmu_interlock) begin
+                    $display("MISMATCH cycle=%0d signal=pmu_interlock expected=%h got=%h", cycle, expected_pmu_interlock, pmu_interlock);
                     mismatches = mismatches + 1;
                 end
                 clock = 1'b1;

@@ -12,11 +12,13 @@ architecture sim of tb_flexpmu_decode_stage is
   signal clock : std_logic := '0';
   signal reset : std_logic := '0';
   signal pipeline_fetch_done : std_logic := '0';
-  signal pipeline_stall_in : std_logic := '0';
   signal instruction_in : std_logic_vector(63 downto 0) := (others => '0');
-  signal pmu_read_ack : std_logic := '0';
+  signal warp_lane_id : std_logic_vector(1 downto 0) := (others => '0');
+  signal pipeline_stall_in : std_logic := '0';
+  signal pipeline_execute_done : std_logic := '0';
   signal pipeline_stall_out : std_logic;
   signal pipeline_dec_done : std_logic;
+  signal warp_lane_id_out : std_logic_vector(1 downto 0);
   signal op : std_logic_vector(3 downto 0);
   signal long_instruction : std_logic;
   signal dest : std_logic_vector(6 downto 0);
@@ -26,13 +28,14 @@ architecture sim of tb_flexpmu_decode_stage is
   signal src1_shared : std_logic;
   signal shared_offset : std_logic_vector(4 downto 0);
   signal pmu_read_out : std_logic;
-  signal pmu_dest_out : std_logic_vector(6 downto 0);
+  signal pmu_read_exec : std_logic;
   signal pmu_address : std_logic_vector(3 downto 0);
   signal pmu_command : std_logic_vector(1 downto 0);
   signal pmu_reset : std_logic;
+  signal pmu_interlock : std_logic;
 begin
   dut : entity work.flexpmu_decode_stage
-    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, pipeline_stall_in => pipeline_stall_in, instruction_in => instruction_in, pmu_read_ack => pmu_read_ack, pipeline_stall_out => pipeline_stall_out, pipeline_dec_done => pipeline_dec_done, op => op, long_instruction => long_instruction, dest => dest, src1 => src1, src2 => src2, src3 => src3, src1_shared => src1_shared, shared_offset => shared_offset, pmu_read_out => pmu_read_out, pmu_dest_out => pmu_dest_out, pmu_address => pmu_address, pmu_command => pmu_command, pmu_reset => pmu_reset);
+    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, instruction_in => instruction_in, warp_lane_id => warp_lane_id, pipeline_stall_in => pipeline_stall_in, pipeline_execute_done => pipeline_execute_done, pipeline_stall_out => pipeline_stall_out, pipeline_dec_done => pipeline_dec_done, warp_lane_id_out => warp_lane_id_out, op => op, long_instruction => long_instruction, dest => dest, src1 => src1, src2 => src2, src3 => src3, src1_shared => src1_shared, shared_offset => shared_offset, pmu_read_out => pmu_read_out, pmu_read_exec => pmu_read_exec, pmu_address => pmu_address, pmu_command => pmu_command, pmu_reset => pmu_reset, pmu_interlock => pmu_interlock);
   replay : process
     file vectors_file : text;
     variable l : line;
@@ -40,11 +43,13 @@ begin
     variable cycle, mismatches : natural := 0;
     variable h_reset : std_logic_vector(3 downto 0);
     variable h_pipeline_fetch_done : std_logic_vector(3 downto 0);
-    variable h_pipeline_stall_in : std_logic_vector(3 downto 0);
     variable h_instruction_in : std_logic_vector(63 downto 0);
-    variable h_pmu_read_ack : std_logic_vector(3 downto 0);
+    variable h_warp_lane_id : std_logic_vector(3 downto 0);
+    variable h_pipeline_stall_in : std_logic_vector(3 downto 0);
+    variable h_pipeline_execute_done : std_logic_vector(3 downto 0);
     variable h_pipeline_stall_out : std_logic_vector(3 downto 0);
     variable h_pipeline_dec_done : std_logic_vector(3 downto 0);
+    variable h_warp_lane_id_out : std_logic_vector(3 downto 0);
     variable h_op : std_logic_vector(3 downto 0);
     variable h_long_instruction : std_logic_vector(3 downto 0);
     variable h_dest : std_logic_vector(7 downto 0);
@@ -54,10 +59,11 @@ begin
     variable h_src1_shared : std_logic_vector(3 downto 0);
     variable h_shared_offset : std_logic_vector(7 downto 0);
     variable h_pmu_read_out : std_logic_vector(3 downto 0);
-    variable h_pmu_dest_out : std_logic_vector(7 downto 0);
+    variable h_pmu_read_exec : std_logic_vector(3 downto 0);
     variable h_pmu_address : std_logic_vector(3 downto 0);
     variable h_pmu_command : std_logic_vector(3 downto 0);
     variable h_pmu_reset : std_logic_vector(3 downto 0);
+    variable h_pmu_interlock : std_logic_vector(3 downto 0);
   begin
     file_open(status, vectors_file, VECTORS, read_mode);
     assert status = open_ok report "RESULT error: cannot open " & VECTORS severity failure;
@@ -66,11 +72,13 @@ begin
       if l'length > 0 and l(l'left) /= '#' and l(l'left) /= 'p' then
         hread(l, h_reset);
         hread(l, h_pipeline_fetch_done);
-        hread(l, h_pipeline_stall_in);
         hread(l, h_instruction_in);
-        hread(l, h_pmu_read_ack);
+        hread(l, h_warp_lane_id);
+        hread(l, h_pipeline_stall_in);
+        hread(l, h_pipeline_execute_done);
         hread(l, h_pipeline_stall_out);
         hread(l, h_pipeline_dec_done);
+        hread(l, h_warp_lane_id_out);
         hread(l, h_op);
         hread(l, h_long_instruction);
         hread(l, h_dest);
@@ -80,15 +88,17 @@ begin
         hread(l, h_src1_shared);
         hread(l, h_shared_offset);
         hread(l, h_pmu_read_out);
-        hread(l, h_pmu_dest_out);
+        hread(l, h_pmu_read_exec);
         hread(l, h_pmu_address);
         hread(l, h_pmu_command);
         hread(l, h_pmu_reset);
+        hread(l, h_pmu_interlock);
         reset <= h_reset(0);
         pipeline_fetch_done <= h_pipeline_fetch_done(0);
-        pipeline_stall_in <= h_pipeline_stall_in(0);
         instruction_in <= h_instruction_in(63 downto 0);
-        pmu_read_ack <= h_pmu_read_ack(0);
+        warp_lane_id <= h_warp_lane_id(1 downto 0);
+        pipeline_stall_in <= h_pipeline_stall_in(0);
+        pipeline_execute_done <= h_pipeline_execute_done(0);
         wait for 1 ns;
         if pipeline_stall_out /= h_pipeline_stall_out(0) then
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pipeline_stall_out expected=" & to_hstring(h_pipeline_stall_out) & " got=" & to_hstring(std_logic_vector'((0 => pipeline_stall_out)));
@@ -96,6 +106,10 @@ begin
         end if;
         if pipeline_dec_done /= h_pipeline_dec_done(0) then
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pipeline_dec_done expected=" & to_hstring(h_pipeline_dec_done) & " got=" & to_hstring(std_logic_vector'((0 => pipeline_dec_done)));
+          mismatches := mismatches + 1;
+        end if;
+        if warp_lane_id_out /= h_warp_lane_id_out(1 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=warp_lane_id_out expected=" & to_hstring(h_warp_lane_id_out) & " got=" & to_hstring(std_logic_vector'(warp_lane_id_out));
           mismatches := mismatches + 1;
         end if;
         if op /= h_op(3 downto 0) then
@@ -134,8 +148,8 @@ begin
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_read_out expected=" & to_hstring(h_pmu_read_out) & " got=" & to_hstring(std_logic_vector'((0 => pmu_read_out)));
           mismatches := mismatches + 1;
         end if;
-        if pmu_dest_out /= h_pmu_dest_out(6 downto 0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_dest_out expected=" & to_hstring(h_pmu_dest_out) & " got=" & to_hstring(std_logic_vector'(pmu_dest_out));
+        if pmu_read_exec /= h_pmu_read_exec(0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_read_exec expected=" & to_hstring(h_pmu_read_exec) & " got=" & to_hstring(std_logic_vector'((0 => pmu_read_exec)));
           mismatches := mismatches + 1;
         end if;
         if pmu_address /= h_pmu_address(3 downto 0) then
@@ -148,6 +162,10 @@ begin
         end if;
         if pmu_reset /= h_pmu_reset(0) then
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_reset expected=" & to_hstring(h_pmu_reset) & " got=" & to_hstring(std_logic_vector'((0 => pmu_reset)));
+          mismatches := mismatches + 1;
+        end if;
+        if pmu_interlock /= h_pmu_interlock(0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_interlock expected=" & to_hstring(h_pmu_interlock) & " got=" & to_hstring(std_logic_vector'((0 => pmu_interlock)));
           mismatches := mismatches + 1;
         end if;
         clock <= '1';

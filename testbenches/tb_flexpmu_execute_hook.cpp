@@ -18,31 +18,54 @@ int main(int argc, char** argv) {
         if (line[0] == '#' || line[0] == 'p' || line[0] == '\n') continue;
         char* p = line;
         dut->pmu_read_in = std::strtoull(p, &p, 16);
-        dut->pmu_dest_in = std::strtoull(p, &p, 16);
-        dut->result_in = std::strtoull(p, &p, 16);
-        dut->dest_in = std::strtoull(p, &p, 16);
-        dut->write_in = std::strtoull(p, &p, 16);
-        dut->stage_fire = std::strtoull(p, &p, 16);
-        dut->monitor_out = std::strtoull(p, &p, 16);
-        unsigned long long expected_result_out = std::strtoull(p, &p, 16);
-        unsigned long long expected_dest_out = std::strtoull(p, &p, 16);
-        unsigned long long expected_write_out = std::strtoull(p, &p, 16);
-        unsigned long long expected_pmu_read_ack = std::strtoull(p, &p, 16);
+        dut->result_in_0 = std::strtoull(p, &p, 16);
+        dut->result_in_1 = std::strtoull(p, &p, 16);
+        dut->result_in_2 = std::strtoull(p, &p, 16);
+        dut->result_in_3 = std::strtoull(p, &p, 16);
+        dut->result_in_4 = std::strtoull(p, &p, 16);
+        dut->result_in_5 = std::strtoull(p, &p, 16);
+        dut->result_in_6 = std::strtoull(p, &p, 16);
+        dut->result_in_7 = std::strtoull(p, &p, 16);
+        dut->monitor_value_in = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_0 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_1 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_2 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_3 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_4 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_5 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_6 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_7 = std::strtoull(p, &p, 16);
         dut->eval();
-        if ((unsigned long long)dut->result_out != expected_result_out) {
-            std::printf("MISMATCH cycle=%lu signal=result_out expected=%llx got=%llx\n", cycle, expected_result_out, (unsigned long long)dut->result_out);
+        if ((unsigned long long)dut->result_out_0 != expected_result_out_0) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_0 expected=%llx got=%llx\n", cycle, expected_result_out_0, (unsigned long long)dut->result_out_0);
             mismatches++;
         }
-        if ((unsigned long long)dut->dest_out != expected_dest_out) {
-            std::printf("MISMATCH cycle=%lu signal=dest_out expected=%llx got=%llx\n", cycle, expected_dest_out, (unsigned long long)dut->dest_out);
+        if ((unsigned long long)dut->result_out_1 != expected_result_out_1) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_1 expected=%llx got=%llx\n", cycle, expected_result_out_1, (unsigned long long)dut->result_out_1);
             mismatches++;
         }
-        if ((unsigned long long)dut->write_out != expected_write_out) {
-            std::printf("MISMATCH cycle=%lu signal=write_out expected=%llx got=%llx\n", cycle, expected_write_out, (unsigned long long)dut->write_out);
+        if ((unsigned long long)dut->result_out_2 != expected_result_out_2) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_2 expected=%llx got=%llx\n", cycle, expected_result_out_2, (unsigned long long)dut->result_out_2);
             mismatches++;
         }
-        if ((unsigned long long)dut->pmu_read_ack != expected_pmu_read_ack) {
-            std::printf("MISMATCH cycle=%lu signal=pmu_read_ack expected=%llx got=%llx\n", cycle, expected_pmu_read_ack, (unsigned long long)dut->pmu_read_ack);
+        if ((unsigned long long)dut->result_out_3 != expected_result_out_3) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_3 expected=%llx got=%llx\n", cycle, expected_result_out_3, (unsigned long long)dut->result_out_3);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->result_out_4 != expected_result_out_4) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_4 expected=%llx got=%llx\n", cycle, expected_result_out_4, (unsigned long long)dut->result_out_4);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->result_out_5 != expected_result_out_5) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_5 expected=%llx got=%llx\n", cycle, expected_result_out_5, (unsigned long long)dut->result_out_5);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->result_out_6 != expected_result_out_6) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_6 expected=%llx got=%llx\n", cycle, expected_result_out_6, (unsigned long long)dut->result_out_6);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->result_out_7 != expected_result_out_7) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_7 expected=%llx got=%llx\n", cycle, expected_result_out_7, (unsigned long long)dut->result_out_7);
             mismatches++;
         }
         cycle++;

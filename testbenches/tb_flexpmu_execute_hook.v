@@ -4,21 +4,32 @@
 module tb_flexpmu_execute_hook;
     reg clock = 1'b0;
     reg pmu_read_in;
-    reg [6:0] pmu_dest_in;
-    reg [31:0] result_in;
-    reg [6:0] dest_in;
-    reg write_in;
-    reg stage_fire;
-    reg [31:0] monitor_out;
-    wire [31:0] result_out;
-    reg [31:0] expected_result_out;
-    wire [6:0] dest_out;
-    reg [6:0] expected_dest_out;
-    wire write_out;
-    reg expected_write_out;
-    wire pmu_read_ack;
-    reg expected_pmu_read_ack;
-    flexpmu_execute_hook dut (.pmu_read_in(pmu_read_in), .pmu_dest_in(pmu_dest_in), .result_in(result_in), .dest_in(dest_in), .write_in(write_in), .stage_fire(stage_fire), .monitor_out(monitor_out), .result_out(result_out), .dest_out(dest_out), .write_out(write_out), .pmu_read_ack(pmu_read_ack));
+    reg [31:0] result_in_0;
+    reg [31:0] result_in_1;
+    reg [31:0] result_in_2;
+    reg [31:0] result_in_3;
+    reg [31:0] result_in_4;
+    reg [31:0] result_in_5;
+    reg [31:0] result_in_6;
+    reg [31:0] result_in_7;
+    reg [31:0] monitor_value_in;
+    wire [31:0] result_out_0;
+    reg [31:0] expected_result_out_0;
+    wire [31:0] result_out_1;
+    reg [31:0] expected_result_out_1;
+    wire [31:0] result_out_2;
+    reg [31:0] expected_result_out_2;
+    wire [31:0] result_out_3;
+    reg [31:0] expected_result_out_3;
+    wire [31:0] result_out_4;
+    reg [31:0] expected_result_out_4;
+    wire [31:0] result_out_5;
+    reg [31:0] expected_result_out_5;
+    wire [31:0] result_out_6;
+    reg [31:0] expected_result_out_6;
+    wire [31:0] result_out_7;
+    reg [31:0] expected_result_out_7;
+    flexpmu_execute_hook dut (.pmu_read_in(pmu_read_in), .result_in_0(result_in_0), .result_in_1(result_in_1), .result_in_2(result_in_2), .result_in_3(result_in_3), .result_in_4(result_in_4), .result_in_5(result_in_5), .result_in_6(result_in_6), .result_in_7(result_in_7), .monitor_value_in(monitor_value_in), .result_out_0(result_out_0), .result_out_1(result_out_1), .result_out_2(result_out_2), .result_out_3(result_out_3), .result_out_4(result_out_4), .result_out_5(result_out_5), .result_out_6(result_out_6), .result_out_7(result_out_7));
     integer fd, status, cycle, mismatches;
     reg [8*4096-1:0] path;
     reg [8*2048-1:0] line;
@@ -35,27 +46,43 @@ module tb_flexpmu_execute_hook;
         cycle = 0;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
-            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h", pmu_read_in, pmu_dest_in, result_in, dest_in, write_in, stage_fire, monitor_out, expected_result_out, expected_dest_out, expected_write_out, expected_pmu_read_ack);
-            if (status > 0 && status < 11) begin
-                $display("MISMATCH cycle=%0d signal=row expected=11 fields got=%0d", cycle, status);
+            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", pmu_read_in, result_in_0, result_in_1, result_in_2, result_in_3, result_in_4, result_in_5, result_in_6, result_in_7, monitor_value_in, expected_result_out_0, expected_result_out_1, expected_result_out_2, expected_result_out_3, expected_result_out_4, expected_result_out_5, expected_result_out_6, expected_result_out_7);
+            if (status > 0 && status < 18) begin
+                $display("MISMATCH cycle=%0d signal=row expected=18 fields got=%0d", cycle, status);
                 mismatches = mismatches + 1;
             end
-            if (status == 11) begin
+            if (status == 18) begin
                 #1;
-                if (result_out !== expected_result_out) begin
-                    $display("MISMATCH cycle=%0d signal=result_out expected=%h got=%h", cycle, expected_result_out, result_out);
+                if (result_out_0 !== expected_result_out_0) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_0 expected=%h got=%h", cycle, expected_result_out_0, result_out_0);
                     mismatches = mismatches + 1;
                 end
-                if (dest_out !== expected_dest_out) begin
-                    $display("MISMATCH cycle=%0d signal=dest_out expected=%h got=%h", cycle, expected_dest_out, dest_out);
+                if (result_out_1 !== expected_result_out_1) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_1 expected=%h got=%h", cycle, expected_result_out_1, result_out_1);
                     mismatches = mismatches + 1;
                 end
-                if (write_out !== expected_write_out) begin
-                    $display("MISMATCH cycle=%0d signal=write_out expected=%h got=%h", cycle, expected_write_out, write_out);
+                if (result_out_2 !== expected_result_out_2) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_2 expected=%h got=%h", cycle, expected_result_out_2, result_out_2);
                     mismatches = mismatches + 1;
                 end
-                if (pmu_read_ack !== expected_pmu_read_ack) begin
-                    $display("MISMATCH cycle=%0d signal=pmu_read_ack expected=%h got=%h", cycle, expected_pmu_read_ack, pmu_read_ack);
+                if (result_out_3 !== expected_result_out_3) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_3 expected=%h got=%h", cycle, expected_result_out_3, result_out_3);
+                    mismatches = mismatches + 1;
+                end
+                if (result_out_4 !== expected_result_out_4) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_4 expected=%h got=%h", cycle, expected_result_out_4, result_out_4);
+                    mismatches = mismatches + 1;
+                end
+                if (result_out_5 !== expected_result_out_5) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_5 expected=%h got=%h", cycle, expected_result_out_5, result_out_5);
+                    mismatches = mismatches + 1;
+                end
+                if (result_out_6 !== expected_result_out_6) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_6 expected=%h got=%h", cycle, expected_result_out_6, result_out_6);
+                    mismatches = mismatches + 1;
+                end
+                if (result_out_7 !== expected_result_out_7) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_7 expected=%h got=%h", cycle, expected_result_out_7, result_out_7);
                     mismatches = mismatches + 1;
                 end
                 clock = 1'b1;

@@ -11,35 +11,49 @@ end entity tb_flexpmu_execute_hook;
 architecture sim of tb_flexpmu_execute_hook is
   signal clock : std_logic := '0';
   signal pmu_read_in : std_logic := '0';
-  signal pmu_dest_in : std_logic_vector(6 downto 0) := (others => '0');
-  signal result_in : std_logic_vector(31 downto 0) := (others => '0');
-  signal dest_in : std_logic_vector(6 downto 0) := (others => '0');
-  signal write_in : std_logic := '0';
-  signal stage_fire : std_logic := '0';
-  signal monitor_out : std_logic_vector(31 downto 0) := (others => '0');
-  signal result_out : std_logic_vector(31 downto 0);
-  signal dest_out : std_logic_vector(6 downto 0);
-  signal write_out : std_logic;
-  signal pmu_read_ack : std_logic;
+  signal result_in_0 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_1 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_2 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_3 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_4 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_5 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_6 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_7 : std_logic_vector(31 downto 0) := (others => '0');
+  signal monitor_value_in : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_out_0 : std_logic_vector(31 downto 0);
+  signal result_out_1 : std_logic_vector(31 downto 0);
+  signal result_out_2 : std_logic_vector(31 downto 0);
+  signal result_out_3 : std_logic_vector(31 downto 0);
+  signal result_out_4 : std_logic_vector(31 downto 0);
+  signal result_out_5 : std_logic_vector(31 downto 0);
+  signal result_out_6 : std_logic_vector(31 downto 0);
+  signal result_out_7 : std_logic_vector(31 downto 0);
 begin
   dut : entity work.flexpmu_execute_hook
-    port map (pmu_read_in => pmu_read_in, pmu_dest_in => pmu_dest_in, result_in => result_in, dest_in => dest_in, write_in => write_in, stage_fire => stage_fire, monitor_out => monitor_out, result_out => result_out, dest_out => dest_out, write_out => write_out, pmu_read_ack => pmu_read_ack);
+    port map (pmu_read_in => pmu_read_in, result_in_0 => result_in_0, result_in_1 => result_in_1, result_in_2 => result_in_2, result_in_3 => result_in_3, result_in_4 => result_in_4, result_in_5 => result_in_5, result_in_6 => result_in_6, result_in_7 => result_in_7, monitor_value_in => monitor_value_in, result_out_0 => result_out_0, result_out_1 => result_out_1, result_out_2 => result_out_2, result_out_3 => result_out_3, result_out_4 => result_out_4, result_out_5 => result_out_5, result_out_6 => result_out_6, result_out_7 => result_out_7);
   replay : process
     file vectors_file : text;
     variable l : line;
     variable status : file_open_status;
     variable cycle, mismatches : natural := 0;
     variable h_pmu_read_in : std_logic_vector(3 downto 0);
-    variable h_pmu_dest_in : std_logic_vector(7 downto 0);
-    variable h_result_in : std_logic_vector(31 downto 0);
-    variable h_dest_in : std_logic_vector(7 downto 0);
-    variable h_write_in : std_logic_vector(3 downto 0);
-    variable h_stage_fire : std_logic_vector(3 downto 0);
-    variable h_monitor_out : std_logic_vector(31 downto 0);
-    variable h_result_out : std_logic_vector(31 downto 0);
-    variable h_dest_out : std_logic_vector(7 downto 0);
-    variable h_write_out : std_logic_vector(3 downto 0);
-    variable h_pmu_read_ack : std_logic_vector(3 downto 0);
+    variable h_result_in_0 : std_logic_vector(31 downto 0);
+    variable h_result_in_1 : std_logic_vector(31 downto 0);
+    variable h_result_in_2 : std_logic_vector(31 downto 0);
+    variable h_result_in_3 : std_logic_vector(31 downto 0);
+    variable h_result_in_4 : std_logic_vector(31 downto 0);
+    variable h_result_in_5 : std_logic_vector(31 downto 0);
+    variable h_result_in_6 : std_logic_vector(31 downto 0);
+    variable h_result_in_7 : std_logic_vector(31 downto 0);
+    variable h_monitor_value_in : std_logic_vector(31 downto 0);
+    variable h_result_out_0 : std_logic_vector(31 downto 0);
+    variable h_result_out_1 : std_logic_vector(31 downto 0);
+    variable h_result_out_2 : std_logic_vector(31 downto 0);
+    variable h_result_out_3 : std_logic_vector(31 downto 0);
+    variable h_result_out_4 : std_logic_vector(31 downto 0);
+    variable h_result_out_5 : std_logic_vector(31 downto 0);
+    variable h_result_out_6 : std_logic_vector(31 downto 0);
+    variable h_result_out_7 : std_logic_vector(31 downto 0);
   begin
     file_open(status, vectors_file, VECTORS, read_mode);
     assert status = open_ok report "RESULT error: cannot open " & VECTORS severity failure;
@@ -47,38 +61,64 @@ begin
       readline(vectors_file, l);
       if l'length > 0 and l(l'left) /= '#' and l(l'left) /= 'p' then
         hread(l, h_pmu_read_in);
-        hread(l, h_pmu_dest_in);
-        hread(l, h_result_in);
-        hread(l, h_dest_in);
-        hread(l, h_write_in);
-        hread(l, h_stage_fire);
-        hread(l, h_monitor_out);
-        hread(l, h_result_out);
-        hread(l, h_dest_out);
-        hread(l, h_write_out);
-        hread(l, h_pmu_read_ack);
+        hread(l, h_result_in_0);
+        hread(l, h_result_in_1);
+        hread(l, h_result_in_2);
+        hread(l, h_result_in_3);
+        hread(l, h_result_in_4);
+        hread(l, h_result_in_5);
+        hread(l, h_result_in_6);
+        hread(l, h_result_in_7);
+        hread(l, h_monitor_value_in);
+        hread(l, h_result_out_0);
+        hread(l, h_result_out_1);
+        hread(l, h_result_out_2);
+        hread(l, h_result_out_3);
+        hread(l, h_result_out_4);
+        hread(l, h_result_out_5);
+        hread(l, h_result_out_6);
+        hread(l, h_result_out_7);
         pmu_read_in <= h_pmu_read_in(0);
-        pmu_dest_in <= h_pmu_dest_in(6 downto 0);
-        result_in <= h_result_in(31 downto 0);
-        dest_in <= h_dest_in(6 downto 0);
-        write_in <= h_write_in(0);
-        stage_fire <= h_stage_fire(0);
-        monitor_out <= h_monitor_out(31 downto 0);
+        result_in_0 <= h_result_in_0(31 downto 0);
+        result_in_1 <= h_result_in_1(31 downto 0);
+        result_in_2 <= h_result_in_2(31 downto 0);
+        result_in_3 <= h_result_in_3(31 downto 0);
+        result_in_4 <= h_result_in_4(31 downto 0);
+        result_in_5 <= h_result_in_5(31 downto 0);
+        result_in_6 <= h_result_in_6(31 downto 0);
+        result_in_7 <= h_result_in_7(31 downto 0);
+        monitor_value_in <= h_monitor_value_in(31 downto 0);
         wait for 1 ns;
-        if result_out /= h_result_out(31 downto 0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out expected=" & to_hstring(h_result_out) & " got=" & to_hstring(std_logic_vector'(result_out));
+        if result_out_0 /= h_result_out_0(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_0 expected=" & to_hstring(h_result_out_0) & " got=" & to_hstring(std_logic_vector'(result_out_0));
           mismatches := mismatches + 1;
         end if;
-        if dest_out /= h_dest_out(6 downto 0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=dest_out expected=" & to_hstring(h_dest_out) & " got=" & to_hstring(std_logic_vector'(dest_out));
+        if result_out_1 /= h_result_out_1(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_1 expected=" & to_hstring(h_result_out_1) & " got=" & to_hstring(std_logic_vector'(result_out_1));
           mismatches := mismatches + 1;
         end if;
-        if write_out /= h_write_out(0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=write_out expected=" & to_hstring(h_write_out) & " got=" & to_hstring(std_logic_vector'((0 => write_out)));
+        if result_out_2 /= h_result_out_2(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_2 expected=" & to_hstring(h_result_out_2) & " got=" & to_hstring(std_logic_vector'(result_out_2));
           mismatches := mismatches + 1;
         end if;
-        if pmu_read_ack /= h_pmu_read_ack(0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_read_ack expected=" & to_hstring(h_pmu_read_ack) & " got=" & to_hstring(std_logic_vector'((0 => pmu_read_ack)));
+        if result_out_3 /= h_result_out_3(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_3 expected=" & to_hstring(h_result_out_3) & " got=" & to_hstring(std_logic_vector'(result_out_3));
+          mismatches := mismatches + 1;
+        end if;
+        if result_out_4 /= h_result_out_4(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_4 expected=" & to_hstring(h_result_out_4) & " got=" & to_hstring(std_logic_vector'(result_out_4));
+          mismatches := mismatches + 1;
+        end if;
+        if result_out_5 /= h_result_out_5(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_5 expected=" & to_hstring(h_result_out_5) & " got=" & to_hstring(std_logic_vector'(result_out_5));
+          mismatches := mismatches + 1;
+        end if;
+        if result_out_6 /= h_result_out_6(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_6 expected=" & to_hstring(h_result_out_6) & " got=" & to_hstring(std_logic_vector'(result_out_6));
+          mismatches := mismatches + 1;
+        end if;
+        if result_out_7 /= h_result_out_7(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_7 expected=" & to_hstring(h_result_out_7) & " got=" & to_hstring(std_logic_vector'(result_out_7));
           mismatches := mismatches + 1;
         end if;
         clock <= '1';

@@ -41,8 +41,8 @@ architecture sim of tb_flexpmu_execute_stage is
   signal c_6 : std_logic_vector(31 downto 0) := (others => '0');
   signal c_7 : std_logic_vector(31 downto 0) := (others => '0');
   signal pmu_read_in : std_logic := '0';
-  signal pmu_dest_in : std_logic_vector(6 downto 0) := (others => '0');
-  signal monitor_out : std_logic_vector(31 downto 0) := (others => '0');
+  signal pmu_read_exec : std_logic := '0';
+  signal monitor_value_in : std_logic_vector(31 downto 0) := (others => '0');
   signal pipeline_stall_out : std_logic;
   signal pipeline_execute_done : std_logic;
   signal result_0 : std_logic_vector(31 downto 0);
@@ -56,10 +56,9 @@ architecture sim of tb_flexpmu_execute_stage is
   signal dest_out : std_logic_vector(6 downto 0);
   signal write_out : std_logic;
   signal half_write_out : std_logic;
-  signal pmu_read_ack : std_logic;
 begin
   dut : entity work.flexpmu_execute_stage
-    port map (clock => clock, reset => reset, pipeline_read_done => pipeline_read_done, pipeline_stall_in => pipeline_stall_in, op => op, dest_in => dest_in, shift => shift, a_0 => a_0, a_1 => a_1, a_2 => a_2, a_3 => a_3, a_4 => a_4, a_5 => a_5, a_6 => a_6, a_7 => a_7, b_0 => b_0, b_1 => b_1, b_2 => b_2, b_3 => b_3, b_4 => b_4, b_5 => b_5, b_6 => b_6, b_7 => b_7, c_0 => c_0, c_1 => c_1, c_2 => c_2, c_3 => c_3, c_4 => c_4, c_5 => c_5, c_6 => c_6, c_7 => c_7, pmu_read_in => pmu_read_in, pmu_dest_in => pmu_dest_in, monitor_out => monitor_out, pipeline_stall_out => pipeline_stall_out, pipeline_execute_done => pipeline_execute_done, result_0 => result_0, result_1 => result_1, result_2 => result_2, result_3 => result_3, result_4 => result_4, result_5 => result_5, result_6 => result_6, result_7 => result_7, dest_out => dest_out, write_out => write_out, half_write_out => half_write_out, pmu_read_ack => pmu_read_ack);
+    port map (clock => clock, reset => reset, pipeline_read_done => pipeline_read_done, pipeline_stall_in => pipeline_stall_in, op => op, dest_in => dest_in, shift => shift, a_0 => a_0, a_1 => a_1, a_2 => a_2, a_3 => a_3, a_4 => a_4, a_5 => a_5, a_6 => a_6, a_7 => a_7, b_0 => b_0, b_1 => b_1, b_2 => b_2, b_3 => b_3, b_4 => b_4, b_5 => b_5, b_6 => b_6, b_7 => b_7, c_0 => c_0, c_1 => c_1, c_2 => c_2, c_3 => c_3, c_4 => c_4, c_5 => c_5, c_6 => c_6, c_7 => c_7, pmu_read_in => pmu_read_in, pmu_read_exec => pmu_read_exec, monitor_value_in => monitor_value_in, pipeline_stall_out => pipeline_stall_out, pipeline_execute_done => pipeline_execute_done, result_0 => result_0, result_1 => result_1, result_2 => result_2, result_3 => result_3, result_4 => result_4, result_5 => result_5, result_6 => result_6, result_7 => result_7, dest_out => dest_out, write_out => write_out, half_write_out => half_write_out);
   replay : process
     file vectors_file : text;
     variable l : line;
@@ -96,8 +95,8 @@ begin
     variable h_c_6 : std_logic_vector(31 downto 0);
     variable h_c_7 : std_logic_vector(31 downto 0);
     variable h_pmu_read_in : std_logic_vector(3 downto 0);
-    variable h_pmu_dest_in : std_logic_vector(7 downto 0);
-    variable h_monitor_out : std_logic_vector(31 downto 0);
+    variable h_pmu_read_exec : std_logic_vector(3 downto 0);
+    variable h_monitor_value_in : std_logic_vector(31 downto 0);
     variable h_pipeline_stall_out : std_logic_vector(3 downto 0);
     variable h_pipeline_execute_done : std_logic_vector(3 downto 0);
     variable h_result_0 : std_logic_vector(31 downto 0);
@@ -111,7 +110,6 @@ begin
     variable h_dest_out : std_logic_vector(7 downto 0);
     variable h_write_out : std_logic_vector(3 downto 0);
     variable h_half_write_out : std_logic_vector(3 downto 0);
-    variable h_pmu_read_ack : std_logic_vector(3 downto 0);
   begin
     file_open(status, vectors_file, VECTORS, read_mode);
     assert status = open_ok report "RESULT error: cannot open " & VECTORS severity failure;
@@ -149,8 +147,8 @@ begin
         hread(l, h_c_6);
         hread(l, h_c_7);
         hread(l, h_pmu_read_in);
-        hread(l, h_pmu_dest_in);
-        hread(l, h_monitor_out);
+        hread(l, h_pmu_read_exec);
+        hread(l, h_monitor_value_in);
         hread(l, h_pipeline_stall_out);
         hread(l, h_pipeline_execute_done);
         hread(l, h_result_0);
@@ -164,7 +162,6 @@ begin
         hread(l, h_dest_out);
         hread(l, h_write_out);
         hread(l, h_half_write_out);
-        hread(l, h_pmu_read_ack);
         reset <= h_reset(0);
         pipeline_read_done <= h_pipeline_read_done(0);
         pipeline_stall_in <= h_pipeline_stall_in(0);
@@ -196,8 +193,8 @@ begin
         c_6 <= h_c_6(31 downto 0);
         c_7 <= h_c_7(31 downto 0);
         pmu_read_in <= h_pmu_read_in(0);
-        pmu_dest_in <= h_pmu_dest_in(6 downto 0);
-        monitor_out <= h_monitor_out(31 downto 0);
+        pmu_read_exec <= h_pmu_read_exec(0);
+        monitor_value_in <= h_monitor_value_in(31 downto 0);
         wait for 1 ns;
         if pipeline_stall_out /= h_pipeline_stall_out(0) then
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pipeline_stall_out expected=" & to_hstring(h_pipeline_stall_out) & " got=" & to_hstring(std_logic_vector'((0 => pipeline_stall_out)));
@@ -249,10 +246,6 @@ begin
         end if;
         if half_write_out /= h_half_write_out(0) then
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=half_write_out expected=" & to_hstring(h_half_write_out) & " got=" & to_hstring(std_logic_vector'((0 => half_write_out)));
-          mismatches := mismatches + 1;
-        end if;
-        if pmu_read_ack /= h_pmu_read_ack(0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_read_ack expected=" & to_hstring(h_pmu_read_ack) & " got=" & to_hstring(std_logic_vector'((0 => pmu_read_ack)));
           mismatches := mismatches + 1;
         end if;
         clock <= '1';

@@ -20,14 +20,18 @@ int main(int argc, char** argv) {
         char* p = line;
         dut->reset = std::strtoull(p, &p, 16);
         dut->pipeline_fetch_done = std::strtoull(p, &p, 16);
-        dut->pipeline_stall_in = std::strtoull(p, &p, 16);
         dut->instruction_in = std::strtoull(p, &p, 16);
-        dut->exec_pmu_read_in = std::strtoull(p, &p, 16);
-        dut->exec_pmu_dest_in = std::strtoull(p, &p, 16);
-        dut->exec_result_in = std::strtoull(p, &p, 16);
-        dut->exec_dest_in = std::strtoull(p, &p, 16);
-        dut->exec_write_in = std::strtoull(p, &p, 16);
-        dut->exec_stage_fire = std::strtoull(p, &p, 16);
+        dut->warp_lane_id = std::strtoull(p, &p, 16);
+        dut->read_stall_in = std::strtoull(p, &p, 16);
+        dut->pipeline_execute_done = std::strtoull(p, &p, 16);
+        dut->result_in_0 = std::strtoull(p, &p, 16);
+        dut->result_in_1 = std::strtoull(p, &p, 16);
+        dut->result_in_2 = std::strtoull(p, &p, 16);
+        dut->result_in_3 = std::strtoull(p, &p, 16);
+        dut->result_in_4 = std::strtoull(p, &p, 16);
+        dut->result_in_5 = std::strtoull(p, &p, 16);
+        dut->result_in_6 = std::strtoull(p, &p, 16);
+        dut->result_in_7 = std::strtoull(p, &p, 16);
         dut->monitor_in_0 = std::strtoull(p, &p, 16);
         dut->monitor_in_1 = std::strtoull(p, &p, 16);
         dut->monitor_in_2 = std::strtoull(p, &p, 16);
@@ -44,28 +48,28 @@ int main(int argc, char** argv) {
         dut->monitor_in_13 = std::strtoull(p, &p, 16);
         dut->monitor_in_14 = std::strtoull(p, &p, 16);
         dut->monitor_in_15 = std::strtoull(p, &p, 16);
-        unsigned long long expected_pipeline_stall_out = std::strtoull(p, &p, 16);
-        unsigned long long expected_pipeline_dec_done = std::strtoull(p, &p, 16);
-        unsigned long long expected_instruction_out = std::strtoull(p, &p, 16);
+        unsigned long long expected_decode_stall_out = std::strtoull(p, &p, 16);
+        unsigned long long expected_pmu_interlock = std::strtoull(p, &p, 16);
         unsigned long long expected_pmu_read_out = std::strtoull(p, &p, 16);
         unsigned long long expected_pmu_dest_out = std::strtoull(p, &p, 16);
-        unsigned long long expected_exec_result_out = std::strtoull(p, &p, 16);
-        unsigned long long expected_exec_dest_out = std::strtoull(p, &p, 16);
-        unsigned long long expected_exec_write_out = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_0 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_1 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_2 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_3 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_4 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_5 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_6 = std::strtoull(p, &p, 16);
+        unsigned long long expected_result_out_7 = std::strtoull(p, &p, 16);
         unsigned long long expected_pmu_address = std::strtoull(p, &p, 16);
         unsigned long long expected_pmu_command = std::strtoull(p, &p, 16);
         unsigned long long expected_monitor_out = std::strtoull(p, &p, 16);
         dut->eval();
-        if ((unsigned long long)dut->pipeline_stall_out != expected_pipeline_stall_out) {
-            std::printf("MISMATCH cycle=%lu signal=pipeline_stall_out expected=%llx got=%llx\n", cycle, expected_pipeline_stall_out, (unsigned long long)dut->pipeline_stall_out);
+        if ((unsigned long long)dut->decode_stall_out != expected_decode_stall_out) {
+            std::printf("MISMATCH cycle=%lu signal=decode_stall_out expected=%llx got=%llx\n", cycle, expected_decode_stall_out, (unsigned long long)dut->decode_stall_out);
             mismatches++;
         }
-        if ((unsigned long long)dut->pipeline_dec_done != expected_pipeline_dec_done) {
-            std::printf("MISMATCH cycle=%lu signal=pipeline_dec_done expected=%llx got=%llx\n", cycle, expected_pipeline_dec_done, (unsigned long long)dut->pipeline_dec_done);
-            mismatches++;
-        }
-        if ((unsigned long long)dut->instruction_out != expected_instruction_out) {
-            std::printf("MISMATCH cycle=%lu signal=instruction_out expected=%llx got=%llx\n", cycle, expected_instruction_out, (unsigned long long)dut->instruction_out);
+        if ((unsigned long long)dut->pmu_interlock != expected_pmu_interlock) {
+            std::printf("MISMATCH cycle=%lu signal=pmu_interlock expected=%llx got=%llx\n", cycle, expected_pmu_interlock, (unsigned long long)dut->pmu_interlock);
             mismatches++;
         }
         if ((unsigned long long)dut->pmu_read_out != expected_pmu_read_out) {
@@ -76,16 +80,36 @@ int main(int argc, char** argv) {
             std::printf("MISMATCH cycle=%lu signal=pmu_dest_out expected=%llx got=%llx\n", cycle, expected_pmu_dest_out, (unsigned long long)dut->pmu_dest_out);
             mismatches++;
         }
-        if ((unsigned long long)dut->exec_result_out != expected_exec_result_out) {
-            std::printf("MISMATCH cycle=%lu signal=exec_result_out expected=%llx got=%llx\n", cycle, expected_exec_result_out, (unsigned long long)dut->exec_result_out);
+        if ((unsigned long long)dut->result_out_0 != expected_result_out_0) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_0 expected=%llx got=%llx\n", cycle, expected_result_out_0, (unsigned long long)dut->result_out_0);
             mismatches++;
         }
-        if ((unsigned long long)dut->exec_dest_out != expected_exec_dest_out) {
-            std::printf("MISMATCH cycle=%lu signal=exec_dest_out expected=%llx got=%llx\n", cycle, expected_exec_dest_out, (unsigned long long)dut->exec_dest_out);
+        if ((unsigned long long)dut->result_out_1 != expected_result_out_1) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_1 expected=%llx got=%llx\n", cycle, expected_result_out_1, (unsigned long long)dut->result_out_1);
             mismatches++;
         }
-        if ((unsigned long long)dut->exec_write_out != expected_exec_write_out) {
-            std::printf("MISMATCH cycle=%lu signal=exec_write_out expected=%llx got=%llx\n", cycle, expected_exec_write_out, (unsigned long long)dut->exec_write_out);
+        if ((unsigned long long)dut->result_out_2 != expected_result_out_2) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_2 expected=%llx got=%llx\n", cycle, expected_result_out_2, (unsigned long long)dut->result_out_2);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->result_out_3 != expected_result_out_3) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_3 expected=%llx got=%llx\n", cycle, expected_result_out_3, (unsigned long long)dut->result_out_3);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->result_out_4 != expected_result_out_4) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_4 expected=%llx got=%llx\n", cycle, expected_result_out_4, (unsigned long long)dut->result_out_4);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->result_out_5 != expected_result_out_5) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_5 expected=%llx got=%llx\n", cycle, expected_result_out_5, (unsigned long long)dut->result_out_5);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->result_out_6 != expected_result_out_6) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_6 expected=%llx got=%llx\n", cycle, expected_result_out_6, (unsigned long long)dut->result_out_6);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->result_out_7 != expected_result_out_7) {
+            std::printf("MISMATCH cycle=%lu signal=result_out_7 expected=%llx got=%llx\n", cycle, expected_result_out_7, (unsigned long long)dut->result_out_7);
             mismatches++;
         }
         if ((unsigned long long)dut->pmu_address != expected_pmu_address) {

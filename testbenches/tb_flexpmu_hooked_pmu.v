@@ -5,14 +5,18 @@ module tb_flexpmu_hooked_pmu;
     reg clock = 1'b0;
     reg reset;
     reg pipeline_fetch_done;
-    reg pipeline_stall_in;
     reg [63:0] instruction_in;
-    reg exec_pmu_read_in;
-    reg [6:0] exec_pmu_dest_in;
-    reg [31:0] exec_result_in;
-    reg [6:0] exec_dest_in;
-    reg exec_write_in;
-    reg exec_stage_fire;
+    reg [1:0] warp_lane_id;
+    reg read_stall_in;
+    reg pipeline_execute_done;
+    reg [31:0] result_in_0;
+    reg [31:0] result_in_1;
+    reg [31:0] result_in_2;
+    reg [31:0] result_in_3;
+    reg [31:0] result_in_4;
+    reg [31:0] result_in_5;
+    reg [31:0] result_in_6;
+    reg [31:0] result_in_7;
     reg [31:0] monitor_in_0;
     reg [31:0] monitor_in_1;
     reg [31:0] monitor_in_2;
@@ -29,29 +33,37 @@ module tb_flexpmu_hooked_pmu;
     reg [31:0] monitor_in_13;
     reg [31:0] monitor_in_14;
     reg [31:0] monitor_in_15;
-    wire pipeline_stall_out;
-    reg expected_pipeline_stall_out;
-    wire pipeline_dec_done;
-    reg expected_pipeline_dec_done;
-    wire [63:0] instruction_out;
-    reg [63:0] expected_instruction_out;
+    wire decode_stall_out;
+    reg expected_decode_stall_out;
+    wire pmu_interlock;
+    reg expected_pmu_interlock;
     wire pmu_read_out;
     reg expected_pmu_read_out;
     wire [6:0] pmu_dest_out;
     reg [6:0] expected_pmu_dest_out;
-    wire [31:0] exec_result_out;
-    reg [31:0] expected_exec_result_out;
-    wire [6:0] exec_dest_out;
-    reg [6:0] expected_exec_dest_out;
-    wire exec_write_out;
-    reg expected_exec_write_out;
+    wire [31:0] result_out_0;
+    reg [31:0] expected_result_out_0;
+    wire [31:0] result_out_1;
+    reg [31:0] expected_result_out_1;
+    wire [31:0] result_out_2;
+    reg [31:0] expected_result_out_2;
+    wire [31:0] result_out_3;
+    reg [31:0] expected_result_out_3;
+    wire [31:0] result_out_4;
+    reg [31:0] expected_result_out_4;
+    wire [31:0] result_out_5;
+    reg [31:0] expected_result_out_5;
+    wire [31:0] result_out_6;
+    reg [31:0] expected_result_out_6;
+    wire [31:0] result_out_7;
+    reg [31:0] expected_result_out_7;
     wire [3:0] pmu_address;
     reg [3:0] expected_pmu_address;
     wire [1:0] pmu_command;
     reg [1:0] expected_pmu_command;
     wire [31:0] monitor_out;
     reg [31:0] expected_monitor_out;
-    flexpmu_hooked_pmu dut (.clock(clock), .reset(reset), .pipeline_fetch_done(pipeline_fetch_done), .pipeline_stall_in(pipeline_stall_in), .instruction_in(instruction_in), .exec_pmu_read_in(exec_pmu_read_in), .exec_pmu_dest_in(exec_pmu_dest_in), .exec_result_in(exec_result_in), .exec_dest_in(exec_dest_in), .exec_write_in(exec_write_in), .exec_stage_fire(exec_stage_fire), .monitor_in_0(monitor_in_0), .monitor_in_1(monitor_in_1), .monitor_in_2(monitor_in_2), .monitor_in_3(monitor_in_3), .monitor_in_4(monitor_in_4), .monitor_in_5(monitor_in_5), .monitor_in_6(monitor_in_6), .monitor_in_7(monitor_in_7), .monitor_in_8(monitor_in_8), .monitor_in_9(monitor_in_9), .monitor_in_10(monitor_in_10), .monitor_in_11(monitor_in_11), .monitor_in_12(monitor_in_12), .monitor_in_13(monitor_in_13), .monitor_in_14(monitor_in_14), .monitor_in_15(monitor_in_15), .pipeline_stall_out(pipeline_stall_out), .pipeline_dec_done(pipeline_dec_done), .instruction_out(instruction_out), .pmu_read_out(pmu_read_out), .pmu_dest_out(pmu_dest_out), .exec_result_out(exec_result_out), .exec_dest_out(exec_dest_out), .exec_write_out(exec_write_out), .pmu_address(pmu_address), .pmu_command(pmu_command), .monitor_out(monitor_out));
+    flexpmu_hooked_pmu dut (.clock(clock), .reset(reset), .pipeline_fetch_done(pipeline_fetch_done), .instruction_in(instruction_in), .warp_lane_id(warp_lane_id), .read_stall_in(read_stall_in), .pipeline_execute_done(pipeline_execute_done), .result_in_0(result_in_0), .result_in_1(result_in_1), .result_in_2(result_in_2), .result_in_3(result_in_3), .result_in_4(result_in_4), .result_in_5(result_in_5), .result_in_6(result_in_6), .result_in_7(result_in_7), .monitor_in_0(monitor_in_0), .monitor_in_1(monitor_in_1), .monitor_in_2(monitor_in_2), .monitor_in_3(monitor_in_3), .monitor_in_4(monitor_in_4), .monitor_in_5(monitor_in_5), .monitor_in_6(monitor_in_6), .monitor_in_7(monitor_in_7), .monitor_in_8(monitor_in_8), .monitor_in_9(monitor_in_9), .monitor_in_10(monitor_in_10), .monitor_in_11(monitor_in_11), .monitor_in_12(monitor_in_12), .monitor_in_13(monitor_in_13), .monitor_in_14(monitor_in_14), .monitor_in_15(monitor_in_15), .decode_stall_out(decode_stall_out), .pmu_interlock(pmu_interlock), .pmu_read_out(pmu_read_out), .pmu_dest_out(pmu_dest_out), .result_out_0(result_out_0), .result_out_1(result_out_1), .result_out_2(result_out_2), .result_out_3(result_out_3), .result_out_4(result_out_4), .result_out_5(result_out_5), .result_out_6(result_out_6), .result_out_7(result_out_7), .pmu_address(pmu_address), .pmu_command(pmu_command), .monitor_out(monitor_out));
     integer fd, status, cycle, mismatches;
     reg [8*4096-1:0] path;
     reg [8*2048-1:0] line;
@@ -68,23 +80,19 @@ module tb_flexpmu_hooked_pmu;
         cycle = 0;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
-            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, pipeline_stall_in, instruction_in, exec_pmu_read_in, exec_pmu_dest_in, exec_result_in, exec_dest_in, exec_write_in, exec_stage_fire, monitor_in_0, monitor_in_1, monitor_in_2, monitor_in_3, monitor_in_4, monitor_in_5, monitor_in_6, monitor_in_7, monitor_in_8, monitor_in_9, monitor_in_10, monitor_in_11, monitor_in_12, monitor_in_13, monitor_in_14, monitor_in_15, expected_pipeline_stall_out, expected_pipeline_dec_done, expected_instruction_out, expected_pmu_read_out, expected_pmu_dest_out, expected_exec_result_out, expected_exec_dest_out, expected_exec_write_out, expected_pmu_address, expected_pmu_command, expected_monitor_out);
-            if (status > 0 && status < 37) begin
-                $display("MISMATCH cycle=%0d signal=row expected=37 fields got=%0d", cycle, status);
+            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, instruction_in, warp_lane_id, read_stall_in, pipeline_execute_done, result_in_0, result_in_1, result_in_2, result_in_3, result_in_4, result_in_5, result_in_6, result_in_7, monitor_in_0, monitor_in_1, monitor_in_2, monitor_in_3, monitor_in_4, monitor_in_5, monitor_in_6, monitor_in_7, monitor_in_8, monitor_in_9, monitor_in_10, monitor_in_11, monitor_in_12, monitor_in_13, monitor_in_14, monitor_in_15, expected_decode_stall_out, expected_pmu_interlock, expected_pmu_read_out, expected_pmu_dest_out, expected_result_out_0, expected_result_out_1, expected_result_out_2, expected_result_out_3, expected_result_out_4, expected_result_out_5, expected_result_out_6, expected_result_out_7, expected_pmu_address, expected_pmu_command, expected_monitor_out);
+            if (status > 0 && status < 45) begin
+                $display("MISMATCH cycle=%0d signal=row expected=45 fields got=%0d", cycle, status);
                 mismatches = mismatches + 1;
             end
-            if (status == 37) begin
+            if (status == 45) begin
                 #1;
-                if (pipeline_stall_out !== expected_pipeline_stall_out) begin
-                    $display("MISMATCH cycle=%0d signal=pipeline_stall_out expected=%h got=%h", cycle, expected_pipeline_stall_out, pipeline_stall_out);
+                if (decode_stall_out !== expected_decode_stall_out) begin
+                    $display("MISMATCH cycle=%0d signal=decode_stall_out expected=%h got=%h", cycle, expected_decode_stall_out, decode_stall_out);
                     mismatches = mismatches + 1;
                 end
-                if (pipeline_dec_done !== expected_pipeline_dec_done) begin
-                    $display("MISMATCH cycle=%0d signal=pipeline_dec_done expected=%h got=%h", cycle, expected_pipeline_dec_done, pipeline_dec_done);
-                    mismatches = mismatches + 1;
-                end
-                if (instruction_out !== expected_instruction_out) begin
-                    $display("MISMATCH cycle=%0d signal=instruction_out expected=%h got=%h", cycle, expected_instruction_out, instruction_out);
+                if (pmu_interlock !== expected_pmu_interlock) begin
+                    $display("MISMATCH cycle=%0d signal=pmu_interlock expected=%h got=%h", cycle, expected_pmu_interlock, pmu_interlock);
                     mismatches = mismatches + 1;
                 end
                 if (pmu_read_out !== expected_pmu_read_out) begin
@@ -95,16 +103,36 @@ module tb_flexpmu_hooked_pmu;
                     $display("MISMATCH cycle=%0d signal=pmu_dest_out expected=%h got=%h", cycle, expected_pmu_dest_out, pmu_dest_out);
                     mismatches = mismatches + 1;
                 end
-                if (exec_result_out !== expected_exec_result_out) begin
-                    $display("MISMATCH cycle=%0d signal=exec_result_out expected=%h got=%h", cycle, expected_exec_result_out, exec_result_out);
+                if (result_out_0 !== expected_result_out_0) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_0 expected=%h got=%h", cycle, expected_result_out_0, result_out_0);
                     mismatches = mismatches + 1;
                 end
-                if (exec_dest_out !== expected_exec_dest_out) begin
-                    $display("MISMATCH cycle=%0d signal=exec_dest_out expected=%h got=%h", cycle, expected_exec_dest_out, exec_dest_out);
+                if (result_out_1 !== expected_result_out_1) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_1 expected=%h got=%h", cycle, expected_result_out_1, result_out_1);
                     mismatches = mismatches + 1;
                 end
-                if (exec_write_out !== expected_exec_write_out) begin
-                    $display("MISMATCH cycle=%0d signal=exec_write_out expected=%h got=%h", cycle, expected_exec_write_out, exec_write_out);
+                if (result_out_2 !== expected_result_out_2) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_2 expected=%h got=%h", cycle, expected_result_out_2, result_out_2);
+                    mismatches = mismatches + 1;
+                end
+                if (result_out_3 !== expected_result_out_3) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_3 expected=%h got=%h", cycle, expected_result_out_3, result_out_3);
+                    mismatches = mismatches + 1;
+                end
+                if (result_out_4 !== expected_result_out_4) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_4 expected=%h got=%h", cycle, expected_result_out_4, result_out_4);
+                    mismatches = mismatches + 1;
+                end
+                if (result_out_5 !== expected_result_out_5) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_5 expected=%h got=%h", cycle, expected_result_out_5, result_out_5);
+                    mismatches = mismatches + 1;
+                end
+                if (result_out_6 !== expected_result_out_6) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_6 expected=%h got=%h", cycle, expected_result_out_6, result_out_6);
+                    mismatches = mismatches + 1;
+                end
+                if (result_out_7 !== expected_result_out_7) begin
+                    $display("MISMATCH cycle=%0d signal=result_out_7 expected=%h got=%h", cycle, expected_result_out_7, result_out_7);
                     mismatches = mismatches + 1;
                 end
                 if (pmu_address !== expected_pmu_address) begin

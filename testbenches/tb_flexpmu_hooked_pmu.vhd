@@ -12,14 +12,18 @@ architecture sim of tb_flexpmu_hooked_pmu is
   signal clock : std_logic := '0';
   signal reset : std_logic := '0';
   signal pipeline_fetch_done : std_logic := '0';
-  signal pipeline_stall_in : std_logic := '0';
   signal instruction_in : std_logic_vector(63 downto 0) := (others => '0');
-  signal exec_pmu_read_in : std_logic := '0';
-  signal exec_pmu_dest_in : std_logic_vector(6 downto 0) := (others => '0');
-  signal exec_result_in : std_logic_vector(31 downto 0) := (others => '0');
-  signal exec_dest_in : std_logic_vector(6 downto 0) := (others => '0');
-  signal exec_write_in : std_logic := '0';
-  signal exec_stage_fire : std_logic := '0';
+  signal warp_lane_id : std_logic_vector(1 downto 0) := (others => '0');
+  signal read_stall_in : std_logic := '0';
+  signal pipeline_execute_done : std_logic := '0';
+  signal result_in_0 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_1 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_2 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_3 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_4 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_5 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_6 : std_logic_vector(31 downto 0) := (others => '0');
+  signal result_in_7 : std_logic_vector(31 downto 0) := (others => '0');
   signal monitor_in_0 : std_logic_vector(31 downto 0) := (others => '0');
   signal monitor_in_1 : std_logic_vector(31 downto 0) := (others => '0');
   signal monitor_in_2 : std_logic_vector(31 downto 0) := (others => '0');
@@ -36,20 +40,24 @@ architecture sim of tb_flexpmu_hooked_pmu is
   signal monitor_in_13 : std_logic_vector(31 downto 0) := (others => '0');
   signal monitor_in_14 : std_logic_vector(31 downto 0) := (others => '0');
   signal monitor_in_15 : std_logic_vector(31 downto 0) := (others => '0');
-  signal pipeline_stall_out : std_logic;
-  signal pipeline_dec_done : std_logic;
-  signal instruction_out : std_logic_vector(63 downto 0);
+  signal decode_stall_out : std_logic;
+  signal pmu_interlock : std_logic;
   signal pmu_read_out : std_logic;
   signal pmu_dest_out : std_logic_vector(6 downto 0);
-  signal exec_result_out : std_logic_vector(31 downto 0);
-  signal exec_dest_out : std_logic_vector(6 downto 0);
-  signal exec_write_out : std_logic;
+  signal result_out_0 : std_logic_vector(31 downto 0);
+  signal result_out_1 : std_logic_vector(31 downto 0);
+  signal result_out_2 : std_logic_vector(31 downto 0);
+  signal result_out_3 : std_logic_vector(31 downto 0);
+  signal result_out_4 : std_logic_vector(31 downto 0);
+  signal result_out_5 : std_logic_vector(31 downto 0);
+  signal result_out_6 : std_logic_vector(31 downto 0);
+  signal result_out_7 : std_logic_vector(31 downto 0);
   signal pmu_address : std_logic_vector(3 downto 0);
   signal pmu_command : std_logic_vector(1 downto 0);
   signal monitor_out : std_logic_vector(31 downto 0);
 begin
   dut : entity work.flexpmu_hooked_pmu
-    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, pipeline_stall_in => pipeline_stall_in, instruction_in => instruction_in, exec_pmu_read_in => exec_pmu_read_in, exec_pmu_dest_in => exec_pmu_dest_in, exec_result_in => exec_result_in, exec_dest_in => exec_dest_in, exec_write_in => exec_write_in, exec_stage_fire => exec_stage_fire, monitor_in_0 => monitor_in_0, monitor_in_1 => monitor_in_1, monitor_in_2 => monitor_in_2, monitor_in_3 => monitor_in_3, monitor_in_4 => monitor_in_4, monitor_in_5 => monitor_in_5, monitor_in_6 => monitor_in_6, monitor_in_7 => monitor_in_7, monitor_in_8 => monitor_in_8, monitor_in_9 => monitor_in_9, monitor_in_10 => monitor_in_10, monitor_in_11 => monitor_in_11, monitor_in_12 => monitor_in_12, monitor_in_13 => monitor_in_13, monitor_in_14 => monitor_in_14, monitor_in_15 => monitor_in_15, pipeline_stall_out => pipeline_stall_out, pipeline_dec_done => pipeline_dec_done, instruction_out => instruction_out, pmu_read_out => pmu_read_out, pmu_dest_out => pmu_dest_out, exec_result_out => exec_result_out, exec_dest_out => exec_dest_out, exec_write_out => exec_write_out, pmu_address => pmu_address, pmu_command => pmu_command, monitor_out => monitor_out);
+    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, instruction_in => instruction_in, warp_lane_id => warp_lane_id, read_stall_in => read_stall_in, pipeline_execute_done => pipeline_execute_done, result_in_0 => result_in_0, result_in_1 => result_in_1, result_in_2 => result_in_2, result_in_3 => result_in_3, result_in_4 => result_in_4, result_in_5 => result_in_5, result_in_6 => result_in_6, result_in_7 => result_in_7, monitor_in_0 => monitor_in_0, monitor_in_1 => monitor_in_1, monitor_in_2 => monitor_in_2, monitor_in_3 => monitor_in_3, monitor_in_4 => monitor_in_4, monitor_in_5 => monitor_in_5, monitor_in_6 => monitor_in_6, monitor_in_7 => monitor_in_7, monitor_in_8 => monitor_in_8, monitor_in_9 => monitor_in_9, monitor_in_10 => monitor_in_10, monitor_in_11 => monitor_in_11, monitor_in_12 => monitor_in_12, monitor_in_13 => monitor_in_13, monitor_in_14 => monitor_in_14, monitor_in_15 => monitor_in_15, decode_stall_out => decode_stall_out, pmu_interlock => pmu_interlock, pmu_read_out => pmu_read_out, pmu_dest_out => pmu_dest_out, result_out_0 => result_out_0, result_out_1 => result_out_1, result_out_2 => result_out_2, result_out_3 => result_out_3, result_out_4 => result_out_4, result_out_5 => result_out_5, result_out_6 => result_out_6, result_out_7 => result_out_7, pmu_address => pmu_address, pmu_command => pmu_command, monitor_out => monitor_out);
   replay : process
     file vectors_file : text;
     variable l : line;
@@ -57,14 +65,18 @@ begin
     variable cycle, mismatches : natural := 0;
     variable h_reset : std_logic_vector(3 downto 0);
     variable h_pipeline_fetch_done : std_logic_vector(3 downto 0);
-    variable h_pipeline_stall_in : std_logic_vector(3 downto 0);
     variable h_instruction_in : std_logic_vector(63 downto 0);
-    variable h_exec_pmu_read_in : std_logic_vector(3 downto 0);
-    variable h_exec_pmu_dest_in : std_logic_vector(7 downto 0);
-    variable h_exec_result_in : std_logic_vector(31 downto 0);
-    variable h_exec_dest_in : std_logic_vector(7 downto 0);
-    variable h_exec_write_in : std_logic_vector(3 downto 0);
-    variable h_exec_stage_fire : std_logic_vector(3 downto 0);
+    variable h_warp_lane_id : std_logic_vector(3 downto 0);
+    variable h_read_stall_in : std_logic_vector(3 downto 0);
+    variable h_pipeline_execute_done : std_logic_vector(3 downto 0);
+    variable h_result_in_0 : std_logic_vector(31 downto 0);
+    variable h_result_in_1 : std_logic_vector(31 downto 0);
+    variable h_result_in_2 : std_logic_vector(31 downto 0);
+    variable h_result_in_3 : std_logic_vector(31 downto 0);
+    variable h_result_in_4 : std_logic_vector(31 downto 0);
+    variable h_result_in_5 : std_logic_vector(31 downto 0);
+    variable h_result_in_6 : std_logic_vector(31 downto 0);
+    variable h_result_in_7 : std_logic_vector(31 downto 0);
     variable h_monitor_in_0 : std_logic_vector(31 downto 0);
     variable h_monitor_in_1 : std_logic_vector(31 downto 0);
     variable h_monitor_in_2 : std_logic_vector(31 downto 0);
@@ -81,14 +93,18 @@ begin
     variable h_monitor_in_13 : std_logic_vector(31 downto 0);
     variable h_monitor_in_14 : std_logic_vector(31 downto 0);
     variable h_monitor_in_15 : std_logic_vector(31 downto 0);
-    variable h_pipeline_stall_out : std_logic_vector(3 downto 0);
-    variable h_pipeline_dec_done : std_logic_vector(3 downto 0);
-    variable h_instruction_out : std_logic_vector(63 downto 0);
+    variable h_decode_stall_out : std_logic_vector(3 downto 0);
+    variable h_pmu_interlock : std_logic_vector(3 downto 0);
     variable h_pmu_read_out : std_logic_vector(3 downto 0);
     variable h_pmu_dest_out : std_logic_vector(7 downto 0);
-    variable h_exec_result_out : std_logic_vector(31 downto 0);
-    variable h_exec_dest_out : std_logic_vector(7 downto 0);
-    variable h_exec_write_out : std_logic_vector(3 downto 0);
+    variable h_result_out_0 : std_logic_vector(31 downto 0);
+    variable h_result_out_1 : std_logic_vector(31 downto 0);
+    variable h_result_out_2 : std_logic_vector(31 downto 0);
+    variable h_result_out_3 : std_logic_vector(31 downto 0);
+    variable h_result_out_4 : std_logic_vector(31 downto 0);
+    variable h_result_out_5 : std_logic_vector(31 downto 0);
+    variable h_result_out_6 : std_logic_vector(31 downto 0);
+    variable h_result_out_7 : std_logic_vector(31 downto 0);
     variable h_pmu_address : std_logic_vector(3 downto 0);
     variable h_pmu_command : std_logic_vector(3 downto 0);
     variable h_monitor_out : std_logic_vector(31 downto 0);
@@ -100,14 +116,18 @@ begin
       if l'length > 0 and l(l'left) /= '#' and l(l'left) /= 'p' then
         hread(l, h_reset);
         hread(l, h_pipeline_fetch_done);
-        hread(l, h_pipeline_stall_in);
         hread(l, h_instruction_in);
-        hread(l, h_exec_pmu_read_in);
-        hread(l, h_exec_pmu_dest_in);
-        hread(l, h_exec_result_in);
-        hread(l, h_exec_dest_in);
-        hread(l, h_exec_write_in);
-        hread(l, h_exec_stage_fire);
+        hread(l, h_warp_lane_id);
+        hread(l, h_read_stall_in);
+        hread(l, h_pipeline_execute_done);
+        hread(l, h_result_in_0);
+        hread(l, h_result_in_1);
+        hread(l, h_result_in_2);
+        hread(l, h_result_in_3);
+        hread(l, h_result_in_4);
+        hread(l, h_result_in_5);
+        hread(l, h_result_in_6);
+        hread(l, h_result_in_7);
         hread(l, h_monitor_in_0);
         hread(l, h_monitor_in_1);
         hread(l, h_monitor_in_2);
@@ -124,27 +144,35 @@ begin
         hread(l, h_monitor_in_13);
         hread(l, h_monitor_in_14);
         hread(l, h_monitor_in_15);
-        hread(l, h_pipeline_stall_out);
-        hread(l, h_pipeline_dec_done);
-        hread(l, h_instruction_out);
+        hread(l, h_decode_stall_out);
+        hread(l, h_pmu_interlock);
         hread(l, h_pmu_read_out);
         hread(l, h_pmu_dest_out);
-        hread(l, h_exec_result_out);
-        hread(l, h_exec_dest_out);
-        hread(l, h_exec_write_out);
+        hread(l, h_result_out_0);
+        hread(l, h_result_out_1);
+        hread(l, h_result_out_2);
+        hread(l, h_result_out_3);
+        hread(l, h_result_out_4);
+        hread(l, h_result_out_5);
+        hread(l, h_result_out_6);
+        hread(l, h_result_out_7);
         hread(l, h_pmu_address);
         hread(l, h_pmu_command);
         hread(l, h_monitor_out);
         reset <= h_reset(0);
         pipeline_fetch_done <= h_pipeline_fetch_done(0);
-        pipeline_stall_in <= h_pipeline_stall_in(0);
         instruction_in <= h_instruction_in(63 downto 0);
-        exec_pmu_read_in <= h_exec_pmu_read_in(0);
-        exec_pmu_dest_in <= h_exec_pmu_dest_in(6 downto 0);
-        exec_result_in <= h_exec_result_in(31 downto 0);
-        exec_dest_in <= h_exec_dest_in(6 downto 0);
-        exec_write_in <= h_exec_write_in(0);
-        exec_stage_fire <= h_exec_stage_fire(0);
+        warp_lane_id <= h_warp_lane_id(1 downto 0);
+        read_stall_in <= h_read_stall_in(0);
+        pipeline_execute_done <= h_pipeline_execute_done(0);
+        result_in_0 <= h_result_in_0(31 downto 0);
+        result_in_1 <= h_result_in_1(31 downto 0);
+        result_in_2 <= h_result_in_2(31 downto 0);
+        result_in_3 <= h_result_in_3(31 downto 0);
+        result_in_4 <= h_result_in_4(31 downto 0);
+        result_in_5 <= h_result_in_5(31 downto 0);
+        result_in_6 <= h_result_in_6(31 downto 0);
+        result_in_7 <= h_result_in_7(31 downto 0);
         monitor_in_0 <= h_monitor_in_0(31 downto 0);
         monitor_in_1 <= h_monitor_in_1(31 downto 0);
         monitor_in_2 <= h_monitor_in_2(31 downto 0);
@@ -162,16 +190,12 @@ begin
         monitor_in_14 <= h_monitor_in_14(31 downto 0);
         monitor_in_15 <= h_monitor_in_15(31 downto 0);
         wait for 1 ns;
-        if pipeline_stall_out /= h_pipeline_stall_out(0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pipeline_stall_out expected=" & to_hstring(h_pipeline_stall_out) & " got=" & to_hstring(std_logic_vector'((0 => pipeline_stall_out)));
+        if decode_stall_out /= h_decode_stall_out(0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=decode_stall_out expected=" & to_hstring(h_decode_stall_out) & " got=" & to_hstring(std_logic_vector'((0 => decode_stall_out)));
           mismatches := mismatches + 1;
         end if;
-        if pipeline_dec_done /= h_pipeline_dec_done(0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pipeline_dec_done expected=" & to_hstring(h_pipeline_dec_done) & " got=" & to_hstring(std_logic_vector'((0 => pipeline_dec_done)));
-          mismatches := mismatches + 1;
-        end if;
-        if instruction_out /= h_instruction_out(63 downto 0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=instruction_out expected=" & to_hstring(h_instruction_out) & " got=" & to_hstring(std_logic_vector'(instruction_out));
+        if pmu_interlock /= h_pmu_interlock(0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_interlock expected=" & to_hstring(h_pmu_interlock) & " got=" & to_hstring(std_logic_vector'((0 => pmu_interlock)));
           mismatches := mismatches + 1;
         end if;
         if pmu_read_out /= h_pmu_read_out(0) then
@@ -182,16 +206,36 @@ begin
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_dest_out expected=" & to_hstring(h_pmu_dest_out) & " got=" & to_hstring(std_logic_vector'(pmu_dest_out));
           mismatches := mismatches + 1;
         end if;
-        if exec_result_out /= h_exec_result_out(31 downto 0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=exec_result_out expected=" & to_hstring(h_exec_result_out) & " got=" & to_hstring(std_logic_vector'(exec_result_out));
+        if result_out_0 /= h_result_out_0(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_0 expected=" & to_hstring(h_result_out_0) & " got=" & to_hstring(std_logic_vector'(result_out_0));
           mismatches := mismatches + 1;
         end if;
-        if exec_dest_out /= h_exec_dest_out(6 downto 0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=exec_dest_out expected=" & to_hstring(h_exec_dest_out) & " got=" & to_hstring(std_logic_vector'(exec_dest_out));
+        if result_out_1 /= h_result_out_1(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_1 expected=" & to_hstring(h_result_out_1) & " got=" & to_hstring(std_logic_vector'(result_out_1));
           mismatches := mismatches + 1;
         end if;
-        if exec_write_out /= h_exec_write_out(0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=exec_write_out expected=" & to_hstring(h_exec_write_out) & " got=" & to_hstring(std_logic_vector'((0 => exec_write_out)));
+        if result_out_2 /= h_result_out_2(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_2 expected=" & to_hstring(h_result_out_2) & " got=" & to_hstring(std_logic_vector'(result_out_2));
+          mismatches := mismatches + 1;
+        end if;
+        if result_out_3 /= h_result_out_3(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_3 expected=" & to_hstring(h_result_out_3) & " got=" & to_hstring(std_logic_vector'(result_out_3));
+          mismatches := mismatches + 1;
+        end if;
+        if result_out_4 /= h_result_out_4(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_4 expected=" & to_hstring(h_result_out_4) & " got=" & to_hstring(std_logic_vector'(result_out_4));
+          mismatches := mismatches + 1;
+        end if;
+        if result_out_5 /= h_result_out_5(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_5 expected=" & to_hstring(h_result_out_5) & " got=" & to_hstring(std_logic_vector'(result_out_5));
+          mismatches := mismatches + 1;
+        end if;
+        if result_out_6 /= h_result_out_6(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_6 expected=" & to_hstring(h_result_out_6) & " got=" & to_hstring(std_logic_vector'(result_out_6));
+          mismatches := mismatches + 1;
+        end if;
+        if result_out_7 /= h_result_out_7(31 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=result_out_7 expected=" & to_hstring(h_result_out_7) & " got=" & to_hstring(std_logic_vector'(result_out_7));
           mismatches := mismatches + 1;
         end if;
         if pmu_address /= h_pmu_address(3 downto 0) then

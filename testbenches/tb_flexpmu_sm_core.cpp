@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
         dut->reset = std::strtoull(p, &p, 16);
         dut->pipeline_fetch_done = std::strtoull(p, &p, 16);
         dut->instruction_in = std::strtoull(p, &p, 16);
+        dut->warp_lane_id = std::strtoull(p, &p, 16);
         dut->read_stall = std::strtoull(p, &p, 16);
         dut->read_done = std::strtoull(p, &p, 16);
         dut->read_op = std::strtoull(p, &p, 16);
@@ -51,8 +52,6 @@ int main(int argc, char** argv) {
         dut->c_6 = std::strtoull(p, &p, 16);
         dut->c_7 = std::strtoull(p, &p, 16);
         dut->read_pmu_read = std::strtoull(p, &p, 16);
-        dut->read_pmu_dest = std::strtoull(p, &p, 16);
-        dut->read_last_pass = std::strtoull(p, &p, 16);
         dut->write_stall = std::strtoull(p, &p, 16);
         dut->sm_warp_pc = std::strtoull(p, &p, 16);
         dut->sm_warp_id = std::strtoull(p, &p, 16);
@@ -66,6 +65,7 @@ int main(int argc, char** argv) {
         dut->sm_mem_data = std::strtoull(p, &p, 16);
         unsigned long long expected_fetch_stall = std::strtoull(p, &p, 16);
         unsigned long long expected_dec_done = std::strtoull(p, &p, 16);
+        unsigned long long expected_dec_lane = std::strtoull(p, &p, 16);
         unsigned long long expected_dec_op = std::strtoull(p, &p, 16);
         unsigned long long expected_dec_long = std::strtoull(p, &p, 16);
         unsigned long long expected_dec_dest = std::strtoull(p, &p, 16);
@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
         unsigned long long expected_dec_src1_shared = std::strtoull(p, &p, 16);
         unsigned long long expected_dec_shared_offset = std::strtoull(p, &p, 16);
         unsigned long long expected_dec_pmu_read = std::strtoull(p, &p, 16);
-        unsigned long long expected_dec_pmu_dest = std::strtoull(p, &p, 16);
+        unsigned long long expected_pmu_interlock = std::strtoull(p, &p, 16);
+        unsigned long long expected_execute_stall = std::strtoull(p, &p, 16);
         unsigned long long expected_execute_done = std::strtoull(p, &p, 16);
         unsigned long long expected_result_0 = std::strtoull(p, &p, 16);
         unsigned long long expected_result_1 = std::strtoull(p, &p, 16);
@@ -98,6 +99,10 @@ int main(int argc, char** argv) {
         }
         if ((unsigned long long)dut->dec_done != expected_dec_done) {
             std::printf("MISMATCH cycle=%lu signal=dec_done expected=%llx got=%llx\n", cycle, expected_dec_done, (unsigned long long)dut->dec_done);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->dec_lane != expected_dec_lane) {
+            std::printf("MISMATCH cycle=%lu signal=dec_lane expected=%llx got=%llx\n", cycle, expected_dec_lane, (unsigned long long)dut->dec_lane);
             mismatches++;
         }
         if ((unsigned long long)dut->dec_op != expected_dec_op) {
@@ -136,8 +141,12 @@ int main(int argc, char** argv) {
             std::printf("MISMATCH cycle=%lu signal=dec_pmu_read expected=%llx got=%llx\n", cycle, expected_dec_pmu_read, (unsigned long long)dut->dec_pmu_read);
             mismatches++;
         }
-        if ((unsigned long long)dut->dec_pmu_dest != expected_dec_pmu_dest) {
-            std::printf("MISMATCH cycle=%lu signal=dec_pmu_dest expected=%llx got=%llx\n", cycle, expected_dec_pmu_dest, (unsigned long long)dut->dec_pmu_dest);
+        if ((unsigned long long)dut->pmu_interlock != expected_pmu_interlock) {
+            std::printf("MISMATCH cycle=%lu signal=pmu_interlock expected=%llx got=%llx\n", cycle, expected_pmu_interlock, (unsigned long long)dut->pmu_interlock);
+            mismatches++;
+        }
+        if ((unsigned long long)dut->execute_stall != expected_execute_stall) {
+            std::printf("MISMATCH cycle=%lu signal=execute_stall expected=%llx got=%llx\n", cycle, expected_execute_stall, (unsigned long long)dut->execute_stall);
             mismatches++;
         }
         if ((unsigned long long)dut->execute_done != expected_execute_done) {

@@ -6,6 +6,7 @@ module tb_flexpmu_sm_core;
     reg reset;
     reg pipeline_fetch_done;
     reg [63:0] instruction_in;
+    reg [1:0] warp_lane_id;
     reg read_stall;
     reg read_done;
     reg [3:0] read_op;
@@ -36,8 +37,6 @@ module tb_flexpmu_sm_core;
     reg [31:0] c_6;
     reg [31:0] c_7;
     reg read_pmu_read;
-    reg [6:0] read_pmu_dest;
-    reg read_last_pass;
     reg write_stall;
     reg [31:0] sm_warp_pc;
     reg [15:0] sm_warp_id;
@@ -53,6 +52,8 @@ module tb_flexpmu_sm_core;
     reg expected_fetch_stall;
     wire dec_done;
     reg expected_dec_done;
+    wire [1:0] dec_lane;
+    reg [1:0] expected_dec_lane;
     wire [3:0] dec_op;
     reg [3:0] expected_dec_op;
     wire dec_long;
@@ -71,8 +72,10 @@ module tb_flexpmu_sm_core;
     reg [4:0] expected_dec_shared_offset;
     wire dec_pmu_read;
     reg expected_dec_pmu_read;
-    wire [6:0] dec_pmu_dest;
-    reg [6:0] expected_dec_pmu_dest;
+    wire pmu_interlock;
+    reg expected_pmu_interlock;
+    wire execute_stall;
+    reg expected_execute_stall;
     wire execute_done;
     reg expected_execute_done;
     wire [31:0] result_0;
@@ -103,7 +106,7 @@ module tb_flexpmu_sm_core;
     reg [1:0] expected_pmu_command;
     wire [31:0] monitor_out;
     reg [31:0] expected_monitor_out;
-    flexpmu_sm_core dut (.clock(clock), .reset(reset), .pipeline_fetch_done(pipeline_fetch_done), .instruction_in(instruction_in), .read_stall(read_stall), .read_done(read_done), .read_op(read_op), .read_dest(read_dest), .read_shift(read_shift), .a_0(a_0), .a_1(a_1), .a_2(a_2), .a_3(a_3), .a_4(a_4), .a_5(a_5), .a_6(a_6), .a_7(a_7), .b_0(b_0), .b_1(b_1), .b_2(b_2), .b_3(b_3), .b_4(b_4), .b_5(b_5), .b_6(b_6), .b_7(b_7), .c_0(c_0), .c_1(c_1), .c_2(c_2), .c_3(c_3), .c_4(c_4), .c_5(c_5), .c_6(c_6), .c_7(c_7), .read_pmu_read(read_pmu_read), .read_pmu_dest(read_pmu_dest), .read_last_pass(read_last_pass), .write_stall(write_stall), .sm_warp_pc(sm_warp_pc), .sm_warp_id(sm_warp_id), .sm_warp_states(sm_warp_states), .sm_active_mask(sm_active_mask), .sm_lane_pass(sm_lane_pass), .sm_register_write(sm_register_write), .sm_global_store(sm_global_store), .sm_global_load(sm_global_load), .sm_mem_address(sm_mem_address), .sm_mem_data(sm_mem_data), .fetch_stall(fetch_stall), .dec_done(dec_done), .dec_op(dec_op), .dec_long(dec_long), .dec_dest(dec_dest), .dec_src1(dec_src1), .dec_src2(dec_src2), .dec_src3(dec_src3), .dec_src1_shared(dec_src1_shared), .dec_shared_offset(dec_shared_offset), .dec_pmu_read(dec_pmu_read), .dec_pmu_dest(dec_pmu_dest), .execute_done(execute_done), .result_0(result_0), .result_1(result_1), .result_2(result_2), .result_3(result_3), .result_4(result_4), .result_5(result_5), .result_6(result_6), .result_7(result_7), .exec_dest(exec_dest), .exec_write(exec_write), .exec_half_write(exec_half_write), .pmu_address(pmu_address), .pmu_command(pmu_command), .monitor_out(monitor_out));
+    flexpmu_sm_core dut (.clock(clock), .reset(reset), .pipeline_fetch_done(pipeline_fetch_done), .instruction_in(instruction_in), .warp_lane_id(warp_lane_id), .read_stall(read_stall), .read_done(read_done), .read_op(read_op), .read_dest(read_dest), .read_shift(read_shift), .a_0(a_0), .a_1(a_1), .a_2(a_2), .a_3(a_3), .a_4(a_4), .a_5(a_5), .a_6(a_6), .a_7(a_7), .b_0(b_0), .b_1(b_1), .b_2(b_2), .b_3(b_3), .b_4(b_4), .b_5(b_5), .b_6(b_6), .b_7(b_7), .c_0(c_0), .c_1(c_1), .c_2(c_2), .c_3(c_3), .c_4(c_4), .c_5(c_5), .c_6(c_6), .c_7(c_7), .read_pmu_read(read_pmu_read), .write_stall(write_stall), .sm_warp_pc(sm_warp_pc), .sm_warp_id(sm_warp_id), .sm_warp_states(sm_warp_states), .sm_active_mask(sm_active_mask), .sm_lane_pass(sm_lane_pass), .sm_register_write(sm_register_write), .sm_global_store(sm_global_store), .sm_global_load(sm_global_load), .sm_mem_address(sm_mem_address), .sm_mem_data(sm_mem_data), .fetch_stall(fetch_stall), .dec_done(dec_done), .dec_lane(dec_lane), .dec_op(dec_op), .dec_long(dec_long), .dec_dest(dec_dest), .dec_src1(dec_src1), .dec_src2(dec_src2), .dec_src3(dec_src3), .dec_src1_shared(dec_src1_shared), .dec_shared_offset(dec_shared_offset), .dec_pmu_read(dec_pmu_read), .pmu_interlock(pmu_interlock), .execute_stall(execute_stall), .execute_done(execute_done), .result_0(result_0), .result_1(result_1), .result_2(result_2), .result_3(result_3), .result_4(result_4), .result_5(result_5), .result_6(result_6), .result_7(result_7), .exec_dest(exec_dest), .exec_write(exec_write), .exec_half_write(exec_half_write), .pmu_address(pmu_address), .pmu_command(pmu_command), .monitor_out(monitor_out));
     integer fd, status, cycle, mismatches;
     reg [8*4096-1:0] path;
     reg [8*2048-1:0] line;
@@ -120,12 +123,12 @@ module tb_flexpmu_sm_core;
         cycle = 0;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
-            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, instruction_in, read_stall, read_done, read_op, read_dest, read_shift, a_0, a_1, a_2, a_3, a_4, a_5, a_6, a_7, b_0, b_1, b_2, b_3, b_4, b_5, b_6, b_7, c_0, c_1, c_2, c_3, c_4, c_5, c_6, c_7, read_pmu_read, read_pmu_dest, read_last_pass, write_stall, sm_warp_pc, sm_warp_id, sm_warp_states, sm_active_mask, sm_lane_pass, sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data, expected_fetch_stall, expected_dec_done, expected_dec_op, expected_dec_long, expected_dec_dest, expected_dec_src1, expected_dec_src2, expected_dec_src3, expected_dec_src1_shared, expected_dec_shared_offset, expected_dec_pmu_read, expected_dec_pmu_dest, expected_execute_done, expected_result_0, expected_result_1, expected_result_2, expected_result_3, expected_result_4, expected_result_5, expected_result_6, expected_result_7, expected_exec_dest, expected_exec_write, expected_exec_half_write, expected_pmu_address, expected_pmu_command, expected_monitor_out);
-            if (status > 0 && status < 73) begin
-                $display("MISMATCH cycle=%0d signal=row expected=73 fields got=%0d", cycle, status);
+            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_fetch_done, instruction_in, warp_lane_id, read_stall, read_done, read_op, read_dest, read_shift, a_0, a_1, a_2, a_3, a_4, a_5, a_6, a_7, b_0, b_1, b_2, b_3, b_4, b_5, b_6, b_7, c_0, c_1, c_2, c_3, c_4, c_5, c_6, c_7, read_pmu_read, write_stall, sm_warp_pc, sm_warp_id, sm_warp_states, sm_active_mask, sm_lane_pass, sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data, expected_fetch_stall, expected_dec_done, expected_dec_lane, expected_dec_op, expected_dec_long, expected_dec_dest, expected_dec_src1, expected_dec_src2, expected_dec_src3, expected_dec_src1_shared, expected_dec_shared_offset, expected_dec_pmu_read, expected_pmu_interlock, expected_execute_stall, expected_execute_done, expected_result_0, expected_result_1, expected_result_2, expected_result_3, expected_result_4, expected_result_5, expected_result_6, expected_result_7, expected_exec_dest, expected_exec_write, expected_exec_half_write, expected_pmu_address, expected_pmu_command, expected_monitor_out);
+            if (status > 0 && status < 74) begin
+                $display("MISMATCH cycle=%0d signal=row expected=74 fields got=%0d", cycle, status);
                 mismatches = mismatches + 1;
             end
-            if (status == 73) begin
+            if (status == 74) begin
                 #1;
                 if (fetch_stall !== expected_fetch_stall) begin
                     $display("MISMATCH cycle=%0d signal=fetch_stall expected=%h got=%h", cycle, expected_fetch_stall, fetch_stall);
@@ -133,6 +136,10 @@ module tb_flexpmu_sm_core;
                 end
                 if (dec_done !== expected_dec_done) begin
                     $display("MISMATCH cycle=%0d signal=dec_done expected=%h got=%h", cycle, expected_dec_done, dec_done);
+                    mismatches = mismatches + 1;
+                end
+                if (dec_lane !== expected_dec_lane) begin
+                    $display("MISMATCH cycle=%0d signal=dec_lane expected=%h got=%h", cycle, expected_dec_lane, dec_lane);
                     mismatches = mismatches + 1;
                 end
                 if (dec_op !== expected_dec_op) begin
@@ -171,8 +178,12 @@ module tb_flexpmu_sm_core;
                     $display("MISMATCH cycle=%0d signal=dec_pmu_read expected=%h got=%h", cycle, expected_dec_pmu_read, dec_pmu_read);
                     mismatches = mismatches + 1;
                 end
-                if (dec_pmu_dest !== expected_dec_pmu_dest) begin
-                    $display("MISMATCH cycle=%0d signal=dec_pmu_dest expected=%h got=%h", cycle, expected_dec_pmu_dest, dec_pmu_dest);
+                if (pmu_interlock !== expected_pmu_interlock) begin
+                    $display("MISMATCH cycle=%0d signal=pmu_interlock expected=%h got=%h", cycle, expected_pmu_interlock, pmu_interlock);
+                    mismatches = mismatches + 1;
+                end
+                if (execute_stall !== expected_execute_stall) begin
+                    $display("MISMATCH cycle=%0d signal=execute_stall expected=%h got=%h", cycle, expected_execute_stall, execute_stall);
                     mismatches = mismatches + 1;
                 end
                 if (execute_done !== expected_execute_done) begin

@@ -13,6 +13,7 @@ architecture sim of tb_flexpmu_sm_core is
   signal reset : std_logic := '0';
   signal pipeline_fetch_done : std_logic := '0';
   signal instruction_in : std_logic_vector(63 downto 0) := (others => '0');
+  signal warp_lane_id : std_logic_vector(1 downto 0) := (others => '0');
   signal read_stall : std_logic := '0';
   signal read_done : std_logic := '0';
   signal read_op : std_logic_vector(3 downto 0) := (others => '0');
@@ -43,8 +44,6 @@ architecture sim of tb_flexpmu_sm_core is
   signal c_6 : std_logic_vector(31 downto 0) := (others => '0');
   signal c_7 : std_logic_vector(31 downto 0) := (others => '0');
   signal read_pmu_read : std_logic := '0';
-  signal read_pmu_dest : std_logic_vector(6 downto 0) := (others => '0');
-  signal read_last_pass : std_logic := '0';
   signal write_stall : std_logic := '0';
   signal sm_warp_pc : std_logic_vector(31 downto 0) := (others => '0');
   signal sm_warp_id : std_logic_vector(15 downto 0) := (others => '0');
@@ -58,6 +57,7 @@ architecture sim of tb_flexpmu_sm_core is
   signal sm_mem_data : std_logic_vector(31 downto 0) := (others => '0');
   signal fetch_stall : std_logic;
   signal dec_done : std_logic;
+  signal dec_lane : std_logic_vector(1 downto 0);
   signal dec_op : std_logic_vector(3 downto 0);
   signal dec_long : std_logic;
   signal dec_dest : std_logic_vector(6 downto 0);
@@ -67,7 +67,8 @@ architecture sim of tb_flexpmu_sm_core is
   signal dec_src1_shared : std_logic;
   signal dec_shared_offset : std_logic_vector(4 downto 0);
   signal dec_pmu_read : std_logic;
-  signal dec_pmu_dest : std_logic_vector(6 downto 0);
+  signal pmu_interlock : std_logic;
+  signal execute_stall : std_logic;
   signal execute_done : std_logic;
   signal result_0 : std_logic_vector(31 downto 0);
   signal result_1 : std_logic_vector(31 downto 0);
@@ -85,7 +86,7 @@ architecture sim of tb_flexpmu_sm_core is
   signal monitor_out : std_logic_vector(31 downto 0);
 begin
   dut : entity work.flexpmu_sm_core
-    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, instruction_in => instruction_in, read_stall => read_stall, read_done => read_done, read_op => read_op, read_dest => read_dest, read_shift => read_shift, a_0 => a_0, a_1 => a_1, a_2 => a_2, a_3 => a_3, a_4 => a_4, a_5 => a_5, a_6 => a_6, a_7 => a_7, b_0 => b_0, b_1 => b_1, b_2 => b_2, b_3 => b_3, b_4 => b_4, b_5 => b_5, b_6 => b_6, b_7 => b_7, c_0 => c_0, c_1 => c_1, c_2 => c_2, c_3 => c_3, c_4 => c_4, c_5 => c_5, c_6 => c_6, c_7 => c_7, read_pmu_read => read_pmu_read, read_pmu_dest => read_pmu_dest, read_last_pass => read_last_pass, write_stall => write_stall, sm_warp_pc => sm_warp_pc, sm_warp_id => sm_warp_id, sm_warp_states => sm_warp_states, sm_active_mask => sm_active_mask, sm_lane_pass => sm_lane_pass, sm_register_write => sm_register_write, sm_global_store => sm_global_store, sm_global_load => sm_global_load, sm_mem_address => sm_mem_address, sm_mem_data => sm_mem_data, fetch_stall => fetch_stall, dec_done => dec_done, dec_op => dec_op, dec_long => dec_long, dec_dest => dec_dest, dec_src1 => dec_src1, dec_src2 => dec_src2, dec_src3 => dec_src3, dec_src1_shared => dec_src1_shared, dec_shared_offset => dec_shared_offset, dec_pmu_read => dec_pmu_read, dec_pmu_dest => dec_pmu_dest, execute_done => execute_done, result_0 => result_0, result_1 => result_1, result_2 => result_2, result_3 => result_3, result_4 => result_4, result_5 => result_5, result_6 => result_6, result_7 => result_7, exec_dest => exec_dest, exec_write => exec_write, exec_half_write => exec_half_write, pmu_address => pmu_address, pmu_command => pmu_command, monitor_out => monitor_out);
+    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, instruction_in => instruction_in, warp_lane_id => warp_lane_id, read_stall => read_stall, read_done => read_done, read_op => read_op, read_dest => read_dest, read_shift => read_shift, a_0 => a_0, a_1 => a_1, a_2 => a_2, a_3 => a_3, a_4 => a_4, a_5 => a_5, a_6 => a_6, a_7 => a_7, b_0 => b_0, b_1 => b_1, b_2 => b_2, b_3 => b_3, b_4 => b_4, b_5 => b_5, b_6 => b_6, b_7 => b_7, c_0 => c_0, c_1 => c_1, c_2 => c_2, c_3 => c_3, c_4 => c_4, c_5 => c_5, c_6 => c_6, c_7 => c_7, read_pmu_read => read_pmu_read, write_stall => write_stall, sm_warp_pc => sm_warp_pc, sm_warp_id => sm_warp_id, sm_warp_states => sm_warp_states, sm_active_mask => sm_active_mask, sm_lane_pass => sm_lane_pass, sm_register_write => sm_register_write, sm_global_store => sm_global_store, sm_global_load => sm_global_load, sm_mem_address => sm_mem_address, sm_mem_data => sm_mem_data, fetch_stall => fetch_stall, dec_done => dec_done, dec_lane => dec_lane, dec_op => dec_op, dec_long => dec_long, dec_dest => dec_dest, dec_src1 => dec_src1, dec_src2 => dec_src2, dec_src3 => dec_src3, dec_src1_shared => dec_src1_shared, dec_shared_offset => dec_shared_offset, dec_pmu_read => dec_pmu_read, pmu_interlock => pmu_interlock, execute_stall => execute_stall, execute_done => execute_done, result_0 => result_0, result_1 => result_1, result_2 => result_2, result_3 => result_3, result_4 => result_4, result_5 => result_5, result_6 => result_6, result_7 => result_7, exec_dest => exec_dest, exec_write => exec_write, exec_half_write => exec_half_write, pmu_address => pmu_address, pmu_command => pmu_command, monitor_out => monitor_out);
   replay : process
     file vectors_file : text;
     variable l : line;
@@ -94,6 +95,7 @@ begin
     variable h_reset : std_logic_vector(3 downto 0);
     variable h_pipeline_fetch_done : std_logic_vector(3 downto 0);
     variable h_instruction_in : std_logic_vector(63 downto 0);
+    variable h_warp_lane_id : std_logic_vector(3 downto 0);
     variable h_read_stall : std_logic_vector(3 downto 0);
     variable h_read_done : std_logic_vector(3 downto 0);
     variable h_read_op : std_logic_vector(3 downto 0);
@@ -124,8 +126,6 @@ begin
     variable h_c_6 : std_logic_vector(31 downto 0);
     variable h_c_7 : std_logic_vector(31 downto 0);
     variable h_read_pmu_read : std_logic_vector(3 downto 0);
-    variable h_read_pmu_dest : std_logic_vector(7 downto 0);
-    variable h_read_last_pass : std_logic_vector(3 downto 0);
     variable h_write_stall : std_logic_vector(3 downto 0);
     variable h_sm_warp_pc : std_logic_vector(31 downto 0);
     variable h_sm_warp_id : std_logic_vector(15 downto 0);
@@ -139,6 +139,7 @@ begin
     variable h_sm_mem_data : std_logic_vector(31 downto 0);
     variable h_fetch_stall : std_logic_vector(3 downto 0);
     variable h_dec_done : std_logic_vector(3 downto 0);
+    variable h_dec_lane : std_logic_vector(3 downto 0);
     variable h_dec_op : std_logic_vector(3 downto 0);
     variable h_dec_long : std_logic_vector(3 downto 0);
     variable h_dec_dest : std_logic_vector(7 downto 0);
@@ -148,7 +149,8 @@ begin
     variable h_dec_src1_shared : std_logic_vector(3 downto 0);
     variable h_dec_shared_offset : std_logic_vector(7 downto 0);
     variable h_dec_pmu_read : std_logic_vector(3 downto 0);
-    variable h_dec_pmu_dest : std_logic_vector(7 downto 0);
+    variable h_pmu_interlock : std_logic_vector(3 downto 0);
+    variable h_execute_stall : std_logic_vector(3 downto 0);
     variable h_execute_done : std_logic_vector(3 downto 0);
     variable h_result_0 : std_logic_vector(31 downto 0);
     variable h_result_1 : std_logic_vector(31 downto 0);
@@ -173,6 +175,7 @@ begin
         hread(l, h_reset);
         hread(l, h_pipeline_fetch_done);
         hread(l, h_instruction_in);
+        hread(l, h_warp_lane_id);
         hread(l, h_read_stall);
         hread(l, h_read_done);
         hread(l, h_read_op);
@@ -203,8 +206,6 @@ begin
         hread(l, h_c_6);
         hread(l, h_c_7);
         hread(l, h_read_pmu_read);
-        hread(l, h_read_pmu_dest);
-        hread(l, h_read_last_pass);
         hread(l, h_write_stall);
         hread(l, h_sm_warp_pc);
         hread(l, h_sm_warp_id);
@@ -218,6 +219,7 @@ begin
         hread(l, h_sm_mem_data);
         hread(l, h_fetch_stall);
         hread(l, h_dec_done);
+        hread(l, h_dec_lane);
         hread(l, h_dec_op);
         hread(l, h_dec_long);
         hread(l, h_dec_dest);
@@ -227,7 +229,8 @@ begin
         hread(l, h_dec_src1_shared);
         hread(l, h_dec_shared_offset);
         hread(l, h_dec_pmu_read);
-        hread(l, h_dec_pmu_dest);
+        hread(l, h_pmu_interlock);
+        hread(l, h_execute_stall);
         hread(l, h_execute_done);
         hread(l, h_result_0);
         hread(l, h_result_1);
@@ -246,6 +249,7 @@ begin
         reset <= h_reset(0);
         pipeline_fetch_done <= h_pipeline_fetch_done(0);
         instruction_in <= h_instruction_in(63 downto 0);
+        warp_lane_id <= h_warp_lane_id(1 downto 0);
         read_stall <= h_read_stall(0);
         read_done <= h_read_done(0);
         read_op <= h_read_op(3 downto 0);
@@ -276,8 +280,6 @@ begin
         c_6 <= h_c_6(31 downto 0);
         c_7 <= h_c_7(31 downto 0);
         read_pmu_read <= h_read_pmu_read(0);
-        read_pmu_dest <= h_read_pmu_dest(6 downto 0);
-        read_last_pass <= h_read_last_pass(0);
         write_stall <= h_write_stall(0);
         sm_warp_pc <= h_sm_warp_pc(31 downto 0);
         sm_warp_id <= h_sm_warp_id(15 downto 0);
@@ -296,6 +298,10 @@ begin
         end if;
         if dec_done /= h_dec_done(0) then
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=dec_done expected=" & to_hstring(h_dec_done) & " got=" & to_hstring(std_logic_vector'((0 => dec_done)));
+          mismatches := mismatches + 1;
+        end if;
+        if dec_lane /= h_dec_lane(1 downto 0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=dec_lane expected=" & to_hstring(h_dec_lane) & " got=" & to_hstring(std_logic_vector'(dec_lane));
           mismatches := mismatches + 1;
         end if;
         if dec_op /= h_dec_op(3 downto 0) then
@@ -334,8 +340,12 @@ begin
           report "MISMATCH cycle=" & integer'image(cycle) & " signal=dec_pmu_read expected=" & to_hstring(h_dec_pmu_read) & " got=" & to_hstring(std_logic_vector'((0 => dec_pmu_read)));
           mismatches := mismatches + 1;
         end if;
-        if dec_pmu_dest /= h_dec_pmu_dest(6 downto 0) then
-          report "MISMATCH cycle=" & integer'image(cycle) & " signal=dec_pmu_dest expected=" & to_hstring(h_dec_pmu_dest) & " got=" & to_hstring(std_logic_vector'(dec_pmu_dest));
+        if pmu_interlock /= h_pmu_interlock(0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=pmu_interlock expected=" & to_hstring(h_pmu_interlock) & " got=" & to_hstring(std_logic_vector'((0 => pmu_interlock)));
+          mismatches := mismatches + 1;
+        end if;
+        if execute_stall /= h_execute_stall(0) then
+          report "MISMATCH cycle=" & integer'image(cycle) & " signal=execute_stall expected=" & to_hstring(h_execute_stall) & " got=" & to_hstring(std_logic_vector'((0 => execute_stall)));
           mismatches := mismatches + 1;
         end if;
         if execute_done /= h_execute_done(0) then

@@ -17,10 +17,20 @@ fn demo_runs_the_appendix_kernel_and_writes_its_waveform() {
         text.contains("C = A + B holds for all 2048 elements"),
         "{text}"
     );
+    // FlexGripPlus 4.4's timing and two blocks per core: FlexGripPlus'
+    // own reads; all 64 warps resident: the thesis' figure 3.2.
     assert!(
         text.contains(
-            "3 of the thesis' 5 reads are reproduced exactly: R5 (CNT0), R1 (CNT1), R2 (CNT2)"
+            "FlexGripPlus 4.4: 5 of 5 reads reproduced exactly: R5 (CNT0), R1 (CNT1), R2 (CNT2), R3 (CNT12), R4 (CNT4)"
         ),
+        "{text}"
+    );
+    assert!(
+        text.contains("163325 cycles (flexgripplus timing, 2 round(s))"),
+        "{text}"
+    );
+    assert!(
+        text.contains("R5 = 1728, R1 = 6912, R2 = 1728, R3 = 256, R4 = 6912"),
         "{text}"
     );
     assert!(
@@ -51,7 +61,13 @@ fn run_reports_the_appendix_kernel_as_json() {
     let json = run_json(&[&example("appendix_a.sass")], dir.path());
     assert_eq!(json["output_ok"], true);
     assert_eq!(json["matches_reference"], true);
-    assert_eq!(json["cycles"], 282);
+    // One warp with FlexGripPlus' timing (FlexGripPlus itself: 3,087
+    // without the PMU; the thesis: 3,362 with its PMU).
+    assert_eq!(json["cycles"], 3111);
+    assert_eq!(json["timing"], "flexgripplus");
+    assert_eq!(json["blocks_per_core"], 2);
+    assert_eq!(json["rounds"].as_array().unwrap().len(), 1);
+    assert_eq!(json["pmu"], true);
     // R5, R1, R2, R3, R4 hold CNT0, CNT1, CNT2, CNT12, CNT4; R0 = &C[0].
     assert_eq!(
         json["registers"],
@@ -326,8 +342,9 @@ fn bench_json_names_every_engine() {
     for engine in json["engines"].as_array().unwrap() {
         assert!(engine["cycles_per_s"].as_f64().unwrap() > 0.0);
     }
-    // 2,048 warps of appendix A, checked against the ISS by the engine.
-    assert_eq!(json["engines"][5]["cycles"], 188_420);
+    // 128 warps of appendix A in four rounds, checked against the ISS by
+    // the engine.
+    assert_eq!(json["engines"][5]["cycles"], 326_647);
 }
 
 #[test]
@@ -465,10 +482,10 @@ fn synth_json_and_compare() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    // The hook adds the PMU address (4) and command (2) registers, the
-    // pending-read flag and the read flag.
+    // The hook adds the read flag, the PMU address (4) and command (2)
+    // registers, the pending-read flag and the pass queue (8 + 3).
     let flip_flops = |side: &str| json[side]["flip_flops"].as_u64().unwrap();
-    assert_eq!(flip_flops("b") - flip_flops("a"), 8);
+    assert_eq!(flip_flops("b") - flip_flops("a"), 19);
 
     let out = flexpmu(&["synth", "--compare", "decode", "sm-slice"], dir.path());
     assert_eq!(out.status.code(), Some(2));
@@ -511,15 +528,16 @@ fn toggles_ranks_the_demo_waveform() {
             .find(|s| s["names"].as_array().unwrap().iter().any(|n| n == name))
             .unwrap_or_else(|| panic!("{name} not listed"))
     };
-    // 11,781 cycles (the kernel's 11,780 and the final reset): the clock
-    // rises and falls in each.
-    assert_eq!(find("sm.clock")["bit_toggles"], 2 * 11_781);
-    // 64 warps of 34 instructions: the fetched warp changes at every
-    // fetch but the first, the pass number at every pass but the first,
-    // the fetch address once per instruction round.
+    // 163,326 cycles (the kernel's 163,325 and the final reset): the
+    // clock rises and falls in each.
+    assert_eq!(find("sm.clock")["bit_toggles"], 2 * 163_326);
+    // Two rounds of 32 warps of 34 instructions: the fetched warp changes
+    // at every warp instruction but the first, the pass number at every
+    // pass but the first, the fetch address once per instruction round
+    // (and back to 0 for the second round).
     assert_eq!(find("sm.sm_warp_id")["changes"], 64 * 34 - 1);
     assert_eq!(find("sm.sm_lane_pass")["changes"], 64 * 34 * 4 - 1);
-    assert_eq!(find("sm.sm_warp_pc")["changes"], 34 - 1);
+    assert_eq!(find("sm.sm_warp_pc")["changes"], 2 * 34 - 1);
     // A port and the wires it drives are one entry.
     let instruction = find("sm.instruction_in")["names"].as_array().unwrap();
     assert!(instruction.iter().any(|n| n == "sm.decode.instruction_in"));

@@ -29,7 +29,7 @@ pub enum Engine {
     Verilator,
     /// rust-hdl's own Verilog compiled by Verilator, same harness.
     VerilatorRustHdl,
-    /// The SM slice running appendix A on 64 blocks of 512 threads.
+    /// The SM slice running appendix A on 8 blocks of 512 threads.
     SmSlice,
 }
 
@@ -188,8 +188,9 @@ pub fn native_vcd(
     native_run(Engine::NativeVcd, toggles, Some(path), progress)
 }
 
-/// Threads of the SM-slice workload: 64 blocks of 512 (2,048 warps).
-pub const SM_BENCH_BLOCKS: u16 = 64;
+/// Blocks of the SM-slice workload: 8 of 512 threads (128 warps, four
+/// rounds of two blocks with FlexGripPlus timing).
+pub const SM_BENCH_BLOCKS: u16 = 8;
 
 /// The SM slice (rust-hdl core and behavioural units) running the
 /// appendix-A kernel on [`SM_BENCH_BLOCKS`] blocks of 512 threads; the run
@@ -204,11 +205,9 @@ pub fn sm_slice(program: &[u32]) -> Result<EngineResult, BenchError> {
     let launch = VectorAdd::new(geometry);
     let mut iss = launch.iss().map_err(|e| failed(e.to_string()))?;
     let rss_before = peak_rss_kib();
-    let sm = Sm::new(&iss, program).map_err(|e| failed(e.to_string()))?;
+    let sm = Sm::new(&iss, program, SmConfig::default()).map_err(|e| failed(e.to_string()))?;
     let start = Instant::now();
-    let run = sm
-        .run(&SmConfig::default())
-        .map_err(|e| failed(e.to_string()))?;
+    let run = sm.run().map_err(|e| failed(e.to_string()))?;
     let seconds = start.elapsed().as_secs_f64();
     if !launch.wrong_elements(&run.memory).is_empty() {
         return Err(failed("C = A + B does not hold".into()));

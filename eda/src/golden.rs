@@ -139,10 +139,8 @@ pub fn record_sm_kernel(
 ) -> Result<Vectors, flexpmu_sim::gpu::sm::SmError> {
     let ports = data_ports(ports);
     let mut rows = Vec::new();
-    flexpmu_sim::gpu::sm::Sm::new(iss, program)?
-        .run_observed(&flexpmu_sim::gpu::sm::SmConfig::default(), |core| {
-            rows.push(sample_ports(core, &ports))
-        })?;
+    flexpmu_sim::gpu::sm::Sm::new(iss, program, flexpmu_sim::gpu::sm::SmConfig::default())?
+        .run_observed(|core| rows.push(sample_ports(core, &ports)))?;
     Ok(Vectors { ports, rows })
 }
 

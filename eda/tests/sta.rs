@@ -206,25 +206,25 @@ fn sm_core_power_from_the_kernels_waveform() {
         .unwrap()
         .values();
     let launch = VectorAdd::new(Geometry::threads(32).unwrap());
-    let mut sm = Sm::new(&launch.iss().unwrap(), &program).unwrap();
+    let mut sm = Sm::new(&launch.iss().unwrap(), &program, SmConfig::default()).unwrap();
     let path = scratch.join("kernel.vcd");
     let file = std::fs::File::create(&path).unwrap();
     sm.attach_vcd(Box::new(std::io::BufWriter::new(file)), 2000)
         .unwrap();
-    sm.run(&SmConfig::default()).unwrap();
+    sm.run().unwrap();
     let result = sta("sm-core", 2000, Some(&path)).unwrap();
     let figures = figures(&result);
     assert!(
-        figures.activity.contains("(283 cycles)"),
+        figures.activity.contains("(3112 cycles)"),
         "{}",
         figures.activity
     );
-    // All 1,021 input bits of the core, and every register the power
+    // All 1,015 input bits of the core, and every register the power
     // netlist keeps, carry the kernel's activity.
     assert!(
         figures
             .activity
-            .contains("1021 of 1021 input bits and 1301 of 1301 register bits"),
+            .contains("1015 of 1015 input bits and 1226 of 1226 register bits"),
         "{}",
         figures.activity
     );

@@ -9,7 +9,9 @@ use rust_hdl::prelude::{Block, Probe};
 
 use super::ir::{parse_literal, parse_number, Expr, Lowering, Stmt};
 use super::names;
-use super::{Body, ConstantDef, Design, Direction, ExportError, Instance, Module, Port, Wire};
+use super::{
+    Body, ConstantDef, Design, Direction, ExportError, Instance, Module, Port, ResetKind, Wire,
+};
 
 struct Atomic {
     /// rust-hdl path within its block (`monitor_in$3`).
@@ -83,8 +85,18 @@ impl Probe for Walker {
 /// register, else the field that holds it.
 pub(crate) fn base_name(module: &Module, field: &str) -> String {
     match (&module.body, &module.block) {
-        (Body::Register { width, init: 0 }, _) => format!("dff_w{width}"),
-        (Body::Register { width, init }, _) => format!("dff_w{width}_init{init:x}"),
+        (Body::Register { width, init, reset }, _) => {
+            let mut name = format!("dff_w{width}");
+            if *init != 0 {
+                name += &format!("_init{init:x}");
+            }
+            match reset {
+                None => {}
+                Some(ResetKind::Synchronous) => name += "_sync_reset",
+                Some(ResetKind::Asynchronous) => name += "_async_reset",
+            }
+            name
+        }
         (_, Some(block)) => block.clone(),
         _ => names::flatten(field.split('$').next().unwrap_or(field)),
     }
@@ -213,7 +225,8 @@ impl Collector {
             Verilog::Custom(text) => {
                 register(text, &ports).ok_or_else(|| ExportError::Unsupported {
                     module: path.to_string(),
-                    what: "a custom Verilog block other than rust-hdl's DFF".to_string(),
+                    what: "a custom Verilog block other than rust-hdl's DFF or flexpmu's ResetDff"
+                        .to_string(),
                 })?
             }
             Verilog::Blackbox(_) | Verilog::Wrapper(_) => {
@@ -401,30 +414,59 @@ fn same_module(a: &Module, b: &Module) -> bool {
         && a.body == b.body
 }
 
-/// Recognises rust-hdl's `DFF` custom Verilog and its power-up value.
+/// Recognises rust-hdl's `DFF` and flexpmu's `ResetDff` custom Verilog
+/// and the power-up (and reset) value.
 fn register(text: &str, ports: &[Port]) -> Option<Body> {
     let names: Vec<(&str, Direction)> = ports
         .iter()
         .map(|p| (p.name.as_str(), p.direction))
         .collect();
-    let expected = [
+    let dff = [
         ("d", Direction::In),
         ("q", Direction::Out),
         ("clock", Direction::In),
     ];
-    if names != expected || ports[0].width != ports[1].width || ports[2].width != 1 {
+    let with_reset = [
+        ("d", Direction::In),
+        ("q", Direction::Out),
+        ("clock", Direction::In),
+        ("reset", Direction::In),
+    ];
+    if !(names == dff || names == with_reset)
+        || ports[0].width != ports[1].width
+        || ports[2..].iter().any(|p| p.width != 1)
+    {
         return None;
     }
     let compact: String = text.split_whitespace().collect();
-    if !compact.contains("always@(posedgeclock)beginq<=d;end") {
-        return None;
-    }
     let init = compact
         .split_once("initialbeginq=")
         .and_then(|(_, rest)| rest.split_once(';'))
         .and_then(|(literal, _)| parse_number(literal))?;
+    let reset = if names == dff {
+        if !compact.contains("always@(posedgeclock)beginq<=d;end") {
+            return None;
+        }
+        None
+    } else {
+        let reset_value = compact
+            .split_once("if(reset)q<=")
+            .and_then(|(_, rest)| rest.split_once(';'))
+            .and_then(|(literal, _)| parse_number(literal))?;
+        if reset_value != init || !compact.contains("elseq<=d;end") {
+            return None;
+        }
+        if compact.contains("always@(posedgeclockorposedgereset)begin") {
+            Some(ResetKind::Asynchronous)
+        } else if compact.contains("always@(posedgeclock)begin") {
+            Some(ResetKind::Synchronous)
+        } else {
+            return None;
+        }
+    };
     Some(Body::Register {
         width: ports[0].width,
         init,
+        reset,
     })
 }

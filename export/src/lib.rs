@@ -11,11 +11,14 @@
 //!   suffix `_sig`;
 //! * every expression has explicit widths (lint-clean Verilog).
 //!
-//! rust-hdl's `DFF` is the only `Verilog::Custom` block recognised (it
-//! becomes a clocked process); any other custom, black-box or wrapper
-//! block is refused with an error naming it.
+//! rust-hdl's `DFF` and flexpmu's `ResetDff` are the only
+//! `Verilog::Custom` blocks recognised (they become clocked processes);
+//! any other custom, black-box or wrapper block is refused with an error
+//! naming it.
 
 mod collect;
+pub use flexpmu_hdl::support::reset_dff::ResetKind;
+
 pub mod ir;
 pub mod names;
 pub mod naming;
@@ -85,11 +88,13 @@ pub struct Instance {
 pub enum Body {
     /// Combinational code (Verilog `always @(*)`).
     Combinational(Vec<ir::Stmt>),
-    /// rust-hdl's `DFF`: `q` takes `d` on the rising edge of `clock`;
-    /// `init` is its power-up value.
+    /// rust-hdl's `DFF`, or flexpmu's `ResetDff`: `q` takes `d` on the
+    /// rising edge of `clock`; `init` is its power-up value, and its
+    /// reset value when it has a `reset` input.
     Register {
         width: usize,
         init: u128,
+        reset: Option<ResetKind>,
     },
     Empty,
 }

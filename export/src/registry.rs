@@ -5,6 +5,10 @@
 use rust_hdl::prelude::Block;
 
 use crate::{export, Design, ExportError};
+use flexpmu_hdl::hooks::decode_hook::DecodeHookOptions;
+use flexpmu_hdl::hooks::execute_hook::DEFAULT_LANES;
+use flexpmu_hdl::sm::execute_stage::ExecuteLatency;
+use flexpmu_hdl::support::reset_dff::ResetKind;
 use flexpmu_hdl::{
     CommandDecoder, CounterSubunit, DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, ExecuteStage,
     HookedPmu, OutputMux, SmCore, ToggleConverter,
@@ -105,43 +109,53 @@ pub const DESIGNS: &[DesignEntry] = &[
         "decode-hook",
         "flexpmu_decode_hook",
         true,
-        "decode stage with the FlexGripPlus handshake and the PMEVENT hook",
+        "the PMEVENT hook beside FlexGripPlus' decode: one PMU command per warp instruction, IDL passes marked as register writes, the interlock (synchronous reset)",
         DecodeHook::default()
+    ),
+    entry!(
+        "decode-hook-async",
+        "flexpmu_decode_hook_async",
+        true,
+        "the decode hook with FlexGripPlus' asynchronous reset (what the FlexGripPlus kit instantiates)",
+        DecodeHook::new(DecodeHookOptions {
+            enabled: true,
+            reset: ResetKind::Asynchronous,
+        })
     ),
     entry!(
         "execute-hook",
         "flexpmu_execute_hook",
         true,
-        "execute-stage result selection for PMU reads",
-        ExecuteHook::default()
+        "the execute hook: a PMU read's result in all 8 lanes of a pass",
+        ExecuteHook::<DEFAULT_LANES>::default()
     ),
     entry!(
         "decode-basic",
         "flexpmu_decode_stage_basic",
         false,
-        "SM-slice decode stage: FlexGripPlus handshake, G80 subset decoder, no PMEVENT hook",
+        "SM-slice decode stage: FlexGripPlus handshake once per pass, G80 subset decoder, no PMEVENT hook",
         DecodeStage::new(false)
     ),
     entry!(
         "decode",
         "flexpmu_decode_stage",
         true,
-        "SM-slice decode stage: FlexGripPlus handshake, G80 subset decoder, PMEVENT hook",
+        "SM-slice decode stage: FlexGripPlus handshake once per pass, G80 subset decoder, PMEVENT hook",
         DecodeStage::new(true)
     ),
     entry!(
         "execute-basic",
         "flexpmu_execute_stage_basic",
         false,
-        "SM-slice execute stage: eight integer ALUs, no PMU hook",
-        ExecuteStage::new(false)
+        "SM-slice execute stage: eight integer ALUs with FlexGripPlus' latency, no PMU hook",
+        ExecuteStage::new(false, ExecuteLatency::FlexGripPlus)
     ),
     entry!(
         "execute",
         "flexpmu_execute_stage",
         true,
-        "SM-slice execute stage: eight integer ALUs and the PMU hook",
-        ExecuteStage::new(true)
+        "SM-slice execute stage: eight integer ALUs with FlexGripPlus' latency and the PMU hook",
+        ExecuteStage::new(true, ExecuteLatency::FlexGripPlus)
     ),
     entry!(
         "hooked-pmu",
@@ -155,7 +169,7 @@ pub const DESIGNS: &[DesignEntry] = &[
         "flexpmu_sm_core_basic",
         false,
         "SM-slice core without the PMU: the stages' basic variants, no PMU hook, the PMU left unobservable so synthesis removes it",
-        SmCore::new(false)
+        SmCore::new(false, ExecuteLatency::FlexGripPlus)
     ),
     entry!(
         "sm-core",

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::registry::DesignEntry;
-use crate::{Body, Design, ExportError, Language, Module, GENERATED_MARKER};
+use crate::{Body, Design, ExportError, Language, Module, ResetKind, GENERATED_MARKER};
 
 /// The chosen designs with their exports.
 pub struct ExportSet {
@@ -75,9 +75,16 @@ impl ExportSet {
             return entry.description.to_string();
         }
         match (&module.body, &module.block) {
-            (Body::Register { width, init }, _) => {
-                format!("a {width}-bit register (rust-hdl DFF) powering up at {init:#x}")
-            }
+            (Body::Register { width, init, reset }, _) => match reset {
+                None => format!("a {width}-bit register (rust-hdl DFF) powering up at {init:#x}"),
+                Some(kind) => format!(
+                    "a {width}-bit register with {} reset to {init:#x} (flexpmu ResetDff)",
+                    match kind {
+                        ResetKind::Synchronous => "a synchronous",
+                        ResetKind::Asynchronous => "an asynchronous",
+                    }
+                ),
+            },
             (_, Some(block)) => format!("the rust-hdl `{block}` block"),
             _ => "a rust-hdl block".to_string(),
         }

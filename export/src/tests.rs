@@ -54,7 +54,7 @@ fn unsupported_custom_blocks_are_refused() {
     let err = export(&odd, "odd").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "block `top`: a custom Verilog block other than rust-hdl's DFF cannot be exported"
+        "block `top`: a custom Verilog block other than rust-hdl's DFF or flexpmu's ResetDff cannot be exported"
     );
 }
 

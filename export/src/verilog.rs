@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::ir::{BinOp, Expr, ReduceOp, ShiftOp, Stmt};
-use super::{Body, Design, Direction, Module};
+use super::{Body, Design, Direction, Module, ResetKind};
 
 /// The design as one Verilog file, leaves first.
 pub fn render(design: &Design, header: &str) -> String {
@@ -156,9 +156,22 @@ fn module_text(m: &Module, out: &mut String) {
             }
             out.push_str("    end\n");
         }
-        Body::Register { width, init } => {
-            let _ = writeln!(out, "    initial q = {};", literal(*init, *width));
-            out.push_str("    always @(posedge clock) q <= d;\n");
+        Body::Register { width, init, reset } => {
+            let value = literal(*init, *width);
+            let _ = writeln!(out, "    initial q = {value};");
+            match reset {
+                None => out.push_str("    always @(posedge clock) q <= d;\n"),
+                Some(kind) => {
+                    let sensitivity = match kind {
+                        ResetKind::Synchronous => "posedge clock",
+                        ResetKind::Asynchronous => "posedge clock or posedge reset",
+                    };
+                    let _ = writeln!(
+                        out,
+                        "    always @({sensitivity})\n        if (reset) q <= {value};\n        else q <= d;"
+                    );
+                }
+            }
         }
         Body::Empty => {}
     }

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use super::ir::{BinOp, Expr, ReduceOp, ShiftOp, Stmt};
 use super::verilog::stmt_reads;
-use super::{assigned_names, Body, Design, Direction, Module};
+use super::{assigned_names, Body, Design, Direction, Module, ResetKind};
 
 /// The design as one VHDL file, one entity per module, leaves first.
 pub fn render(design: &Design, header: &str) -> String {
@@ -63,15 +63,19 @@ fn entity(m: &Module, parts: &[Module], out: &mut String) {
     );
     let _ = writeln!(out, "architecture rtl of {} is", m.name);
     match &m.body {
-        Body::Register { width, init } => {
-            let _ = writeln!(
-                out,
-                "  signal r : {} := {};",
-                slv(*width),
-                slv_literal(*init, *width)
-            );
+        Body::Register { width, init, reset } => {
+            let value = slv_literal(*init, *width);
+            let _ = writeln!(out, "  signal r : {} := {value};", slv(*width));
             out.push_str("begin\n");
-            out.push_str("  reg : process (clock)\n  begin\n    if rising_edge(clock) then\n      r <= d;\n    end if;\n  end process;\n");
+            match reset {
+                None => out.push_str("  reg : process (clock)\n  begin\n    if rising_edge(clock) then\n      r <= d;\n    end if;\n  end process;\n"),
+                Some(ResetKind::Synchronous) => {
+                    let _ = writeln!(out, "  reg : process (clock)\n  begin\n    if rising_edge(clock) then\n      if reset = '1' then\n        r <= {value};\n      else\n        r <= d;\n      end if;\n    end if;\n  end process;");
+                }
+                Some(ResetKind::Asynchronous) => {
+                    let _ = writeln!(out, "  reg : process (clock, reset)\n  begin\n    if reset = '1' then\n      r <= {value};\n    elsif rising_edge(clock) then\n      r <= d;\n    end if;\n  end process;");
+                }
+            }
             out.push_str("  q <= r;\n");
         }
         Body::Combinational(stmts) => {
@@ -109,13 +113,17 @@ fn declarations(m: &Module, parts: &[Module], out: &mut String) {
             .iter()
             .find(|p| p.name == inst.module)
             .expect("an instance's module is part of the design");
-        let _ = writeln!(out, "  component {} is\n    port (", part.name);
-        let _ = writeln!(
-            out,
-            "{}\n    );\n  end component;",
-            port_list(part, "      ")
-        );
+        out.push_str(&component_declaration(part));
     }
+}
+
+/// `m`'s component declaration, for an architecture's declarative part.
+pub fn component_declaration(m: &Module) -> String {
+    format!(
+        "  component {} is\n    port (\n{}\n    );\n  end component;\n",
+        m.name,
+        port_list(m, "      ")
+    )
 }
 
 /// The port clauses of `m`, one per line, aligned.

@@ -42,6 +42,7 @@ pub use pmu::{
     OutputMux, Pmu, PmuConfig, ToggleConverter,
 };
 pub use sm::{DecodeStage, ExecuteStage, MonitoredSignal, SmCore, MONITOR_MAP};
+pub use support::reset_dff::{ResetDff, ResetKind};
 pub use support::Clocked;
 
 use rust_hdl::prelude::{Clock, In, Signal};

@@ -7,6 +7,7 @@ use std::path::Path;
 use flexpmu_hdl::sm::core::sm_pmu_config;
 use flexpmu_isa::asm::{assemble, assemble_file};
 use flexpmu_sim::gpu::iss::{Geometry, IssResult};
+use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun, PASSES};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_sim::pmu::PmuModel;
@@ -17,22 +18,30 @@ fn appendix() -> Vec<u32> {
 }
 
 /// Runs the SM and the ISS (fed the SM's PMU reads) on one launch.
-fn run(geometry: Geometry, program: &[u32]) -> (VectorAdd, SmRun, IssResult) {
+fn run_with(
+    geometry: Geometry,
+    program: &[u32],
+    config: SmConfig,
+) -> (VectorAdd, SmRun, IssResult) {
     let launch = VectorAdd::new(geometry);
     let mut iss = launch.iss().unwrap();
     let config = SmConfig {
         record_pmu_ports: true,
-        ..SmConfig::default()
+        ..config
     };
-    let sm = Sm::new(&iss, program).unwrap();
-    let run = sm.run(&config).unwrap_or_else(|err| panic!("{err}"));
+    let sm = Sm::new(&iss, program, config).unwrap();
+    let run = sm.run().unwrap_or_else(|err| panic!("{err}"));
     let reference = run.replay_on_iss(&mut iss, program).unwrap();
     (launch, run, reference)
 }
 
+fn run(geometry: Geometry, program: &[u32]) -> (VectorAdd, SmRun, IssResult) {
+    run_with(geometry, program, SmConfig::default())
+}
+
 /// What every launch of the appendix kernel must show.
-fn check_appendix(geometry: Geometry) -> SmRun {
-    let (launch, run, reference) = run(geometry, &appendix());
+fn check_appendix(geometry: Geometry, config: SmConfig) -> SmRun {
+    let (launch, run, reference) = run_with(geometry, &appendix(), config);
     let n = geometry.total_threads();
     // C = A + B for every thread, and nothing else differs from the ISS.
     assert_eq!(launch.wrong_elements(&run.memory), Vec::<usize>::new());
@@ -44,16 +53,39 @@ fn check_appendix(geometry: Geometry) -> SmRun {
     assert_eq!(run.warp_instructions, reference.warp_instructions);
 
     // The reads land in R5, R1, R2, R3, R4 of every thread. Each counter
-    // is idle from its first read on, so every warp reads the value it
-    // holds at the end of the kernel.
+    // is idle from its first read on, so every warp of a round reads the
+    // same value; the PMU is reset between rounds, and the last round's
+    // values are the counters' at the end of the kernel.
     let warps = (geometry.blocks() * geometry.warps_per_block()) as usize;
     assert_eq!(run.pmu_reads.len(), 5 * warps);
+    assert_eq!(
+        run.rounds.iter().map(|r| r.warps).sum::<usize>(),
+        warps,
+        "{:?}",
+        run.rounds
+    );
+    let last_round_first_warp = warps - run.rounds.last().unwrap().warps;
     for (register, counter) in [(5, 0), (1, 1), (2, 2), (3, 12), (4, 4)] {
         let value = run.counters_at_end[counter] as u32;
+        for read in run
+            .pmu_reads
+            .iter()
+            .filter(|r| r.counter as usize == counter && r.warp as usize >= last_round_first_warp)
+        {
+            assert_eq!(read.value, value, "R{register} = CNT{counter}: {read:?}");
+        }
+        let threads_per_block = geometry.threads_per_block() as usize;
+        let warps_per_block = geometry.warps_per_block() as usize;
         for (index, thread) in run.threads.iter().enumerate() {
+            let warp = index / threads_per_block * warps_per_block + index % threads_per_block / 32;
+            let read = run
+                .pmu_reads
+                .iter()
+                .find(|r| r.counter as usize == counter && r.warp as usize == warp)
+                .unwrap();
             assert_eq!(
                 thread.reg(register),
-                value,
+                read.value,
                 "thread {index} R{register} = CNT{counter}"
             );
         }
@@ -85,45 +117,116 @@ fn check_appendix(geometry: Geometry) -> SmRun {
 /// One warp: every count follows from the map and the program.
 #[test]
 fn appendix_on_one_warp_counts_what_the_map_says() {
-    let run = check_appendix(Geometry::threads(32).unwrap());
-    let c = &run.counters_at_end;
-    // The kernel: 34 instructions (22 PMEVENTs, 11 kernel, RET), 4
-    // passes each.
-    assert_eq!(run.warp_instructions, 34);
-    assert_eq!(run.passes, 34 * u64::from(PASSES));
-    // A counter counts from the cycle after its CNT command through the
-    // cycle of its IDL command. Decode issues one instruction per
-    // dec_done, so CNT0 (warp_issue) sees instructions 1..=27: CNT1..CNT15,
-    // the 11 kernel instructions and its own IDL (word 34).
-    assert_eq!(c[0], 27, "CNT0 warp_issue");
-    // CNT1 (execute_pass) counts from instruction 1's decode through
-    // instruction 28's (its IDL). With one warp an instruction's four
-    // passes fall between its decode and the next instruction's, so it
-    // sees the passes of instructions 1..=27.
-    assert_eq!(c[1], 27 * 4, "CNT1 execute_pass");
-    // One warp: the scheduler always fetches for warp 0, and its mask is
-    // always full.
-    assert_eq!(c[2], 0, "CNT2 sm_warp_id");
-    assert_eq!(c[5], 0, "CNT5 sm_active_mask");
-    // The pass number changes with every pass: CNT4 runs from instruction
-    // 4's decode to instruction 31's (its IDL), so it sees the passes of
-    // instructions 4..=30.
-    assert_eq!(c[4], 27 * 4, "CNT4 sm_lane_pass");
-    // GST.U32: one memory pass per 8 lanes.
-    assert_eq!(c[12], 4, "CNT12 sm_global_store");
-    assert_eq!(c[13], 8, "CNT13 sm_global_load: two GLD.U32");
-    let thread0 = &run.threads[0];
-    assert_eq!(
-        [5, 1, 2, 3, 4].map(|r| thread0.reg(r)),
-        [27, 108, 0, 4, 108]
-    );
+    for timing in [Timing::FlexGripPlus, Timing::Simple] {
+        let config = SmConfig {
+            timing,
+            ..SmConfig::default()
+        };
+        let run = check_appendix(Geometry::threads(32).unwrap(), config);
+        let c = &run.counters_at_end;
+        // The kernel: 34 instructions (22 PMEVENTs, 11 kernel, RET), 4
+        // passes each.
+        assert_eq!(run.warp_instructions, 34);
+        assert_eq!(run.passes, 34 * u64::from(PASSES));
+        // A counter counts from the cycle after its CNT command through
+        // the cycle of its IDL command; decode sends a PMEVENT's command
+        // with its first pass. CNT0 (warp_issue, first passes) sees
+        // instructions 1..=27: CNT1..CNT15, the 11 kernel instructions and
+        // its own IDL (word 34).
+        assert_eq!(c[0], 27, "{timing:?}: CNT0 warp_issue");
+        // CNT1 (execute_pass) counts from instruction 1's decode through
+        // instruction 28's (its IDL). With one warp an instruction's four
+        // passes fall between its decode and the next instruction's, so it
+        // sees the passes of instructions 1..=27.
+        assert_eq!(c[1], 27 * 4, "{timing:?}: CNT1 execute_pass");
+        // One warp: the scheduler always fetches for warp 0, and its mask
+        // is always full.
+        assert_eq!(c[2], 0, "{timing:?}: CNT2 sm_warp_id");
+        assert_eq!(c[5], 0, "{timing:?}: CNT5 sm_active_mask");
+        // The pass number changes with every pass: CNT4 runs from
+        // instruction 4's decode to instruction 31's (its IDL), so it sees
+        // the passes of instructions 4..=30.
+        assert_eq!(c[4], 27 * 4, "{timing:?}: CNT4 sm_lane_pass");
+        // GST.U32: one memory pass per 8 lanes.
+        assert_eq!(c[12], 4, "{timing:?}: CNT12 sm_global_store");
+        assert_eq!(c[13], 8, "{timing:?}: CNT13 sm_global_load: two GLD.U32");
+        let thread0 = &run.threads[0];
+        assert_eq!(
+            [5, 1, 2, 3, 4].map(|r| thread0.reg(r)),
+            [27, 108, 0, 4, 108]
+        );
+    }
 }
 
-/// 64 warps (4 blocks of 512 threads): R5, R1 and R2 read 1,728, 6,912
-/// and 1,728, the values of the thesis' figure 3.2.
+/// Decode runs once per pass, and the hook sends one PMU command per warp
+/// instruction, with its first pass.
 #[test]
-fn appendix_on_64_warps_reads_the_thesis_values() {
-    let run = check_appendix(Geometry::new([512, 1, 1], [4, 1]).unwrap());
+fn decode_runs_per_pass_and_commands_once_per_instruction() {
+    let launch = VectorAdd::new(Geometry::threads(64).unwrap());
+    let iss = launch.iss().unwrap();
+    let mut handovers = [0u64; 4];
+    let mut commands = 0;
+    let run = Sm::new(&iss, &appendix(), SmConfig::default())
+        .unwrap()
+        .run_observed(|core| {
+            if core.dec_done.val() {
+                handovers[core.dec_lane.val().to_u64() as usize] += 1;
+                if core.pmu_command.val().to_u64() != 0 {
+                    commands += 1;
+                    assert_eq!(core.dec_lane.val().to_u64(), 0, "a command on a later pass");
+                }
+            }
+        })
+        .unwrap();
+    // Two warps, 34 instructions, 4 passes each; 22 PMEVENTs per warp.
+    assert_eq!(handovers, [68; 4]);
+    assert_eq!(commands, 2 * 22);
+    assert_eq!(run.pmu_commands.len(), 2 * 22);
+}
+
+/// 4 blocks of 512 threads, 2 blocks per core (FlexGripPlus' testbench):
+/// two rounds of 32 warps, the reads FlexGripPlus' own run gives, and its
+/// cycles within 10 % of the thesis'.
+#[test]
+fn appendix_on_4x512_reads_what_flexgripplus_reads() {
+    let run = check_appendix(
+        Geometry::new([512, 1, 1], [4, 1]).unwrap(),
+        SmConfig::default(),
+    );
+    assert_eq!(run.rounds.len(), 2);
+    assert!(run.rounds.iter().all(|r| r.warps == 32));
+    let thread = &run.threads[0];
+    // The extra pass CNT1 sees: decode hands warp 0's `PMEVENT CNT1, CNT`
+    // to read one cycle after read handed warp 31's `PMEVENT CNT0, CNT`
+    // (its last pass) to execute, which takes two cycles: that pass
+    // leaves execute after CNT1 has started. At the other end, the
+    // interlock holds warp 0's `PMEVENT CNT1, R1, IDL` until warp 31's
+    // IDL of CNT0 has left execute: no pass is lost there.
+    assert_eq!(
+        [5, 1, 2, 3, 4].map(|r| thread.reg(r)),
+        [864, 3457, 864, 128, 3456]
+    );
+    let c = &run.counters_at_end;
+    assert_eq!(c[0], 27 * 32, "CNT0 warp_issue");
+    assert_eq!(c[1], 27 * 32 * 4 + 1, "CNT1 execute_pass");
+    assert_eq!(c[2], 27 * 32, "CNT2 sm_warp_id");
+    assert_eq!(c[4], 27 * 32 * 4, "CNT4 sm_lane_pass");
+    // Round 2's threads read the same values.
+    assert_eq!(run.threads[2047].reg(1), 3457);
+}
+
+/// All 64 warps resident (beyond FlexGripPlus' 32, so with the simple
+/// timing): R5, R1 and R2 read 1,728, 6,912 and 1,728, the values of the
+/// thesis' figure 3.2.
+#[test]
+fn appendix_on_64_resident_warps_reads_the_thesis_values() {
+    let config = SmConfig {
+        timing: Timing::Simple,
+        blocks_per_core: 4,
+        ..SmConfig::default()
+    };
+    let run = check_appendix(Geometry::new([512, 1, 1], [4, 1]).unwrap(), config);
+    assert_eq!(run.rounds.len(), 1);
     let c = &run.counters_at_end;
     // Round-robin over 64 warps: between warp 0's instruction k and its
     // instruction k + 27, every warp has 27 instructions handed over
@@ -142,10 +245,49 @@ fn appendix_on_64_warps_reads_the_thesis_values() {
     );
 }
 
+/// Residency: FlexGripPlus holds at most 32 warps, 15 blocks per round.
+#[test]
+fn residency_limits_are_errors() {
+    let launch = VectorAdd::new(Geometry::new([512, 1, 1], [4, 1]).unwrap());
+    let iss = launch.iss().unwrap();
+    let error = |blocks_per_core| {
+        let config = SmConfig {
+            blocks_per_core,
+            ..SmConfig::default()
+        };
+        Sm::new(&iss, &appendix(), config)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    assert!(error(3).contains("48 warps"), "{}", error(3));
+    assert!(error(0).contains("1 to 15"));
+    assert!(error(16).contains("1 to 15"));
+    assert_eq!(error(2), "");
+}
+
+/// Rounds: each is set up anew; more blocks per core, fewer rounds.
+#[test]
+fn larger_grids_run_in_rounds() {
+    let geometry = Geometry::new([64, 1, 1], [5, 1]).unwrap();
+    for (blocks_per_core, rounds) in [(1, 5), (2, 3), (5, 1)] {
+        let config = SmConfig {
+            blocks_per_core,
+            ..SmConfig::default()
+        };
+        let run = check_appendix(geometry, config);
+        let warps: Vec<usize> = run.rounds.iter().map(|r| r.warps).collect();
+        assert_eq!(warps.len(), rounds, "{blocks_per_core}: {warps:?}");
+        assert!(warps[..rounds - 1]
+            .iter()
+            .all(|&w| w == 2 * blocks_per_core as usize));
+    }
+}
+
 #[test]
 fn appendix_on_partial_warps() {
     // 100 threads: three full warps and one of 4 threads.
-    let run = check_appendix(Geometry::threads(100).unwrap());
+    let run = check_appendix(Geometry::threads(100).unwrap(), SmConfig::default());
     assert_eq!(run.warp_instructions, 4 * 34);
     // Round-robin: each counter is started by the four warps in turn.
     let starts: Vec<u8> = run.pmu_commands.iter().take(8).map(|c| c.counter).collect();
@@ -158,21 +300,24 @@ fn appendix_on_partial_warps() {
 #[test]
 fn appendix_over_a_grid_of_blocks() {
     // ctaid.x > 0 exercises IMAD.U16 R0, g[0x6].U16, R0H, R1.
-    check_appendix(Geometry::new([48, 1, 1], [3, 1]).unwrap());
+    check_appendix(
+        Geometry::new([48, 1, 1], [3, 1]).unwrap(),
+        SmConfig::default(),
+    );
 }
 
 #[test]
 fn appendix_on_a_full_block() {
-    check_appendix(Geometry::threads(512).unwrap());
+    check_appendix(Geometry::threads(512).unwrap(), SmConfig::default());
 }
 
 fn sm_error(source: &str) -> String {
     let program = assemble(source, "test.sass").unwrap().values();
     let launch = VectorAdd::new(Geometry::threads(32).unwrap());
     let iss = launch.iss().unwrap();
-    let err = Sm::new(&iss, &program)
+    let err = Sm::new(&iss, &program, SmConfig::default())
         .unwrap()
-        .run(&SmConfig::default())
+        .run()
         .unwrap_err();
     err.to_string()
 }
@@ -220,9 +365,9 @@ fn a_cycle_limit_stops_the_run() {
         max_cycles: Some(100),
         ..SmConfig::default()
     };
-    let err = Sm::new(&iss, &appendix())
+    let err = Sm::new(&iss, &appendix(), config)
         .unwrap()
-        .run(&config)
+        .run()
         .unwrap_err();
     assert!(matches!(err, SmError::Timeout(100)), "{err}");
 }
@@ -237,8 +382,8 @@ fn a_wrong_register_or_memory_word_is_reported() {
     assert_eq!(run.differences(&reference), (vec![37], false));
 }
 
-/// The write stage's memory latency stalls execute and read, and costs
-/// exactly the cycles the handshake implies.
+/// With the simple timing, the write stage's memory latency stalls execute
+/// and read, and costs exactly the cycles the handshake implies.
 #[test]
 fn memory_latency_stalls_execute() {
     let program = appendix();
@@ -247,16 +392,19 @@ fn memory_latency_stalls_execute() {
     let cycles: Vec<u64> = (1..=4)
         .map(|memory_cycles| {
             let config = SmConfig {
+                timing: Timing::Simple,
                 memory_cycles,
                 ..SmConfig::default()
             };
-            let run = Sm::new(&iss, &program).unwrap().run(&config).unwrap();
+            let run = Sm::new(&iss, &program, config).unwrap().run().unwrap();
             assert!(launch.wrong_elements(&run.memory).is_empty());
             run.cycles
         })
         .collect();
-    // Three memory instructions (two GLD.U32, one GST.U32): each extra
-    // cycle of a memory pass delays passes 2-4 of each by one more cycle
-    // (the warp is READY again once its last pass reaches write).
-    assert_eq!(cycles, [273, 282, 291, 300]);
+    // Three memory instructions (two GLD.U32, one GST.U32) of four passes:
+    // once a memory pass takes longer than the two cycles decode spends on
+    // a pass, write is the bottleneck and each extra cycle costs 12.
+    assert_eq!(cycles[2] - cycles[1], 12, "{cycles:?}");
+    assert_eq!(cycles[3] - cycles[2], 12, "{cycles:?}");
+    assert!(cycles[1] > cycles[0], "{cycles:?}");
 }

@@ -11,22 +11,46 @@ use flexpmu_isa::rom::parse_hex_words;
 use flexpmu_isa::source::{read_text, MAX_PROGRAM_BYTES};
 use flexpmu_isa::tp_rom::parse_tp_vhdl;
 use flexpmu_sim::gpu::iss::Geometry;
-use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmRun};
+use flexpmu_sim::gpu::sm::timing::Timing;
+use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmRun, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_CORE};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 use super::sim::finish_waveform;
 use super::WaveformArgs;
 use crate::output::Waveform;
 
-/// What the thesis' figure 3.2 shows in R5, R1, R2, R3 and R4 (counters 0,
-/// 1, 2, 12 and 4).
-const THESIS_READS: [(usize, u8, u64); 5] = [
-    (0, 5, 1728),
-    (1, 1, 6912),
-    (2, 2, 1728),
-    (12, 3, 4),
-    (4, 4, 6911),
-];
+/// Reads of the appendix-A kernel to show beside a run's: (counter,
+/// register, value) for R5, R1, R2, R3 and R4 (counters 0, 1, 2, 12, 4).
+pub struct ReferenceReads {
+    /// Column title.
+    pub title: &'static str,
+    pub reads: [(usize, u8, u64); 5],
+}
+
+/// What the thesis' figure 3.2 shows (4 blocks of 512 threads).
+pub const THESIS_READS: ReferenceReads = ReferenceReads {
+    title: "thesis fig. 3.2",
+    reads: [
+        (0, 5, 1728),
+        (1, 1, 6912),
+        (2, 2, 1728),
+        (12, 3, 4),
+        (4, 4, 6911),
+    ],
+};
+
+/// What FlexGripPlus 4.4 with the hooks read with 4 blocks of 512 threads,
+/// 2 blocks per core, and this signal map.
+pub const FLEXGRIPPLUS_READS: ReferenceReads = ReferenceReads {
+    title: "FlexGripPlus 4.4",
+    reads: [
+        (0, 5, 864),
+        (1, 1, 3457),
+        (2, 2, 864),
+        (12, 3, 128),
+        (4, 4, 3456),
+    ],
+};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -43,6 +67,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0)]
     thread: usize,
     #[command(flatten)]
+    sm: SmArgs,
+    #[command(flatten)]
     waveform: WaveformArgs,
     /// The program is not the vector addition: `output_ok` then only
     /// requires every register and memory word to match the reference
@@ -54,15 +80,61 @@ pub struct RunArgs {
     json: bool,
 }
 
+/// How the SM slice runs a launch.
+#[derive(clap::Args, Clone, Copy)]
+pub struct SmArgs {
+    /// Stage timing: FlexGripPlus 4.4's (block set-up, stage state
+    /// machines, rounds) or the simple model (every stage as fast as the
+    /// handshake allows).
+    #[arg(long, value_enum, default_value_t = TimingArg::Flexgripplus)]
+    pub timing: TimingArg,
+    /// Blocks resident at a time (1 to 15; FlexGripPlus' testbench: 2):
+    /// a larger grid runs in rounds, each after an SM reset, which is also
+    /// the PMU's global reset.
+    #[arg(long, default_value_t = DEFAULT_BLOCKS_PER_CORE, value_name = "N")]
+    pub blocks_per_core: u32,
+    /// Run without the PMU and its hooks (PMEVENTs are no-ops, as in
+    /// FlexGripPlus without the PMU).
+    #[arg(long)]
+    pub no_pmu: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimingArg {
+    Flexgripplus,
+    Simple,
+}
+
+impl SmArgs {
+    pub fn config(&self) -> Result<SmConfig> {
+        if !(1..=MAX_BLOCKS_PER_CORE).contains(&self.blocks_per_core) {
+            bail!(
+                "--blocks-per-core must be 1 to {MAX_BLOCKS_PER_CORE} (FlexGripPlus' 4-bit blocks_per_core), got {}",
+                self.blocks_per_core
+            );
+        }
+        Ok(SmConfig {
+            timing: match self.timing {
+                TimingArg::Flexgripplus => Timing::FlexGripPlus,
+                TimingArg::Simple => Timing::Simple,
+            },
+            blocks_per_core: self.blocks_per_core,
+            pmu: !self.no_pmu,
+            ..SmConfig::default()
+        })
+    }
+}
+
 /// How a kernel is run and reported.
 pub struct RunOptions {
     pub threads: u32,
     pub blocks: u16,
+    pub sm: SmArgs,
     pub thread: usize,
     pub period_ps: u64,
     pub json: bool,
-    /// Show the thesis' figure-3.2 values beside the counters.
-    pub compare_thesis: bool,
+    /// Reads to show beside the counters.
+    pub references: &'static [&'static ReferenceReads],
     /// Check C = A + B (the program is the vector addition).
     pub vector_check: bool,
 }
@@ -98,28 +170,40 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let options = RunOptions {
         threads: args.threads,
         blocks: args.blocks,
+        sm: args.sm,
         thread: args.thread,
         period_ps: args.waveform.period_ps,
         json: args.json,
-        compare_thesis: false,
+        references: &[],
         vector_check: !args.no_vector_check,
     };
-    execute(
+    Ok(execute(
         &args.file.display().to_string(),
         &program,
         &options,
         waveform,
-    )
+    )?
+    .0)
+}
+
+/// Thread 0's registers after `program` runs on `blocks` blocks of
+/// `threads` threads (no waveform, no report).
+pub fn run_reads(program: &[u32], threads: u16, blocks: u16, sm: SmArgs) -> Result<[u32; 8]> {
+    let launch = VectorAdd::new(Geometry::new([threads, 1, 1], [blocks, 1])?);
+    let iss = launch.iss()?;
+    let run = Sm::new(&iss, program, sm.config()?)?.run()?;
+    Ok(std::array::from_fn(|r| run.threads[0].regs[r]))
 }
 
 /// Runs `program` (named `name` in reports) on the SM slice, streaming
-/// `waveform` if given, and reports it.
+/// `waveform` if given, and reports it; returns the exit status and the
+/// run's cycles.
 pub fn execute(
     name: &str,
     program: &[u32],
     args: &RunOptions,
     waveform: Option<Waveform>,
-) -> Result<ExitCode> {
+) -> Result<(ExitCode, u64)> {
     let geometry = Geometry::new([args.threads as u16, 1, 1], [args.blocks, 1])
         .ok()
         .filter(|_| args.threads <= u32::from(u16::MAX))
@@ -137,9 +221,11 @@ pub fn execute(
             total - 1
         );
     }
+    let config = args.sm.config()?;
+    let config_timing = config.timing;
     let launch = VectorAdd::new(geometry);
     let mut iss = launch.iss()?;
-    let mut sm = Sm::new(&iss, program)?;
+    let mut sm = Sm::new(&iss, program, config)?;
     if let Some(waveform) = &waveform {
         sm.attach_vcd(waveform.writer()?, args.period_ps)?;
     }
@@ -149,7 +235,7 @@ pub fn execute(
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
         bar
     });
-    let result = sm.run(&SmConfig::default());
+    let result = sm.run();
     if let Some(bar) = spinner {
         bar.finish_and_clear();
     }
@@ -178,19 +264,22 @@ pub fn execute(
         mismatched_threads: &mismatched_threads,
         memory_matches,
         wrong: &wrong,
-        compare_thesis: args.compare_thesis,
+        references: args.references,
         vector_check: args.vector_check,
+        timing: config_timing,
+        blocks_per_core: args.sm.blocks_per_core,
     };
     if args.json {
         report.print_json()?;
     } else {
         report.print_table(vcd.as_deref())?;
     }
-    Ok(if report.output_ok() {
+    let code = if report.output_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
+    };
+    Ok((code, run.cycles))
 }
 
 struct Report<'a> {
@@ -201,8 +290,10 @@ struct Report<'a> {
     mismatched_threads: &'a [usize],
     memory_matches: bool,
     wrong: &'a [usize],
-    compare_thesis: bool,
+    references: &'static [&'static ReferenceReads],
     vector_check: bool,
+    timing: Timing,
+    blocks_per_core: u32,
 }
 
 impl Report<'_> {
@@ -255,6 +346,12 @@ impl Report<'_> {
             "blocks": geometry.blocks(),
             "warps": geometry.blocks() * geometry.warps_per_block(),
             "cycles": self.run.cycles,
+            "timing": self.timing.name(),
+            "blocks_per_core": self.blocks_per_core,
+            "rounds": self.run.rounds.iter().map(|r| serde_json::json!({
+                "warps": r.warps, "end_cycle": r.end_cycle,
+            })).collect::<Vec<_>>(),
+            "pmu": self.run.pmu,
             "warp_instructions": self.run.warp_instructions,
             "passes": self.run.passes,
             "thread": self.thread,
@@ -277,13 +374,16 @@ impl Report<'_> {
         let geometry = self.launch.geometry;
         let run = self.run;
         outln!(
-            "{}: {} threads ({} block(s) of {}, {} warp(s)), {} cycles, {} warp instructions, {} execute passes",
+            "{}: {} threads ({} block(s) of {}, {} warp(s)), {} cycles ({} timing, {} round(s){}), {} warp instructions, {} passes",
             self.name,
             geometry.total_threads(),
             geometry.blocks(),
             geometry.threads_per_block(),
             geometry.blocks() * geometry.warps_per_block(),
             run.cycles,
+            self.timing.name(),
+            run.rounds.len(),
+            if run.pmu { "" } else { ", no PMU" },
             run.warp_instructions,
             run.passes
         );
@@ -311,8 +411,8 @@ impl Report<'_> {
             "read into",
             "after global reset",
         ];
-        if self.compare_thesis {
-            header.push("thesis fig. 3.2");
+        for reference in self.references {
+            header.push(reference.title);
         }
         counters.set_header(header);
         for (i, signal) in MONITOR_MAP.iter().enumerate() {
@@ -325,25 +425,33 @@ impl Report<'_> {
                 self.read_into(i).join(", "),
                 run.counters_after_reset[i].to_string(),
             ];
-            if self.compare_thesis {
-                let thesis = THESIS_READS.iter().find(|(c, _, _)| *c == i);
-                row.push(thesis.map_or(String::new(), |(_, r, v)| format!("R{r} = {v}")));
+            for reference in self.references {
+                let read = reference.reads.iter().find(|(c, _, _)| *c == i);
+                row.push(read.map_or(String::new(), |(_, r, v)| format!("R{r} = {v}")));
             }
             counters.add_row(row);
         }
         outln!("\nPMU counters:\n{counters}");
-        if self.compare_thesis {
-            let registers = &run.threads[self.thread].regs;
-            let same: Vec<String> = THESIS_READS
+        let registers = &run.threads[self.thread].regs;
+        for reference in self.references {
+            let same: Vec<String> = reference
+                .reads
                 .iter()
                 .filter(|(_, r, v)| u64::from(registers[usize::from(*r)]) == *v)
                 .map(|(c, r, _)| format!("R{r} (CNT{c})"))
                 .collect();
             outln!(
-                "{} of the thesis' 5 reads are reproduced exactly: {}. The thesis does not list the signals it\n\
-                 monitored; those above are this model's choice (README, \"Monitored signals\").",
+                "{}: {} of 5 reads reproduced exactly{}{}",
+                reference.title,
                 same.len(),
+                if same.is_empty() { "" } else { ": " },
                 same.join(", ")
+            );
+        }
+        if !self.references.is_empty() {
+            outln!(
+                "The thesis does not list the signals it monitored; those above are this model's choice\n\
+                 (README, \"Monitored signals\")."
             );
         }
 

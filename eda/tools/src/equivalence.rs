@@ -15,7 +15,11 @@ pub enum Equivalence {
 /// sequentially equivalent from the all-zero power-up state.
 ///
 /// Method: each design is flattened in Yosys (`prep -flatten`), the two
-/// are joined by `miter -equiv`, mapped to an AIG and handed to ABC's
+/// are joined by `miter -equiv`, asynchronous resets are modelled
+/// synchronously (`async2sync`: the reset's effect shows in the same
+/// cycle, as it does on the outputs), registers without a power-up value
+/// start at 0 (`setundef -init`: GHDL puts a VHDL register's initial value
+/// on a copy of its output), mapped to an AIG and handed to ABC's
 /// `dprove` (bounded search, then signal correspondence and induction for
 /// an unbounded proof).
 pub fn prove_equivalent(gold: &str, gate: &str, top: &str) -> Result<Equivalence, ToolError> {
@@ -27,7 +31,7 @@ pub fn prove_equivalent(gold: &str, gate: &str, top: &str) -> Result<Equivalence
          read_verilog gate.v; prep -flatten -top {top}; rename {top} gate; design -stash gate; \
          design -copy-from gold -as gold gold; design -copy-from gate -as gate gate; \
          miter -equiv -flatten -ignore_gold_x gold gate miter; hierarchy -top miter; flatten; \
-         techmap; opt_clean; setundef -zero; aigmap; write_aiger -zinit miter.aig"
+         async2sync; techmap; dffunmap; opt_clean; setundef -zero -init; aigmap; write_aiger -zinit miter.aig"
     );
     let what = format!("the {top} miter");
     run("yosys", &["-q", "-p", &script], scratch.path(), &what)?;

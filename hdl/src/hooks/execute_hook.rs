@@ -1,60 +1,62 @@
 //! The execute-stage hook (thesis section 2.3.2): the result of a PMEVENT
-//! read is the PMU's `monitor_out`.
+//! read is the PMU's counter, in every lane of the pass.
 
 use rust_hdl::prelude::*;
 
 use crate::comment;
 
-/// Combinational result selection in the execute stage.
+/// FlexGripPlus' scalar processors per SM (`CORES`): lanes of a pass.
+pub const DEFAULT_LANES: usize = 8;
+
+/// Result selection between execute and write, `LANES` lanes wide.
 ///
-/// For a PMU read (`pmu_read_in`), the stage's result is `monitor_out`
-/// (the counter was put in IDLE when the instruction was decoded, so the
-/// value is stable) and its destination is the PMEVENT's register, to be
-/// written like any ALU result. Every other instruction's result passes
-/// through. `pmu_read_ack` tells the decode hook that the read completed
-/// (the stage registered its result in this cycle).
-#[derive(Default)]
-pub struct ExecuteHook {
-    /// The instruction in execute is a PMEVENT IDL.
+/// In the cycle execute hands a pass to write, the decode hook says
+/// whether it is a pass of a PMEVENT read (`pmu_read_in`, its
+/// `pmu_read_exec`). Then every lane's result is the PMU's counter
+/// (`monitor_value_in`: the counter was put in IDLE when the PMEVENT was
+/// decoded, so the value is stable); otherwise the results pass through.
+/// The destination and write enable need no hook: the decode hook already
+/// presented the read as a register write.
+pub struct ExecuteHook<const LANES: usize> {
+    /// The pass going to write is a PMU read.
     pub pmu_read_in: Signal<In, Bit>,
-    /// Its destination register.
-    pub pmu_dest_in: Signal<In, Bits<7>>,
-    /// The stage's normal result, destination and write enable.
-    pub result_in: Signal<In, Bits<32>>,
-    pub dest_in: Signal<In, Bits<7>>,
-    pub write_in: Signal<In, Bit>,
-    /// The stage completes its instruction in this cycle.
-    pub stage_fire: Signal<In, Bit>,
-    /// From the PMU.
-    pub monitor_out: Signal<In, Bits<32>>,
+    /// Execute's result per lane (FlexGripPlus:
+    /// `temp_vector_register_out(i)(TEMP_REG_DEST)(0)`).
+    pub result_in: [Signal<In, Bits<32>>; LANES],
+    /// The PMU's `monitor_out`.
+    pub monitor_value_in: Signal<In, Bits<32>>,
     /// To the write stage.
-    pub result_out: Signal<Out, Bits<32>>,
-    pub dest_out: Signal<Out, Bits<7>>,
-    pub write_out: Signal<Out, Bit>,
-    /// To the decode hook.
-    pub pmu_read_ack: Signal<Out, Bit>,
+    pub result_out: [Signal<Out, Bits<32>>; LANES],
 }
 
-crate::hdl_block!([] ExecuteHook {
-    inputs: [pmu_read_in, pmu_dest_in, result_in, dest_in, write_in, stage_fire, monitor_out],
-    outputs: [result_out, dest_out, write_out, pmu_read_ack],
+impl<const LANES: usize> Default for ExecuteHook<LANES> {
+    fn default() -> Self {
+        Self {
+            pmu_read_in: Default::default(),
+            result_in: std::array::from_fn(|_| Default::default()),
+            monitor_value_in: Default::default(),
+            result_out: std::array::from_fn(|_| Default::default()),
+        }
+    }
+}
+
+crate::hdl_block!([const LANES: usize] ExecuteHook<LANES> {
+    inputs: [pmu_read_in, result_in, monitor_value_in],
+    outputs: [result_out],
     parts: [],
     constants: [],
 });
 
-impl Logic for ExecuteHook {
+impl<const LANES: usize> Logic for ExecuteHook<LANES> {
     #[hdl_gen]
     fn update(&mut self) {
         comment!("module: execute_hook");
-        self.result_out.next = self.result_in.val();
-        self.dest_out.next = self.dest_in.val();
-        self.write_out.next = self.write_in.val();
-        if self.pmu_read_in.val() {
-            self.result_out.next = self.monitor_out.val();
-            self.dest_out.next = self.pmu_dest_in.val();
-            self.write_out.next = true;
+        for i in 0..LANES {
+            self.result_out[i].next = self.result_in[i].val();
+            if self.pmu_read_in.val() {
+                self.result_out[i].next = self.monitor_value_in.val();
+            }
         }
-        self.pmu_read_ack.next = self.pmu_read_in.val() & self.stage_fire.val();
     }
 }
 
@@ -65,7 +67,7 @@ mod tests {
 
     #[test]
     fn execute_hook_synthesizes() {
-        let mut uut = ExecuteHook::default();
+        let mut uut = ExecuteHook::<DEFAULT_LANES>::default();
         uut.connect_all();
         let report = check_synthesizes("execute_hook", &generate_verilog(&uut)).unwrap();
         assert_eq!(report.flip_flop_bits, 0);
@@ -73,29 +75,20 @@ mod tests {
 
     #[test]
     fn execute_hook_operation() {
-        let mut uut = ExecuteHook::default();
+        let mut uut = ExecuteHook::<DEFAULT_LANES>::default();
         uut.connect_all();
-        uut.result_in.next = 0x1234.into();
-        uut.dest_in.next = 9.into();
-        uut.write_in.next = true;
-        uut.monitor_out.next = 6911.into();
-        uut.pmu_dest_in.next = 4.into();
-        for (read, fire) in [(false, false), (false, true), (true, false), (true, true)] {
+        for (i, lane) in uut.result_in.iter_mut().enumerate() {
+            lane.next = (0x1000 + i as u64).into();
+        }
+        uut.monitor_value_in.next = 6911.into();
+        for read in [false, true, false] {
             uut.pmu_read_in.next = read;
-            uut.stage_fire.next = fire;
             assert!(simulate(&mut uut, 100));
-            let got = (
-                uut.result_out.val().to_u64(),
-                uut.dest_out.val().to_u64(),
-                uut.write_out.val(),
-                uut.pmu_read_ack.val(),
-            );
-            let expected = if read {
-                (6911, 4, true, fire)
-            } else {
-                (0x1234, 9, true, false)
-            };
-            assert_eq!(got, expected, "read {read} fire {fire}");
+            let got: Vec<u64> = uut.result_out.iter().map(|r| r.val().to_u64()).collect();
+            let expected: Vec<u64> = (0..8)
+                .map(|i| if read { 6911 } else { 0x1000 + i })
+                .collect();
+            assert_eq!(got, expected, "read {read}");
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::comment;
 
 use crate::pmu::{ChannelConfig, ChannelMode, DefaultPmu, PmuConfig};
 use crate::sm::decode_stage::DecodeStage;
-use crate::sm::execute_stage::{ExecuteStage, LANES};
+use crate::sm::execute_stage::{ExecuteLatency, ExecuteStage, LANES};
 
 /// One PMU channel of the SM slice.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -61,19 +61,19 @@ use ChannelMode::{Level, Toggle};
 pub const MONITOR_MAP: [MonitoredSignal; 16] = [
     signal(
         "warp_issue",
-        "dec_done",
+        "dec_done & dec_lane == 0",
         1,
         Level,
         "decode",
-        "a warp instruction handed from decode to read (pipeline_dec_done)",
+        "a warp instruction handed from decode to read (pipeline_dec_done of its first pass)",
     ),
     signal(
         "execute_pass",
-        "read_done & !write_stall",
+        "execute_done",
         1,
         Level,
         "execute",
-        "a pass of 8 lanes taken by the execute stage",
+        "a pass of 8 lanes handed from execute to write (pipeline_execute_done)",
     ),
     signal(
         "sm_warp_id",
@@ -211,7 +211,9 @@ pub struct SmCore {
     /// From fetch: `instruction_in` (low word in 31-0) is valid.
     pub pipeline_fetch_done: Signal<In, Bit>,
     pub instruction_in: Signal<In, Bits<64>>,
-    /// From the read stage: it cannot take an instruction.
+    /// From fetch: the pass (FlexGripPlus' `warp_lane_id`).
+    pub warp_lane_id: Signal<In, Bits<2>>,
+    /// From the read stage: it cannot take a pass.
     pub read_stall: Signal<In, Bit>,
     /// From the read stage: a pass's operands are valid.
     pub read_done: Signal<In, Bit>,
@@ -221,12 +223,8 @@ pub struct SmCore {
     pub a: [Signal<In, Bits<32>>; LANES],
     pub b: [Signal<In, Bits<32>>; LANES],
     pub c: [Signal<In, Bits<32>>; LANES],
-    /// The pass belongs to a PMEVENT read, and its destination.
+    /// The pass belongs to a PMEVENT read (decode's `dec_pmu_read`).
     pub read_pmu_read: Signal<In, Bit>,
-    pub read_pmu_dest: Signal<In, Bits<7>>,
-    /// The pass is the warp instruction's last: only then is a PMU read
-    /// acknowledged, so `monitor_out` holds for all four passes.
-    pub read_last_pass: Signal<In, Bit>,
     /// From the write stage: it cannot take a result.
     pub write_stall: Signal<In, Bit>,
     /// Monitored signals of the behavioural units (see [`MONITOR_MAP`]).
@@ -244,6 +242,7 @@ pub struct SmCore {
     pub fetch_stall: Signal<Out, Bit>,
     /// To the read stage: the decoded fields below are valid (one cycle).
     pub dec_done: Signal<Out, Bit>,
+    pub dec_lane: Signal<Out, Bits<2>>,
     pub dec_op: Signal<Out, Bits<4>>,
     pub dec_long: Signal<Out, Bit>,
     pub dec_dest: Signal<Out, Bits<7>>,
@@ -253,7 +252,10 @@ pub struct SmCore {
     pub dec_src1_shared: Signal<Out, Bit>,
     pub dec_shared_offset: Signal<Out, Bits<5>>,
     pub dec_pmu_read: Signal<Out, Bit>,
-    pub dec_pmu_dest: Signal<Out, Bits<7>>,
+    /// The decode hook holds a PMEVENT behind an unfinished read.
+    pub pmu_interlock: Signal<Out, Bit>,
+    /// To the read stage: execute cannot take a pass.
+    pub execute_stall: Signal<Out, Bit>,
     /// To the write stage: a pass's results are valid (one cycle).
     pub execute_done: Signal<Out, Bit>,
     pub result: [Signal<Out, Bits<32>>; LANES],
@@ -275,18 +277,20 @@ pub struct SmCore {
 
 impl Default for SmCore {
     fn default() -> Self {
-        Self::new(true)
+        Self::new(true, ExecuteLatency::FlexGripPlus)
     }
 }
 
 impl SmCore {
-    /// The core with (`pmu`) or without the PMU and its hooks.
-    pub fn new(pmu: bool) -> Self {
+    /// The core with (`pmu`) or without the PMU and its hooks, its
+    /// execute stage taking `latency`.
+    pub fn new(pmu: bool, latency: ExecuteLatency) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
             pipeline_fetch_done: Default::default(),
             instruction_in: Default::default(),
+            warp_lane_id: Default::default(),
             read_stall: Default::default(),
             read_done: Default::default(),
             read_op: Default::default(),
@@ -296,8 +300,6 @@ impl SmCore {
             b: Default::default(),
             c: Default::default(),
             read_pmu_read: Default::default(),
-            read_pmu_dest: Default::default(),
-            read_last_pass: Default::default(),
             write_stall: Default::default(),
             sm_warp_pc: Default::default(),
             sm_warp_id: Default::default(),
@@ -311,6 +313,7 @@ impl SmCore {
             sm_mem_data: Default::default(),
             fetch_stall: Default::default(),
             dec_done: Default::default(),
+            dec_lane: Default::default(),
             dec_op: Default::default(),
             dec_long: Default::default(),
             dec_dest: Default::default(),
@@ -320,7 +323,8 @@ impl SmCore {
             dec_src1_shared: Default::default(),
             dec_shared_offset: Default::default(),
             dec_pmu_read: Default::default(),
-            dec_pmu_dest: Default::default(),
+            pmu_interlock: Default::default(),
+            execute_stall: Default::default(),
             execute_done: Default::default(),
             result: Default::default(),
             exec_dest: Default::default(),
@@ -330,7 +334,7 @@ impl SmCore {
             pmu_command: Default::default(),
             monitor_out: Default::default(),
             decode: DecodeStage::new(pmu),
-            execute: ExecuteStage::new(pmu),
+            execute: ExecuteStage::new(pmu, latency),
             pmu: DefaultPmu::new(&sm_pmu_config()),
             pmu_enabled: Constant::new(pmu),
         }
@@ -339,14 +343,14 @@ impl SmCore {
 
 crate::hdl_block!([] SmCore {
     inputs: [
-        clock, reset, pipeline_fetch_done, instruction_in, read_stall, read_done, read_op,
-        read_dest, read_shift, a, b, c, read_pmu_read, read_pmu_dest, read_last_pass,
-        write_stall, sm_warp_pc, sm_warp_id, sm_warp_states, sm_active_mask, sm_lane_pass,
+        clock, reset, pipeline_fetch_done, instruction_in, warp_lane_id, read_stall, read_done,
+        read_op, read_dest, read_shift, a, b, c, read_pmu_read, write_stall, sm_warp_pc, sm_warp_id, sm_warp_states, sm_active_mask, sm_lane_pass,
         sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data,
     ],
     outputs: [
-        fetch_stall, dec_done, dec_op, dec_long, dec_dest, dec_src1, dec_src2, dec_src3,
-        dec_src1_shared, dec_shared_offset, dec_pmu_read, dec_pmu_dest, execute_done, result,
+        fetch_stall, dec_done, dec_lane, dec_op, dec_long, dec_dest, dec_src1, dec_src2, dec_src3,
+        dec_src1_shared, dec_shared_offset, dec_pmu_read, pmu_interlock, execute_stall,
+        execute_done, result,
         exec_dest, exec_write, exec_half_write, pmu_address, pmu_command, monitor_out,
     ],
     parts: [decode, execute, pmu],
@@ -363,9 +367,11 @@ impl Logic for SmCore {
         self.decode.pipeline_fetch_done.next = self.pipeline_fetch_done.val();
         self.decode.pipeline_stall_in.next = self.read_stall.val();
         self.decode.instruction_in.next = self.instruction_in.val();
-        self.decode.pmu_read_ack.next = self.execute.pmu_read_ack.val() & self.read_last_pass.val();
+        self.decode.warp_lane_id.next = self.warp_lane_id.val();
+        self.decode.pipeline_execute_done.next = self.execute.pipeline_execute_done.val();
         self.fetch_stall.next = self.decode.pipeline_stall_out.val();
         self.dec_done.next = self.decode.pipeline_dec_done.val();
+        self.dec_lane.next = self.decode.warp_lane_id_out.val();
         self.dec_op.next = self.decode.op.val();
         self.dec_long.next = self.decode.long_instruction.val();
         self.dec_dest.next = self.decode.dest.val();
@@ -375,7 +381,7 @@ impl Logic for SmCore {
         self.dec_src1_shared.next = self.decode.src1_shared.val();
         self.dec_shared_offset.next = self.decode.shared_offset.val();
         self.dec_pmu_read.next = self.decode.pmu_read_out.val();
-        self.dec_pmu_dest.next = self.decode.pmu_dest_out.val();
+        self.pmu_interlock.next = self.decode.pmu_interlock.val();
         // Execute stage.
         self.execute.clock.next = self.clock.val();
         self.execute.reset.next = self.reset.val();
@@ -391,8 +397,9 @@ impl Logic for SmCore {
             self.result[i].next = self.execute.result[i].val();
         }
         self.execute.pmu_read_in.next = self.read_pmu_read.val();
-        self.execute.pmu_dest_in.next = self.read_pmu_dest.val();
-        self.execute.monitor_out.next = self.pmu.monitor_out.val();
+        self.execute.pmu_read_exec.next = self.decode.pmu_read_exec.val();
+        self.execute.monitor_value_in.next = self.pmu.monitor_out.val();
+        self.execute_stall.next = self.execute.pipeline_stall_out.val();
         self.execute_done.next = self.execute.pipeline_execute_done.val();
         self.exec_dest.next = self.execute.dest_out.val();
         self.exec_write.next = self.execute.write_out.val();
@@ -403,11 +410,11 @@ impl Logic for SmCore {
         self.pmu.address.next = self.decode.pmu_address.val();
         self.pmu.command.next = self.decode.pmu_command.val();
         self.pmu.monitor_in[0].next = 0.into();
-        if self.decode.pipeline_dec_done.val() {
+        if self.decode.pipeline_dec_done.val() & (self.decode.warp_lane_id_out.val() == 0) {
             self.pmu.monitor_in[0].next = 1.into();
         }
         self.pmu.monitor_in[1].next = 0.into();
-        if self.read_done.val() & !self.write_stall.val() {
+        if self.execute.pipeline_execute_done.val() {
             self.pmu.monitor_in[1].next = 1.into();
         }
         self.pmu.monitor_in[2].next = bit_cast::<32, 16>(self.sm_warp_id.val());
@@ -453,7 +460,7 @@ mod tests {
         let mut uut = SmCore::default();
         uut.connect_all();
         let report = check_synthesizes("sm_core", &generate_verilog(&uut)).unwrap();
-        // Decode stage 139, execute stage 266, and the PMU: 16 counters of
+        // Decode stage 58, execute stage 268, and the PMU: 16 counters of
         // 32 bits and 2 state bits, plus one previous-value register bit
         // per toggle-mode input bit (level channels keep none).
         let toggle_bits: u64 = MONITOR_MAP
@@ -463,7 +470,7 @@ mod tests {
             .sum();
         assert_eq!(
             report.flip_flop_bits,
-            139 + 266 + 16 * 34 + toggle_bits,
+            58 + 268 + 16 * 34 + toggle_bits,
             "{report:?}"
         );
     }
@@ -510,20 +517,27 @@ mod tests {
             }
             set(&mut d.uut, 0);
         }
-        // The internal channels: decode hands over an IADD32, the read
-        // stage sends a pass, execute registers its result.
+        // The internal channels: decode hands over the first pass of an
+        // IADD32, the read stage sends it, execute hands it to write.
         let channel = |name: &str| MONITOR_MAP.iter().position(|s| s.wire == name).unwrap();
+        let issue = channel("dec_done & dec_lane == 0");
+        let pass = channel("execute_done");
         d.uut.reset.next = true;
         d.cycle();
         d.uut.reset.next = false;
-        d.uut.pipeline_fetch_done.next = true;
-        d.uut.instruction_in.next = 0x2000_8204u64.into(); // IADD32 R1, R1, R0
-        d.cycle();
-        d.uut.pipeline_fetch_done.next = false;
-        d.cycle();
-        d.settle();
         let monitor = |d: &Driver<SmCore>, i: usize| d.uut.pmu.monitor_in[i].val().to_u64();
-        assert_eq!(monitor(&d, channel("dec_done")), 1);
+        for lane in [1, 0] {
+            d.uut.pipeline_fetch_done.next = true;
+            d.uut.warp_lane_id.next = lane.into();
+            d.uut.instruction_in.next = 0x2000_8204u64.into(); // IADD32 R1, R1, R0
+            d.cycle();
+            d.uut.pipeline_fetch_done.next = false;
+            d.cycle();
+            d.settle();
+            assert!(d.uut.dec_done.val());
+            // Only the first pass counts as a warp instruction.
+            assert_eq!(monitor(&d, issue), u64::from(lane == 0), "lane {lane}");
+        }
         assert_eq!(
             monitor(&d, channel("dec_op")),
             crate::sm::subset_decoder::op::IADD32
@@ -532,18 +546,14 @@ mod tests {
         d.uut.read_op.next = crate::sm::subset_decoder::op::IADD32.into();
         d.uut.a[0].next = 5.into();
         d.uut.b[0].next = 7.into();
-        d.uut.write_stall.next = true;
-        d.settle();
-        assert_eq!(
-            monitor(&d, channel("read_done & !write_stall")),
-            0,
-            "stalled"
-        );
-        d.uut.write_stall.next = false;
-        d.settle();
-        assert_eq!(monitor(&d, channel("read_done & !write_stall")), 1);
         d.cycle();
-        d.settle();
+        d.uut.read_done.next = false;
+        // FlexGripPlus' ALU latency: execute_done two cycles later.
+        for expected in [0, 0, 1, 0] {
+            d.settle();
+            assert_eq!(monitor(&d, pass), expected);
+            d.cycle();
+        }
         assert_eq!(monitor(&d, channel("result_0")), 12);
         let mut names: Vec<_> = MONITOR_MAP.iter().map(|s| s.name).collect();
         names.sort_unstable();

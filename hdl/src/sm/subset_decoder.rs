@@ -181,6 +181,10 @@ impl Logic for SubsetDecoder {
             self.src2.next = bit_cast::<7, 6>(self.word.val().get_bits::<6>(16));
             self.src1_shared.next = self.word.val().get_bit(24);
         }
+        // A PMEVENT's register field is 7 bits (8-2), R0 to R127.
+        if self.pmevent.is_pmevent.val() {
+            self.dest.next = self.pmevent.dest.val();
+        }
     }
 }
 
@@ -198,12 +202,16 @@ mod tests {
         assert_eq!(report.flip_flop_bits, 0);
     }
 
-    fn decode(word: u64) -> u64 {
+    fn decode_with_dest(word: u64) -> (u64, u64) {
         let mut uut = SubsetDecoder::default();
         uut.connect_all();
         uut.word.next = word.into();
         assert!(simulate(&mut uut, 100));
-        uut.op.val().to_u64()
+        (uut.op.val().to_u64(), uut.dest.val().to_u64())
+    }
+
+    fn decode(word: u64) -> u64 {
+        decode_with_dest(word).0
     }
 
     #[test]
@@ -219,5 +227,8 @@ mod tests {
         assert_eq!(decode(pair(0x3000_0003, 0x0000_0782)), op::UNSUPPORTED);
         assert_eq!(decode(pair(0x6001_4c01, 0x0820_4780)), op::UNSUPPORTED);
         assert_eq!(decode(0x7000_1a14), op::UNSUPPORTED);
+        // Registers: a short IADD32's 6-bit field, a PMEVENT's 7 bits.
+        assert_eq!(decode_with_dest(0x2102_ea0c), (op::IADD32, 3));
+        assert_eq!(decode_with_dest(0x7000_1990), (op::PMEVENT, 100));
     }
 }

@@ -458,6 +458,11 @@ impl Iss {
         &self.geometry
     }
 
+    /// Kernel parameter words.
+    pub fn params(&self) -> &[u32] {
+        &self.params
+    }
+
     /// The initial global memory.
     pub fn memory(&self) -> &GlobalMemory {
         &self.memory
@@ -529,11 +534,12 @@ impl Iss {
     /// Runs `program` (ROM words, word 0 first) from address 0 on every
     /// thread until all have executed RET. `pmu` is called for each
     /// PMEVENT a warp executes and returns the value an IDL read writes to
-    /// its destination register. Each run starts from the state given to
-    /// [`Iss::new`].
+    /// its destination register, or `None` when there is no PMU (the
+    /// PMEVENT is a no-op, as FlexGripPlus without the PMU executes it).
+    /// Each run starts from the state given to [`Iss::new`].
     pub fn run<F>(&mut self, program: &[u32], mut pmu: F) -> Result<IssResult, IssError>
     where
-        F: FnMut(&WarpContext, Pmevent) -> u32,
+        F: FnMut(&WarpContext, Pmevent) -> Option<u32>,
     {
         let LaunchState {
             mut threads,
@@ -580,7 +586,7 @@ fn step<F>(
     pmu: &mut F,
 ) -> Result<(), IssError>
 where
-    F: FnMut(&WarpContext, Pmevent) -> u32,
+    F: FnMut(&WarpContext, Pmevent) -> Option<u32>,
 {
     let address = warp.pc;
     warp.context.address = address;
@@ -623,7 +629,7 @@ where
     match instruction {
         Instruction::Pmevent(event) => {
             let value = pmu(&context, event);
-            if let (PmuCommand::Idl, Some(dest)) = (event.command, event.dest) {
+            if let (PmuCommand::Idl, Some(dest), Some(value)) = (event.command, event.dest, value) {
                 for thread in lanes {
                     write32(&mut threads[thread].regs, Reg(dest), value);
                 }
@@ -805,7 +811,7 @@ mod tests {
         let result = iss
             .run(&appendix(), |warp, event| {
                 calls.push((*warp, event));
-                pmu_value(event.counter, warp.warp)
+                Some(pmu_value(event.counter, warp.warp))
             })
             .unwrap_or_else(|err| panic!("{err}"));
 
@@ -906,7 +912,7 @@ mod tests {
         let program = [0x7000_1814, enc::RET[0], enc::RET[1]];
         iss.run(&program, |warp, _| {
             active.push(warp.active);
-            0
+            Some(0)
         })
         .unwrap();
         assert_eq!(active, [u32::MAX, u32::MAX, u32::MAX, 0xf]);
@@ -916,7 +922,7 @@ mod tests {
     fn r0_holds_the_thread_index() {
         let geometry = Geometry::new([4, 3, 2], [2, 1]).unwrap();
         let mut iss = Iss::new(geometry, &[], GlobalMemory::new()).unwrap();
-        let result = iss.run(&enc::RET, |_, _| 0).unwrap();
+        let result = iss.run(&enc::RET, |_, _| Some(0)).unwrap();
         assert_eq!(result.threads.len(), 48);
         for block in 0..2 {
             for q in 0..24 {
@@ -945,7 +951,7 @@ mod tests {
         let geometry = Geometry::new([5, 2, 3], [4, 2]).unwrap();
         let params = [0x1111_2222, 0x3333_4444, 0x5555_6666];
         let mut iss = Iss::new(geometry, &params, GlobalMemory::new()).unwrap();
-        let result = iss.run(&program, |_, _| 0).unwrap();
+        let result = iss.run(&program, |_, _| Some(0)).unwrap();
         for block in 0..geometry.blocks() {
             let thread = result.thread(&geometry, block, 7).unwrap();
             let [cx, cy] = thread.block.map(u32::from);
@@ -972,7 +978,7 @@ mod tests {
         program.extend(enc::i2i_u32_u16(3, 5));
         program.extend(enc::RET);
         let mut iss = Iss::new(Geometry::threads(4).unwrap(), &[], GlobalMemory::new()).unwrap();
-        let result = iss.run(&program, |_, _| 0).unwrap();
+        let result = iss.run(&program, |_, _| Some(0)).unwrap();
         let thread = &result.threads[3];
         assert_eq!(thread.reg(0), 0x0004_0003);
         assert_eq!(thread.reg(2), 0x0040_0004);
@@ -990,7 +996,7 @@ mod tests {
         program.extend(enc::shl(7, 0, 31));
         program.extend(enc::RET);
         let mut iss = Iss::new(Geometry::threads(8).unwrap(), &[], GlobalMemory::new()).unwrap();
-        let result = iss.run(&program, |_, _| 0).unwrap();
+        let result = iss.run(&program, |_, _| Some(0)).unwrap();
         let thread = &result.threads[7];
         assert_eq!(thread.reg(124), 7);
         assert_eq!(thread.reg(5), 0);
@@ -1008,7 +1014,7 @@ mod tests {
         let err = iss
             .run(&program, |_, _| {
                 calls += 1;
-                0
+                Some(0)
             })
             .unwrap_err();
         assert_eq!(calls, 1, "the PMEVENT before it ran");
@@ -1028,7 +1034,7 @@ mod tests {
 
         // A 64-bit one names both words.
         let program = [0x1000_4205, 0x2023_c780];
-        let err = iss.run(&program, |_, _| 0).unwrap_err();
+        let err = iss.run(&program, |_, _| Some(0)).unwrap_err();
         assert!(
             err.to_string().contains("address 0: 0x10004205 0x2023c780"),
             "{err}"
@@ -1038,7 +1044,7 @@ mod tests {
     #[test]
     fn a_program_without_ret_is_an_error() {
         let mut iss = Iss::new(Geometry::threads(1).unwrap(), &[], GlobalMemory::new()).unwrap();
-        let err = iss.run(&enc::NOP, |_, _| 0).unwrap_err();
+        let err = iss.run(&enc::NOP, |_, _| Some(0)).unwrap_err();
         assert!(matches!(
             err,
             IssError::RanOffEnd {
@@ -1056,7 +1062,7 @@ mod tests {
         let mut memory = GlobalMemory::new();
         memory.write_words(A, &[1; 32]).unwrap();
         let mut iss = Iss::new(Geometry::threads(32).unwrap(), &[A, B, C], memory).unwrap();
-        let err = iss.run(&appendix(), |_, _| 0).unwrap_err();
+        let err = iss.run(&appendix(), |_, _| Some(0)).unwrap_err();
         match &err {
             IssError::Memory {
                 thread,
@@ -1077,7 +1083,7 @@ mod tests {
 
         // An unaligned pointer.
         let mut iss = Iss::new(Geometry::threads(1).unwrap(), &[A + 2, B, C], vectors(1)).unwrap();
-        let err = iss.run(&appendix(), |_, _| 0).unwrap_err();
+        let err = iss.run(&appendix(), |_, _| Some(0)).unwrap_err();
         assert!(matches!(
             err,
             IssError::Memory {
@@ -1088,7 +1094,7 @@ mod tests {
 
         // A g[] parameter that was not given.
         let mut iss = Iss::new(Geometry::threads(1).unwrap(), &[A, B], vectors(1)).unwrap();
-        let err = iss.run(&appendix(), |_, _| 0).unwrap_err();
+        let err = iss.run(&appendix(), |_, _| Some(0)).unwrap_err();
         assert!(matches!(
             err,
             IssError::SharedRead {
@@ -1105,8 +1111,8 @@ mod tests {
     fn runs_are_repeatable() {
         let geometry = Geometry::threads(40).unwrap();
         let mut iss = Iss::new(geometry, &[A, B, C], vectors(40)).unwrap();
-        let first = iss.run(&appendix(), |_, e| e.counter.into()).unwrap();
-        let second = iss.run(&appendix(), |_, e| e.counter.into()).unwrap();
+        let first = iss.run(&appendix(), |_, e| Some(e.counter.into())).unwrap();
+        let second = iss.run(&appendix(), |_, e| Some(e.counter.into())).unwrap();
         assert_eq!(first, second);
         assert_eq!(iss.memory(), &vectors(40));
     }

@@ -1,11 +1,15 @@
-//! A pipeline harness around [`HookedPmu`]: fetch from an instruction ROM,
-//! the decode hook, a pass-through read stage, the execute hook, a write
-//! stage with a register file, and the PMU, with FlexGripPlus' handshake
-//! between stages. Non-PMEVENT instructions flow through as no-ops.
+//! A pipeline harness around [`HookedPmu`], shaped like FlexGripPlus:
+//! fetch issues each instruction as four passes (`warp_lane_id` 0 to 3),
+//! decode runs FlexGripPlus' two-state handshake once per pass with its
+//! `pipeline_stall_in` taken from the hook, read and execute hold one pass
+//! each, and write writes a pass's eight lanes. Non-PMEVENT instructions
+//! flow through as no-ops.
 //!
-//! The hooks and the PMU are the rust-hdl design; fetch, read, execute
-//! sequencing and write are cycle-level Rust around it.
+//! The hooks and the PMU are the rust-hdl design; fetch, decode's state
+//! machine, read, execute and write are cycle-level Rust around it, as
+//! FlexGripPlus' own stages would be.
 
+use flexpmu_hdl::hooks::decode_hook::PASSES;
 use flexpmu_hdl::HookedPmu;
 use flexpmu_isa::PmuCommand;
 
@@ -50,11 +54,14 @@ impl Default for PipelineConfig {
     }
 }
 
-/// A register write done by the write stage.
+/// A pass of a PMEVENT read written by the write stage (all eight lanes
+/// hold the same counter value).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegisterWrite {
     pub cycle: u64,
     pub register: u8,
+    /// `warp_lane_id` of the pass.
+    pub pass: u8,
     pub value: u32,
 }
 
@@ -66,15 +73,25 @@ pub enum PipelineError {
     Timeout(u64),
     #[error("address {address}: the 64-bit instruction 0x{word:08x} has no second word")]
     TruncatedInstruction { address: usize, word: u32 },
-    #[error("cycle {0}: decode handed an instruction to a full read stage")]
+    #[error("cycle {0}: decode handed a pass to a full read stage")]
     Overrun(u64),
+    #[error("cycle {cycle}: the hooks {what}")]
+    Hook { cycle: u64, what: &'static str },
 }
 
-/// What an instruction carries from decode to execute.
+/// What a pass carries from decode to write.
 #[derive(Clone, Copy, Debug)]
 struct InFlight {
+    pass: u8,
     pmu_read: bool,
     pmu_dest: u8,
+}
+
+/// The instruction decode holds while it stalls.
+#[derive(Clone, Copy, Debug)]
+struct Decoding {
+    instruction: u64,
+    pass: u8,
 }
 
 /// What a run did.
@@ -82,6 +99,7 @@ struct InFlight {
 pub struct PipelineRun {
     pub cycles: u64,
     pub registers: [u32; REGISTERS],
+    /// Every pass of every PMEVENT read, in order.
     pub writes: Vec<RegisterWrite>,
     pub pmu_commands: Vec<PmuCommandSeen>,
     /// The PMU's input ports in every cycle, for replay on the model.
@@ -90,6 +108,13 @@ pub struct PipelineRun {
     pub counters_at_end: Vec<u64>,
     /// Counter values at the end of the run (after a final reset, if any).
     pub counters: Vec<u64>,
+}
+
+impl PipelineRun {
+    /// The reads: the first pass of each PMEVENT read.
+    pub fn reads(&self) -> impl Iterator<Item = &RegisterWrite> {
+        self.writes.iter().filter(|w| w.pass == 0)
+    }
 }
 
 /// Runs `program` (32-bit words, 64-bit instructions low word first) until
@@ -108,9 +133,15 @@ pub fn run_program(
     let mut pmu_trace = Vec::new();
     let mut inputs = [0u64; 16];
 
+    // Fetch: the instruction being issued pass by pass.
     let mut pc = 0usize;
     let mut fetching = !program.is_empty();
-    // Read and execute stages: an instruction and the cycles it has left.
+    let mut issuing: Option<(u64, usize, u8)> = None;
+    // Decode's state machine: the pass it stalls with; a hand-over shows
+    // as `pipeline_dec_done` in the next cycle.
+    let mut decoding: Option<Decoding> = None;
+    let mut dec_done: Option<u8> = None;
+    // Read and execute stages: a pass and the cycles it has left.
     let mut read_slot: Option<(InFlight, u32)> = None;
     let mut exec_slot: Option<(InFlight, u32)> = None;
 
@@ -119,10 +150,9 @@ pub fn run_program(
     for cycle in 0..config.max_cycles {
         let reset = cycle == 0 || Some(cycle) == final_reset_cycle;
         (config.monitor_inputs)(cycle, &mut inputs);
-        let fetch_done = fetching && !reset && !driver.uut().pipeline_stall_out.val();
-        let (instruction, length) = if fetch_done {
+        if issuing.is_none() && fetching && !reset {
             let low = program[pc];
-            if flexpmu_isa::word::is_long_instruction(low) {
+            let (instruction, length) = if flexpmu_isa::word::is_long_instruction(low) {
                 let high = *program
                     .get(pc + 1)
                     .ok_or(PipelineError::TruncatedInstruction {
@@ -132,26 +162,34 @@ pub fn run_program(
                 (low as u64 | (high as u64) << 32, 2)
             } else {
                 (low as u64, 1)
-            }
-        } else {
-            (0, 0)
+            };
+            issuing = Some((instruction, length, 0));
+        }
+        // Fetch hands decode the next pass when decode is idle.
+        let fetch_done = !reset && decoding.is_none() && issuing.is_some();
+        let fetched = if fetch_done { issuing } else { None };
+        let shown = match (fetched, decoding) {
+            (Some((instruction, _, pass)), _) => Decoding { instruction, pass },
+            (None, Some(held)) => held,
+            (None, None) => Decoding {
+                instruction: 0,
+                pass: 0,
+            },
         };
         let read_stall = read_slot.is_some() || (config.read_stall)(cycle);
-        let exec = exec_slot.map(|(i, _)| i);
-        let fire = matches!(exec_slot, Some((_, 0)));
+        let execute_done = matches!(exec_slot, Some((_, 0)));
         {
             let uut = driver.uut_mut();
             uut.reset.next = reset;
             uut.pipeline_fetch_done.next = fetch_done;
-            uut.instruction_in.next = instruction.into();
-            uut.pipeline_stall_in.next = read_stall;
-            uut.exec_pmu_read_in.next = exec.is_some_and(|i| i.pmu_read);
-            uut.exec_pmu_dest_in.next = (exec.map_or(0, |i| i.pmu_dest) as u64).into();
+            uut.instruction_in.next = shown.instruction.into();
+            uut.warp_lane_id.next = u64::from(shown.pass).into();
+            uut.read_stall_in.next = read_stall;
+            uut.pipeline_execute_done.next = execute_done;
             // No-op instructions: no result of their own.
-            uut.exec_result_in.next = 0.into();
-            uut.exec_dest_in.next = 0.into();
-            uut.exec_write_in.next = false;
-            uut.exec_stage_fire.next = fire;
+            for lane in uut.result_in.iter_mut() {
+                lane.next = 0.into();
+            }
             for (port, &value) in uut.monitor_in.iter_mut().zip(&inputs) {
                 port.next = value.into();
             }
@@ -174,16 +212,39 @@ pub fn run_program(
             command,
             monitor_in: inputs.to_vec(),
         });
-        let handed_over = uut.pipeline_dec_done.val().then(|| InFlight {
+        let hand_over = !reset && decoding.is_some() && !uut.decode_stall_out.val();
+        let handed_over = dec_done.filter(|_| !reset).map(|pass| InFlight {
+            pass,
             pmu_read: uut.pmu_read_out.val(),
             pmu_dest: uut.pmu_dest_out.val().to_u64() as u8,
         });
-        let write = (fire && uut.exec_write_out.val()).then(|| RegisterWrite {
-            cycle,
-            register: uut.exec_dest_out.val().to_u64() as u8,
-            value: uut.exec_result_out.val().to_u64() as u32,
+        let write = match exec_slot {
+            Some((pass, 0)) if !reset => {
+                let results: Vec<u32> = uut
+                    .result_out
+                    .iter()
+                    .map(|r| r.val().to_u64() as u32)
+                    .collect();
+                let counter = uut.monitor_out.val().to_u64() as u32;
+                let expected = if pass.pmu_read { counter } else { 0 };
+                if results.iter().any(|&r| r != expected) {
+                    return Err(PipelineError::Hook {
+                        cycle,
+                        what: "gave write a pass whose lanes are not the expected result",
+                    });
+                }
+                pass.pmu_read.then_some(RegisterWrite {
+                    cycle,
+                    register: pass.pmu_dest,
+                    pass: pass.pass,
+                    value: counter,
+                })
+            }
+            _ => None,
+        };
+        let fetched_ret = fetched.is_some_and(|(instruction, _, pass)| {
+            pass == 0 && instruction == (RET_LOW as u64 | (RET_HIGH as u64) << 32)
         });
-        let fetched_ret = fetch_done && instruction == (RET_LOW as u64 | (RET_HIGH as u64) << 32);
 
         driver.step()?;
 
@@ -211,14 +272,29 @@ pub fn run_program(
             }
             read_slot = Some((i, read_cycles - 1));
         }
-        if fetch_done {
-            pc += length;
-            fetching = !fetched_ret && pc < program.len();
+        dec_done = decoding.filter(|_| hand_over).map(|d| d.pass);
+        if reset {
+            decoding = None;
+            dec_done = None;
+        } else if hand_over {
+            decoding = None;
+        } else if let Some((instruction, length, pass)) = fetched {
+            decoding = Some(Decoding { instruction, pass });
+            issuing = if u64::from(pass) + 1 < PASSES {
+                Some((instruction, length, pass + 1))
+            } else {
+                pc += length;
+                fetching = !fetched_ret && pc < program.len();
+                None
+            };
         }
-        let decode_busy =
-            driver.uut().pipeline_stall_out.val() || driver.uut().pipeline_dec_done.val();
-        let drained =
-            !fetching && !decode_busy && read_slot.is_none() && exec_slot.is_none() && cycle > 0;
+        let drained = !fetching
+            && issuing.is_none()
+            && decoding.is_none()
+            && dec_done.is_none()
+            && read_slot.is_none()
+            && exec_slot.is_none()
+            && cycle > 0;
         let counters = driver.uut().pmu.counts();
         if drained && final_reset_cycle.is_none() {
             counters_at_end = counters.clone();

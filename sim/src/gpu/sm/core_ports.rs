@@ -6,8 +6,7 @@ use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::SmCore;
 use flexpmu_isa::PmuCommand;
 
-use super::{CycleWork, Pipeline, Records, Sm, SmConfig, PASSES};
-use crate::gpu::sm::read_stage::ReadJob;
+use super::{CycleWork, Phase, Pipeline, Records, Sm};
 use crate::pmu::{PmuCommandSeen, PmuInputs};
 
 /// What the behavioural units show the PMU in a cycle (the core's `sm_*`
@@ -36,38 +35,42 @@ impl Observed {
 
 impl Sm {
     /// Sets the core's inputs for this cycle.
-    pub(super) fn drive_core(&mut self, pipeline: &mut Pipeline, work: &CycleWork, reset: bool) {
-        let warp_states = self.warp_states();
-        if let (Some((pass, _)), Some(job)) = (work.pass.as_ref(), pipeline.read.as_ref()) {
-            pipeline.observed.active_mask = self.pass_mask(job.fetched.warp, *pass);
-            pipeline.observed.lane_pass = *pass as u8;
+    pub(super) fn drive_core(&mut self, pipeline: &mut Pipeline, work: &CycleWork) {
+        let round = match pipeline.phase {
+            Phase::Idle { round, .. } | Phase::Running { round } => round,
+            Phase::Ending { .. } => self.rounds.len() - 1,
+        };
+        let warp_states = self.warp_states(round);
+        if let (Some(_), Some(slot)) = (work.read_done.as_ref(), pipeline.read.as_ref()) {
+            pipeline.observed.active_mask = slot.active;
+            pipeline.observed.lane_pass = slot.pass.pass as u8;
         }
+        // Decode sees fetch's new pass, or the one it holds.
+        let shown = work.fetch_done.or(pipeline.decoding);
         let observed = pipeline.observed;
         let uut = self.driver.uut_mut();
-        uut.reset.next = reset;
-        uut.pipeline_fetch_done.next = work.fetched.is_some();
-        uut.instruction_in.next = work.fetched.map_or(0, |f| f.value()).into();
+        uut.reset.next = work.reset;
+        uut.pipeline_fetch_done.next = work.fetch_done.is_some();
+        uut.instruction_in.next = shown.map_or(0, |p| p.value()).into();
+        uut.warp_lane_id.next = shown.map_or(0, |p| u64::from(p.pass)).into();
         uut.read_stall.next = work.read_stall;
-        uut.read_done.next = work.pass.is_some();
         uut.write_stall.next = work.write_stall;
-        match (pipeline.read.as_ref(), work.pass.as_ref()) {
-            (Some(job), Some((pass, operands))) => {
-                uut.read_op.next = job.op.into();
-                uut.read_dest.next = u64::from(job.dest).into();
-                uut.read_shift.next = u64::from(job.src2).into();
+        match (pipeline.read.as_ref(), work.read_done.as_ref()) {
+            (Some(slot), Some(operands)) => {
+                uut.read_done.next = true;
+                uut.read_op.next = slot.op.into();
+                uut.read_dest.next = u64::from(slot.dest).into();
+                uut.read_shift.next = u64::from(slot.src2).into();
                 for lane in 0..LANES {
                     uut.a[lane].next = u64::from(operands.a[lane]).into();
                     uut.b[lane].next = u64::from(operands.b[lane]).into();
                     uut.c[lane].next = u64::from(operands.c[lane]).into();
                 }
-                uut.read_pmu_read.next = job.pmu_read;
-                uut.read_pmu_dest.next = u64::from(job.pmu_dest).into();
-                uut.read_last_pass.next = pass + 1 == PASSES;
+                uut.read_pmu_read.next = slot.pmu_read;
             }
             _ => {
                 uut.read_done.next = false;
                 uut.read_pmu_read.next = false;
-                uut.read_last_pass.next = false;
             }
         }
         uut.sm_warp_pc.next = u64::from(observed.warp_pc).into();
@@ -83,31 +86,24 @@ impl Sm {
     }
 
     /// Records what the PMU sees in this cycle, once the core has settled.
-    pub(super) fn record_pmu(
-        &self,
-        records: &mut Records,
-        cycle: u64,
-        reset: bool,
-        new_job: Option<&ReadJob>,
-        config: &SmConfig,
-    ) {
+    pub(super) fn record_pmu(&self, records: &mut Records, cycle: u64, work: &CycleWork) {
         let uut: &SmCore = self.driver.uut();
         let command = PmuCommand::from_bits(uut.pmu_command.val().to_u64());
         let counter = uut.pmu_address.val().to_u64() as u8;
-        if !reset && command != PmuCommand::Nop {
+        if !work.reset && command != PmuCommand::Nop {
             records.pmu_commands.push(PmuCommandSeen {
                 cycle,
                 counter,
                 command,
             });
-            // Decode hands a PMEVENT over in its command's cycle.
-            if let (PmuCommand::Idl, Some(job)) = (command, new_job) {
+            // Decode hands a PMEVENT's first pass over in its command's cycle.
+            if let (PmuCommand::Idl, Some(slot)) = (command, work.new_pass.as_ref()) {
                 records
                     .pending_reads
-                    .push_back((job.fetched.warp, cycle, counter));
+                    .push_back((slot.pass.warp, cycle, counter));
             }
         }
-        if config.record_pmu_ports {
+        if self.config.record_pmu_ports {
             records.pmu_ports.push(PmuInputs {
                 reset: uut.pmu.reset.val(),
                 address: counter,

@@ -4,70 +4,76 @@
 //! The decode stage, the execute stage and the PMU are the rust-hdl
 //! design [`SmCore`]; the warp unit, fetch, the read and write stages, the
 //! register files, `g[]` and global memory are cycle-level Rust around it
-//! (behavioural, as the issue allows, so that a kernel runs fast), and
-//! they drive the `sm_*` inputs through which the PMU monitors them.
+//! (behavioural, so that a kernel runs fast), and they drive the `sm_*`
+//! inputs through which the PMU monitors them.
 //!
 //! # Pipeline
 //!
-//! Stages pass work with FlexGripPlus' done/stall handshake: decode and
-//! read hold one warp instruction each, execute and write one pass each.
+//! As in FlexGripPlus, a warp instruction goes through the pipeline as
+//! [`PASSES`] passes of [`LANES`] threads (`warp_lane_id` 0 to 3), and
+//! every stage holds one pass, handing it on with the done/stall
+//! handshake:
 //!
-//! - **Warp unit.** Each warp is READY, ACTIVE, WAITING or FINISHED. When
-//!   decode is free, the scheduler takes the next READY warp after the
-//!   last one it took (round-robin, block-major pool): ACTIVE for that
-//!   cycle, in which fetch reads its instruction (one or two ROM words) and
-//!   hands it to decode. The warp is then WAITING until the write stage
-//!   completes the instruction's last pass, and becomes READY again, or
-//!   FINISHED after RET. So a warp has one instruction in flight, and
-//!   other warps fill the pipeline behind it.
-//! - **Decode** ([`SmCore`]'s decode stage): subset decoder and PMEVENT
-//!   hook; the PMU sees a PMEVENT's command in the cycle decode hands it
-//!   over.
-//! - **Read.** Takes the decoded instruction and sends it to execute in
-//!   [`PASSES`] passes of [`LANES`] threads (FlexGripPlus' `warp_lane_id`),
-//!   one pass per cycle from the cycle after it took the instruction: the
-//!   operands of each lane (registers, half registers, `g[]`) and the
-//!   pass's active mask. Decode is stalled while read is busy.
+//! - **Warp unit and fetch.** A warp is READY, ACTIVE (an instruction in
+//!   flight) or FINISHED. The scheduler takes warps in strict round-robin
+//!   order and issues a warp instruction's four passes one after the
+//!   other; fetch reads the instruction's word(s) for the first pass and
+//!   hands each pass to decode when decode is free.
+//! - **Decode** ([`SmCore`]'s decode stage): FlexGripPlus' handshake once
+//!   per pass, the subset decoder and the PMEVENT hook, which sends a
+//!   PMEVENT's command to the PMU with the first pass only.
+//! - **Read.** Takes a pass from decode, reads each active lane's operands
+//!   (registers, half registers, `g[]`) and sends them to execute.
 //! - **Execute** ([`SmCore`]'s execute stage): eight integer lanes and the
-//!   PMU hook; a pass's results are registered, one cycle.
-//! - **Write.** Writes a pass's results to the registers of its active
-//!   threads; for GLD.U32 and GST.U32 it performs the global-memory access
-//!   of each active lane at the address the lane computed, which keeps the
-//!   stage [`SmConfig::memory_cycles`] cycles (default [`MEMORY_CYCLES`];
-//!   execute is stalled meanwhile).
+//!   PMU hook.
+//! - **Write.** Writes the pass's results to the registers of its active
+//!   threads and performs GLD/GST's global-memory accesses. After a
+//!   warp's last pass the warp is READY again, or FINISHED after RET.
+//!
+//! How long each stage takes is the [`timing`] model's: FlexGripPlus 4.4's
+//! (the default) or the simple one.
+//!
+//! # Residency
+//!
+//! A block holds at most 16 warps (512 threads). The SM takes
+//! [`SmConfig::blocks_per_core`] blocks at a time (FlexGripPlus' testbench:
+//! 2); a larger grid runs in rounds, each set up by the SM controller
+//! after a reset of the SM, which is also the PMU's global reset: each
+//! round's counters start from zero. With FlexGripPlus timing at most 32
+//! warps are resident (its 5-bit `warp_id`).
 //!
 //! A pass with no active lane (the tail of a partial warp) still flows
-//! through, writing nothing and taking no memory time. A PMEVENT read
-//! writes `monitor_out` in all four passes; the decode hook's pending read
-//! is acknowledged with the last one, so the counter address cannot move
-//! before every lane has its value. An instruction the decoder does not know
-//! stops the run with an error naming the warp, the address and the
-//! word(s). The run ends when every warp is FINISHED and the pipeline has
-//! drained; the PMU's counters are taken there, then the processor reset
-//! (the PMU's global reset) is applied for one cycle, as after the thesis'
-//! run.
+//! through. A PMEVENT read writes the counter in all four passes. An
+//! instruction the decoder does not know stops the run with an error
+//! naming the warp, the address and the word(s). The run ends when every
+//! warp is FINISHED and the pipeline has drained; the PMU's counters are
+//! taken there, then the processor reset (the PMU's global reset) is
+//! applied for one cycle, as after the thesis' run.
 
 //! # Code
 //!
 //! One file per unit: `warp_unit.rs` (scheduling and fetch),
-//! `read_stage.rs` (decoded instruction in, operands of each pass out),
+//! `read_stage.rs` (a decoded pass in, its operands out),
 //! `write_stage.rs` (a pass's results into registers and memory),
 //! `core_ports.rs` (what the behavioural units present to [`SmCore`] and
-//! what the PMU sees), `result.rs` (what a run returns). Each cycle,
-//! `Sm::plan_cycle` decides every unit's move from the core's registered
-//! outputs, the core settles and is clocked, and `Sm::clock_edge` moves
-//! the behavioural units at the same edge.
+//! what the PMU sees), `timing.rs` (stage costs, set-up), `result.rs`
+//! (what a run returns). Each cycle, `Sm::plan_cycle` decides every
+//! unit's move from the core's registered outputs, the core settles and is
+//! clocked, and `Sm::clock_edge` moves the behavioural units at the same
+//! edge.
 
 mod core_ports;
 mod read_stage;
 mod result;
 #[cfg(test)]
 mod tests;
+pub mod timing;
 mod warp_unit;
 mod write_stage;
 
 use std::collections::VecDeque;
 use std::io::Write;
+use std::ops::Range;
 
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::SmCore;
@@ -78,38 +84,59 @@ use crate::gpu::iss::{
 };
 use crate::pmu::{PmuCommandSeen, PmuInputs};
 use core_ports::Observed;
-use read_stage::{PassOperands, ReadJob};
-use warp_unit::{Fetched, Warp};
+use read_stage::ReadSlot;
+use timing::Timing;
+use warp_unit::{FetchSlot, PassRef, Scheduler, Warp};
 use write_stage::{PassTag, WriteBack};
 
-pub use result::{PmuRead, SmRun};
+pub use result::{PmuRead, RoundRecord, SmRun};
 pub use warp_unit::WarpState;
 
 /// Passes per warp instruction: 32 threads on 8 lanes.
 pub const PASSES: u32 = WARP_SIZE / LANES as u32;
 
-/// Default cycles the write stage spends on a GLD/GST pass (one 8-lane
-/// access); see [`SmConfig::memory_cycles`].
+/// Default cycles the write stage spends on a GLD/GST pass with the simple
+/// timing; see [`SmConfig::memory_cycles`].
 pub const MEMORY_CYCLES: u64 = 2;
 
 /// Warps whose state is packed into `sm_warp_states` (2 bits each).
 pub const OBSERVED_WARPS: usize = 16;
 
+/// Blocks the SM takes at a time by default (FlexGripPlus' testbench).
+pub const DEFAULT_BLOCKS_PER_CORE: u32 = 2;
+
+/// Most blocks per round (FlexGripPlus' 4-bit `blocks_per_core`).
+pub const MAX_BLOCKS_PER_CORE: u32 = 15;
+
+/// Most resident warps with FlexGripPlus timing (its 5-bit `warp_id`).
+pub const MAX_RESIDENT_WARPS: u32 = 32;
+
 /// Options of a run.
 pub struct SmConfig {
+    /// Stage timing.
+    pub timing: Timing,
+    /// Blocks resident at a time (1 to [`MAX_BLOCKS_PER_CORE`]).
+    pub blocks_per_core: u32,
+    /// Build the core with the PMU and its hooks (without: PMEVENTs are
+    /// no-ops, as in FlexGripPlus without the PMU).
+    pub pmu: bool,
     /// Give up if the kernel has not finished after this many cycles.
     /// `None`: a bound derived from the program and the launch (the subset
     /// has no branches, so each warp runs at most every instruction once).
     pub max_cycles: Option<u64>,
     /// Keep the PMU's input ports of every cycle ([`SmRun::pmu_ports`]).
     pub record_pmu_ports: bool,
-    /// Cycles the write stage spends on a global-memory pass (at least 1).
+    /// Simple timing: cycles the write stage spends on a global-memory
+    /// pass (at least 1).
     pub memory_cycles: u64,
 }
 
 impl Default for SmConfig {
     fn default() -> Self {
         SmConfig {
+            timing: Timing::default(),
+            blocks_per_core: DEFAULT_BLOCKS_PER_CORE,
+            pmu: true,
             max_cycles: None,
             record_pmu_ports: false,
             memory_cycles: MEMORY_CYCLES,
@@ -139,30 +166,63 @@ pub enum SmError {
         hardware: u64,
         reference: String,
     },
+    #[error("blocks per core must be 1 to {MAX_BLOCKS_PER_CORE} (FlexGripPlus' 4-bit blocks_per_core), not {0}")]
+    BlocksPerCore(u32),
+    #[error("{blocks} resident block(s) of {warps_per_block} warp(s) are {warps} warps: FlexGripPlus holds at most {MAX_RESIDENT_WARPS} (its warp_id has 5 bits); take fewer blocks per core, or the simple timing")]
+    TooManyWarps {
+        blocks: u32,
+        warps_per_block: u32,
+        warps: u32,
+    },
 }
 
 /// The SM slice with a launch loaded.
 pub struct Sm {
     driver: CycleDriver<SmCore>,
+    config: SmConfig,
     program: Vec<u32>,
     threads: Vec<ThreadState>,
     segments: Vec<Vec<u8>>,
     memory: GlobalMemory,
     warps: Vec<Warp>,
+    /// The warps of each round, in launch order.
+    rounds: Vec<Range<usize>>,
+    threads_per_block: u64,
+    params: u64,
+}
+
+/// Where the SM is in the launch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Reset, start, block set-up or round switch: the pipeline is idle
+    /// until `until` (exclusive), then round `round` runs.
+    Idle {
+        until: u64,
+        round: usize,
+    },
+    Running {
+        round: usize,
+    },
+    /// After the last round, until `kernel_done`.
+    Ending {
+        until: u64,
+    },
 }
 
 /// The behavioural units' registers between clock edges.
 struct Pipeline {
-    /// The instruction in decode (side band of the handshake).
-    decoding: Option<Fetched>,
-    /// The instruction the read stage sends out, pass by pass.
-    read: Option<ReadJob>,
+    phase: Phase,
+    scheduler: Scheduler,
+    /// The pass fetch holds, until decode takes it.
+    fetch: Option<FetchSlot>,
+    /// The pass in decode (side band of the handshake).
+    decoding: Option<PassRef>,
+    /// The pass in the read stage.
+    read: Option<ReadSlot>,
     /// Passes in execute, oldest first.
     in_execute: VecDeque<PassTag>,
-    /// Last cycle the write stage is occupied by a memory pass.
-    write_busy_until: Option<u64>,
-    /// The warp the scheduler took last.
-    last_scheduled: usize,
+    /// First cycle in which the write stage can take a pass.
+    write_free_at: u64,
     /// What the behavioural units show the PMU.
     observed: Observed,
 }
@@ -172,6 +232,7 @@ struct Pipeline {
 struct Records {
     warp_instructions: u64,
     passes: u64,
+    rounds: Vec<result::RoundRecord>,
     pmu_commands: Vec<PmuCommandSeen>,
     pmu_reads: Vec<PmuRead>,
     pmu_ports: Vec<PmuInputs>,
@@ -181,37 +242,64 @@ struct Records {
 
 /// Every unit's move in one cycle: decided before the clock edge
 /// ([`Sm::plan_cycle`]), carried out at it ([`Sm::clock_edge`]).
+#[derive(Default)]
 struct CycleWork {
+    reset: bool,
     /// The pass execute completed, for the write stage.
     write_back: Option<WriteBack>,
-    /// The pass the read stage presents to execute, and its operands.
-    pass: Option<(u32, PassOperands)>,
-    /// Execute takes that pass (the write stage does not stall it).
-    pass_fires: bool,
-    /// The instruction decode hands over to the read stage.
-    new_job: Option<ReadJob>,
-    /// The instruction fetch hands to decode.
-    fetched: Option<Fetched>,
+    /// The read stage sends its pass to execute.
+    read_done: Option<read_stage::PassOperands>,
+    /// The pass decode hands over to the read stage.
+    new_pass: Option<ReadSlot>,
+    /// Fetch hands its pass to decode.
+    fetch_done: Option<PassRef>,
+    /// The scheduler issues a pass to fetch.
+    issue: Option<FetchSlot>,
     read_stall: bool,
     write_stall: bool,
 }
 
 impl Sm {
     /// The launch of `iss` (geometry, parameters, initial memory) on
-    /// `program`.
-    pub fn new(iss: &Iss, program: &[u32]) -> Result<Self, SmError> {
+    /// `program`, to be run as `config` says.
+    pub fn new(iss: &Iss, program: &[u32], config: SmConfig) -> Result<Self, SmError> {
+        let geometry = iss.geometry();
+        if !(1..=MAX_BLOCKS_PER_CORE).contains(&config.blocks_per_core) {
+            return Err(SmError::BlocksPerCore(config.blocks_per_core));
+        }
+        let warps_per_block = geometry.warps_per_block();
+        let resident_blocks = config.blocks_per_core.min(geometry.blocks());
+        if config.timing == Timing::FlexGripPlus
+            && resident_blocks * warps_per_block > MAX_RESIDENT_WARPS
+        {
+            return Err(SmError::TooManyWarps {
+                blocks: resident_blocks,
+                warps_per_block,
+                warps: resident_blocks * warps_per_block,
+            });
+        }
         let LaunchState {
             threads,
             warps,
             segments,
         } = iss.launch_state();
+        let per_round = (config.blocks_per_core * warps_per_block) as usize;
+        let rounds = (0..warps.len())
+            .step_by(per_round)
+            .map(|start| start..(start + per_round).min(warps.len()))
+            .collect();
+        let core = SmCore::new(config.pmu, config.timing.execute_latency());
         Ok(Sm {
-            driver: CycleDriver::new(SmCore::default())?,
+            driver: CycleDriver::new(core)?,
             program: program.to_vec(),
             threads,
             segments,
             memory: iss.memory().clone(),
             warps: warps.into_iter().map(Warp::new).collect(),
+            rounds,
+            threads_per_block: u64::from(geometry.threads_per_block()),
+            params: iss.params().len() as u64,
+            config,
         })
     }
 
@@ -221,18 +309,14 @@ impl Sm {
     }
 
     /// Runs the kernel to completion, then the final reset cycle.
-    pub fn run(self, config: &SmConfig) -> Result<SmRun, SmError> {
-        self.run_observed(config, |_| {})
+    pub fn run(self) -> Result<SmRun, SmError> {
+        self.run_observed(|_| {})
     }
 
     /// [`Sm::run`], calling `observe` with the core in every cycle once
     /// its inputs have settled, before the clock edge.
-    pub fn run_observed(
-        mut self,
-        config: &SmConfig,
-        mut observe: impl FnMut(&SmCore),
-    ) -> Result<SmRun, SmError> {
-        let result = self.execute(config, &mut observe);
+    pub fn run_observed(mut self, mut observe: impl FnMut(&SmCore)) -> Result<SmRun, SmError> {
+        let result = self.execute(&mut observe);
         if result.is_err() {
             // Keep the waveform up to the failure (its own error is
             // secondary to the one being reported).
@@ -241,30 +325,57 @@ impl Sm {
         result
     }
 
-    /// The cycle bound when none is given: per warp instruction, fetch and
-    /// decode, four passes each waiting out a memory pass, and slack.
-    fn default_max_cycles(&self, config: &SmConfig) -> u64 {
-        let per_instruction = 16 + u64::from(PASSES) * (config.memory_cycles.max(1) + 2);
+    /// Cycles the pipeline is idle before round `round` can issue.
+    fn idle_before(&self, round: usize) -> u64 {
+        match self.config.timing {
+            Timing::Simple => 1,
+            Timing::FlexGripPlus => {
+                let warps = self.rounds[round].len() as u64;
+                let blocks = {
+                    let range = &self.rounds[round];
+                    let first = self.warps[range.start].context.block_index;
+                    let last = self.warps[range.end - 1].context.block_index;
+                    u64::from(last - first + 1)
+                };
+                let lead = if round == 0 {
+                    timing::START_CYCLES
+                } else {
+                    timing::ROUND_SWITCH_CYCLES
+                };
+                lead + timing::setup_cycles(blocks, self.threads_per_block, warps, self.params)
+                    + timing::FIRST_ISSUE_CYCLES
+            }
+        }
+    }
+
+    /// The cycle bound when none is given: every warp instruction's
+    /// passes through the slowest stage one after another, set-up, slack.
+    fn default_max_cycles(&self) -> u64 {
+        let per_pass = 120 + self.config.memory_cycles;
+        let setup: u64 = (0..self.rounds.len()).map(|r| self.idle_before(r)).sum();
         (self.warps.len() as u64)
             .saturating_mul(self.program.len() as u64 + 1)
-            .saturating_mul(per_instruction)
+            .saturating_mul(u64::from(PASSES) * per_pass)
+            .saturating_add(setup)
             .saturating_add(1000)
     }
 
-    fn execute(
-        &mut self,
-        config: &SmConfig,
-        observe: &mut impl FnMut(&SmCore),
-    ) -> Result<SmRun, SmError> {
-        let max_cycles = config
+    fn execute(&mut self, observe: &mut impl FnMut(&SmCore)) -> Result<SmRun, SmError> {
+        let max_cycles = self
+            .config
             .max_cycles
-            .unwrap_or_else(|| self.default_max_cycles(config));
+            .unwrap_or_else(|| self.default_max_cycles());
         let mut pipeline = Pipeline {
+            phase: Phase::Idle {
+                until: self.idle_before(0),
+                round: 0,
+            },
+            scheduler: Scheduler::default(),
+            fetch: None,
             decoding: None,
             read: None,
             in_execute: VecDeque::new(),
-            write_busy_until: None,
-            last_scheduled: self.warps.len().saturating_sub(1),
+            write_free_at: 0,
             observed: Observed::default(),
         };
         let mut records = Records::default();
@@ -276,12 +387,11 @@ impl Sm {
             if cycle >= max_cycles && !final_reset {
                 return Err(SmError::Timeout(max_cycles));
             }
-            let reset = cycle == 0 || final_reset;
-            let work = self.plan_cycle(&mut pipeline, cycle, reset, config)?;
-            self.drive_core(&mut pipeline, &work, reset);
+            let work = self.plan_cycle(&mut pipeline, cycle, final_reset)?;
+            self.drive_core(&mut pipeline, &work);
             self.driver.settle()?;
             observe(self.driver.uut());
-            self.record_pmu(&mut records, cycle, reset, work.new_job.as_ref(), config);
+            self.record_pmu(&mut records, cycle, &work);
             self.driver.step()?;
             if final_reset {
                 self.driver.finish()?;
@@ -289,11 +399,41 @@ impl Sm {
                 return Ok(self.result(records, cycles, counters_at_end));
             }
             self.clock_edge(&mut pipeline, &mut records, cycle, work)?;
-            if cycle > 0 && self.drained(&pipeline) {
-                end = Some((cycle + 1, self.driver.uut().pmu.counts()));
+            match pipeline.phase {
+                Phase::Running { round } if self.round_drained(&pipeline, round) => {
+                    records.rounds.push(result::RoundRecord {
+                        warps: self.rounds[round].len(),
+                        end_cycle: cycle + 1,
+                    });
+                    pipeline.phase = if round + 1 < self.rounds.len() {
+                        Phase::Idle {
+                            until: cycle + 1 + self.idle_before(round + 1),
+                            round: round + 1,
+                        }
+                    } else {
+                        Phase::Ending {
+                            until: cycle + 1 + self.end_cycles(),
+                        }
+                    };
+                }
+                Phase::Idle { until, round } if cycle + 1 >= until => {
+                    pipeline.phase = Phase::Running { round };
+                    pipeline.scheduler = Scheduler::default();
+                }
+                Phase::Ending { until } if cycle + 1 >= until => {
+                    end = Some((cycle + 1, self.driver.uut().pmu.counts()));
+                }
+                _ => {}
             }
         }
         unreachable!("the cycle loop only ends by returning")
+    }
+
+    fn end_cycles(&self) -> u64 {
+        match self.config.timing {
+            Timing::Simple => 0,
+            Timing::FlexGripPlus => timing::END_CYCLES,
+        }
     }
 
     /// Before the edge: what each unit does in this cycle, from the
@@ -302,58 +442,82 @@ impl Sm {
         &mut self,
         pipeline: &mut Pipeline,
         cycle: u64,
-        reset: bool,
-        config: &SmConfig,
+        final_reset: bool,
     ) -> Result<CycleWork, SmError> {
         pipeline.observed.clear_strobes();
-        let (fetch_stall, dec_done, execute_done) = {
+        // The processor reset: at power-up, before each later round (the
+        // SM controller resets the SM), and after the kernel.
+        let reset = final_reset
+            || match pipeline.phase {
+                Phase::Idle { until, round } => {
+                    cycle == until - self.idle_before(round) && (round > 0 || cycle == 0)
+                }
+                _ => false,
+            };
+        let Phase::Running { round } = pipeline.phase else {
+            return Ok(CycleWork {
+                reset,
+                ..CycleWork::default()
+            });
+        };
+        self.release_warps(cycle, round);
+        let (fetch_stall, dec_done, execute_done, execute_stall) = {
             let uut = self.driver.uut();
             (
                 uut.fetch_stall.val(),
                 uut.dec_done.val(),
                 uut.execute_done.val(),
+                uut.execute_stall.val(),
             )
         };
-        let write_back = if execute_done && !reset {
-            Some(self.receive_pass(pipeline, cycle, config)?)
+        let write_back = if execute_done {
+            Some(self.receive_pass(pipeline, cycle)?)
         } else {
             None
         };
-        let write_stall = pipeline.write_busy_until.is_some_and(|last| last > cycle);
-        let pass = match pipeline.read.as_ref() {
-            Some(job) => Some((job.pass, self.operands(job)?)),
-            None => None,
+        let write_stall = cycle < pipeline.write_free_at;
+        // Read sends its pass when it is done and execute can take it.
+        let read_ready = pipeline
+            .read
+            .as_ref()
+            .is_some_and(|slot| cycle >= slot.ready_at);
+        let execute_busy = match self.config.timing {
+            Timing::FlexGripPlus => execute_stall,
+            Timing::Simple => write_stall,
         };
-        let pass_fires = pass.is_some() && !write_stall;
-        let new_job = if dec_done && !reset {
-            let fetched = pipeline.decoding.take().ok_or(SmError::Handshake {
+        let read_done = match pipeline.read.as_ref() {
+            Some(slot) if read_ready && !execute_busy => Some(self.operands(slot)?),
+            _ => None,
+        };
+        let new_pass = if dec_done {
+            let pass = pipeline.decoding.take().ok_or(SmError::Handshake {
                 cycle,
-                what: "decode handed over an instruction it was never given",
+                what: "decode handed over a pass it was never given",
             })?;
-            Some(self.take_decoded(fetched)?)
+            if pipeline.read.is_some() && read_done.is_none() {
+                return Err(SmError::Handshake {
+                    cycle,
+                    what: "decode handed over to a busy read stage",
+                });
+            }
+            Some(self.take_decoded(pass, cycle)?)
         } else {
             None
         };
-        if new_job.is_some() && pipeline.read.is_some() {
-            return Err(SmError::Handshake {
-                cycle,
-                what: "decode handed over to a busy read stage",
-            });
-        }
-        let read_finishing =
-            pass_fires && pipeline.read.as_ref().is_some_and(|j| j.pass + 1 == PASSES);
-        let read_stall = new_job.is_some() || (pipeline.read.is_some() && !read_finishing);
-        let fetched = if !reset && !fetch_stall {
-            self.schedule(pipeline)?
-        } else {
-            None
+        // Read stalls decode until the cycle it sends its pass on.
+        let read_stall = new_pass.is_some() || (pipeline.read.is_some() && read_done.is_none());
+        let fetch_done = match pipeline.fetch.as_ref() {
+            Some(slot) if cycle >= slot.ready_at && !fetch_stall => Some(slot.pass),
+            _ => None,
         };
+        let issue = self.schedule(pipeline, cycle, round)?;
         Ok(CycleWork {
+            reset,
             write_back,
-            pass,
-            pass_fires,
-            new_job,
-            fetched,
+            read_done,
+            new_pass,
+            fetch_done,
+            issue,
             read_stall,
             write_stall,
         })
@@ -368,33 +532,39 @@ impl Sm {
         work: CycleWork,
     ) -> Result<(), SmError> {
         if let Some(write_back) = work.write_back {
-            self.write_back(records, cycle, write_back)?;
+            self.write_back(pipeline, records, cycle, write_back)?;
         }
-        if work.pass_fires {
-            self.send_pass(pipeline, records, cycle, work.pass)?;
+        if let Some(operands) = work.read_done {
+            self.send_pass(pipeline, records, cycle, operands)?;
         }
-        if let Some(job) = work.new_job {
-            pipeline.read = Some(job);
+        if let Some(slot) = work.new_pass {
+            pipeline.read = Some(slot);
         }
-        if let Some(fetched) = work.fetched {
-            self.hand_to_decode(pipeline, records, fetched);
+        if let Some(pass) = work.fetch_done {
+            pipeline.fetch = None;
+            pipeline.decoding = Some(pass);
+            if pass.pass == 0 {
+                records.warp_instructions += 1;
+            }
         }
-        if pipeline.write_busy_until.is_some_and(|last| last <= cycle) {
-            pipeline.write_busy_until = None;
+        if let Some(slot) = work.issue {
+            pipeline.fetch = Some(slot);
         }
         Ok(())
     }
 
-    /// Nothing is in flight: no unit holds work and the core's stages
-    /// are idle.
-    fn drained(&self, pipeline: &Pipeline) -> bool {
+    /// Round `round` is over: its warps have finished and nothing is in
+    /// flight.
+    fn round_drained(&self, pipeline: &Pipeline, round: usize) -> bool {
         let uut = self.driver.uut();
-        pipeline.decoding.is_none()
+        pipeline.fetch.is_none()
+            && pipeline.decoding.is_none()
             && pipeline.read.is_none()
             && pipeline.in_execute.is_empty()
-            && pipeline.write_busy_until.is_none()
             && !uut.dec_done.val()
             && !uut.execute_done.val()
-            && self.warps.iter().all(|w| w.state == WarpState::Finished)
+            && self.rounds[round]
+                .clone()
+                .all(|w| self.warps[w].state == WarpState::Finished)
     }
 }

@@ -1,19 +1,21 @@
-//! The read stage: takes the decoded instruction from decode (checked
-//! against the reference decoder) and sends it to execute in [`PASSES`]
-//! passes of [`LANES`] threads, with each lane's operands read from the
-//! register file and `g[]`.
+//! The read stage: takes a decoded pass from decode (checked against the
+//! reference decoder), reads each active lane's operands from the
+//! register file and `g[]`, and sends them to execute when its time is up
+//! and execute is free.
 
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::sm::subset_decoder::op;
 use flexpmu_isa::g80::{self, HalfReg, Instruction, Reg};
 
+use super::timing;
+use super::warp_unit::PassRef;
 use super::write_stage::PassTag;
-use super::{Fetched, Pipeline, Records, Sm, SmError, PASSES};
+use super::{Pipeline, Records, Sm, SmError};
 use crate::gpu::iss::{self, IssError};
 
-/// The instruction in the read stage.
-pub(super) struct ReadJob {
-    pub(super) fetched: Fetched,
+/// The pass in the read stage, with decode's fields.
+pub(super) struct ReadSlot {
+    pub(super) pass: PassRef,
     pub(super) instruction: Instruction,
     pub(super) op: u64,
     pub(super) dest: u8,
@@ -23,9 +25,12 @@ pub(super) struct ReadJob {
     pub(super) src1_shared: bool,
     pub(super) shared_offset: u8,
     pub(super) pmu_read: bool,
-    pub(super) pmu_dest: u8,
-    /// Next pass to send.
-    pub(super) pass: u32,
+    /// Active lanes of the pass (bit i = lane i).
+    pub(super) active: u8,
+    /// Cycles the write stage will spend on the pass.
+    pub(super) write_cycles: u64,
+    /// First cycle in which the pass can go to execute.
+    pub(super) ready_at: u64,
 }
 
 /// Operands of one pass.
@@ -37,20 +42,20 @@ pub(super) struct PassOperands {
 }
 
 impl Sm {
-    /// The read stage takes the decoded instruction, checked against the
-    /// reference decoder.
-    pub(super) fn take_decoded(&self, fetched: Fetched) -> Result<ReadJob, SmError> {
+    /// The read stage takes the pass decode hands over (in its
+    /// `pipeline_dec_done` cycle), checked against the reference decoder.
+    pub(super) fn take_decoded(&self, pass: PassRef, cycle: u64) -> Result<ReadSlot, SmError> {
         let uut = self.driver.uut();
-        let context = self.context(fetched.warp, fetched.address);
+        let context = self.context(pass.warp, pass.address);
         let code = uut.dec_op.val().to_u64();
         let mismatch = |reference: String| SmError::DecoderMismatch {
             warp: context,
-            address: fetched.address,
-            words: fetched.words_text(),
+            address: pass.address,
+            words: pass.words_text(),
             hardware: code,
             reference,
         };
-        let instruction = match g80::decode(&self.program, fetched.address) {
+        let instruction = match g80::decode(&self.program, pass.address) {
             Err(source) if code == op::UNSUPPORTED => {
                 return Err(IssError::Decode {
                     warp: context,
@@ -62,8 +67,25 @@ impl Sm {
             Ok((instruction, _)) => return Err(mismatch(instruction.to_string())),
             Err(source) => return Err(mismatch(source.to_string())),
         };
-        Ok(ReadJob {
-            fetched,
+        if uut.dec_lane.val().to_u64() != u64::from(pass.pass) {
+            return Err(SmError::Handshake {
+                cycle,
+                what: "decode handed over another pass than fetch gave it",
+            });
+        }
+        let pmu_read = uut.dec_pmu_read.val();
+        let active = self.pass_mask(pass.warp, pass.pass);
+        let cost = timing::pass_cost(
+            self.config.timing,
+            &instruction,
+            pass.long(),
+            pass.pass,
+            active,
+            pmu_read,
+            self.config.memory_cycles,
+        );
+        Ok(ReadSlot {
+            pass,
             instruction,
             op: code,
             dest: uut.dec_dest.val().to_u64() as u8,
@@ -72,9 +94,10 @@ impl Sm {
             src3: uut.dec_src3.val().to_u64() as u8,
             src1_shared: uut.dec_src1_shared.val(),
             shared_offset: uut.dec_shared_offset.val().to_u64() as u8,
-            pmu_read: uut.dec_pmu_read.val(),
-            pmu_dest: uut.dec_pmu_dest.val().to_u64() as u8,
-            pass: 0,
+            pmu_read,
+            active,
+            write_cycles: cost.write,
+            ready_at: cycle + cost.read.max(1) - 1,
         })
     }
 
@@ -87,9 +110,9 @@ impl Sm {
         self.warps[warp].context.first_thread + (pass as usize) * LANES + lane
     }
 
-    /// The read stage's register-file and `g[]` reads for one pass.
-    pub(super) fn operands(&self, job: &ReadJob) -> Result<PassOperands, SmError> {
-        let warp = job.fetched.warp;
+    /// The read stage's register-file and `g[]` reads for its pass.
+    pub(super) fn operands(&self, slot: &ReadSlot) -> Result<PassOperands, SmError> {
+        let warp = slot.pass.warp;
         let mut operands = PassOperands {
             a: [0; LANES],
             b: [0; LANES],
@@ -98,12 +121,12 @@ impl Sm {
         };
         let segment = &self.segments[self.warps[warp].context.block_index as usize];
         let shared = |width: u32| -> Result<u32, SmError> {
-            let byte_address = u32::from(job.shared_offset) * width;
+            let byte_address = u32::from(slot.shared_offset) * width;
             iss::read_shared(segment, byte_address, width).ok_or(
                 IssError::SharedRead {
-                    warp: self.context(warp, job.fetched.address),
-                    address: job.fetched.address,
-                    instruction: job.instruction,
+                    warp: self.context(warp, slot.pass.address),
+                    address: slot.pass.address,
+                    instruction: slot.instruction,
                     byte_address,
                     width,
                     size: segment.len() as u32,
@@ -112,26 +135,25 @@ impl Sm {
             )
         };
         // `g[]` operands are the same for every lane of the block.
-        let shared_a = match job.op {
+        let shared_a = match slot.op {
             op::MOV_U16 | op::IMAD_U16 => Some(shared(2)?),
-            op::IADD32 if job.src1_shared => Some(shared(4)?),
+            op::IADD32 if slot.src1_shared => Some(shared(4)?),
             _ => None,
         };
-        let mask = self.pass_mask(warp, job.pass);
-        for lane in (0..LANES).filter(|lane| mask & (1 << lane) != 0) {
-            let regs = &self.threads[self.thread_index(warp, job.pass, lane)].regs;
-            let (a, b, c) = match job.op {
+        for lane in (0..LANES).filter(|lane| slot.active & (1 << lane) != 0) {
+            let regs = &self.threads[self.thread_index(warp, slot.pass.pass, lane)].regs;
+            let (a, b, c) = match slot.op {
                 op::MOV_U16 => (shared_a.unwrap_or_default(), 0, 0),
-                op::I2I_U32_U16 => (iss::read16(regs, HalfReg(job.src1)), 0, 0),
+                op::I2I_U32_U16 => (iss::read16(regs, HalfReg(slot.src1)), 0, 0),
                 op::IMAD_U16 => (
                     shared_a.unwrap_or_default(),
-                    iss::read16(regs, HalfReg(job.src2)),
-                    iss::read32(regs, Reg(job.src3)),
+                    iss::read16(regs, HalfReg(slot.src2)),
+                    iss::read32(regs, Reg(slot.src3)),
                 ),
-                op::SHL | op::GLD_U32 | op::GST_U32 => (iss::read32(regs, Reg(job.src1)), 0, 0),
+                op::SHL | op::GLD_U32 | op::GST_U32 => (iss::read32(regs, Reg(slot.src1)), 0, 0),
                 op::IADD32 => (
-                    shared_a.unwrap_or_else(|| iss::read32(regs, Reg(job.src1))),
-                    iss::read32(regs, Reg(job.src2)),
+                    shared_a.unwrap_or_else(|| iss::read32(regs, Reg(slot.src1))),
+                    iss::read32(regs, Reg(slot.src2)),
                     0,
                 ),
                 _ => (0, 0, 0),
@@ -139,47 +161,41 @@ impl Sm {
             operands.a[lane] = a;
             operands.b[lane] = b;
             operands.c[lane] = c;
-            if job.op == op::GST_U32 {
-                operands.store[lane] = iss::read32(regs, Reg(job.dest));
+            if slot.op == op::GST_U32 {
+                operands.store[lane] = iss::read32(regs, Reg(slot.dest));
             }
         }
         Ok(operands)
     }
 
-    /// At the edge: execute takes the presented pass.
+    /// At the edge: execute takes the read stage's pass.
     pub(super) fn send_pass(
         &mut self,
         pipeline: &mut Pipeline,
         records: &mut Records,
         cycle: u64,
-        pass: Option<(u32, PassOperands)>,
+        operands: PassOperands,
     ) -> Result<(), SmError> {
+        let slot = pipeline.read.take().ok_or(SmError::Handshake {
+            cycle,
+            what: "a pass left an empty read stage",
+        })?;
         records.passes += 1;
-        let (Some(job), Some((pass, operands))) = (pipeline.read.as_mut(), pass) else {
-            return Err(SmError::Handshake {
-                cycle,
-                what: "a pass fired from an empty read stage",
-            });
-        };
-        let pmu_read = match job.instruction {
-            Instruction::Pmevent(event) if job.pmu_read => Some((event.counter, job.pmu_dest)),
+        let pmu_read = match slot.instruction {
+            Instruction::Pmevent(event) if slot.pmu_read => Some((event.counter, slot.dest)),
             _ => None,
         };
-        let warp = job.fetched.warp;
         pipeline.in_execute.push_back(PassTag {
-            warp,
-            address: job.fetched.address,
-            instruction: job.instruction,
-            op: job.op,
-            pass,
-            active: (self.warps[warp].context.active >> (pass * LANES as u32)) as u8,
+            warp: slot.pass.warp,
+            address: slot.pass.address,
+            instruction: slot.instruction,
+            op: slot.op,
+            pass: slot.pass.pass,
+            active: slot.active,
             store: operands.store,
             pmu_read,
+            write_cycles: slot.write_cycles,
         });
-        job.pass += 1;
-        if job.pass == PASSES {
-            pipeline.read = None;
-        }
         Ok(())
     }
 }

@@ -21,17 +21,32 @@ pub struct PmuRead {
     pub value: u32,
 }
 
+/// A round of resident blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoundRecord {
+    /// Warps resident in the round.
+    pub warps: usize,
+    /// Cycle at which its last warp had finished and the pipeline drained.
+    pub end_cycle: u64,
+}
+
 /// What a run did.
 #[derive(Clone, Debug)]
 pub struct SmRun {
-    /// Cycles from reset to the end of the kernel (last warp finished,
-    /// pipeline drained), not counting the final reset cycle.
+    /// Cycles from the start (the block scheduler's, with FlexGripPlus
+    /// timing) to the end of the kernel (`kernel_done`: the last warp
+    /// finished, the pipeline drained), not counting the final reset
+    /// cycle.
     pub cycles: u64,
+    /// The rounds of resident blocks, in order.
+    pub rounds: Vec<RoundRecord>,
+    /// The core had the PMU and its hooks.
+    pub pmu: bool,
     /// Every thread's final state, in [`IssResult::threads`] order.
     pub threads: Vec<ThreadState>,
     pub memory: GlobalMemory,
     pub warp_instructions: u64,
-    /// Passes the execute stage took.
+    /// Passes the read stage sent to execute.
     pub passes: u64,
     /// Counter values at the end of the kernel, before the final reset.
     pub counters_at_end: Vec<u64>,
@@ -57,15 +72,21 @@ impl SmRun {
         for read in &self.pmu_reads {
             reads.entry(read.warp).or_default().push_back(read);
         }
+        let pmu = self.pmu;
         iss.run(program, |warp, event| {
+            if !pmu {
+                return None;
+            }
             if event.command != PmuCommand::Idl {
-                return 0;
+                return Some(0);
             }
             // A read the SM did not do cannot match: make it visible.
-            match reads.get_mut(&warp.warp).and_then(VecDeque::pop_front) {
-                Some(read) if read.counter == event.counter => read.value,
-                _ => 0xbad0_bad0,
-            }
+            Some(
+                match reads.get_mut(&warp.warp).and_then(VecDeque::pop_front) {
+                    Some(read) if read.counter == event.counter => read.value,
+                    _ => 0xbad0_bad0,
+                },
+            )
         })
     }
 
@@ -88,12 +109,14 @@ impl Sm {
     /// The run's result, once the final reset has been applied.
     pub(super) fn result(
         &mut self,
-        records: Records,
+        mut records: Records,
         cycles: u64,
         counters_at_end: Vec<u64>,
     ) -> SmRun {
         SmRun {
             cycles,
+            rounds: std::mem::take(&mut records.rounds),
+            pmu: self.config.pmu,
             counters_after_reset: self.driver.uut().pmu.counts(),
             threads: std::mem::take(&mut self.threads),
             memory: std::mem::take(&mut self.memory),

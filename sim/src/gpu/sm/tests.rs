@@ -1,6 +1,7 @@
 //! Random programs on random launches against the reference ISS and the
 //! PMU model.
 
+use super::timing::Timing;
 use super::{Sm, SmConfig};
 use crate::gpu::iss::Geometry;
 use crate::gpu::vector_add::VectorAdd;
@@ -89,9 +90,9 @@ fn random_program(rng: &mut StdRng) -> Vec<u32> {
     words
 }
 
-/// Random programs, launches and memory latencies: every thread's
-/// registers and global memory equal the reference ISS's, and every
-/// PMU read is the counter's value in its command's cycle.
+/// Random programs, launches, timings, residencies and memory latencies:
+/// every thread's registers and global memory equal the reference ISS's,
+/// and every PMU read is the counter's value in its command's cycle.
 #[test]
 fn random_programs_match_the_reference_iss() {
     let mut rng = StdRng::seed_from_u64(7);
@@ -104,14 +105,21 @@ fn random_programs_match_the_reference_iss() {
         };
         let launch = VectorAdd::new(geometry);
         let mut iss = launch.iss().unwrap();
+        // Both timings, and every number of resident blocks.
         let config = SmConfig {
+            timing: if case % 2 == 0 {
+                Timing::FlexGripPlus
+            } else {
+                Timing::Simple
+            },
+            blocks_per_core: rng.gen_range(1..=3),
             memory_cycles: rng.gen_range(1..=5),
             record_pmu_ports: true,
             ..SmConfig::default()
         };
-        let run = Sm::new(&iss, &program)
+        let run = Sm::new(&iss, &program, config)
             .unwrap()
-            .run(&config)
+            .run()
             .unwrap_or_else(|err| panic!("case {case}: {err}"));
         let reference = run.replay_on_iss(&mut iss, &program).unwrap();
         assert_eq!(

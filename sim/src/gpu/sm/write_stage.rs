@@ -1,14 +1,15 @@
 //! The write stage: takes each pass execute completes, writes its results
 //! to the registers of its active threads, performs GLD/GST's global
-//! memory accesses (which keep it busy for [`SmConfig::memory_cycles`]),
-//! stores PMEVENT reads, and retires a warp instruction with its last
-//! pass.
+//! memory accesses, stores PMEVENT reads, and retires a warp instruction
+//! with its last pass; it is busy for the pass's write cycles (see
+//! [`timing`](super::timing)).
 
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::sm::subset_decoder::op;
 use flexpmu_isa::g80::{HalfReg, Instruction, Reg};
 
-use super::{Pipeline, PmuRead, Records, Sm, SmConfig, SmError, WarpState, PASSES};
+use super::timing::{self, Timing};
+use super::{Pipeline, PmuRead, Records, Sm, SmError, WarpState, PASSES};
 use crate::gpu::iss::{self, IssError};
 
 /// A pass on its way through execute to write (side band).
@@ -24,6 +25,8 @@ pub(super) struct PassTag {
     pub(super) store: [u32; LANES],
     /// A PMEVENT read: (counter, destination register).
     pub(super) pmu_read: Option<(u8, u8)>,
+    /// Cycles the write stage spends on it.
+    pub(super) write_cycles: u64,
 }
 
 /// A completed pass with the execute stage's registered outputs.
@@ -42,22 +45,24 @@ impl Sm {
         &self,
         pipeline: &mut Pipeline,
         cycle: u64,
-        config: &SmConfig,
     ) -> Result<WriteBack, SmError> {
         let violation = |what| SmError::Handshake { cycle, what };
-        if pipeline.write_busy_until.is_some_and(|last| last >= cycle) {
+        if cycle < pipeline.write_free_at {
             return Err(violation("execute completed a pass while write was busy"));
         }
         let tag = pipeline
             .in_execute
             .pop_front()
             .ok_or(violation("execute completed a pass it was never given"))?;
-        let is_memory = matches!(tag.op, op::GLD_U32 | op::GST_U32);
-        // A pass without active lanes accesses nothing.
-        if is_memory && tag.active != 0 {
-            pipeline.write_busy_until = Some(cycle + config.memory_cycles.max(1) - 1);
-        }
         let uut = self.driver.uut();
+        if uut.decode.pmu_read_exec.val() != tag.pmu_read.is_some() {
+            return Err(violation(
+                "the decode hook's pass queue disagrees with the pass leaving execute",
+            ));
+        }
+        // Write stalls execute until the cycle before it is free.
+        pipeline.write_free_at = cycle + tag.write_cycles.max(1) - 1;
+        let is_memory = matches!(tag.op, op::GLD_U32 | op::GST_U32);
         let results: [u32; LANES] = std::array::from_fn(|i| uut.result[i].val().to_u64() as u32);
         let any = tag.active != 0;
         let observed = &mut pipeline.observed;
@@ -96,6 +101,7 @@ impl Sm {
     /// At the edge: the pass's registers and memory words are written.
     pub(super) fn write_back(
         &mut self,
+        pipeline: &Pipeline,
         records: &mut Records,
         cycle: u64,
         write_back: WriteBack,
@@ -156,11 +162,19 @@ impl Sm {
             });
         }
         if tag.pass + 1 == PASSES {
-            self.warps[tag.warp].state = if tag.instruction == Instruction::Ret {
+            // The warp checker: READY (or FINISHED) once the last pass is
+            // written.
+            let checker = match self.config.timing {
+                Timing::FlexGripPlus => timing::CHECKER_CYCLES,
+                Timing::Simple => 0,
+            };
+            let state = if tag.instruction == Instruction::Ret {
                 WarpState::Finished
             } else {
                 WarpState::Ready
             };
+            let at = pipeline.write_free_at.max(cycle) + 1 + checker;
+            self.warps[tag.warp].release = Some((at, state));
         }
         Ok(())
     }

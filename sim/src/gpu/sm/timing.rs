@@ -1,0 +1,201 @@
+//! Stage timing of the SM slice: FlexGripPlus 4.4's, calibrated on its
+//! stage state machines, or the simple model (every stage as fast as the
+//! handshake allows).
+//!
+//! # FlexGripPlus
+//!
+//! Costs come from FlexGripPlus 4.4's RTL (`FlexGripPlus_4.4/RTL/SMP/`),
+//! read and simulated stage by stage; each pass of 8 lanes:
+//!
+//! | stage | cycles | where it comes from |
+//! |---|---|---|
+//! | fetch | 3 (32-bit) or 4 (64-bit) from issue to `pipeline_fetch_done` on pass 0, 2 on passes 1-3 | `pipeline_fetch`: IDLE, READ_FIRST_HALF, READ_SECOND_HALF, STALL; passes 1-3 reuse the word |
+//! | decode | 2 | `pipeline_decode`: IDLE, STALL (the RTL of [`SmCore`](flexpmu_hdl::SmCore)) |
+//! | read | 9 + 5 per register operand; a `g[]` operand (8 for U16, 10 for U32) overlaps the register reads; GLD 22 + 7 per active lane + 1 per inactive one; pass 0 adds 14 for a 64-bit instruction (the predicate read) or 2 for a 32-bit one | `pipeline_read`, `read_source_ops`, one arbiter for all register reads, `global_memory_controller` one thread at a time |
+//! | execute | 3 for the integer ALU, 2 otherwise | `pipeline_execute` (the RTL's [`ExecuteLatency::FlexGripPlus`](flexpmu_hdl::sm::execute_stage::ExecuteLatency)) |
+//! | write | 8 for a 32-bit register, 10 for a 16-bit half (read-modify-write), 4 without a destination, GST 14 + 7 per active lane + 1 per inactive one | `pipeline_write`, `vector_register_controller` |
+//! | warp checker | the warp is READY again 1 cycle after its last pass is written | `warp_checker` |
+//!
+//! The read costs are spacings: a stage that is busy for `n` cycles takes
+//! its next pass `n` cycles after the last one when it is the bottleneck.
+//! The warp scheduler is strict round-robin: it polls the next warp every
+//! 2 cycles until it is READY (a warp has one instruction in flight),
+//! skips a FINISHED warp in 2 cycles, and issues a warp instruction's four
+//! passes back to back, each after fetch has handed the previous one to
+//! decode. Blocks are set up before each round of resident blocks by
+//! `streaming_multiprocessor_cntlr` (see [`setup_cycles`]).
+//!
+//! # Simple
+//!
+//! Fetch hands a pass to decode as soon as decode is free, read takes 2
+//! cycles, execute 1, write 1 (a global-memory pass
+//! [`SmConfig::memory_cycles`](super::SmConfig::memory_cycles)), the
+//! scheduler takes any READY warp at once, and there is no block set-up:
+//! the model of the thesis' waveform, fast to run.
+
+use flexpmu_hdl::sm::execute_stage::{ExecuteLatency, LANES};
+use flexpmu_isa::g80::{Instruction, Src32};
+
+/// Which timing the SM slice follows.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Timing {
+    /// FlexGripPlus 4.4's stage timing, block set-up and rounds.
+    #[default]
+    FlexGripPlus,
+    /// Every stage as fast as the handshake allows.
+    Simple,
+}
+
+impl Timing {
+    pub fn name(self) -> &'static str {
+        match self {
+            Timing::FlexGripPlus => "flexgripplus",
+            Timing::Simple => "simple",
+        }
+    }
+
+    /// The execute stage's latency in the core.
+    pub fn execute_latency(self) -> ExecuteLatency {
+        match self {
+            Timing::FlexGripPlus => ExecuteLatency::FlexGripPlus,
+            Timing::Simple => ExecuteLatency::OneCycle,
+        }
+    }
+}
+
+/// Cycles from the block scheduler's start to the SM running the first
+/// round (FlexGripPlus: `block_scheduler_en` to `smp_run_en`).
+pub const START_CYCLES: u64 = 4;
+/// Cycles between an SM round's end and the next round's start, the SM
+/// reset included.
+pub const ROUND_SWITCH_CYCLES: u64 = 5;
+/// Cycles from the last warp finishing to `kernel_done`.
+pub const END_CYCLES: u64 = 4;
+/// Cycles from the end of set-up to the first issue.
+pub const FIRST_ISSUE_CYCLES: u64 = 2;
+
+/// Cycles of the warp checker after a warp's last pass is written, before
+/// the scheduler can see it READY.
+pub const CHECKER_CYCLES: u64 = 2;
+
+/// The scheduler polls a warp that is not READY again after this many
+/// cycles, and skips a FINISHED one in as many.
+pub const POLL_CYCLES: u64 = 2;
+
+/// Cycles FlexGripPlus' SM controller takes to set up a round of `blocks`
+/// blocks of `threads` threads each (`warps` warps in all) with `params`
+/// kernel parameter words, before the first warp can issue: per block its
+/// ids (2), the 16-byte `g[]` header one byte a cycle (16), 6 per
+/// parameter word and 1; the warps per block (3); 3 per thread to write
+/// its R0 and 2 per block; 4; the warp generator, 3 per warp and 1 per
+/// block, and 2; and 2 to leave. (Matches FlexGripPlus' simulation: 150
+/// cycles for one block of 32 threads with 3 parameters, 3,259 for two
+/// blocks of 512.)
+pub fn setup_cycles(blocks: u64, threads: u64, warps: u64, params: u64) -> u64 {
+    blocks * (19 + 6 * params) + 3 + blocks * (3 * threads + 2) + 4 + (3 * warps + blocks + 2) + 2
+}
+
+/// What a stage does with one pass, for timing.
+#[derive(Copy, Clone, Debug)]
+pub struct PassCost {
+    /// Cycles the read stage spends on the pass (its spacing).
+    pub read: u64,
+    /// Cycles the write stage spends on it.
+    pub write: u64,
+}
+
+/// Cycles of fetch from a pass's issue to `pipeline_fetch_done`.
+pub fn fetch_cycles(timing: Timing, pass: u32, long: bool) -> u64 {
+    match timing {
+        Timing::Simple => 0,
+        Timing::FlexGripPlus if pass == 0 && long => 4,
+        Timing::FlexGripPlus if pass == 0 => 3,
+        Timing::FlexGripPlus => 2,
+    }
+}
+
+/// Register-file reads of one lane of `instruction` (serialised through
+/// one arbiter), and the cycles of its `g[]` read if it has one.
+fn operand_reads(instruction: &Instruction) -> (u64, u64) {
+    match instruction {
+        Instruction::MovU16 { .. } => (0, 8),
+        Instruction::I2iU32U16 { .. } | Instruction::Shl { .. } => (1, 0),
+        Instruction::ImadU16 { .. } => (2, 8),
+        Instruction::Iadd32 {
+            a: Src32::Shared(_),
+            ..
+        } => (1, 10),
+        Instruction::Iadd32 { .. } => (2, 0),
+        // The store's address and data registers.
+        Instruction::GstU32 { .. } => (1, 0),
+        _ => (0, 0),
+    }
+}
+
+/// The costs of pass `pass` (`active` lanes) of `instruction`, a 64-bit
+/// one if `long`; `pmu_read`: a PMEVENT read, which the decode hook
+/// presents as a register write.
+pub fn pass_cost(
+    timing: Timing,
+    instruction: &Instruction,
+    long: bool,
+    pass: u32,
+    active: u8,
+    pmu_read: bool,
+    memory_cycles: u64,
+) -> PassCost {
+    let lanes = active.count_ones() as u64;
+    let idle_lanes = LANES as u64 - lanes;
+    if timing == Timing::Simple {
+        let memory = matches!(
+            instruction,
+            Instruction::GldU32 { .. } | Instruction::GstU32 { .. }
+        ) && active != 0;
+        return PassCost {
+            read: 2,
+            write: if memory { memory_cycles.max(1) } else { 1 },
+        };
+    }
+    let read = match instruction {
+        Instruction::GldU32 { .. } => 22 + 7 * lanes + idle_lanes,
+        _ => {
+            let (registers, shared) = operand_reads(instruction);
+            9 + (5 * registers).max(shared)
+        }
+    };
+    // Pass 0 builds the warp's mask: a 64-bit instruction (all of the
+    // subset's are plain FULL ones) reads its predicate register too.
+    let first_pass = match (pass, long) {
+        (0, true) if !matches!(instruction, Instruction::Ret) => 14,
+        (0, _) => 2,
+        _ => 0,
+    };
+    let write = match instruction {
+        Instruction::GstU32 { .. } => 15 + 7 * lanes + idle_lanes,
+        Instruction::MovU16 { .. } => 10,
+        Instruction::I2iU32U16 { .. }
+        | Instruction::ImadU16 { .. }
+        | Instruction::Shl { .. }
+        | Instruction::Iadd32 { .. }
+        | Instruction::GldU32 { .. } => 8,
+        Instruction::Pmevent(_) if pmu_read => 8,
+        _ => 4,
+    };
+    PassCost {
+        read: read + first_pass,
+        write,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_matches_flexgripplus() {
+        assert_eq!(setup_cycles(1, 32, 1, 3), 150);
+        assert_eq!(setup_cycles(1, 32, 1, 10), 192);
+        assert_eq!(setup_cycles(1, 64, 2, 3), 249);
+        assert_eq!(setup_cycles(2, 512, 32, 3), 3259);
+    }
+}
