@@ -68,17 +68,25 @@ fn a_full_disk_leaves_the_old_file_and_names_the_new_one() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("File too large"), "{}", stderr(&out));
-    for entry in std::fs::read_dir(dir.path().join("x")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(!name.ends_with(".partial"), "{name} left behind");
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            text.ends_with("endmodule\n")
-                || text.contains("end architecture")
-                || name == "README.md",
-            "{name} is truncated"
-        );
+    let mut folders = vec![dir.path().join("x")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(!name.ends_with(".partial"), "{name} left behind");
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                text.ends_with("endmodule\n")
+                    || text.contains("end architecture")
+                    || text.contains("end package")
+                    || name == "README.md",
+                "{name} is truncated"
+            );
+        }
     }
 
     // Standard output on a full device.

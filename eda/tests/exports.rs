@@ -209,3 +209,66 @@ mod constructs {
         );
     }
 }
+
+/// The FlexGripPlus kit's files in the order its README gives: the
+/// stand-in package, the exported designs the wrappers instantiate, the
+/// kit's package and wrappers, its testbench (`decode_wrapper` replaces
+/// the checked-in decode wrapper).
+fn kit_files(decode_wrapper: Option<PathBuf>) -> Vec<PathBuf> {
+    let kit = common::folder().join("flexgripplus");
+    let mut list = vec![kit.join("testbench/gpgpu_package_standin.vhd")];
+    for name in ["decode-hook-async", "execute-hook", "pmu"] {
+        for file in files(registry::get(name), Language::Vhdl) {
+            if !list.contains(&file) {
+                list.push(file);
+            }
+        }
+    }
+    list.push(kit.join("flexpmu_fgp.vhd"));
+    list.push(decode_wrapper.unwrap_or_else(|| kit.join("flexpmu_fgp_decode_hook.vhd")));
+    list.push(kit.join("flexpmu_fgp_execute_hook.vhd"));
+    list.push(kit.join("flexpmu_fgp_pmu.vhd"));
+    list.push(kit.join("testbench/tb_flexpmu_fgp_kit.vhd"));
+    list
+}
+
+/// The kit analyses with FlexGripPlus' GHDL flags, and its testbench
+/// (fetch's four passes per warp instruction, FlexGripPlus' decode
+/// handshake, stalls in read, execute and write, an asynchronous reset
+/// during an IDL) finds every PMU command, every field read gets and
+/// every lane's word as it works them out.
+#[test]
+fn flexgripplus_kit_testbench_passes() {
+    let log = ghdl::run_self_checking(
+        &kit_files(None),
+        "tb_flexpmu_fgp_kit",
+        ghdl::FLEXGRIPPLUS_FLAGS,
+    )
+    .unwrap();
+    assert!(log.contains("tb_flexpmu_fgp_kit: PASSED"), "{log}");
+}
+
+/// The testbench catches a wrapper that presents an IDL as a 16-bit
+/// write.
+#[test]
+fn flexgripplus_kit_testbench_catches_a_wrong_field() {
+    let wrapper = common::folder().join("flexgripplus/flexpmu_fgp_decode_hook.vhd");
+    let text = std::fs::read_to_string(&wrapper).unwrap();
+    let mutated = text.replacen(
+        "dest_data_type_out <= DT_U32",
+        "dest_data_type_out <= DT_U16",
+        1,
+    );
+    assert_ne!(text, mutated);
+    let scratch = tempfile::tempdir().unwrap();
+    let path = scratch.path().join("flexpmu_fgp_decode_hook.vhd");
+    std::fs::write(&path, mutated).unwrap();
+    let error = ghdl::run_self_checking(
+        &kit_files(Some(path)),
+        "tb_flexpmu_fgp_kit",
+        ghdl::FLEXGRIPPLUS_FLAGS,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("FAILED at cycle"), "{error}");
+}

@@ -17,11 +17,13 @@
 //! naming it.
 
 mod collect;
+pub mod flexgripplus;
 pub use flexpmu_hdl::support::reset_dff::ResetKind;
 
 pub mod ir;
 pub mod names;
 pub mod naming;
+pub mod pmu_variant;
 pub mod registry;
 mod rust_hdl_verilog;
 pub mod set;
@@ -39,6 +41,8 @@ pub use rust_hdl_verilog::wrap_rust_hdl_verilog;
 pub enum ExportError {
     #[error("block `{module}`: {what} cannot be exported")]
     Unsupported { module: String, what: String },
+    #[error("`{0}` already names another module of the export set: choose another name")]
+    NameTaken(String),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -155,9 +159,21 @@ impl Design {
         language: Language,
         description: &str,
     ) -> Option<String> {
+        self.render_module_from(name, language, description, "`flexpmu export`")
+    }
+
+    /// [`Design::render_module`] with the header naming the command that
+    /// generated it (`origin`, e.g. "`flexpmu export --pmu-config f.toml`").
+    pub fn render_module_from(
+        &self,
+        name: &str,
+        language: Language,
+        description: &str,
+        origin: &str,
+    ) -> Option<String> {
         let module = self.modules.iter().find(|m| m.name == name)?;
         let header = format!(
-            "{GENERATED_MARKER} (`flexpmu export`) from the rust-hdl design in hdl/: do not edit.\n\
+            "{GENERATED_MARKER} ({origin}) from the rust-hdl design in hdl/: do not edit.\n\
              {name}: {description}."
         );
         Some(match language {

@@ -41,7 +41,7 @@ impl Key {
 }
 
 /// Names given so far.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Naming {
     names: HashMap<Key, (String, String)>,
     /// Name -> the module that holds it (with its global origin).
@@ -158,9 +158,12 @@ fn differences(holder: &Module, module: &Module) -> Vec<String> {
     tokens
 }
 
-/// Every design of the registry, exported and named together.
-fn all() -> &'static Result<Vec<Design>, ExportError> {
-    static ALL: OnceLock<Result<Vec<Design>, ExportError>> = OnceLock::new();
+/// Every design of the registry, exported and named together, and the
+/// names they took.
+type Named = Result<(Vec<Design>, Naming), ExportError>;
+
+fn all() -> &'static Named {
+    static ALL: OnceLock<Named> = OnceLock::new();
     ALL.get_or_init(|| {
         let mut designs: Vec<Option<Design>> = vec![None; DESIGNS.len()];
         let mut naming = Naming::default();
@@ -176,8 +179,37 @@ fn all() -> &'static Result<Vec<Design>, ExportError> {
             naming.apply(&mut design, entry.module, entry.name);
             designs[index] = Some(design);
         }
-        Ok(designs.into_iter().flatten().collect())
+        Ok((designs.into_iter().flatten().collect(), naming))
     })
+}
+
+/// A design outside the registry (a PMU variant), named after every
+/// registry design: its top is `top`; a module whose body a registry
+/// design has keeps that design's name. An error if `top` already names
+/// another body.
+pub(crate) fn named_extra(
+    mut design: Design,
+    top: &str,
+    label: &str,
+) -> Result<Design, ExportError> {
+    let (_, naming) = all().as_ref().map_err(Clone::clone)?;
+    let mut naming = naming.clone();
+    let top_key = Key::of(design.top());
+    if let Some(holder) = naming.holders.get(top) {
+        if Key::of(holder) != top_key {
+            return Err(ExportError::NameTaken(top.to_string()));
+        }
+    }
+    if naming
+        .names
+        .get(&top_key)
+        .is_some_and(|(name, _)| name != top)
+    {
+        // The same body under a registry name: still export it as `top`.
+        naming.names.remove(&top_key);
+    }
+    naming.apply(&mut design, top, label);
+    Ok(design)
 }
 
 /// `entry`'s design with its global names.
@@ -187,7 +219,7 @@ pub(crate) fn named_design(entry: &DesignEntry) -> Result<Design, ExportError> {
         .position(|d| std::ptr::eq(d, entry) || d.name == entry.name)
         .expect("a registry entry");
     match all() {
-        Ok(designs) => Ok(designs[index].clone()),
+        Ok((designs, _)) => Ok(designs[index].clone()),
         Err(error) => Err(error.clone()),
     }
 }

@@ -48,7 +48,7 @@ impl DesignEntry {
     }
 }
 
-fn connected<B: Block>(mut block: B) -> B {
+pub(crate) fn connected<B: Block>(mut block: B) -> B {
     block.connect_all();
     block
 }

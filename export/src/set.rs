@@ -74,20 +74,7 @@ impl ExportSet {
         if let Some((entry, _)) = self.designs.iter().find(|(e, _)| e.module == module.name) {
             return entry.description.to_string();
         }
-        match (&module.body, &module.block) {
-            (Body::Register { width, init, reset }, _) => match reset {
-                None => format!("a {width}-bit register (rust-hdl DFF) powering up at {init:#x}"),
-                Some(kind) => format!(
-                    "a {width}-bit register with {} reset to {init:#x} (flexpmu ResetDff)",
-                    match kind {
-                        ResetKind::Synchronous => "a synchronous",
-                        ResetKind::Asynchronous => "an asynchronous",
-                    }
-                ),
-            },
-            (_, Some(block)) => format!("the rust-hdl `{block}` block"),
-            _ => "a rust-hdl block".to_string(),
-        }
+        describe_part(module)
     }
 
     /// The files `design` needs in `language`, leaves first (the order
@@ -126,6 +113,24 @@ impl ExportSet {
         README_TEMPLATE
             .replace("{{MARKER}}", GENERATED_MARKER)
             .replace("{{TOPS}}", tops.trim_end())
+    }
+}
+
+/// What a module that is not a registry top is, for its file's header.
+pub fn describe_part(module: &Module) -> String {
+    match (&module.body, &module.block) {
+        (Body::Register { width, init, reset }, _) => match reset {
+            None => format!("a {width}-bit register (rust-hdl DFF) powering up at {init:#x}"),
+            Some(kind) => format!(
+                "a {width}-bit register with {} reset to {init:#x} (flexpmu ResetDff)",
+                match kind {
+                    ResetKind::Synchronous => "a synchronous",
+                    ResetKind::Asynchronous => "an asynchronous",
+                }
+            ),
+        },
+        (_, Some(block)) => format!("the rust-hdl `{block}` block"),
+        _ => "a rust-hdl block".to_string(),
     }
 }
 

@@ -7,8 +7,11 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use flexpmu_eda::golden;
 use flexpmu_eda::testbench::Simulator;
-use flexpmu_export::set::ExportSet;
+use flexpmu_export::flexgripplus;
+use flexpmu_export::pmu_variant::PmuVariant;
+use flexpmu_export::set::{self, ExportSet};
 use flexpmu_export::{registry, Design, DesignEntry, Language, GENERATED_MARKER};
+use flexpmu_hdl::ChannelMode;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_sim::pmu::scenario::{self, ScenarioLimits};
@@ -48,6 +51,12 @@ pub struct ExportArgs {
     /// Replace files that flexpmu did not generate.
     #[arg(long)]
     force: bool,
+    /// Export only a PMU variant described by this file (counters, counter
+    /// width, per channel its width and toggle/level mode; see the
+    /// README), as `flexpmu_pmu_<name>` beside the other exports, with its
+    /// FlexGripPlus wrapper in `flexgripplus/`.
+    #[arg(long, value_name = "FILE.toml")]
+    pmu_config: Option<PathBuf>,
 }
 
 /// The files `export` produces: (path, text).
@@ -64,6 +73,11 @@ fn exports(
         .map(|file| (out.join(file.name), file.text))
         .collect();
     files.push((out.join("README.md"), set.readme()));
+    files.extend(
+        flexgripplus_kit(&set, languages)?
+            .into_iter()
+            .map(|f| (out.join(f.path), f.text)),
+    );
     for (design, exported) in &set.designs {
         let top = exported.top();
         for simulator in [Simulator::Icarus, Simulator::Ghdl, Simulator::Verilator] {
@@ -87,6 +101,96 @@ fn exports(
             let path = testbenches.join("flexpmu_sm_core_appendix_a.vec");
             files.push((path, appendix_a_vectors(exported)?));
         }
+    }
+    Ok(files)
+}
+
+/// The FlexGripPlus integration kit, when the export has VHDL and the
+/// designs the kit wraps.
+fn flexgripplus_kit(set: &ExportSet, languages: &[Language]) -> Result<Vec<flexgripplus::KitFile>> {
+    let find = |name: &str| {
+        set.designs
+            .iter()
+            .find(|(d, _)| d.name == name)
+            .map(|(_, e)| e)
+    };
+    let (Some(decode_hook), Some(execute_hook), Some(pmu)) =
+        (find("decode-hook-async"), find("execute-hook"), find("pmu"))
+    else {
+        return Ok(Vec::new());
+    };
+    if !languages.contains(&Language::Vhdl) {
+        return Ok(Vec::new());
+    }
+    let designs = flexgripplus::KitDesigns {
+        decode_hook,
+        execute_hook,
+        pmu,
+    };
+    Ok(flexgripplus::kit(&designs)?)
+}
+
+/// The files of the PMU variant `config` describes: each module of it
+/// (one the registered exports also have, with their text), and its
+/// FlexGripPlus wrapper when VHDL is exported.
+fn variant_exports(
+    config: &Path,
+    languages: &[Language],
+    out: &Path,
+) -> Result<Vec<(PathBuf, String)>> {
+    let variant = PmuVariant::load(config)?;
+    let design = variant
+        .design()
+        .with_context(|| format!("exporting the PMU variant of {}", config.display()))?;
+    let registered: Vec<&'static DesignEntry> = registry::exported().collect();
+    let set = ExportSet::new(&registered, languages).context("exporting the designs")?;
+    let shared = set.module_files();
+    let origin = format!("`flexpmu export --pmu-config {}`", variant.source);
+    let mut files = Vec::new();
+    for module in &design.modules {
+        for &language in languages {
+            let name = set::file_name(&module.name, language);
+            let text = match shared.iter().find(|f| f.name == name) {
+                Some(file) => file.text.clone(),
+                None => {
+                    let description = if module.name == design.top().name {
+                        variant.description()
+                    } else {
+                        set::describe_part(module)
+                    };
+                    design
+                        .render_module_from(&module.name, language, &description, &origin)
+                        .expect("the module is in its design")
+                }
+            };
+            files.push((out.join(name), text));
+        }
+    }
+    if languages.contains(&Language::Vhdl) {
+        let channels: Vec<String> = variant
+            .config
+            .channels
+            .iter()
+            .zip(&variant.signals)
+            .enumerate()
+            .map(|(i, (ch, signal))| {
+                let mode = match ch.mode {
+                    ChannelMode::Toggle => "toggle",
+                    ChannelMode::Level => "level",
+                };
+                let signal = signal
+                    .as_deref()
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default();
+                format!(
+                    "monitor_in({i}): {mode}, {} bit{}{signal}",
+                    ch.width,
+                    if ch.width == 1 { "" } else { "s" }
+                )
+            })
+            .collect();
+        let wrapper = flexgripplus::pmu_variant_wrapper(&design, &variant.source, &channels)?;
+        files.push((out.join(wrapper.path), wrapper.text));
     }
     Ok(files)
 }
@@ -145,8 +249,28 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
     } else {
         args.design.iter().map(|d| d.0).collect()
     };
-    let files = exports(&languages, &designs, out, testbenches)?;
-    let leftovers = leftovers(out, &files);
+    let (files, leftovers) = match &args.pmu_config {
+        Some(config) => {
+            if !args.design.is_empty() {
+                bail!("--pmu-config exports the PMU variant alone: leave out --design");
+            }
+            (variant_exports(config, &languages, out)?, Vec::new())
+        }
+        None => {
+            let files = exports(&languages, &designs, out, testbenches)?;
+            // Only a whole export knows which modules are gone.
+            let leftovers = if args.design.is_empty() {
+                leftovers(out, &files, &languages)
+            } else {
+                Vec::new()
+            };
+            (files, leftovers)
+        }
+    };
+    let dirs: Vec<&Path> = match &args.pmu_config {
+        Some(_) => vec![out],
+        None => vec![out, testbenches],
+    };
     if check {
         let stale: Vec<String> = files
             .iter()
@@ -159,11 +283,11 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
             )
             .collect();
         if stale.is_empty() {
+            let places: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
             outln!(
-                "{} exported files in {} and {} are current",
+                "{} exported files in {} are current",
                 files.len(),
-                out.display(),
-                testbenches.display()
+                places.join(" and ")
             );
             return Ok(ExitCode::SUCCESS);
         }
@@ -176,15 +300,25 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
     }
     // Check every target before writing anything, so a run never stops
     // half-way over a file it may not replace.
-    for dir in [out, testbenches] {
+    let mut dirs = dirs;
+    for (path, _) in &files {
+        if let Some(parent) = path.parent().filter(|p| !dirs.contains(p)) {
+            dirs.push(parent);
+        }
+    }
+    for dir in &dirs {
         files::check_directory(dir)?;
     }
-    for dir in [out, testbenches] {
+    for dir in &dirs {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let mut refused = Vec::new();
     for (path, _) in &files {
-        match files::check_target(path, force, markers::EXPORT) {
+        match files::check_target(
+            path,
+            force,
+            &[markers::EXPORT, markers::PMU_VARIANT].concat(),
+        ) {
             Ok(()) => {}
             Err(files::FileError::Exists(path)) => refused.push(path.display().to_string()),
             Err(other) => return Err(other.into()),
@@ -210,17 +344,15 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
 /// HDL files flexpmu generated earlier in `out` that the current export
 /// no longer produces (a renamed module): left in place, they would
 /// declare a module twice when the folder is compiled as a whole.
-fn leftovers(out: &Path, files: &[(PathBuf, String)]) -> Vec<PathBuf> {
+fn leftovers(out: &Path, files: &[(PathBuf, String)], languages: &[Language]) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(out) else {
         return Vec::new();
     };
     let mut found: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| {
-            matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("v") | Some("vhd")
-            )
+            let extension = path.extension().and_then(|e| e.to_str());
+            languages.iter().any(|l| Some(l.extension()) == extension)
         })
         .filter(|path| !files.iter().any(|(p, _)| p == path))
         .filter(|path| is_generated(path))

@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use flexpmu_eda::synth::{self, report, Flow, SynthOptions, SynthResult};
-use flexpmu_export::DesignEntry;
+use flexpmu_export::pmu_variant::PmuVariant;
+use flexpmu_export::{Design, DesignEntry};
 use indicatif::ProgressBar;
 
 use super::DesignArg;
@@ -44,6 +45,10 @@ pub struct SynthArgs {
     /// switching activity the sta flow's power analysis uses.
     #[arg(long, value_name = "WAVEFORM")]
     activity: Option<PathBuf>,
+    /// Synthesise a PMU variant described by this file (as `export
+    /// --pmu-config` takes it) instead of --top.
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["top", "compare", "report"])]
+    pmu_config: Option<PathBuf>,
     /// Replace existing netlist or report files.
     #[arg(long)]
     force: bool,
@@ -60,8 +65,17 @@ fn ice40_devices() -> clap::builder::PossibleValuesParser {
         .into()
 }
 
-fn run_one(design: &DesignEntry, options: &SynthOptions, quiet: bool) -> Result<SynthResult> {
-    let top = design.name;
+/// What `synth` runs on: a registered design or a PMU variant.
+enum Target<'a> {
+    Registered(&'a DesignEntry),
+    Variant(String, Design),
+}
+
+fn run_one(target: &Target, options: &SynthOptions, quiet: bool) -> Result<SynthResult> {
+    let top = match target {
+        Target::Registered(design) => design.name,
+        Target::Variant(name, _) => name.as_str(),
+    };
     let spinner = if quiet {
         ProgressBar::hidden()
     } else {
@@ -77,7 +91,10 @@ fn run_one(design: &DesignEntry, options: &SynthOptions, quiet: bool) -> Result<
         }
     ));
     spinner.enable_steady_tick(std::time::Duration::from_millis(150));
-    let result = synth::synthesize(design, options);
+    let result = match target {
+        Target::Registered(design) => synth::synthesize(design, options),
+        Target::Variant(name, design) => synth::synthesize_design(name, design, options),
+    };
     spinner.finish_and_clear();
     Ok(result?)
 }
@@ -135,7 +152,17 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
     }
     match args.compare.as_slice() {
         [] => {
-            let result = run_one(args.top.0, &options, args.json)?;
+            let target = match &args.pmu_config {
+                Some(path) => {
+                    let variant = PmuVariant::load(path)?;
+                    let design = variant.design().with_context(|| {
+                        format!("exporting the PMU variant of {}", path.display())
+                    })?;
+                    Target::Variant(variant.module(), design)
+                }
+                None => Target::Registered(args.top.0),
+            };
+            let result = run_one(&target, &options, args.json)?;
             if args.json {
                 outln!("{}", serde_json::to_string(&result)?);
             } else {
@@ -146,8 +173,8 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
             }
         }
         [a, b] => {
-            let ra = run_one(a.0, &options, args.json)?;
-            let rb = run_one(b.0, &options, args.json)?;
+            let ra = run_one(&Target::Registered(a.0), &options, args.json)?;
+            let rb = run_one(&Target::Registered(b.0), &options, args.json)?;
             if args.json {
                 outln!("{}", serde_json::json!({ "a": ra, "b": rb }));
             } else {

@@ -124,12 +124,28 @@ impl AtomicFile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let temp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".partial")
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".partial");
+        // A new file gets the mode any program's would (0666 less the
+        // umask), not the temporary file's private 0600.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let temp = builder
             .tempfile_in(&dir)
             .map_err(|e| FileError::io(target, e))?;
         cleanup::register(temp.path());
+        // A replaced file keeps its mode.
+        if let Ok(existing) = std::fs::metadata(target) {
+            if existing.is_file() {
+                temp.as_file()
+                    .set_permissions(existing.permissions())
+                    .map_err(|e| FileError::io(target, e))?;
+            }
+        }
         Ok(AtomicFile {
             temp: Some(temp),
             target: target.to_path_buf(),
@@ -278,6 +294,25 @@ mod tests {
         write_atomically(&target, b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_files_get_the_usual_mode_or_keep_the_old_one() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        // What a plain create gets under this process' umask.
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, "x").unwrap();
+        let fresh = dir.path().join("fresh");
+        write_atomically(&fresh, b"x").unwrap();
+        assert_eq!(mode(&fresh), mode(&plain));
+        let kept = dir.path().join("kept");
+        std::fs::write(&kept, "x").unwrap();
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomically(&kept, b"y").unwrap();
+        assert_eq!(mode(&kept), 0o640);
     }
 
     #[test]

@@ -9,23 +9,63 @@ use crate::testbench_log::{self, TestbenchResult};
 /// Analyses `files` into one library, in the order given, and elaborates
 /// each of `tops`, with `--std=<std>` (`08`, `93c`).
 pub fn check(files: &[PathBuf], tops: &[&str], std: &str) -> Result<(), ToolError> {
-    let scratch = Scratch::new(&format!("ghdl-{std}"))?;
-    let what = format!("{} (--std={std})", crate::describe(files));
-    let std_flag = format!("--std={std}");
-    analyse(files, &std_flag, scratch.path(), &what)?;
+    check_with(files, tops, &[&format!("--std={std}")])
+}
+
+/// [`check`] with any GHDL options (e.g. [`FLEXGRIPPLUS_FLAGS`]).
+pub fn check_with(files: &[PathBuf], tops: &[&str], flags: &[&str]) -> Result<(), ToolError> {
+    let scratch = Scratch::new("ghdl-check")?;
+    let what = format!("{} ({})", crate::describe(files), flags.join(" "));
+    analyse_with(files, flags, scratch.path(), &what)?;
     for top in tops {
-        run("ghdl", &["-e", &std_flag, top], scratch.path(), &what)?;
+        let mut args = vec!["-e"];
+        args.extend(flags);
+        args.push(top);
+        run("ghdl", &args, scratch.path(), &what)?;
     }
     Ok(())
 }
 
+/// The options FlexGripPlus' RTL needs under GHDL (it uses Synopsys'
+/// `std_logic_unsigned` and relaxed rules).
+pub const FLEXGRIPPLUS_FLAGS: &[&str] = &["--std=08", "-fexplicit", "--ieee=synopsys", "-frelaxed"];
+
 /// `ghdl -a` of `files` into the work library in `dir`.
 fn analyse(files: &[PathBuf], std_flag: &str, dir: &Path, what: &str) -> Result<(), ToolError> {
+    analyse_with(files, &[std_flag], dir, what)
+}
+
+fn analyse_with(
+    files: &[PathBuf],
+    flags: &[&str],
+    dir: &Path,
+    what: &str,
+) -> Result<(), ToolError> {
     let names = crate::absolute_all(files)?;
-    let mut args = vec!["-a", std_flag];
+    let mut args = vec!["-a"];
+    args.extend(flags);
     args.extend(names.iter().map(String::as_str));
     run("ghdl", &args, dir, what)?;
     Ok(())
+}
+
+/// Analyses `files` (in order) with `flags`, elaborates the testbench
+/// `top` and runs it; its output. A failed assertion of severity
+/// `failure` is an error with the run's log.
+pub fn run_self_checking(
+    files: &[PathBuf],
+    top: &str,
+    flags: &[&str],
+) -> Result<String, ToolError> {
+    let scratch = Scratch::new(&format!("ghdl-run-{top}"))?;
+    let what = format!("{} ({})", crate::describe(files), flags.join(" "));
+    analyse_with(files, flags, scratch.path(), &what)?;
+    let mut args = vec!["-e"];
+    args.extend(flags);
+    args.push(top);
+    run("ghdl", &args, scratch.path(), &what)?;
+    args[0] = "-r";
+    run("ghdl", &args, scratch.path(), &what)
 }
 
 /// Synthesises VHDL to Verilog with `ghdl --synth --out=verilog`.
