@@ -332,6 +332,7 @@ fn bench_json_names_every_engine() {
         names,
         [
             "native",
+            "compiled",
             "native-vcd",
             "rust-hdl-simulation",
             "verilator",
@@ -344,7 +345,7 @@ fn bench_json_names_every_engine() {
     }
     // 128 warps of appendix A in four rounds, checked against the ISS by
     // the engine.
-    assert_eq!(json["engines"][5]["cycles"], 326_647);
+    assert_eq!(json["engines"][6]["cycles"], 326_647);
 }
 
 #[test]

@@ -31,16 +31,19 @@ pub enum Engine {
     VerilatorRustHdl,
     /// The SM slice running appendix A on 8 blocks of 512 threads.
     SmSlice,
+    /// The PMU on the compiled engine (the export IR, levelised).
+    Compiled,
 }
 
 impl Engine {
-    pub const ALL: [Engine; 6] = [
+    pub const ALL: [Engine; 7] = [
         Engine::Native,
         Engine::NativeVcd,
         Engine::RustHdlSimulation,
         Engine::Verilator,
         Engine::VerilatorRustHdl,
         Engine::SmSlice,
+        Engine::Compiled,
     ];
 
     /// Its name in tables, JSON and on the command line.
@@ -52,6 +55,7 @@ impl Engine {
             Engine::Verilator => "verilator",
             Engine::VerilatorRustHdl => "verilator-rust-hdl",
             Engine::SmSlice => "sm-slice",
+            Engine::Compiled => "compiled",
         }
     }
 }
@@ -171,6 +175,69 @@ fn native_run(
         passes_per_cycle: Some(driver.passes_per_cycle()),
         peak_rss_growth_kib: peak_rss_kib().saturating_sub(rss_before),
         vcd_bytes: vcd.and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len()),
+    })
+}
+
+/// The PMU on the compiled engine, built from the registry's export.
+pub fn compiled(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineResult, BenchError> {
+    use flexpmu_sim::engine::compiled::CompiledSim;
+    let name = Engine::Compiled.name();
+    let rss_before = peak_rss_kib();
+    let design = flexpmu_export::registry::get("pmu")
+        .design()
+        .map_err(|e| BenchError::Stock(e.to_string()))?;
+    let mut sim = CompiledSim::new(&design).map_err(|e| BenchError::Stock(e.to_string()))?;
+    let input = |sim: &CompiledSim, name: &str| {
+        sim.input_index(name)
+            .ok_or_else(|| BenchError::Stock(format!("the compiled PMU has no input {name}")))
+    };
+    let (address, command) = (input(&sim, "address")?, input(&sim, "command")?);
+    let monitors = (0..16)
+        .map(|i| input(&sim, &format!("monitor_in_{i}")))
+        .collect::<Result<Vec<usize>, BenchError>>()?;
+    let counters = (0..16)
+        .map(|i| {
+            let wanted = format!("counters_{i}.count_reg.q");
+            sim.netlist()
+                .registers
+                .iter()
+                .position(|r| r.name == wanted)
+                .ok_or_else(|| {
+                    BenchError::Stock(format!("the compiled PMU has no register {wanted}"))
+                })
+        })
+        .collect::<Result<Vec<usize>, BenchError>>()?;
+    let start = Instant::now();
+    for counter in 0..SETUP_CYCLES {
+        sim.set_input(address, counter);
+        sim.set_input(command, PmuCommand::Cnt.bits());
+        sim.settle();
+        sim.clock();
+    }
+    sim.set_input(command, PmuCommand::Nop.bits());
+    for cycle in 0..toggles {
+        let value = toggle_value(cycle);
+        for &m in &monitors {
+            sim.set_input(m, value);
+        }
+        sim.settle();
+        sim.clock();
+        if cycle % 65536 == 0 {
+            progress(cycle);
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let counts: Vec<u64> = counters.iter().map(|&r| sim.register(r)).collect();
+    check_counts(name, &counts, toggles)?;
+    let cycles = SETUP_CYCLES + toggles;
+    Ok(EngineResult {
+        name: name.to_string(),
+        cycles,
+        seconds,
+        cycles_per_s: cycles as f64 / seconds,
+        passes_per_cycle: None,
+        peak_rss_growth_kib: peak_rss_kib().saturating_sub(rss_before),
+        vcd_bytes: None,
     })
 }
 

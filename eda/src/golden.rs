@@ -37,6 +37,55 @@ impl Vectors {
         self.ports.iter().filter(|p| p.direction == Direction::Out)
     }
 
+    /// Reads a vector file's text (see the module documentation).
+    pub fn from_text(text: &str) -> Result<Vectors, String> {
+        let mut ports = Vec::new();
+        let mut rows = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            let at = |what: String| format!("line {}: {what}", index + 1);
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            if let Some(header) = line.strip_prefix("ports ") {
+                for field in header.split_whitespace() {
+                    let parts: Vec<&str> = field.split(':').collect();
+                    let [name, dir, width] = parts[..] else {
+                        return Err(at(format!("`{field}`: expected name:in|out:width")));
+                    };
+                    let width: usize = width
+                        .parse()
+                        .map_err(|_| at(format!("`{field}`: width is not a number")))?;
+                    let direction = match dir {
+                        "in" => Direction::In,
+                        "out" => Direction::Out,
+                        _ => return Err(at(format!("`{field}`: expected in or out"))),
+                    };
+                    ports.push(Port {
+                        name: name.to_string(),
+                        raw: name.to_string(),
+                        direction,
+                        width,
+                        clock: false,
+                    });
+                }
+                continue;
+            }
+            let row = line
+                .split_whitespace()
+                .map(|v| u128::from_str_radix(v, 16).map_err(|_| at(format!("`{v}` is not hex"))))
+                .collect::<Result<Vec<u128>, String>>()?;
+            if row.len() != ports.len() {
+                return Err(at(format!(
+                    "{} values for {} ports",
+                    row.len(),
+                    ports.len()
+                )));
+            }
+            rows.push(row);
+        }
+        Ok(Vectors { ports, rows })
+    }
+
     /// The file text (see the module documentation).
     pub fn to_text(&self, comment: &str) -> String {
         let mut out = String::new();
@@ -155,4 +204,62 @@ pub fn record_pmu(
         stimulus.len() as u64,
         |cycle, pmu| flexpmu_sim::pmu::rtl::apply_inputs(pmu, &stimulus[cycle as usize]),
     )
+}
+
+/// Replays `vectors` on the compiled engine built from `design` (the
+/// export IR): each row's inputs are set, the outputs compared once
+/// settled, then the clock edge. Mismatches are reported as the HDL
+/// testbenches report them.
+pub fn replay_compiled(
+    design: &flexpmu_export::Design,
+    vectors: &Vectors,
+) -> Result<flexpmu_tools::TestbenchResult, flexpmu_sim::engine::compiled::NetlistError> {
+    use flexpmu_sim::engine::compiled::CompiledSim;
+    let mut sim = CompiledSim::new(design)?;
+    enum Column {
+        Input(usize),
+        Output(usize, String),
+        Ignored,
+    }
+    let columns: Vec<Column> = vectors
+        .ports
+        .iter()
+        .map(|p| match p.direction {
+            Direction::In => sim
+                .input_index(&p.name)
+                .map_or(Column::Ignored, Column::Input),
+            Direction::Out => sim
+                .output_index(&p.name)
+                .map_or(Column::Ignored, |i| Column::Output(i, p.name.clone())),
+        })
+        .collect();
+    let mut result = flexpmu_tools::TestbenchResult {
+        cycles: 0,
+        mismatches: 0,
+        first_mismatches: Vec::new(),
+    };
+    for (cycle, row) in vectors.rows.iter().enumerate() {
+        for (column, &value) in columns.iter().zip(row) {
+            if let Column::Input(i) = column {
+                sim.set_input(*i, value as u64);
+            }
+        }
+        sim.settle();
+        for (column, &value) in columns.iter().zip(row) {
+            if let Column::Output(i, name) = column {
+                let got = sim.output(*i);
+                if u128::from(got) != value {
+                    result.mismatches += 1;
+                    if result.first_mismatches.len() < 5 {
+                        result.first_mismatches.push(format!(
+                            "MISMATCH cycle={cycle} signal={name} expected={value:x} got={got:x}"
+                        ));
+                    }
+                }
+            }
+        }
+        sim.clock();
+        result.cycles += 1;
+    }
+    Ok(result)
 }

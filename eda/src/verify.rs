@@ -107,6 +107,20 @@ pub fn verify(
     let start = Instant::now();
     outcomes.push(model_against_vectors(stimulus, &vectors, start));
 
+    progress("compiled engine");
+    let start = Instant::now();
+    let result = golden::replay_compiled(&design, &vectors).map_err(|e| ToolError::Failed {
+        tool: "compiled engine".into(),
+        what: "the PMU".into(),
+        log: e.to_string(),
+    });
+    outcomes.push(outcome(
+        "compiled engine (export IR)",
+        cycles,
+        result,
+        start,
+    ));
+
     let vectors_path = work.join("flexpmu_pmu.vec");
     write(
         &vectors_path,

@@ -20,7 +20,7 @@ fn assert_all_agree(stimulus: &[PmuInputs], name: &str) {
     let work = Scratch::new(&format!("verify-test-{name}")).unwrap();
     let outcomes = verify(stimulus, work.path(), &mut |_| {}).unwrap();
     let engines: Vec<&str> = outcomes.iter().map(|o| o.engine.as_str()).collect();
-    assert_eq!(engines.len(), 5, "{engines:?}");
+    assert_eq!(engines.len(), 6, "{engines:?}");
     for o in &outcomes {
         assert!(o.agrees, "{}: {}", o.engine, o.result);
         assert_eq!(o.cycles, stimulus.len() as u64, "{}", o.engine);
@@ -60,6 +60,12 @@ fn testbenches_report_mismatches() {
         .write("bad.vec", &vectors.to_text("corrupted at cycle 37"))
         .unwrap();
     let files = ExportFiles::write(scratch.path(), &design, "test").unwrap();
+    let r = golden::replay_compiled(&design, &vectors).unwrap();
+    assert_eq!((r.cycles, r.mismatches), (50, 1), "compiled: {r:?}");
+    assert!(
+        r.first_mismatches[0].contains("cycle=37 signal=monitor_out"),
+        "{r:?}"
+    );
     for simulator in Simulator::ALL {
         let r = files.replay(simulator, top, &vec_path).unwrap();
         assert_eq!((r.cycles, r.mismatches), (50, 1), "{simulator:?}: {r:?}");
@@ -113,6 +119,12 @@ fn replay_everywhere_with<B: flexpmu_hdl::Clocked + flexpmu_hdl::support::trace:
     let design = registry::get(name).design().unwrap();
     let top = design.top();
     let vectors = golden::record(block, &top.ports, cycles, stimulus).unwrap();
+    let r = golden::replay_compiled(&design, &vectors).unwrap();
+    assert_eq!(
+        (r.cycles, r.mismatches),
+        (cycles, 0),
+        "{name} on the compiled engine: {r:?}"
+    );
     let scratch = Scratch::new(&format!("verify-test-{name}")).unwrap();
     let vec_path = scratch
         .write("random.vec", &vectors.to_text("random stimulus"))
@@ -214,6 +226,12 @@ fn sm_core_exports_run_the_appendix_kernel() {
         let r = replay_checked_in(simulator, "flexpmu_sm_core", &vectors);
         assert_eq!((r.cycles, r.mismatches), (3112, 0), "{simulator:?}: {r:?}");
     }
+    // And on the compiled engine, from the same IR.
+    let text = std::fs::read_to_string(&vectors).unwrap();
+    let parsed = golden::Vectors::from_text(&text).unwrap();
+    let design = registry::get("sm-core").design().unwrap();
+    let r = golden::replay_compiled(&design, &parsed).unwrap();
+    assert_eq!((r.cycles, r.mismatches), (3112, 0), "compiled: {r:?}");
 }
 
 /// The PMU's checked-in testbenches replay the figure-3.1 vectors against

@@ -57,6 +57,11 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         results.push(bench::native(cycles, &mut |c| pb.set_position(c))?);
         pb.finish_and_clear();
     }
+    if wanted(Engine::Compiled) {
+        let pb = bar("compiled", cycles);
+        results.push(bench::compiled(cycles, &mut |c| pb.set_position(c))?);
+        pb.finish_and_clear();
+    }
     if wanted(Engine::NativeVcd) {
         let pb = bar("native-vcd", cycles);
         let vcd = bench::native_vcd(cycles, &vcd_path, &mut |c| pb.set_position(c));
