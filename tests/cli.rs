@@ -337,7 +337,8 @@ fn bench_json_names_every_engine() {
             "rust-hdl-simulation",
             "verilator",
             "verilator-rust-hdl",
-            "sm-slice"
+            "sm-slice",
+            "sm-slice-compiled"
         ]
     );
     for engine in json["engines"].as_array().unwrap() {
@@ -346,6 +347,7 @@ fn bench_json_names_every_engine() {
     // 128 warps of appendix A in four rounds, checked against the ISS by
     // the engine.
     assert_eq!(json["engines"][6]["cycles"], 326_647);
+    assert_eq!(json["engines"][7]["cycles"], 326_647);
 }
 
 #[test]
@@ -394,7 +396,15 @@ fn asm_writes_a_rom_ghdl_accepts_and_disasm_reads_it_back() {
 #[test]
 fn checked_in_exports_are_current() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = flexpmu(&["export", "--check"], repo);
+    let out = flexpmu(
+        &[
+            "export",
+            "--check",
+            "--native",
+            "sim/src/engine/compiled/native",
+        ],
+        repo,
+    );
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -33,10 +33,12 @@ pub enum Engine {
     SmSlice,
     /// The PMU on the compiled engine (the export IR, levelised).
     Compiled,
+    /// The SM slice's workload with its core on the compiled engine.
+    SmSliceCompiled,
 }
 
 impl Engine {
-    pub const ALL: [Engine; 7] = [
+    pub const ALL: [Engine; 8] = [
         Engine::Native,
         Engine::NativeVcd,
         Engine::RustHdlSimulation,
@@ -44,6 +46,7 @@ impl Engine {
         Engine::VerilatorRustHdl,
         Engine::SmSlice,
         Engine::Compiled,
+        Engine::SmSliceCompiled,
     ];
 
     /// Its name in tables, JSON and on the command line.
@@ -56,6 +59,7 @@ impl Engine {
             Engine::VerilatorRustHdl => "verilator-rust-hdl",
             Engine::SmSlice => "sm-slice",
             Engine::Compiled => "compiled",
+            Engine::SmSliceCompiled => "sm-slice-compiled",
         }
     }
 }
@@ -211,8 +215,7 @@ pub fn compiled(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineRes
     for counter in 0..SETUP_CYCLES {
         sim.set_input(address, counter);
         sim.set_input(command, PmuCommand::Cnt.bits());
-        sim.settle();
-        sim.clock();
+        sim.step();
     }
     sim.set_input(command, PmuCommand::Nop.bits());
     for cycle in 0..toggles {
@@ -220,8 +223,7 @@ pub fn compiled(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineRes
         for &m in &monitors {
             sim.set_input(m, value);
         }
-        sim.settle();
-        sim.clock();
+        sim.step();
         if cycle % 65536 == 0 {
             progress(cycle);
         }
@@ -259,12 +261,17 @@ pub fn native_vcd(
 /// rounds of two blocks with FlexGripPlus timing).
 pub const SM_BENCH_BLOCKS: u16 = 8;
 
-/// The SM slice (rust-hdl core and behavioural units) running the
-/// appendix-A kernel on [`SM_BENCH_BLOCKS`] blocks of 512 threads; the run
-/// must compute C = A + B and match the reference ISS.
-pub fn sm_slice(program: &[u32]) -> Result<EngineResult, BenchError> {
+/// The SM slice (the core on `engine`, rust-hdl's for `sm-slice` or the
+/// compiled one for `sm-slice-compiled`, and the behavioural units)
+/// running the appendix-A kernel on [`SM_BENCH_BLOCKS`] blocks of 512
+/// threads; the run must compute C = A + B and match the reference ISS.
+pub fn sm_slice(program: &[u32], engine: Engine) -> Result<EngineResult, BenchError> {
     use flexpmu_sim::gpu::iss::Geometry;
-    use flexpmu_sim::gpu::sm::{Sm, SmConfig};
+    use flexpmu_sim::gpu::sm::{CoreEngine, Sm, SmConfig};
+    let core = match engine {
+        Engine::SmSliceCompiled => CoreEngine::Compiled,
+        _ => CoreEngine::RustHdl,
+    };
     use flexpmu_sim::gpu::vector_add::VectorAdd;
     let failed = |what: String| BenchError::Stock(format!("sm-slice: {what}"));
     let geometry =
@@ -272,7 +279,11 @@ pub fn sm_slice(program: &[u32]) -> Result<EngineResult, BenchError> {
     let launch = VectorAdd::new(geometry);
     let mut iss = launch.iss().map_err(|e| failed(e.to_string()))?;
     let rss_before = peak_rss_kib();
-    let sm = Sm::new(&iss, program, SmConfig::default()).map_err(|e| failed(e.to_string()))?;
+    let config = SmConfig {
+        engine: core,
+        ..SmConfig::default()
+    };
+    let sm = Sm::new(&iss, program, config).map_err(|e| failed(e.to_string()))?;
     let start = Instant::now();
     let run = sm.run().map_err(|e| failed(e.to_string()))?;
     let seconds = start.elapsed().as_secs_f64();
@@ -286,7 +297,7 @@ pub fn sm_slice(program: &[u32]) -> Result<EngineResult, BenchError> {
         return Err(failed("the run differs from the reference ISS".into()));
     }
     Ok(EngineResult {
-        name: Engine::SmSlice.name().into(),
+        name: engine.name().into(),
         cycles: run.cycles,
         seconds,
         cycles_per_s: run.cycles as f64 / seconds,

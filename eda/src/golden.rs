@@ -188,8 +188,16 @@ pub fn record_sm_kernel(
 ) -> Result<Vectors, flexpmu_sim::gpu::sm::SmError> {
     let ports = data_ports(ports);
     let mut rows = Vec::new();
-    flexpmu_sim::gpu::sm::Sm::new(iss, program, flexpmu_sim::gpu::sm::SmConfig::default())?
-        .run_observed(|core| rows.push(sample_ports(core, &ports)))?;
+    flexpmu_sim::gpu::sm::Sm::new(
+        iss,
+        program,
+        flexpmu_sim::gpu::sm::SmConfig {
+            // The golden vectors come from the reference engine.
+            engine: flexpmu_sim::gpu::sm::CoreEngine::RustHdl,
+            ..Default::default()
+        },
+    )?
+    .run_observed(|core| rows.push(sample_ports(core, &ports)))?;
     Ok(Vectors { ports, rows })
 }
 

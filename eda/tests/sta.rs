@@ -195,7 +195,7 @@ fn a_liberty_file_without_power_data_is_refused() {
 #[test]
 fn sm_core_power_from_the_kernels_waveform() {
     use flexpmu_sim::gpu::iss::Geometry;
-    use flexpmu_sim::gpu::sm::{Sm, SmConfig};
+    use flexpmu_sim::gpu::sm::{CoreEngine, Sm, SmConfig};
     use flexpmu_sim::gpu::vector_add::VectorAdd;
     let scratch = Scratch::new("sta-sm-test").unwrap();
     let source = std::fs::read_to_string(
@@ -206,7 +206,12 @@ fn sm_core_power_from_the_kernels_waveform() {
         .unwrap()
         .values();
     let launch = VectorAdd::new(Geometry::threads(32).unwrap());
-    let mut sm = Sm::new(&launch.iss().unwrap(), &program, SmConfig::default()).unwrap();
+    // The waveform comes from the rust-hdl engine.
+    let config = SmConfig {
+        engine: CoreEngine::RustHdl,
+        ..SmConfig::default()
+    };
+    let mut sm = Sm::new(&launch.iss().unwrap(), &program, config).unwrap();
     let path = scratch.join("kernel.vcd");
     let file = std::fs::File::create(&path).unwrap();
     sm.attach_vcd(Box::new(std::io::BufWriter::new(file)), 2000)

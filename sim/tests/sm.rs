@@ -166,7 +166,12 @@ fn decode_runs_per_pass_and_commands_once_per_instruction() {
     let iss = launch.iss().unwrap();
     let mut handovers = [0u64; 4];
     let mut commands = 0;
-    let run = Sm::new(&iss, &appendix(), SmConfig::default())
+    // Observing the core's block needs the rust-hdl engine.
+    let config = SmConfig {
+        engine: flexpmu_sim::gpu::sm::CoreEngine::RustHdl,
+        ..SmConfig::default()
+    };
+    let run = Sm::new(&iss, &appendix(), config)
         .unwrap()
         .run_observed(|core| {
             if core.dec_done.val() {

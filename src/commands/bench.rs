@@ -99,18 +99,22 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
             pb.finish_and_clear();
         }
     }
-    if wanted(Engine::SmSlice) {
+    for engine in [Engine::SmSlice, Engine::SmSliceCompiled] {
+        if !wanted(engine) {
+            continue;
+        }
         let pb = if json {
             ProgressBar::hidden()
         } else {
             ProgressBar::new_spinner()
         };
         pb.set_message(format!(
-            "sm-slice: appendix A on {} blocks of 512 threads",
+            "{}: appendix A on {} blocks of 512 threads",
+            engine.name(),
             bench::SM_BENCH_BLOCKS
         ));
         pb.enable_steady_tick(std::time::Duration::from_millis(200));
-        results.push(bench::sm_slice(&embedded::appendix_a_program()?)?);
+        results.push(bench::sm_slice(&embedded::appendix_a_program()?, engine)?);
         pb.finish_and_clear();
     }
     if json {
@@ -119,12 +123,15 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         let mut table = Vec::new();
         bench::render_table(&results, &mut table)?;
         out!("{}", String::from_utf8_lossy(&table));
-        if results.iter().any(|r| r.name != Engine::SmSlice.name()) {
+        if results
+            .iter()
+            .any(|r| !r.name.starts_with(Engine::SmSlice.name()))
+        {
             outln!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
         }
-        if wanted(Engine::SmSlice) {
+        if wanted(Engine::SmSlice) || wanted(Engine::SmSliceCompiled) {
             outln!(
-                "sm-slice: the SM slice running appendix A on {} blocks of 512 threads (checked: C = A + B, equal to the reference ISS)",
+                "sm-slice: the SM slice running appendix A on {} blocks of 512 threads, its core on rust-hdl (sm-slice) or the compiled engine (sm-slice-compiled), checked: C = A + B, equal to the reference ISS",
                 bench::SM_BENCH_BLOCKS
             );
         }

@@ -41,6 +41,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
         timing: TimingArg::Flexgripplus,
         blocks_per_core: 2,
         no_pmu: false,
+        engine: None,
     };
     let options = RunOptions {
         threads: 512,
@@ -75,6 +76,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
             timing: TimingArg::Simple,
             blocks_per_core: 4,
             no_pmu: false,
+            engine: None,
         },
     )?;
     outln!(

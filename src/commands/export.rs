@@ -57,6 +57,10 @@ pub struct ExportArgs {
     /// FlexGripPlus wrapper in `flexgripplus/`.
     #[arg(long, value_name = "FILE.toml")]
     pmu_config: Option<PathBuf>,
+    /// Also write the compiled engine's native code of every exported
+    /// design here (in the repository: sim/src/engine/compiled/native).
+    #[arg(long, value_name = "DIR")]
+    native: Option<PathBuf>,
 }
 
 /// The files `export` produces: (path, text).
@@ -128,6 +132,33 @@ fn flexgripplus_kit(set: &ExportSet, languages: &[Language]) -> Result<Vec<flexg
         pmu,
     };
     Ok(flexgripplus::kit(&designs)?)
+}
+
+/// The compiled engine's native code of every exported design, and the
+/// index of them, in `dir`.
+fn native_sources(dir: &Path) -> Result<Vec<(PathBuf, String)>> {
+    use flexpmu_sim::engine::compiled::{rust_source, Netlist};
+    let header = format!(
+        "{GENERATED_MARKER} (`flexpmu export`) from the export IR: do not edit.\n\
+         Regenerate with `flexpmu export --native sim/src/engine/compiled/native`."
+    );
+    let mut files = Vec::new();
+    let mut modules = Vec::new();
+    for entry in registry::exported() {
+        let design = entry.design().context("exporting the designs")?;
+        let netlist = Netlist::new(&design).with_context(|| format!("compiling {}", entry.name))?;
+        let module = design.top().name.clone();
+        files.push((
+            dir.join(format!("{module}.rs")),
+            rust_source::rust_source(&netlist, &module, &header),
+        ));
+        modules.push(module);
+    }
+    files.push((
+        dir.join("mod.rs"),
+        rust_source::native_index(&modules, &header),
+    ));
+    Ok(files)
 }
 
 /// The files of the PMU variant `config` describes: each module of it
@@ -257,7 +288,13 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
             (variant_exports(config, &languages, out)?, Vec::new())
         }
         None => {
-            let files = exports(&languages, &designs, out, testbenches)?;
+            let mut files = exports(&languages, &designs, out, testbenches)?;
+            if let Some(dir) = &args.native {
+                if !args.design.is_empty() {
+                    bail!("--native writes the code of every exported design: leave out --design");
+                }
+                files.extend(native_sources(dir)?);
+            }
             // Only a whole export knows which modules are gone.
             let leftovers = if args.design.is_empty() {
                 leftovers(out, &files, &languages)
@@ -267,10 +304,16 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
             (files, leftovers)
         }
     };
-    let dirs: Vec<&Path> = match &args.pmu_config {
+    if args.native.is_some() && args.pmu_config.is_some() {
+        bail!("--native and --pmu-config: export one at a time");
+    }
+    let mut dirs: Vec<&Path> = match &args.pmu_config {
         Some(_) => vec![out],
         None => vec![out, testbenches],
     };
+    if let Some(native) = &args.native {
+        dirs.push(native);
+    }
     if check {
         let stale: Vec<String> = files
             .iter()
@@ -283,7 +326,13 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
             )
             .collect();
         if stale.is_empty() {
-            let places: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            let mut places: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            let last = places.pop().unwrap_or_default();
+            let places = if places.is_empty() {
+                vec![last]
+            } else {
+                vec![places.join(", "), last]
+            };
             outln!(
                 "{} exported files in {} are current",
                 files.len(),
@@ -300,7 +349,6 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
     }
     // Check every target before writing anything, so a run never stops
     // half-way over a file it may not replace.
-    let mut dirs = dirs;
     for (path, _) in &files {
         if let Some(parent) = path.parent().filter(|p| !dirs.contains(p)) {
             dirs.push(parent);

@@ -12,7 +12,9 @@ use flexpmu_isa::source::{read_text, MAX_PROGRAM_BYTES};
 use flexpmu_isa::tp_rom::parse_tp_vhdl;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::timing::Timing;
-use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmRun, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_CORE};
+use flexpmu_sim::gpu::sm::{
+    CoreEngine, Sm, SmConfig, SmRun, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_CORE,
+};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 use super::sim::finish_waveform;
@@ -97,6 +99,17 @@ pub struct SmArgs {
     /// FlexGripPlus without the PMU).
     #[arg(long)]
     pub no_pmu: bool,
+    /// The engine that runs the SM core: the compiled engine (default), or
+    /// rust-hdl's, the reference (default when a waveform is written: the
+    /// compiled engine does not write them yet).
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineArg {
+    Compiled,
+    RustHdl,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,7 +119,8 @@ pub enum TimingArg {
 }
 
 impl SmArgs {
-    pub fn config(&self) -> Result<SmConfig> {
+    /// The configuration; `waveform`: a waveform will be written.
+    pub fn config(&self, waveform: bool) -> Result<SmConfig> {
         if !(1..=MAX_BLOCKS_PER_CORE).contains(&self.blocks_per_core) {
             bail!(
                 "--blocks-per-core must be 1 to {MAX_BLOCKS_PER_CORE} (FlexGripPlus' 4-bit blocks_per_core), got {}",
@@ -120,6 +134,13 @@ impl SmArgs {
             },
             blocks_per_core: self.blocks_per_core,
             pmu: !self.no_pmu,
+            engine: match (self.engine, waveform) {
+                (Some(EngineArg::Compiled), true) => bail!(
+                    "the compiled engine does not write waveforms yet: leave out --vcd, or use --engine rust-hdl"
+                ),
+                (Some(EngineArg::RustHdl), _) | (None, true) => CoreEngine::RustHdl,
+                (Some(EngineArg::Compiled), false) | (None, false) => CoreEngine::Compiled,
+            },
             ..SmConfig::default()
         })
     }
@@ -191,7 +212,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 pub fn run_reads(program: &[u32], threads: u16, blocks: u16, sm: SmArgs) -> Result<[u32; 8]> {
     let launch = VectorAdd::new(Geometry::new([threads, 1, 1], [blocks, 1])?);
     let iss = launch.iss()?;
-    let run = Sm::new(&iss, program, sm.config()?)?.run()?;
+    let run = Sm::new(&iss, program, sm.config(false)?)?.run()?;
     Ok(std::array::from_fn(|r| run.threads[0].regs[r]))
 }
 
@@ -221,7 +242,7 @@ pub fn execute(
             total - 1
         );
     }
-    let config = args.sm.config()?;
+    let config = args.sm.config(waveform.is_some())?;
     let config_timing = config.timing;
     let launch = VectorAdd::new(geometry);
     let mut iss = launch.iss()?;

@@ -67,6 +67,9 @@ fn apply_compiled(sim: &mut CompiledSim, inputs: &PmuInputs) {
 fn the_pmu_equals_rust_hdl_on_every_signal_and_400000_cycles() {
     let design = registry::get("pmu").design().unwrap();
     let mut sim = CompiledSim::new(&design).unwrap();
+    assert_eq!(sim.backend(), "native flexpmu_pmu");
+    // The evaluation loop, for designs without native code, alongside.
+    let mut looped = CompiledSim::new(&design).unwrap().without_native_code();
     let mut driver = CycleDriver::new(DefaultPmu::default()).unwrap();
     let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, 7);
     let out = sim.output_index("monitor_out").unwrap();
@@ -86,7 +89,9 @@ fn the_pmu_equals_rust_hdl_on_every_signal_and_400000_cycles() {
         apply_inputs(driver.uut_mut(), &inputs);
         driver.settle().unwrap();
         apply_compiled(&mut sim, &inputs);
+        apply_compiled(&mut looped, &inputs);
         sim.settle();
+        looped.settle();
         if cycle < 1_000 {
             // Every signal both engines name alike.
             let reference = atoms(driver.uut());
@@ -95,6 +100,12 @@ fn the_pmu_equals_rust_hdl_on_every_signal_and_400000_cycles() {
                     compared += 1;
                     continue;
                 }
+                assert_eq!(
+                    looped.signal(index),
+                    sim.signal(index),
+                    "cycle {cycle}: {}",
+                    signal.name
+                );
                 if let Some(&value) = signal.aliases.iter().find_map(|a| reference.get(a)) {
                     assert_eq!(sim.signal(index), value, "cycle {cycle}: {}", signal.name);
                     compared += 1;
@@ -105,6 +116,11 @@ fn the_pmu_equals_rust_hdl_on_every_signal_and_400000_cycles() {
         }
         let expected = driver.uut().monitor_out.val().to_u64();
         assert_eq!(sim.output(out), expected, "cycle {cycle}: monitor_out");
+        assert_eq!(
+            looped.output(out),
+            expected,
+            "cycle {cycle}: monitor_out (loop)"
+        );
         for (i, &r) in counts.iter().enumerate() {
             assert_eq!(
                 sim.register(r),
@@ -114,8 +130,61 @@ fn the_pmu_equals_rust_hdl_on_every_signal_and_400000_cycles() {
         }
         driver.step().unwrap();
         sim.clock();
+        looped.clock();
     }
     // Every one of the netlist's signals has its rust-hdl twin.
     assert_eq!(unmatched, Vec::<String>::new());
     assert_eq!(compared, 1_000 * sim.netlist().signals.len());
+}
+
+/// Every exported design runs on native code, and `step` (outputs and
+/// registers only) agrees with `settle` + `clock` on random inputs.
+#[test]
+fn exported_designs_run_natively_and_step_agrees_with_settle() {
+    use rand::{Rng, SeedableRng};
+    for entry in registry::exported() {
+        let design = entry.design().unwrap();
+        let mut fast = CompiledSim::new(&design).unwrap();
+        assert!(
+            fast.backend().starts_with("native"),
+            "{}: {}",
+            entry.name,
+            fast.backend()
+        );
+        let mut full = CompiledSim::new(&design).unwrap().without_native_code();
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+        let inputs = fast.netlist().inputs.len();
+        let outputs = fast.netlist().outputs.len();
+        for cycle in 0..20_000 {
+            for i in 0..inputs {
+                // Resets rarely, so that state builds up.
+                let value = if fast.netlist().inputs[i].0 == "reset" {
+                    u64::from(cycle == 0 || rng.gen_ratio(1, 500))
+                } else {
+                    rng.gen()
+                };
+                fast.set_input(i, value);
+                full.set_input(i, value);
+            }
+            fast.step();
+            full.settle();
+            for o in 0..outputs {
+                assert_eq!(
+                    fast.output(o),
+                    full.output(o),
+                    "{} cycle {cycle} output {o}",
+                    entry.name
+                );
+            }
+            full.clock();
+            for r in 0..fast.netlist().registers.len() {
+                assert_eq!(
+                    fast.register(r),
+                    full.register(r),
+                    "{} cycle {cycle} register {r}",
+                    entry.name
+                );
+            }
+        }
+    }
 }

@@ -2,8 +2,6 @@
 //! a cycle (handshakes, the instruction, each lane's operands, and the
 //! `sm_*` signals the PMU monitors), and what the PMU receives.
 
-use flexpmu_hdl::sm::execute_stage::LANES;
-use flexpmu_hdl::SmCore;
 use flexpmu_isa::PmuCommand;
 
 use super::{CycleWork, Phase, Pipeline, Records, Sm};
@@ -48,48 +46,49 @@ impl Sm {
         // Decode sees fetch's new pass, or the one it holds.
         let shown = work.fetch_done.or(pipeline.decoding);
         let observed = pipeline.observed;
-        let uut = self.driver.uut_mut();
-        uut.reset.next = work.reset;
-        uut.pipeline_fetch_done.next = work.fetch_done.is_some();
-        uut.instruction_in.next = shown.map_or(0, |p| p.value()).into();
-        uut.warp_lane_id.next = shown.map_or(0, |p| u64::from(p.pass)).into();
-        uut.read_stall.next = work.read_stall;
-        uut.write_stall.next = work.write_stall;
+        // Read's operand ports hold their last values between passes.
+        let inputs = &mut self.core_inputs;
+        inputs.reset = work.reset;
+        inputs.pipeline_fetch_done = work.fetch_done.is_some();
+        inputs.instruction_in = shown.map_or(0, |p| p.value());
+        inputs.warp_lane_id = shown.map_or(0, |p| u64::from(p.pass));
+        inputs.read_stall = work.read_stall;
+        inputs.write_stall = work.write_stall;
         match (pipeline.read.as_ref(), work.read_done.as_ref()) {
             (Some(slot), Some(operands)) => {
-                uut.read_done.next = true;
-                uut.read_op.next = slot.op.into();
-                uut.read_dest.next = u64::from(slot.dest).into();
-                uut.read_shift.next = u64::from(slot.src2).into();
-                for lane in 0..LANES {
-                    uut.a[lane].next = u64::from(operands.a[lane]).into();
-                    uut.b[lane].next = u64::from(operands.b[lane]).into();
-                    uut.c[lane].next = u64::from(operands.c[lane]).into();
-                }
-                uut.read_pmu_read.next = slot.pmu_read;
+                inputs.read_done = true;
+                inputs.read_op = slot.op;
+                inputs.read_dest = u64::from(slot.dest);
+                inputs.read_shift = u64::from(slot.src2);
+                inputs.a = operands.a;
+                inputs.b = operands.b;
+                inputs.c = operands.c;
+                inputs.read_pmu_read = slot.pmu_read;
             }
             _ => {
-                uut.read_done.next = false;
-                uut.read_pmu_read.next = false;
+                inputs.read_done = false;
+                inputs.read_pmu_read = false;
             }
         }
-        uut.sm_warp_pc.next = u64::from(observed.warp_pc).into();
-        uut.sm_warp_id.next = u64::from(observed.warp_id).into();
-        uut.sm_warp_states.next = u64::from(warp_states).into();
-        uut.sm_lane_pass.next = u64::from(observed.lane_pass).into();
-        uut.sm_register_write.next = observed.register_write;
-        uut.sm_global_store.next = observed.global_store;
-        uut.sm_global_load.next = observed.global_load;
-        uut.sm_mem_address.next = u64::from(observed.mem_address).into();
-        uut.sm_mem_data.next = u64::from(observed.mem_data).into();
-        uut.sm_active_mask.next = u64::from(observed.active_mask).into();
+        inputs.sm_warp_pc = observed.warp_pc;
+        inputs.sm_warp_id = observed.warp_id;
+        inputs.sm_warp_states = warp_states;
+        inputs.sm_lane_pass = observed.lane_pass;
+        inputs.sm_register_write = observed.register_write;
+        inputs.sm_global_store = observed.global_store;
+        inputs.sm_global_load = observed.global_load;
+        inputs.sm_mem_address = observed.mem_address;
+        inputs.sm_mem_data = observed.mem_data;
+        inputs.sm_active_mask = observed.active_mask;
+        let inputs = *inputs;
+        self.core.set_inputs(&inputs);
     }
 
     /// Records what the PMU sees in this cycle, once the core has settled.
     pub(super) fn record_pmu(&self, records: &mut Records, cycle: u64, work: &CycleWork) {
-        let uut: &SmCore = self.driver.uut();
-        let command = PmuCommand::from_bits(uut.pmu_command.val().to_u64());
-        let counter = uut.pmu_address.val().to_u64() as u8;
+        let uut = self.core.view();
+        let command = PmuCommand::from_bits(uut.pmu_command);
+        let counter = uut.pmu_address as u8;
         if !work.reset && command != PmuCommand::Nop {
             records.pmu_commands.push(PmuCommandSeen {
                 cycle,
@@ -105,15 +104,10 @@ impl Sm {
         }
         if self.config.record_pmu_ports {
             records.pmu_ports.push(PmuInputs {
-                reset: uut.pmu.reset.val(),
+                reset: uut.pmu_reset,
                 address: counter,
                 command,
-                monitor_in: uut
-                    .pmu
-                    .monitor_in
-                    .iter()
-                    .map(|m| m.val().to_u64())
-                    .collect(),
+                monitor_in: uut.pmu_monitor_in.to_vec(),
             });
         }
     }

@@ -63,6 +63,7 @@
 //! edge.
 
 mod core_ports;
+mod core_sim;
 mod read_stage;
 mod result;
 #[cfg(test)]
@@ -78,12 +79,14 @@ use std::ops::Range;
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::SmCore;
 
-use crate::engine::{CycleDriver, SimError};
+use crate::engine::SimError;
 use crate::gpu::iss::{
     GlobalMemory, Iss, IssError, LaunchState, ThreadState, WarpContext, WARP_SIZE,
 };
 use crate::pmu::{PmuCommandSeen, PmuInputs};
 use core_ports::Observed;
+pub use core_sim::CoreEngine;
+use core_sim::CoreSim;
 use read_stage::ReadSlot;
 use timing::Timing;
 use warp_unit::{FetchSlot, PassRef, Scheduler, Warp};
@@ -112,6 +115,7 @@ pub const MAX_BLOCKS_PER_CORE: u32 = 15;
 pub const MAX_RESIDENT_WARPS: u32 = 32;
 
 /// Options of a run.
+#[derive(Clone, Copy, Debug)]
 pub struct SmConfig {
     /// Stage timing.
     pub timing: Timing,
@@ -129,6 +133,8 @@ pub struct SmConfig {
     /// Simple timing: cycles the write stage spends on a global-memory
     /// pass (at least 1).
     pub memory_cycles: u64,
+    /// The engine that runs [`SmCore`].
+    pub engine: CoreEngine,
 }
 
 impl Default for SmConfig {
@@ -140,6 +146,7 @@ impl Default for SmConfig {
             max_cycles: None,
             record_pmu_ports: false,
             memory_cycles: MEMORY_CYCLES,
+            engine: CoreEngine::default(),
         }
     }
 }
@@ -150,6 +157,8 @@ pub enum SmError {
     Sim(#[from] SimError),
     #[error("the kernel did not finish within {0} cycles")]
     Timeout(u64),
+    #[error("{0}")]
+    Engine(String),
     /// A stage broke the pipeline handshake (a defect of the model).
     #[error("cycle {cycle}: pipeline handshake violated: {what}")]
     Handshake { cycle: u64, what: &'static str },
@@ -178,7 +187,9 @@ pub enum SmError {
 
 /// The SM slice with a launch loaded.
 pub struct Sm {
-    driver: CycleDriver<SmCore>,
+    core: CoreSim,
+    /// The core's inputs as last driven (read's operands hold).
+    core_inputs: core_sim::CoreInputs,
     config: SmConfig,
     program: Vec<u32>,
     threads: Vec<ThreadState>,
@@ -290,7 +301,8 @@ impl Sm {
             .collect();
         let core = SmCore::new(config.pmu, config.timing.execute_latency());
         Ok(Sm {
-            driver: CycleDriver::new(core)?,
+            core: CoreSim::new(core, config.engine)?,
+            core_inputs: core_sim::CoreInputs::default(),
             program: program.to_vec(),
             threads,
             segments,
@@ -305,22 +317,32 @@ impl Sm {
 
     /// Streams the run to a VCD waveform (top scope `sm`).
     pub fn attach_vcd(&mut self, out: Box<dyn Write>, period_ps: u64) -> Result<(), SmError> {
-        Ok(self.driver.attach_vcd(out, "sm", period_ps)?)
+        self.core.attach_vcd(out, period_ps)
     }
 
     /// Runs the kernel to completion, then the final reset cycle.
-    pub fn run(self) -> Result<SmRun, SmError> {
-        self.run_observed(|_| {})
+    pub fn run(mut self) -> Result<SmRun, SmError> {
+        let result = self.execute(None);
+        if result.is_err() {
+            let _ = self.core.finish();
+        }
+        result
     }
 
     /// [`Sm::run`], calling `observe` with the core in every cycle once
     /// its inputs have settled, before the clock edge.
+    /// The core is rust-hdl's ([`CoreEngine::RustHdl`]).
     pub fn run_observed(mut self, mut observe: impl FnMut(&SmCore)) -> Result<SmRun, SmError> {
-        let result = self.execute(&mut observe);
+        if self.core.rust_hdl().is_none() {
+            return Err(SmError::Engine(
+                "observing the core block needs the rust-hdl engine".into(),
+            ));
+        }
+        let result = self.execute(Some(&mut observe));
         if result.is_err() {
             // Keep the waveform up to the failure (its own error is
             // secondary to the one being reported).
-            let _ = self.driver.finish();
+            let _ = self.core.finish();
         }
         result
     }
@@ -360,7 +382,7 @@ impl Sm {
             .saturating_add(1000)
     }
 
-    fn execute(&mut self, observe: &mut impl FnMut(&SmCore)) -> Result<SmRun, SmError> {
+    fn execute(&mut self, mut observe: Option<&mut dyn FnMut(&SmCore)>) -> Result<SmRun, SmError> {
         let max_cycles = self
             .config
             .max_cycles
@@ -389,12 +411,14 @@ impl Sm {
             }
             let work = self.plan_cycle(&mut pipeline, cycle, final_reset)?;
             self.drive_core(&mut pipeline, &work);
-            self.driver.settle()?;
-            observe(self.driver.uut());
+            self.core.settle()?;
+            if let (Some(observe), Some(core)) = (observe.as_mut(), self.core.rust_hdl()) {
+                observe(core);
+            }
             self.record_pmu(&mut records, cycle, &work);
-            self.driver.step()?;
+            self.core.step()?;
             if final_reset {
-                self.driver.finish()?;
+                self.core.finish()?;
                 let (cycles, counters_at_end) = end.take().unwrap_or_default();
                 return Ok(self.result(records, cycles, counters_at_end));
             }
@@ -421,7 +445,7 @@ impl Sm {
                     pipeline.scheduler = Scheduler::default();
                 }
                 Phase::Ending { until } if cycle + 1 >= until => {
-                    end = Some((cycle + 1, self.driver.uut().pmu.counts()));
+                    end = Some((cycle + 1, self.core.counts()));
                 }
                 _ => {}
             }
@@ -462,12 +486,12 @@ impl Sm {
         };
         self.release_warps(cycle, round);
         let (fetch_stall, dec_done, execute_done, execute_stall) = {
-            let uut = self.driver.uut();
+            let uut = self.core.view();
             (
-                uut.fetch_stall.val(),
-                uut.dec_done.val(),
-                uut.execute_done.val(),
-                uut.execute_stall.val(),
+                uut.fetch_stall,
+                uut.dec_done,
+                uut.execute_done,
+                uut.execute_stall,
             )
         };
         let write_back = if execute_done {
@@ -556,13 +580,13 @@ impl Sm {
     /// Round `round` is over: its warps have finished and nothing is in
     /// flight.
     fn round_drained(&self, pipeline: &Pipeline, round: usize) -> bool {
-        let uut = self.driver.uut();
+        let uut = self.core.view();
         pipeline.fetch.is_none()
             && pipeline.decoding.is_none()
             && pipeline.read.is_none()
             && pipeline.in_execute.is_empty()
-            && !uut.dec_done.val()
-            && !uut.execute_done.val()
+            && !uut.dec_done
+            && !uut.execute_done
             && self.rounds[round]
                 .clone()
                 .all(|w| self.warps[w].state == WarpState::Finished)

@@ -45,9 +45,9 @@ impl Sm {
     /// The read stage takes the pass decode hands over (in its
     /// `pipeline_dec_done` cycle), checked against the reference decoder.
     pub(super) fn take_decoded(&self, pass: PassRef, cycle: u64) -> Result<ReadSlot, SmError> {
-        let uut = self.driver.uut();
+        let uut = self.core.view();
         let context = self.context(pass.warp, pass.address);
-        let code = uut.dec_op.val().to_u64();
+        let code = uut.dec_op;
         let mismatch = |reference: String| SmError::DecoderMismatch {
             warp: context,
             address: pass.address,
@@ -67,13 +67,13 @@ impl Sm {
             Ok((instruction, _)) => return Err(mismatch(instruction.to_string())),
             Err(source) => return Err(mismatch(source.to_string())),
         };
-        if uut.dec_lane.val().to_u64() != u64::from(pass.pass) {
+        if uut.dec_lane != u64::from(pass.pass) {
             return Err(SmError::Handshake {
                 cycle,
                 what: "decode handed over another pass than fetch gave it",
             });
         }
-        let pmu_read = uut.dec_pmu_read.val();
+        let pmu_read = uut.dec_pmu_read;
         let active = self.pass_mask(pass.warp, pass.pass);
         let cost = timing::pass_cost(
             self.config.timing,
@@ -88,12 +88,12 @@ impl Sm {
             pass,
             instruction,
             op: code,
-            dest: uut.dec_dest.val().to_u64() as u8,
-            src1: uut.dec_src1.val().to_u64() as u8,
-            src2: uut.dec_src2.val().to_u64() as u8,
-            src3: uut.dec_src3.val().to_u64() as u8,
-            src1_shared: uut.dec_src1_shared.val(),
-            shared_offset: uut.dec_shared_offset.val().to_u64() as u8,
+            dest: uut.dec_dest as u8,
+            src1: uut.dec_src1 as u8,
+            src2: uut.dec_src2 as u8,
+            src3: uut.dec_src3 as u8,
+            src1_shared: uut.dec_src1_shared,
+            shared_offset: uut.dec_shared_offset as u8,
             pmu_read,
             active,
             write_cycles: cost.write,

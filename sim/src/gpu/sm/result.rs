@@ -117,7 +117,7 @@ impl Sm {
             cycles,
             rounds: std::mem::take(&mut records.rounds),
             pmu: self.config.pmu,
-            counters_after_reset: self.driver.uut().pmu.counts(),
+            counters_after_reset: self.core.counts(),
             threads: std::mem::take(&mut self.threads),
             memory: std::mem::take(&mut self.memory),
             warp_instructions: records.warp_instructions,

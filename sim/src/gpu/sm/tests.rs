@@ -121,6 +121,25 @@ fn random_programs_match_the_reference_iss() {
             .unwrap()
             .run()
             .unwrap_or_else(|err| panic!("case {case}: {err}"));
+        // The rust-hdl engine, the reference, runs the same launch alike.
+        let reference_engine = SmConfig {
+            engine: super::CoreEngine::RustHdl,
+            ..config
+        };
+        let on_rust_hdl = Sm::new(&iss, &program, reference_engine)
+            .unwrap()
+            .run()
+            .unwrap_or_else(|err| panic!("case {case} on rust-hdl: {err}"));
+        assert_eq!(run.cycles, on_rust_hdl.cycles, "case {case}");
+        assert_eq!(run.threads, on_rust_hdl.threads, "case {case}");
+        assert_eq!(run.memory, on_rust_hdl.memory, "case {case}");
+        assert_eq!(run.pmu_reads, on_rust_hdl.pmu_reads, "case {case}");
+        assert_eq!(run.pmu_ports, on_rust_hdl.pmu_ports, "case {case}");
+        assert_eq!(
+            run.counters_at_end, on_rust_hdl.counters_at_end,
+            "case {case}"
+        );
+        assert_eq!(run.pmu_commands, on_rust_hdl.pmu_commands, "case {case}");
         let reference = run.replay_on_iss(&mut iss, &program).unwrap();
         assert_eq!(
             run.differences(&reference),

@@ -54,8 +54,8 @@ impl Sm {
             .in_execute
             .pop_front()
             .ok_or(violation("execute completed a pass it was never given"))?;
-        let uut = self.driver.uut();
-        if uut.decode.pmu_read_exec.val() != tag.pmu_read.is_some() {
+        let uut = self.core.view();
+        if uut.pmu_read_exec != tag.pmu_read.is_some() {
             return Err(violation(
                 "the decode hook's pass queue disagrees with the pass leaving execute",
             ));
@@ -63,11 +63,11 @@ impl Sm {
         // Write stalls execute until the cycle before it is free.
         pipeline.write_free_at = cycle + tag.write_cycles.max(1) - 1;
         let is_memory = matches!(tag.op, op::GLD_U32 | op::GST_U32);
-        let results: [u32; LANES] = std::array::from_fn(|i| uut.result[i].val().to_u64() as u32);
+        let results: [u32; LANES] = uut.result;
         let any = tag.active != 0;
         let observed = &mut pipeline.observed;
         observed.register_write =
-            any && (uut.exec_write.val() || uut.exec_half_write.val() || tag.op == op::GLD_U32);
+            any && (uut.exec_write || uut.exec_half_write || tag.op == op::GLD_U32);
         observed.global_load = any && tag.op == op::GLD_U32;
         observed.global_store = any && tag.op == op::GST_U32;
         if is_memory && any {
@@ -92,9 +92,9 @@ impl Sm {
         Ok(WriteBack {
             tag,
             results,
-            write: uut.exec_write.val(),
-            half_write: uut.exec_half_write.val(),
-            dest: uut.exec_dest.val().to_u64() as u8,
+            write: uut.exec_write,
+            half_write: uut.exec_half_write,
+            dest: uut.exec_dest as u8,
         })
     }
 

@@ -1,0 +1,450 @@
+//! [`SmCore`] behind one port-level interface, on either engine: the
+//! rust-hdl engine (the reference; waveforms) or the compiled engine
+//! (the export IR's native code). The behavioural units set
+//! [`CoreInputs`] and read a [`CoreView`]; neither knows which engine
+//! runs the core.
+
+use std::io::Write;
+
+use flexpmu_hdl::sm::execute_stage::LANES;
+use flexpmu_hdl::SmCore;
+use rust_hdl::prelude::Block;
+
+use super::SmError;
+use crate::engine::compiled::CompiledSim;
+use crate::engine::CycleDriver;
+
+/// Which engine runs the core.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum CoreEngine {
+    /// The compiled engine (native code of the export IR).
+    #[default]
+    Compiled,
+    /// rust-hdl's blocks under the native cycle driver (the reference;
+    /// the only one that writes waveforms so far).
+    RustHdl,
+}
+
+impl CoreEngine {
+    pub fn name(self) -> &'static str {
+        match self {
+            CoreEngine::Compiled => "compiled",
+            CoreEngine::RustHdl => "rust-hdl",
+        }
+    }
+}
+
+/// The core's inputs in a cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct CoreInputs {
+    pub(super) reset: bool,
+    pub(super) pipeline_fetch_done: bool,
+    pub(super) instruction_in: u64,
+    pub(super) warp_lane_id: u64,
+    pub(super) read_stall: bool,
+    pub(super) write_stall: bool,
+    pub(super) read_done: bool,
+    pub(super) read_op: u64,
+    pub(super) read_dest: u64,
+    pub(super) read_shift: u64,
+    pub(super) a: [u32; LANES],
+    pub(super) b: [u32; LANES],
+    pub(super) c: [u32; LANES],
+    pub(super) read_pmu_read: bool,
+    pub(super) sm_warp_pc: u32,
+    pub(super) sm_warp_id: u16,
+    pub(super) sm_warp_states: u32,
+    pub(super) sm_active_mask: u8,
+    pub(super) sm_lane_pass: u8,
+    pub(super) sm_register_write: bool,
+    pub(super) sm_global_store: bool,
+    pub(super) sm_global_load: bool,
+    pub(super) sm_mem_address: u32,
+    pub(super) sm_mem_data: u32,
+}
+
+/// What the behavioural units read from the core (once settled).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct CoreView {
+    pub(super) fetch_stall: bool,
+    pub(super) dec_done: bool,
+    pub(super) dec_lane: u64,
+    pub(super) dec_op: u64,
+    pub(super) dec_dest: u64,
+    pub(super) dec_src1: u64,
+    pub(super) dec_src2: u64,
+    pub(super) dec_src3: u64,
+    pub(super) dec_src1_shared: bool,
+    pub(super) dec_shared_offset: u64,
+    pub(super) dec_pmu_read: bool,
+    pub(super) execute_stall: bool,
+    pub(super) execute_done: bool,
+    pub(super) result: [u32; LANES],
+    pub(super) exec_dest: u64,
+    pub(super) exec_write: bool,
+    pub(super) exec_half_write: bool,
+    pub(super) pmu_address: u64,
+    pub(super) pmu_command: u64,
+    /// Inside the core: the decode hook's "the pass leaving execute is a
+    /// PMU read", and what the PMU receives.
+    pub(super) pmu_read_exec: bool,
+    pub(super) pmu_reset: bool,
+    pub(super) pmu_monitor_in: [u64; 16],
+}
+
+/// Where each port of the compiled core is.
+struct Indices {
+    inputs: [usize; 24],
+    lanes: [[usize; LANES]; 3],
+    outputs: [usize; 16],
+    result: [usize; LANES],
+    /// Signals inside the core: pmu_read_exec, the PMU's reset and inputs.
+    pmu_read_exec: usize,
+    pmu_reset: usize,
+    pmu_monitor_in: [usize; 16],
+    counters: [usize; 16],
+}
+
+const INPUTS: [&str; 24] = [
+    "reset",
+    "pipeline_fetch_done",
+    "instruction_in",
+    "warp_lane_id",
+    "read_stall",
+    "write_stall",
+    "read_done",
+    "read_op",
+    "read_dest",
+    "read_shift",
+    "read_pmu_read",
+    "sm_warp_pc",
+    "sm_warp_id",
+    "sm_warp_states",
+    "sm_active_mask",
+    "sm_lane_pass",
+    "sm_register_write",
+    "sm_global_store",
+    "sm_global_load",
+    "sm_mem_address",
+    "sm_mem_data",
+    // Unused slots keep the array's shape simple.
+    "reset",
+    "reset",
+    "reset",
+];
+
+const OUTPUTS: [&str; 16] = [
+    "fetch_stall",
+    "dec_done",
+    "dec_lane",
+    "dec_op",
+    "dec_dest",
+    "dec_src1",
+    "dec_src2",
+    "dec_src3",
+    "dec_src1_shared",
+    "dec_shared_offset",
+    "dec_pmu_read",
+    "execute_stall",
+    "execute_done",
+    "exec_dest",
+    "exec_write",
+    "exec_half_write",
+];
+
+pub(super) struct CompiledCore {
+    sim: CompiledSim,
+    at: Indices,
+    pmu_address: usize,
+    pmu_command: usize,
+}
+
+impl CompiledCore {
+    /// Compiles `core` as built (its export; native code when the
+    /// registry's export of the same build has it, the loop otherwise).
+    fn new(mut core: SmCore) -> Result<Self, SmError> {
+        core.connect_all();
+        let design = flexpmu_export::export(&core, "flexpmu_sm_core")
+            .map_err(|e| SmError::Engine(e.to_string()))?;
+        let sim = CompiledSim::new(&design).map_err(|e| SmError::Engine(e.to_string()))?;
+        let missing = |what: String| SmError::Engine(format!("the compiled SM core has no {what}"));
+        let input = |name: &str| {
+            sim.input_index(name)
+                .ok_or_else(|| missing(format!("input {name}")))
+        };
+        let output = |name: &str| {
+            sim.output_index(name)
+                .ok_or_else(|| missing(format!("output {name}")))
+        };
+        let signal = |name: &str| {
+            sim.netlist()
+                .signals
+                .iter()
+                .position(|s| s.aliases.iter().any(|a| a == name))
+                .ok_or_else(|| missing(format!("signal {name}")))
+        };
+        let mut inputs = [0; 24];
+        for (slot, name) in inputs.iter_mut().zip(INPUTS) {
+            *slot = input(name)?;
+        }
+        let mut lanes = [[0; LANES]; 3];
+        for (slots, prefix) in lanes.iter_mut().zip(["a", "b", "c"]) {
+            for (lane, slot) in slots.iter_mut().enumerate() {
+                *slot = input(&format!("{prefix}_{lane}"))?;
+            }
+        }
+        let mut outputs = [0; 16];
+        for (slot, name) in outputs.iter_mut().zip(OUTPUTS) {
+            *slot = output(name)?;
+        }
+        let mut result = [0; LANES];
+        for (lane, slot) in result.iter_mut().enumerate() {
+            *slot = output(&format!("result_{lane}"))?;
+        }
+        let pmu_read_exec = signal("decode.pmu_read_exec")?;
+        let pmu_reset = signal("pmu.reset")?;
+        let mut pmu_monitor_in = [0; 16];
+        let mut counters = [0; 16];
+        for i in 0..16 {
+            pmu_monitor_in[i] = signal(&format!("pmu.monitor_in_{i}"))?;
+            let register = format!("pmu.counters_{i}.count_reg.q");
+            counters[i] = sim
+                .netlist()
+                .registers
+                .iter()
+                .position(|r| r.name == register)
+                .ok_or_else(|| missing(format!("register {register}")))?;
+        }
+        let pmu_address = output("pmu_address")?;
+        let pmu_command = output("pmu_command")?;
+        Ok(CompiledCore {
+            sim,
+            at: Indices {
+                inputs,
+                lanes,
+                outputs,
+                result,
+                pmu_read_exec,
+                pmu_reset,
+                pmu_monitor_in,
+                counters,
+            },
+            pmu_address,
+            pmu_command,
+        })
+    }
+}
+
+/// The core on one engine.
+pub(super) enum CoreSim {
+    RustHdl(Box<CycleDriver<SmCore>>),
+    Compiled(Box<CompiledCore>),
+}
+
+impl CoreSim {
+    pub(super) fn new(core: SmCore, engine: CoreEngine) -> Result<Self, SmError> {
+        Ok(match engine {
+            CoreEngine::RustHdl => CoreSim::RustHdl(Box::new(CycleDriver::new(core)?)),
+            CoreEngine::Compiled => {
+                let mut compiled = CompiledCore::new(core)?;
+                compiled.sim.settle();
+                CoreSim::Compiled(Box::new(compiled))
+            }
+        })
+    }
+
+    pub(super) fn attach_vcd(
+        &mut self,
+        out: Box<dyn Write>,
+        period_ps: u64,
+    ) -> Result<(), SmError> {
+        match self {
+            CoreSim::RustHdl(driver) => Ok(driver.attach_vcd(out, "sm", period_ps)?),
+            CoreSim::Compiled(_) => Err(SmError::Engine(
+                "waveforms come from the rust-hdl engine so far: run it with --engine rust-hdl"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The rust-hdl core, if that engine runs it.
+    pub(super) fn rust_hdl(&self) -> Option<&SmCore> {
+        match self {
+            CoreSim::RustHdl(driver) => Some(driver.uut()),
+            CoreSim::Compiled(_) => None,
+        }
+    }
+
+    pub(super) fn set_inputs(&mut self, i: &CoreInputs) {
+        match self {
+            CoreSim::RustHdl(driver) => {
+                let uut = driver.uut_mut();
+                uut.reset.next = i.reset;
+                uut.pipeline_fetch_done.next = i.pipeline_fetch_done;
+                uut.instruction_in.next = i.instruction_in.into();
+                uut.warp_lane_id.next = i.warp_lane_id.into();
+                uut.read_stall.next = i.read_stall;
+                uut.write_stall.next = i.write_stall;
+                uut.read_done.next = i.read_done;
+                uut.read_op.next = i.read_op.into();
+                uut.read_dest.next = i.read_dest.into();
+                uut.read_shift.next = i.read_shift.into();
+                for lane in 0..LANES {
+                    uut.a[lane].next = u64::from(i.a[lane]).into();
+                    uut.b[lane].next = u64::from(i.b[lane]).into();
+                    uut.c[lane].next = u64::from(i.c[lane]).into();
+                }
+                uut.read_pmu_read.next = i.read_pmu_read;
+                uut.sm_warp_pc.next = u64::from(i.sm_warp_pc).into();
+                uut.sm_warp_id.next = u64::from(i.sm_warp_id).into();
+                uut.sm_warp_states.next = u64::from(i.sm_warp_states).into();
+                uut.sm_active_mask.next = u64::from(i.sm_active_mask).into();
+                uut.sm_lane_pass.next = u64::from(i.sm_lane_pass).into();
+                uut.sm_register_write.next = i.sm_register_write;
+                uut.sm_global_store.next = i.sm_global_store;
+                uut.sm_global_load.next = i.sm_global_load;
+                uut.sm_mem_address.next = u64::from(i.sm_mem_address).into();
+                uut.sm_mem_data.next = u64::from(i.sm_mem_data).into();
+            }
+            CoreSim::Compiled(core) => {
+                let values: [u64; 21] = [
+                    u64::from(i.reset),
+                    u64::from(i.pipeline_fetch_done),
+                    i.instruction_in,
+                    i.warp_lane_id,
+                    u64::from(i.read_stall),
+                    u64::from(i.write_stall),
+                    u64::from(i.read_done),
+                    i.read_op,
+                    i.read_dest,
+                    i.read_shift,
+                    u64::from(i.read_pmu_read),
+                    u64::from(i.sm_warp_pc),
+                    u64::from(i.sm_warp_id),
+                    u64::from(i.sm_warp_states),
+                    u64::from(i.sm_active_mask),
+                    u64::from(i.sm_lane_pass),
+                    u64::from(i.sm_register_write),
+                    u64::from(i.sm_global_store),
+                    u64::from(i.sm_global_load),
+                    u64::from(i.sm_mem_address),
+                    u64::from(i.sm_mem_data),
+                ];
+                for (k, value) in values.into_iter().enumerate() {
+                    core.sim.set_input(core.at.inputs[k], value);
+                }
+                for (slots, values) in core.at.lanes.iter().zip([&i.a, &i.b, &i.c]) {
+                    for (&slot, &value) in slots.iter().zip(values) {
+                        core.sim.set_input(slot, u64::from(value));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Propagates the inputs (no clock edge).
+    pub(super) fn settle(&mut self) -> Result<(), SmError> {
+        match self {
+            CoreSim::RustHdl(driver) => driver.settle()?,
+            CoreSim::Compiled(core) => core.sim.settle(),
+        }
+        Ok(())
+    }
+
+    /// The rising clock edge, then the core settles with the same inputs
+    /// (so the view shows the registers' new values).
+    pub(super) fn step(&mut self) -> Result<(), SmError> {
+        match self {
+            CoreSim::RustHdl(driver) => driver.step()?,
+            CoreSim::Compiled(core) => {
+                core.sim.clock();
+                core.sim.settle();
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the waveform, if any.
+    pub(super) fn finish(&mut self) -> Result<(), SmError> {
+        if let CoreSim::RustHdl(driver) = self {
+            driver.finish()?;
+        }
+        Ok(())
+    }
+
+    /// What the core shows now.
+    pub(super) fn view(&self) -> CoreView {
+        match self {
+            CoreSim::RustHdl(driver) => {
+                let u = driver.uut();
+                let bits = |v: u64| v;
+                CoreView {
+                    fetch_stall: u.fetch_stall.val(),
+                    dec_done: u.dec_done.val(),
+                    dec_lane: bits(u.dec_lane.val().to_u64()),
+                    dec_op: u.dec_op.val().to_u64(),
+                    dec_dest: u.dec_dest.val().to_u64(),
+                    dec_src1: u.dec_src1.val().to_u64(),
+                    dec_src2: u.dec_src2.val().to_u64(),
+                    dec_src3: u.dec_src3.val().to_u64(),
+                    dec_src1_shared: u.dec_src1_shared.val(),
+                    dec_shared_offset: u.dec_shared_offset.val().to_u64(),
+                    dec_pmu_read: u.dec_pmu_read.val(),
+                    execute_stall: u.execute_stall.val(),
+                    execute_done: u.execute_done.val(),
+                    result: std::array::from_fn(|i| u.result[i].val().to_u64() as u32),
+                    exec_dest: u.exec_dest.val().to_u64(),
+                    exec_write: u.exec_write.val(),
+                    exec_half_write: u.exec_half_write.val(),
+                    pmu_address: u.pmu_address.val().to_u64(),
+                    pmu_command: u.pmu_command.val().to_u64(),
+                    pmu_read_exec: u.decode.pmu_read_exec.val(),
+                    pmu_reset: u.pmu.reset.val(),
+                    pmu_monitor_in: std::array::from_fn(|i| u.pmu.monitor_in[i].val().to_u64()),
+                }
+            }
+            CoreSim::Compiled(core) => {
+                let s = &core.sim;
+                let o = |k: usize| s.output(core.at.outputs[k]);
+                let signal = |index: usize| s.signal(index);
+                CoreView {
+                    fetch_stall: o(0) != 0,
+                    dec_done: o(1) != 0,
+                    dec_lane: o(2),
+                    dec_op: o(3),
+                    dec_dest: o(4),
+                    dec_src1: o(5),
+                    dec_src2: o(6),
+                    dec_src3: o(7),
+                    dec_src1_shared: o(8) != 0,
+                    dec_shared_offset: o(9),
+                    dec_pmu_read: o(10) != 0,
+                    execute_stall: o(11) != 0,
+                    execute_done: o(12) != 0,
+                    result: std::array::from_fn(|i| s.output(core.at.result[i]) as u32),
+                    exec_dest: o(13),
+                    exec_write: o(14) != 0,
+                    exec_half_write: o(15) != 0,
+                    pmu_address: s.output(core.pmu_address),
+                    pmu_command: s.output(core.pmu_command),
+                    pmu_read_exec: signal(core.at.pmu_read_exec) != 0,
+                    pmu_reset: signal(core.at.pmu_reset) != 0,
+                    pmu_monitor_in: std::array::from_fn(|i| signal(core.at.pmu_monitor_in[i])),
+                }
+            }
+        }
+    }
+
+    /// The PMU's 16 counters.
+    pub(super) fn counts(&self) -> Vec<u64> {
+        match self {
+            CoreSim::RustHdl(driver) => driver.uut().pmu.counts(),
+            CoreSim::Compiled(core) => core
+                .at
+                .counters
+                .iter()
+                .map(|&r| core.sim.register(r))
+                .collect(),
+        }
+    }
+}
