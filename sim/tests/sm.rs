@@ -413,3 +413,34 @@ fn memory_latency_stalls_execute() {
     assert_eq!(cycles[3] - cycles[2], 12, "{cycles:?}");
     assert!(cycles[1] > cycles[0], "{cycles:?}");
 }
+
+/// The compiled engine writes the same waveform as the rust-hdl engine,
+/// byte for byte: every variable of every scope, in every cycle.
+#[test]
+fn both_engines_write_the_same_waveform() {
+    use flexpmu_sim::gpu::sm::CoreEngine;
+    for threads in [32, 100] {
+        let launch = VectorAdd::new(Geometry::threads(threads).unwrap());
+        let iss = launch.iss().unwrap();
+        let mut waveforms = Vec::new();
+        for engine in [CoreEngine::RustHdl, CoreEngine::Compiled] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("k.vcd");
+            let config = SmConfig {
+                engine,
+                ..SmConfig::default()
+            };
+            let mut sm = Sm::new(&iss, &appendix(), config).unwrap();
+            let file = std::fs::File::create(&path).unwrap();
+            sm.attach_vcd(Box::new(std::io::BufWriter::new(file)), 2000)
+                .unwrap();
+            sm.run().unwrap();
+            waveforms.push(std::fs::read(&path).unwrap());
+        }
+        assert!(waveforms[0].len() > 100_000, "{threads} threads");
+        assert!(
+            waveforms[0] == waveforms[1],
+            "{threads} threads: the waveforms differ"
+        );
+    }
+}

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use super::run::{
-    execute, run_reads, RunOptions, SmArgs, TimingArg, FLEXGRIPPLUS_READS, THESIS_READS,
+    execute, run_reads, EngineArg, RunOptions, SmArgs, TimingArg, FLEXGRIPPLUS_READS, THESIS_READS,
 };
 use crate::embedded;
 use crate::output::Waveform;
@@ -41,7 +41,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
         timing: TimingArg::Flexgripplus,
         blocks_per_core: 2,
         no_pmu: false,
-        engine: None,
+        engine: EngineArg::Compiled,
     };
     let options = RunOptions {
         threads: 512,
@@ -76,7 +76,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
             timing: TimingArg::Simple,
             blocks_per_core: 4,
             no_pmu: false,
-            engine: None,
+            engine: EngineArg::Compiled,
         },
     )?;
     outln!(

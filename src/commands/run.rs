@@ -100,10 +100,9 @@ pub struct SmArgs {
     #[arg(long)]
     pub no_pmu: bool,
     /// The engine that runs the SM core: the compiled engine (default), or
-    /// rust-hdl's, the reference (default when a waveform is written: the
-    /// compiled engine does not write them yet).
-    #[arg(long, value_enum)]
-    pub engine: Option<EngineArg>,
+    /// rust-hdl's, the reference. Both write the same waveform.
+    #[arg(long, value_enum, default_value_t = EngineArg::Compiled)]
+    pub engine: EngineArg,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,8 +118,7 @@ pub enum TimingArg {
 }
 
 impl SmArgs {
-    /// The configuration; `waveform`: a waveform will be written.
-    pub fn config(&self, waveform: bool) -> Result<SmConfig> {
+    pub fn config(&self) -> Result<SmConfig> {
         if !(1..=MAX_BLOCKS_PER_CORE).contains(&self.blocks_per_core) {
             bail!(
                 "--blocks-per-core must be 1 to {MAX_BLOCKS_PER_CORE} (FlexGripPlus' 4-bit blocks_per_core), got {}",
@@ -134,12 +132,9 @@ impl SmArgs {
             },
             blocks_per_core: self.blocks_per_core,
             pmu: !self.no_pmu,
-            engine: match (self.engine, waveform) {
-                (Some(EngineArg::Compiled), true) => bail!(
-                    "the compiled engine does not write waveforms yet: leave out --vcd, or use --engine rust-hdl"
-                ),
-                (Some(EngineArg::RustHdl), _) | (None, true) => CoreEngine::RustHdl,
-                (Some(EngineArg::Compiled), false) | (None, false) => CoreEngine::Compiled,
+            engine: match self.engine {
+                EngineArg::RustHdl => CoreEngine::RustHdl,
+                EngineArg::Compiled => CoreEngine::Compiled,
             },
             ..SmConfig::default()
         })
@@ -212,7 +207,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 pub fn run_reads(program: &[u32], threads: u16, blocks: u16, sm: SmArgs) -> Result<[u32; 8]> {
     let launch = VectorAdd::new(Geometry::new([threads, 1, 1], [blocks, 1])?);
     let iss = launch.iss()?;
-    let run = Sm::new(&iss, program, sm.config(false)?)?.run()?;
+    let run = Sm::new(&iss, program, sm.config()?)?.run()?;
     Ok(std::array::from_fn(|r| run.threads[0].regs[r]))
 }
 
@@ -242,7 +237,7 @@ pub fn execute(
             total - 1
         );
     }
-    let config = args.sm.config(waveform.is_some())?;
+    let config = args.sm.config()?;
     let config_timing = config.timing;
     let launch = VectorAdd::new(geometry);
     let mut iss = launch.iss()?;

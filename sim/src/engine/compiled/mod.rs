@@ -9,6 +9,7 @@
 pub mod native;
 pub mod netlist;
 pub mod rust_source;
+pub mod trace;
 
 use flexpmu_export::ir::{BinOp, ReduceOp, ShiftOp};
 use flexpmu_export::Design;

@@ -11,6 +11,7 @@ use flexpmu_hdl::SmCore;
 use rust_hdl::prelude::Block;
 
 use super::SmError;
+use crate::engine::compiled::trace::{CompiledVcd, TracePlan};
 use crate::engine::compiled::CompiledSim;
 use crate::engine::CycleDriver;
 
@@ -154,6 +155,11 @@ const OUTPUTS: [&str; 16] = [
 
 pub(super) struct CompiledCore {
     sim: CompiledSim,
+    /// The block compiled, for its waveform's declarations.
+    block: Box<SmCore>,
+    trace: Option<CompiledVcd<Box<dyn Write>>>,
+    /// Clock edges so far (the waveform's cycle numbers).
+    cycles: u64,
     at: Indices,
     pmu_address: usize,
     pmu_command: usize,
@@ -166,6 +172,7 @@ impl CompiledCore {
         core.connect_all();
         let design = flexpmu_export::export(&core, "flexpmu_sm_core")
             .map_err(|e| SmError::Engine(e.to_string()))?;
+        let block = Box::new(core);
         let sim = CompiledSim::new(&design).map_err(|e| SmError::Engine(e.to_string()))?;
         let missing = |what: String| SmError::Engine(format!("the compiled SM core has no {what}"));
         let input = |name: &str| {
@@ -219,6 +226,9 @@ impl CompiledCore {
         let pmu_command = output("pmu_command")?;
         Ok(CompiledCore {
             sim,
+            block,
+            trace: None,
+            cycles: 0,
             at: Indices {
                 inputs,
                 lanes,
@@ -260,10 +270,14 @@ impl CoreSim {
     ) -> Result<(), SmError> {
         match self {
             CoreSim::RustHdl(driver) => Ok(driver.attach_vcd(out, "sm", period_ps)?),
-            CoreSim::Compiled(_) => Err(SmError::Engine(
-                "waveforms come from the rust-hdl engine so far: run it with --engine rust-hdl"
-                    .into(),
-            )),
+            CoreSim::Compiled(core) => {
+                let plan =
+                    TracePlan::new(&*core.block, "sm", &core.sim).map_err(SmError::Engine)?;
+                let trace = CompiledVcd::new(out, plan, "sm", period_ps)
+                    .map_err(|e| SmError::Sim(e.into()))?;
+                core.trace = Some(trace);
+                Ok(())
+            }
         }
     }
 
@@ -357,8 +371,14 @@ impl CoreSim {
         match self {
             CoreSim::RustHdl(driver) => driver.step()?,
             CoreSim::Compiled(core) => {
+                if let Some(trace) = core.trace.as_mut() {
+                    trace
+                        .sample(&core.sim, core.cycles)
+                        .map_err(|e| SmError::Sim(e.into()))?;
+                }
                 core.sim.clock();
                 core.sim.settle();
+                core.cycles += 1;
             }
         }
         Ok(())
@@ -366,8 +386,17 @@ impl CoreSim {
 
     /// Ends the waveform, if any.
     pub(super) fn finish(&mut self) -> Result<(), SmError> {
-        if let CoreSim::RustHdl(driver) = self {
-            driver.finish()?;
+        match self {
+            CoreSim::RustHdl(driver) => driver.finish()?,
+            CoreSim::Compiled(core) => {
+                if let Some(mut trace) = core.trace.take() {
+                    // The state after the last edge, stamped at the next cycle.
+                    trace
+                        .sample(&core.sim, core.cycles)
+                        .map_err(|e| SmError::Sim(e.into()))?;
+                    trace.finish().map_err(|e| SmError::Sim(e.into()))?;
+                }
+            }
         }
         Ok(())
     }

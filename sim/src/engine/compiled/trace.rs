@@ -1,0 +1,159 @@
+//! Waveforms from the compiled engine: the same VCD the rust-hdl engine
+//! writes for the same block. The block declares its variables as it
+//! does under the cycle driver (scopes, names, widths, registers shown by
+//! their output); each is found among the netlist's signals by its
+//! hierarchical name, and sampled from the engine's values.
+
+use std::io::{self, Write};
+
+use flexpmu_hdl::support::trace::{TraceDeclarer, Traced};
+
+use super::CompiledSim;
+use crate::waveform::vcd::VcdTrace;
+
+#[derive(Clone, Debug)]
+enum Declaration {
+    Enter(String),
+    Exit,
+    Variable(String, usize),
+    Clock(String),
+}
+
+#[derive(Default)]
+struct Recorder(Vec<Declaration>);
+
+impl TraceDeclarer for Recorder {
+    fn enter_scope(&mut self, name: &str) {
+        self.0.push(Declaration::Enter(name.to_string()));
+    }
+    fn exit_scope(&mut self) {
+        self.0.push(Declaration::Exit);
+    }
+    fn variable(&mut self, name: &str, width: usize) {
+        self.0.push(Declaration::Variable(name.to_string(), width));
+    }
+    fn clock(&mut self, name: &str) {
+        self.0.push(Declaration::Clock(name.to_string()));
+    }
+}
+
+/// Where each variable of a block's waveform is in a compiled netlist.
+#[derive(Clone, Debug)]
+pub struct TracePlan {
+    declarations: Vec<Declaration>,
+    /// Per declared variable, the netlist signal that carries it.
+    signals: Vec<usize>,
+}
+
+impl TracePlan {
+    /// Maps `block`'s waveform variables onto `sim`'s signals; the names
+    /// of variables with no counterpart are the error.
+    pub fn new<B: Traced>(block: &B, top: &str, sim: &CompiledSim) -> Result<TracePlan, String> {
+        let mut recorder = Recorder::default();
+        block.declare(top, &mut recorder);
+        let netlist = sim.netlist();
+        let mut index = std::collections::HashMap::new();
+        for (i, signal) in netlist.signals.iter().enumerate() {
+            for alias in &signal.aliases {
+                index.entry(alias.as_str()).or_insert(i);
+            }
+        }
+        let mut path: Vec<&str> = Vec::new();
+        let mut signals = Vec::new();
+        let mut missing = Vec::new();
+        for d in &recorder.0 {
+            match d {
+                Declaration::Enter(name) => path.push(name),
+                Declaration::Exit => {
+                    path.pop();
+                }
+                Declaration::Clock(_) => {}
+                Declaration::Variable(name, _) => {
+                    // Below the top scope; a register is its output `q`.
+                    let mut full: Vec<&str> = path.iter().skip(1).copied().collect();
+                    full.push(name);
+                    let full = full.join(".");
+                    let found = index
+                        .get(full.as_str())
+                        .or_else(|| index.get(format!("{full}.q").as_str()));
+                    match found {
+                        Some(&i) => signals.push(i),
+                        None => missing.push(full),
+                    }
+                }
+            }
+        }
+        if !missing.is_empty() {
+            return Err(format!(
+                "the compiled engine has no signal for {} waveform variable(s): {}",
+                missing.len(),
+                missing.join(", ")
+            ));
+        }
+        Ok(TracePlan {
+            declarations: recorder.0,
+            signals,
+        })
+    }
+}
+
+/// A plan with the engine's current values: what the VCD writer samples.
+struct Planned<'a> {
+    plan: &'a TracePlan,
+    sim: Option<&'a CompiledSim>,
+}
+
+impl Traced for Planned<'_> {
+    fn declare(&self, _name: &str, out: &mut dyn TraceDeclarer) {
+        for d in &self.plan.declarations {
+            match d {
+                Declaration::Enter(name) => out.enter_scope(name),
+                Declaration::Exit => out.exit_scope(),
+                Declaration::Variable(name, width) => out.variable(name, *width),
+                Declaration::Clock(name) => out.clock(name),
+            }
+        }
+    }
+    fn sample(&self, out: &mut Vec<u64>) {
+        if let Some(sim) = self.sim {
+            out.extend(self.plan.signals.iter().map(|&i| sim.signal(i)));
+        }
+    }
+}
+
+/// A VCD stream of a compiled design.
+pub struct CompiledVcd<W: Write> {
+    trace: VcdTrace<W>,
+    plan: TracePlan,
+}
+
+impl<W: Write> CompiledVcd<W> {
+    /// Writes the header (as [`VcdTrace::new`] does for the block).
+    pub fn new(out: W, plan: TracePlan, top: &str, period_ps: u64) -> io::Result<Self> {
+        let trace = VcdTrace::new(
+            out,
+            &Planned {
+                plan: &plan,
+                sim: None,
+            },
+            top,
+            period_ps,
+        )?;
+        Ok(CompiledVcd { trace, plan })
+    }
+
+    /// Records cycle `cycle` from `sim`'s values (settled before the edge).
+    pub fn sample(&mut self, sim: &CompiledSim, cycle: u64) -> io::Result<()> {
+        self.trace.sample(
+            &Planned {
+                plan: &self.plan,
+                sim: Some(sim),
+            },
+            cycle,
+        )
+    }
+
+    pub fn finish(self) -> io::Result<()> {
+        self.trace.finish()
+    }
+}
