@@ -188,3 +188,182 @@ fn exported_designs_run_natively_and_step_agrees_with_settle() {
         }
     }
 }
+
+mod faults {
+    use super::super::faults::{Fault, FaultKind};
+    use super::*;
+
+    fn pmu() -> CompiledSim {
+        CompiledSim::new(&registry::get("pmu").design().unwrap()).unwrap()
+    }
+
+    fn site(sim: &CompiledSim, name: &str) -> usize {
+        sim.fault_sites()
+            .iter()
+            .position(|s| s.name == name)
+            .unwrap_or_else(|| panic!("no site {name}"))
+    }
+
+    /// Runs `clean` and `faulty` on the same random stimulus; returns the
+    /// first cycle in which any signal differs.
+    fn first_difference(
+        clean: &mut CompiledSim,
+        faulty: &mut CompiledSim,
+        cycles: u64,
+    ) -> Option<u64> {
+        let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, 3);
+        let mut first = None;
+        for cycle in 0..cycles {
+            let inputs = source.next_cycle().clone();
+            apply_compiled(clean, &inputs);
+            apply_compiled(faulty, &inputs);
+            clean.settle();
+            faulty.settle();
+            let n = clean.netlist().signals.len();
+            if first.is_none() && (0..n).any(|i| clean.signal(i) != faulty.signal(i)) {
+                first = Some(cycle);
+            }
+            clean.clock();
+            faulty.clock();
+        }
+        first
+    }
+
+    #[test]
+    fn a_stuck_counter_bit_changes_nothing_before_its_cycle_and_holds_after() {
+        let mut clean = pmu();
+        let mut faulty = pmu();
+        let counter = site(&faulty, "counters_3.count_reg.q");
+        faulty
+            .arm_fault(&Fault {
+                site: counter,
+                bit: 7,
+                kind: FaultKind::StuckAt1,
+                cycle: 300,
+            })
+            .unwrap();
+        assert_eq!(
+            faulty.backend(),
+            "native flexpmu_pmu",
+            "native code stays, unused while armed"
+        );
+        let first = first_difference(&mut clean, &mut faulty, 2_000).expect("the fault shows");
+        assert_eq!(first, 300);
+        let register = faulty
+            .netlist()
+            .registers
+            .iter()
+            .position(|r| r.name == "counters_3.count_reg.q")
+            .unwrap();
+        faulty.settle();
+        assert_eq!(faulty.register(register) & 0x80, 0x80);
+    }
+
+    #[test]
+    fn a_stuck_decoder_output_keeps_its_counter_from_counting() {
+        let mut clean = pmu();
+        let mut faulty = pmu();
+        let sites = faulty.fault_sites();
+        let decoder = site(&faulty, "decoder.sub_command_3");
+        assert_eq!(sites[decoder].unit, "decoder");
+        for bit in 0..2 {
+            faulty
+                .arm_fault(&Fault {
+                    site: decoder,
+                    bit,
+                    kind: FaultKind::StuckAt0,
+                    cycle: 0,
+                })
+                .unwrap();
+        }
+        // Every counter told to count, then toggling inputs.
+        for sim in [&mut clean, &mut faulty] {
+            let mut inputs = PmuInputs::idle(16);
+            inputs.reset = true;
+            apply_compiled(sim, &inputs);
+            sim.step();
+            inputs.reset = false;
+            for counter in 0..16 {
+                inputs.address = counter;
+                inputs.command = flexpmu_isa::PmuCommand::Cnt;
+                apply_compiled(sim, &inputs);
+                sim.step();
+            }
+            inputs.command = flexpmu_isa::PmuCommand::Nop;
+            for cycle in 0..100u64 {
+                inputs.monitor_in = vec![cycle; 16];
+                apply_compiled(sim, &inputs);
+                sim.step();
+            }
+        }
+        let count = |sim: &CompiledSim, i: usize| {
+            let r = sim
+                .netlist()
+                .registers
+                .iter()
+                .position(|r| r.name == format!("counters_{i}.count_reg.q"))
+                .unwrap();
+            sim.register(r)
+        };
+        assert_eq!(count(&clean, 3), 99);
+        assert_eq!(count(&faulty, 3), 0, "counter 3 never got its command");
+        for i in (0..16).filter(|&i| i != 3) {
+            assert_eq!(count(&faulty, i), count(&clean, i), "counter {i}");
+        }
+    }
+
+    #[test]
+    fn a_flipped_register_bit_shows_at_its_cycle() {
+        let mut clean = pmu();
+        let mut faulty = pmu();
+        let state = site(&faulty, "counters_5.state_reg.q");
+        faulty
+            .arm_fault(&Fault {
+                site: state,
+                bit: 0,
+                kind: FaultKind::Flip,
+                cycle: 777,
+            })
+            .unwrap();
+        assert_eq!(first_difference(&mut clean, &mut faulty, 1_000), Some(777));
+        // A net cannot flip; bits are checked.
+        let net = site(&faulty, "decoder.sub_command_3");
+        assert!(faulty
+            .arm_fault(&Fault {
+                site: net,
+                bit: 0,
+                kind: FaultKind::Flip,
+                cycle: 0
+            })
+            .is_err());
+        assert!(faulty
+            .arm_fault(&Fault {
+                site: state,
+                bit: 2,
+                kind: FaultKind::StuckAt0,
+                cycle: 0
+            })
+            .is_err());
+    }
+
+    #[test]
+    fn sm_core_sites_name_their_units() {
+        let sim = CompiledSim::new(&registry::get("sm-core").design().unwrap()).unwrap();
+        let sites = sim.fault_sites();
+        let mut units: Vec<&str> = sites.iter().map(|s| s.unit.as_str()).collect();
+        units.sort();
+        units.dedup();
+        assert_eq!(units, ["decode", "execute", "hooks", "pmu", "ports"]);
+        // The PMU's registers: 16 counters of 32 + 2 bits and 16 converters'
+        // 32-bit previous values.
+        let pmu_register_bits: usize = sites
+            .iter()
+            .filter(|s| {
+                s.unit == "pmu" && matches!(s.kind, super::super::faults::SiteKind::Register(_))
+            })
+            .map(|s| s.width)
+            .sum();
+        assert_eq!(pmu_register_bits, 16 * 34 + 16 * 32);
+        assert!(sites.iter().any(|s| s.name == "pmu.counters_3.count_reg.q"));
+    }
+}

@@ -1,0 +1,175 @@
+//! Fault injection on the compiled engine: every net and register bit of
+//! a design is a site with its hierarchical name and its unit; a fault
+//! forces a bit to 0 or 1 from a cycle on (stuck-at) or flips a register
+//! bit at a cycle (single-event upset). With a fault armed the design runs
+//! on the evaluation loop, which applies it; with none, native code runs
+//! at full speed.
+
+use super::netlist::{Netlist, Op};
+
+/// What a site is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SiteKind {
+    /// A net: the node that carries it (signals joined by plain
+    /// assignment are one net).
+    Net(usize),
+    /// A register: its index in [`Netlist::registers`].
+    Register(usize),
+}
+
+/// A place a fault can be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// Hierarchical name (`pmu.counters_3.count_reg.q`, as in waveforms).
+    pub name: String,
+    pub width: usize,
+    /// The unit it belongs to: `ports` for the top's ports, `hooks` for
+    /// anything inside a `hook` instance, else its first instance
+    /// (`decode`, `execute`, `pmu`, ...).
+    pub unit: String,
+    pub kind: SiteKind,
+}
+
+/// A fault model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// The bit reads 0 from the fault's cycle on.
+    StuckAt0,
+    /// The bit reads 1 from the fault's cycle on.
+    StuckAt1,
+    /// A register bit is inverted once, at the start of the fault's cycle.
+    Flip,
+}
+
+/// A fault to inject.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// Index in [`sites`].
+    pub site: usize,
+    pub bit: usize,
+    pub kind: FaultKind,
+    /// Cycle (clock edges before it) from which it acts.
+    pub cycle: u64,
+}
+
+/// Why a fault cannot be armed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FaultError {
+    #[error("there is no site {0}")]
+    NoSite(usize),
+    #[error("`{name}` has {width} bit(s); there is no bit {bit}")]
+    NoBit { name: String, width: usize, bit: usize },
+    #[error("`{0}` is a net: only a register bit can flip")]
+    FlipOnNet(String),
+}
+
+fn unit(name: &str, top_port: bool) -> String {
+    if top_port {
+        return "ports".to_string();
+    }
+    let parts: Vec<&str> = name.split('.').collect();
+    if parts.contains(&"hook") {
+        return "hooks".to_string();
+    }
+    parts[0].to_string()
+}
+
+/// Every site of `netlist`: one per net (by its display name; constant
+/// nets and the clock are not sites), then one per register.
+pub fn sites(netlist: &Netlist) -> Vec<Site> {
+    let mut seen = std::collections::HashSet::new();
+    let mut sites = Vec::new();
+    let top_inputs: Vec<&str> = netlist.inputs.iter().map(|(n, _)| n.as_str()).collect();
+    let top_outputs: Vec<&str> = netlist.outputs.iter().map(|o| o.name.as_str()).collect();
+    for signal in &netlist.signals {
+        let node = netlist.nodes[signal.node];
+        if signal.clock || matches!(node.op, Op::Const(_) | Op::State(_)) {
+            continue;
+        }
+        if !seen.insert(signal.node) {
+            continue;
+        }
+        let port = signal
+            .aliases
+            .iter()
+            .any(|a| top_inputs.contains(&a.as_str()) || top_outputs.contains(&a.as_str()));
+        sites.push(Site {
+            name: signal.name.clone(),
+            width: signal.width,
+            unit: unit(&signal.name, port),
+            kind: SiteKind::Net(signal.node),
+        });
+    }
+    for (index, register) in netlist.registers.iter().enumerate() {
+        sites.push(Site {
+            name: register.name.clone(),
+            width: register.width,
+            unit: unit(&register.name, false),
+            kind: SiteKind::Register(index),
+        });
+    }
+    sites
+}
+
+/// A fault resolved to what the loop does.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Armed {
+    /// Force bits of a node's value from a cycle on.
+    Node {
+        node: usize,
+        mask: u64,
+        value: u64,
+        from: u64,
+    },
+    /// Force bits of a register's state from a cycle on.
+    State {
+        register: usize,
+        mask: u64,
+        value: u64,
+        from: u64,
+    },
+    /// Invert bits of a register's state once.
+    Flip {
+        register: usize,
+        mask: u64,
+        at: u64,
+        done: bool,
+    },
+}
+
+pub(super) fn arm(sites: &[Site], fault: &Fault) -> Result<Armed, FaultError> {
+    let site = sites.get(fault.site).ok_or(FaultError::NoSite(fault.site))?;
+    if fault.bit >= site.width {
+        return Err(FaultError::NoBit {
+            name: site.name.clone(),
+            width: site.width,
+            bit: fault.bit,
+        });
+    }
+    let mask = 1u64 << fault.bit;
+    let value = match fault.kind {
+        FaultKind::StuckAt1 => mask,
+        _ => 0,
+    };
+    Ok(match (site.kind, fault.kind) {
+        (SiteKind::Net(_), FaultKind::Flip) => return Err(FaultError::FlipOnNet(site.name.clone())),
+        (SiteKind::Net(node), _) => Armed::Node {
+            node,
+            mask,
+            value,
+            from: fault.cycle,
+        },
+        (SiteKind::Register(register), FaultKind::Flip) => Armed::Flip {
+            register,
+            mask,
+            at: fault.cycle,
+            done: false,
+        },
+        (SiteKind::Register(register), _) => Armed::State {
+            register,
+            mask,
+            value,
+            from: fault.cycle,
+        },
+    })
+}
