@@ -105,14 +105,51 @@ pub fn write_output(path: &Path, text: &str) -> Result<()> {
 /// file beside it, renamed into place by [`Waveform::commit`].
 pub struct Waveform {
     file: AtomicFile,
+    fst: bool,
+}
+
+/// Whether `path` is an FST file flexpmu wrote (its header names the
+/// writer `flexpmu waveform`), read with a bounded read.
+fn is_flexpmu_fst(path: &Path) -> bool {
+    use std::io::Read as _;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if file.take(512).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let marker = flexpmu_sim::waveform::vcd::VCD_MARKER.as_bytes();
+    head.first() == Some(&0) && head.windows(marker.len()).any(|w| w == marker)
 }
 
 impl Waveform {
-    /// Checks `path` and starts the file.
+    /// Checks `path` and starts a VCD file.
     pub fn create(path: &Path, force: bool) -> Result<Waveform> {
         check_output(path, force, markers::VCD)?;
         Ok(Waveform {
             file: AtomicFile::create(path)?,
+            fst: false,
+        })
+    }
+
+    /// Checks `path` and starts an FST file (an FST file flexpmu wrote
+    /// may be replaced; another only with `force`).
+    pub fn create_fst(path: &Path, force: bool) -> Result<Waveform> {
+        check_output(path, force || is_flexpmu_fst(path), markers::NONE)?;
+        Ok(Waveform {
+            file: AtomicFile::create(path)?,
+            fst: true,
+        })
+    }
+
+    /// Where the simulation engine writes, in the file's format.
+    pub fn output(&self) -> Result<flexpmu_sim::waveform::WaveformOut> {
+        use flexpmu_sim::waveform::WaveformOut;
+        Ok(if self.fst {
+            WaveformOut::Fst(self.file.handle()?)
+        } else {
+            WaveformOut::Vcd(self.writer()?)
         })
     }
 

@@ -769,3 +769,48 @@ fn pmu_config_exports_and_synthesises_a_variant() {
         stderr(&out)
     );
 }
+
+/// `--fst` writes an FST waveform (flexpmu's own may be rewritten, another
+/// file only with --force), many times smaller than the VCD of the run.
+#[test]
+fn run_and_sim_write_fst_waveforms() {
+    let dir = temp();
+    let program = example("appendix_a.sass");
+    for (flag, name) in [("--fst", "k.fst"), ("--vcd", "k.vcd")] {
+        let out = flexpmu(
+            &["run", &program, "--threads", "100", flag, name],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let size = |name: &str| std::fs::metadata(dir.path().join(name)).unwrap().len();
+    assert!(
+        size("k.fst") * 4 < size("k.vcd"),
+        "{} vs {}",
+        size("k.fst"),
+        size("k.vcd")
+    );
+    let head = std::fs::read(dir.path().join("k.fst")).unwrap();
+    assert_eq!(head[0], 0, "an FST header block");
+    // Its own FST is replaced; a foreign file is not.
+    let out = flexpmu(&["run", &program, "--fst", "k.fst"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    write(dir.path(), "mine.fst", "not a waveform");
+    let out = flexpmu(&["run", &program, "--fst", "mine.fst"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("mine.fst")).unwrap(),
+        "not a waveform"
+    );
+    let out = flexpmu(
+        &["run", &program, "--fst", "a.fst", "--vcd", "a.vcd"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = flexpmu(
+        &["sim", &example("thesis_fig3_1.scn"), "--fst", "s.fst"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(size("s.fst") > 1000);
+}

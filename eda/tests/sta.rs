@@ -56,7 +56,14 @@ fn waveform(scratch: &Scratch, name: &str, text: &str) -> PathBuf {
     let scn = scenario::parse(text, name, &ScenarioLimits::default_pmu()).unwrap();
     let path = scratch.join(&format!("{name}.vcd"));
     let file = std::fs::File::create(&path).unwrap();
-    run_scenario(&scn, Some((Box::new(std::io::BufWriter::new(file)), 2000))).unwrap();
+    run_scenario(
+        &scn,
+        Some((
+            flexpmu_sim::waveform::WaveformOut::Vcd(Box::new(std::io::BufWriter::new(file))),
+            2000,
+        )),
+    )
+    .unwrap();
     path
 }
 

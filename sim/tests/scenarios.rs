@@ -56,7 +56,14 @@ fn waveform_is_streamed_with_hierarchy() {
     .unwrap();
     let path = std::env::temp_dir().join(format!("flexpmu-test-{}.vcd", std::process::id()));
     let file = std::fs::File::create(&path).unwrap();
-    run_scenario(&scn, Some((Box::new(file), 2000))).unwrap();
+    run_scenario(
+        &scn,
+        Some((
+            flexpmu_sim::waveform::WaveformOut::Vcd(Box::new(file)),
+            2000,
+        )),
+    )
+    .unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).ok();
     // Parse it back with the vcd crate: header, scopes, and the state of

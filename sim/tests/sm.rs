@@ -444,3 +444,67 @@ fn both_engines_write_the_same_waveform() {
         );
     }
 }
+
+/// Every variable's changes, by full name, as `wellen` reads a waveform.
+fn changes(path: &Path) -> std::collections::BTreeMap<String, Vec<(u64, String)>> {
+    let mut waveform = wellen::simple::read(path).unwrap();
+    let hierarchy = waveform.hierarchy();
+    let vars: Vec<_> = hierarchy
+        .all_vars()
+        .map(|v| (hierarchy[v].full_name(hierarchy), hierarchy[v].signal_ref()))
+        .collect();
+    let refs: Vec<_> = vars.iter().map(|(_, r)| *r).collect();
+    waveform.load_signals(&refs);
+    let times = waveform.time_table().to_vec();
+    let mut out = std::collections::BTreeMap::new();
+    for (name, signal_ref) in &vars {
+        let signal = waveform.get_signal(*signal_ref).unwrap();
+        let list: Vec<(u64, String)> = signal
+            .iter_changes()
+            .map(|(t, v)| (times[t as usize], v.to_bit_string().unwrap()))
+            .collect();
+        out.insert(name.clone(), list);
+    }
+    out
+}
+
+/// The FST waveform carries what the VCD carries (read back with
+/// `wellen`), on either engine, in a fraction of the bytes.
+#[test]
+fn fst_waveforms_equal_the_vcd() {
+    use flexpmu_sim::gpu::sm::CoreEngine;
+    let launch = VectorAdd::new(Geometry::threads(32).unwrap());
+    let iss = launch.iss().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |engine: CoreEngine, name: &str| {
+        let path = dir.path().join(name);
+        let config = SmConfig {
+            engine,
+            ..SmConfig::default()
+        };
+        let mut sm = Sm::new(&iss, &appendix(), config).unwrap();
+        let file = std::fs::File::create(&path).unwrap();
+        if name.ends_with(".fst") {
+            sm.attach_fst(file, 2000).unwrap();
+        } else {
+            sm.attach_vcd(Box::new(std::io::BufWriter::new(file)), 2000)
+                .unwrap();
+        }
+        sm.run().unwrap();
+        path
+    };
+    let vcd = run(CoreEngine::Compiled, "k.vcd");
+    let fst = run(CoreEngine::Compiled, "k.fst");
+    let fst_reference = run(CoreEngine::RustHdl, "r.fst");
+    let from_vcd = changes(&vcd);
+    assert!(from_vcd.len() > 500, "{} variables", from_vcd.len());
+    assert_eq!(changes(&fst), from_vcd);
+    assert_eq!(changes(&fst_reference), from_vcd);
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(
+        size(&fst) * 4 < size(&vcd),
+        "FST {} bytes, VCD {}",
+        size(&fst),
+        size(&vcd)
+    );
+}

@@ -25,12 +25,16 @@ use crate::output::Waveform;
 #[derive(Args)]
 pub struct WaveformArgs {
     /// Write a VCD waveform to this file.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", conflicts_with = "fst")]
     pub vcd: Option<PathBuf>,
+    /// Write an FST waveform (compressed; GTKWave, Surfer) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub fst: Option<PathBuf>,
     /// Clock period in the waveform, in picoseconds (even; default 500 MHz).
     #[arg(long, default_value_t = 2000, value_name = "PS")]
     pub period_ps: u64,
-    /// Replace an existing file at the --vcd path that flexpmu did not write.
+    /// Replace an existing file at the --vcd or --fst path that flexpmu
+    /// did not write.
     #[arg(long)]
     pub force: bool,
 }
@@ -43,6 +47,9 @@ impl WaveformArgs {
     /// `--vcd`), before any work is done.
     pub fn open(&self) -> Result<Option<Waveform>> {
         check_period(self.period_ps)?;
+        if let Some(path) = &self.fst {
+            return Waveform::create_fst(path, self.force).map(Some);
+        }
         self.vcd
             .as_deref()
             .map(|path| Waveform::create(path, self.force))

@@ -243,7 +243,7 @@ pub fn execute(
     let mut iss = launch.iss()?;
     let mut sm = Sm::new(&iss, program, config)?;
     if let Some(waveform) = &waveform {
-        sm.attach_vcd(waveform.writer()?, args.period_ps)?;
+        sm.attach_waveform(waveform.output()?, args.period_ps)?;
     }
     let spinner = (!args.json).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();

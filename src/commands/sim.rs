@@ -25,7 +25,7 @@ pub fn sim(args: &SimArgs) -> Result<ExitCode> {
     let waveform = args.waveform.open()?;
     let scenario = scenario::load(&args.file, &ScenarioLimits::default_pmu())?;
     let writer = match &waveform {
-        Some(w) => Some((w.writer()?, args.waveform.period_ps)),
+        Some(w) => Some((w.output()?, args.waveform.period_ps)),
         None => None,
     };
     let result = run_scenario(&scenario, writer);

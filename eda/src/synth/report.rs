@@ -275,7 +275,10 @@ fn figure_3_1_waveform(scratch: &Scratch) -> Result<std::path::PathBuf, SynthErr
     let file = std::fs::File::create(&path).map_err(|e| ToolError::io(&path, e))?;
     run_scenario(
         &scenario,
-        Some((Box::new(std::io::BufWriter::new(file)), 2000)),
+        Some((
+            flexpmu_sim::waveform::WaveformOut::Vcd(Box::new(std::io::BufWriter::new(file))),
+            2000,
+        )),
     )
     .map_err(|e| SynthError::Activity(e.to_string()))?;
     Ok(path)

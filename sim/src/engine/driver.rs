@@ -8,7 +8,9 @@ use flexpmu_hdl::support::trace::Traced;
 use flexpmu_hdl::Clocked;
 use rust_hdl::prelude::*;
 
+use crate::waveform::fst::FstTrace;
 use crate::waveform::vcd::VcdTrace;
+use crate::waveform::Trace;
 
 /// A design that never settles oscillates; this bounds the search.
 const MAX_SETTLE_PASSES: usize = 1000;
@@ -36,7 +38,7 @@ pub struct CycleDriver<B: Clocked + Traced> {
     /// (see `flexpmu_hdl::support::hdl_block`).
     settled_once: bool,
     incremental: bool,
-    trace: Option<VcdTrace<Box<dyn Write>>>,
+    trace: Option<Trace>,
 }
 
 /// Settles `uut`, returning the passes it took (None: it never settled).
@@ -81,7 +83,42 @@ impl<B: Clocked + Traced> CycleDriver<B> {
         top_name: &str,
         period_ps: u64,
     ) -> Result<(), SimError> {
-        self.trace = Some(VcdTrace::new(out, self.uut.as_ref(), top_name, period_ps)?);
+        self.trace = Some(Trace::Vcd(VcdTrace::new(
+            out,
+            self.uut.as_ref(),
+            top_name,
+            period_ps,
+        )?));
+        Ok(())
+    }
+
+    /// Streams every later cycle to a waveform in `out`'s format.
+    pub fn attach(
+        &mut self,
+        out: crate::waveform::WaveformOut,
+        top_name: &str,
+        period_ps: u64,
+    ) -> Result<(), SimError> {
+        match out {
+            crate::waveform::WaveformOut::Vcd(out) => self.attach_vcd(out, top_name, period_ps),
+            crate::waveform::WaveformOut::Fst(out) => self.attach_fst(out, top_name, period_ps),
+        }
+    }
+
+    /// Streams every later cycle to an FST waveform written to `out`.
+    pub fn attach_fst(
+        &mut self,
+        out: std::fs::File,
+        top_name: &str,
+        period_ps: u64,
+    ) -> Result<(), SimError> {
+        let out = std::io::BufWriter::with_capacity(1 << 16, out);
+        self.trace = Some(Trace::Fst(Box::new(FstTrace::new(
+            out,
+            self.uut.as_ref(),
+            top_name,
+            period_ps,
+        )?)));
         Ok(())
     }
 

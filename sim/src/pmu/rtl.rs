@@ -37,6 +37,15 @@ impl<const N: usize, const W: usize, const I: usize> PmuSim<N, W, I> {
         self.driver.attach_vcd(out, "flexpmu_pmu", period_ps)
     }
 
+    /// Streams the run to a waveform, VCD or FST.
+    pub fn attach_waveform(
+        &mut self,
+        out: crate::waveform::WaveformOut,
+        period_ps: u64,
+    ) -> Result<(), SimError> {
+        self.driver.attach(out, "flexpmu_pmu", period_ps)
+    }
+
     /// Sets the input ports for the coming cycle and settles, so that
     /// [`PmuSim::monitor_out`] shows the coming cycle's value.
     pub fn present(&mut self, inputs: &PmuInputs) -> Result<(), SimError> {

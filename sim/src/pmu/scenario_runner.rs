@@ -1,8 +1,6 @@
 //! Runs a scenario on the rust-hdl PMU (and, alongside, on the reference
 //! model, so every run is also a differential check).
 
-use std::io::Write;
-
 use flexpmu_hdl::{CounterState, PmuConfig};
 use flexpmu_isa::PmuCommand;
 
@@ -92,15 +90,15 @@ pub fn scenario_cycles(scenario: &Scenario) -> Vec<PmuInputs> {
 }
 
 /// Runs `scenario` on the thesis PMU (16 x 32-bit counters, 32-bit toggle
-/// channels), streaming a waveform to `vcd` if given.
+/// channels), streaming a waveform (VCD or FST) if given.
 pub fn run_scenario(
     scenario: &Scenario,
-    vcd: Option<(Box<dyn Write>, u64)>,
+    waveform: Option<(crate::waveform::WaveformOut, u64)>,
 ) -> Result<ScenarioResult, RunError> {
     let config = PmuConfig::uniform(16, 32);
     let mut rtl = PmuSim::<16, 32, 32>::new(&config)?;
-    if let Some((out, period_ps)) = vcd {
-        rtl.attach_vcd(out, period_ps)?;
+    if let Some((out, period_ps)) = waveform {
+        rtl.attach_waveform(out, period_ps)?;
     }
     let mut model = PmuModel::new(&config, 32);
     let mut inputs = PmuInputs::idle(16);

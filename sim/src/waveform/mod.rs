@@ -1,5 +1,57 @@
-//! Waveforms: [`vcd`] streams a run to a VCD file as it goes; [`toggles`]
-//! reads a VCD back and ranks its signals by activity.
+//! Waveforms: [`vcd`] and [`fst`] stream a run to a file as it goes (the
+//! same declarations and timeline in both formats; [`Trace`] is either);
+//! [`toggles`] reads a VCD back and ranks its signals by activity.
 
+pub mod fst;
 pub mod toggles;
 pub mod vcd;
+
+use std::io::{self, Write};
+
+use flexpmu_hdl::support::trace::Traced;
+
+/// The timestamp of cycle `cycle`'s falling clock edge, its last one;
+/// past u64 the timestamps would wrap, which is an error.
+pub(crate) fn falling_edge(cycle: u64, half_period: u64) -> io::Result<u64> {
+    cycle
+        .checked_mul(2)
+        .and_then(|c| c.checked_add(1))
+        .and_then(|c| c.checked_mul(half_period))
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "cycle {cycle}: the waveform's timestamps would overflow (use a shorter clock period)"
+                ),
+            )
+        })
+}
+
+/// Where a waveform goes, and in which format.
+pub enum WaveformOut {
+    Vcd(Box<dyn Write>),
+    Fst(std::fs::File),
+}
+
+/// A waveform being written, in either format.
+pub enum Trace {
+    Vcd(vcd::VcdTrace<Box<dyn Write>>),
+    Fst(Box<fst::FstTrace<io::BufWriter<std::fs::File>>>),
+}
+
+impl Trace {
+    /// Records cycle `cycle` of `design`.
+    pub fn sample<B: Traced>(&mut self, design: &B, cycle: u64) -> io::Result<()> {
+        match self {
+            Trace::Vcd(t) => t.sample(design, cycle),
+            Trace::Fst(t) => t.sample(design, cycle),
+        }
+    }
+
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            Trace::Vcd(t) => t.finish(),
+            Trace::Fst(t) => t.finish(),
+        }
+    }
+}

@@ -129,20 +129,7 @@ impl<W: Write> VcdTrace<W> {
         self.current.clear();
         design.sample(&mut self.current);
         debug_assert_eq!(self.current.len(), self.vars.len());
-        // The cycle's falling edge is its last timestamp; past u64 the
-        // timestamps would wrap.
-        let fall = cycle
-            .checked_mul(2)
-            .and_then(|c| c.checked_add(1))
-            .and_then(|c| c.checked_mul(self.half_period))
-            .ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!(
-                        "cycle {cycle}: the waveform's timestamps would overflow (use a shorter clock period)"
-                    ),
-                )
-            })?;
+        let fall = super::falling_edge(cycle, self.half_period)?;
         let first = std::mem::take(&mut self.first_sample);
         let buf = &mut self.buf;
         timestamp(buf, fall - self.half_period);

@@ -58,7 +58,11 @@ pub enum FaultError {
     #[error("there is no site {0}")]
     NoSite(usize),
     #[error("`{name}` has {width} bit(s); there is no bit {bit}")]
-    NoBit { name: String, width: usize, bit: usize },
+    NoBit {
+        name: String,
+        width: usize,
+        bit: usize,
+    },
     #[error("`{0}` is a net: only a register bit can flip")]
     FlipOnNet(String),
 }
@@ -138,7 +142,9 @@ pub(super) enum Armed {
 }
 
 pub(super) fn arm(sites: &[Site], fault: &Fault) -> Result<Armed, FaultError> {
-    let site = sites.get(fault.site).ok_or(FaultError::NoSite(fault.site))?;
+    let site = sites
+        .get(fault.site)
+        .ok_or(FaultError::NoSite(fault.site))?;
     if fault.bit >= site.width {
         return Err(FaultError::NoBit {
             name: site.name.clone(),
@@ -152,7 +158,9 @@ pub(super) fn arm(sites: &[Site], fault: &Fault) -> Result<Armed, FaultError> {
         _ => 0,
     };
     Ok(match (site.kind, fault.kind) {
-        (SiteKind::Net(_), FaultKind::Flip) => return Err(FaultError::FlipOnNet(site.name.clone())),
+        (SiteKind::Net(_), FaultKind::Flip) => {
+            return Err(FaultError::FlipOnNet(site.name.clone()))
+        }
         (SiteKind::Net(node), _) => Armed::Node {
             node,
             mask,

@@ -9,7 +9,9 @@ use std::io::{self, Write};
 use flexpmu_hdl::support::trace::{TraceDeclarer, Traced};
 
 use super::CompiledSim;
+use crate::waveform::fst::FstTrace;
 use crate::waveform::vcd::VcdTrace;
+use crate::waveform::Trace;
 
 #[derive(Clone, Debug)]
 enum Declaration {
@@ -121,25 +123,38 @@ impl Traced for Planned<'_> {
     }
 }
 
-/// A VCD stream of a compiled design.
-pub struct CompiledVcd<W: Write> {
-    trace: VcdTrace<W>,
+/// A waveform of a compiled design, VCD or FST.
+pub struct CompiledTrace {
+    trace: Trace,
     plan: TracePlan,
 }
 
-impl<W: Write> CompiledVcd<W> {
-    /// Writes the header (as [`VcdTrace::new`] does for the block).
-    pub fn new(out: W, plan: TracePlan, top: &str, period_ps: u64) -> io::Result<Self> {
-        let trace = VcdTrace::new(
-            out,
-            &Planned {
-                plan: &plan,
-                sim: None,
-            },
-            top,
-            period_ps,
-        )?;
-        Ok(CompiledVcd { trace, plan })
+impl CompiledTrace {
+    /// A VCD stream (the header as [`VcdTrace::new`] writes it for the
+    /// block).
+    pub fn vcd(
+        out: Box<dyn Write>,
+        plan: TracePlan,
+        top: &str,
+        period_ps: u64,
+    ) -> io::Result<Self> {
+        let header = Planned {
+            plan: &plan,
+            sim: None,
+        };
+        let trace = Trace::Vcd(VcdTrace::new(out, &header, top, period_ps)?);
+        Ok(CompiledTrace { trace, plan })
+    }
+
+    /// An FST stream.
+    pub fn fst(out: std::fs::File, plan: TracePlan, top: &str, period_ps: u64) -> io::Result<Self> {
+        let header = Planned {
+            plan: &plan,
+            sim: None,
+        };
+        let out = io::BufWriter::with_capacity(1 << 16, out);
+        let trace = Trace::Fst(Box::new(FstTrace::new(out, &header, top, period_ps)?));
+        Ok(CompiledTrace { trace, plan })
     }
 
     /// Records cycle `cycle` from `sim`'s values (settled before the edge).

@@ -11,7 +11,7 @@ use flexpmu_hdl::SmCore;
 use rust_hdl::prelude::Block;
 
 use super::SmError;
-use crate::engine::compiled::trace::{CompiledVcd, TracePlan};
+use crate::engine::compiled::trace::{CompiledTrace, TracePlan};
 use crate::engine::compiled::CompiledSim;
 use crate::engine::CycleDriver;
 
@@ -157,7 +157,7 @@ pub(super) struct CompiledCore {
     sim: CompiledSim,
     /// The block compiled, for its waveform's declarations.
     block: Box<SmCore>,
-    trace: Option<CompiledVcd<Box<dyn Write>>>,
+    trace: Option<CompiledTrace>,
     /// Clock edges so far (the waveform's cycle numbers).
     cycles: u64,
     at: Indices,
@@ -273,7 +273,21 @@ impl CoreSim {
             CoreSim::Compiled(core) => {
                 let plan =
                     TracePlan::new(&*core.block, "sm", &core.sim).map_err(SmError::Engine)?;
-                let trace = CompiledVcd::new(out, plan, "sm", period_ps)
+                let trace = CompiledTrace::vcd(out, plan, "sm", period_ps)
+                    .map_err(|e| SmError::Sim(e.into()))?;
+                core.trace = Some(trace);
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn attach_fst(&mut self, out: std::fs::File, period_ps: u64) -> Result<(), SmError> {
+        match self {
+            CoreSim::RustHdl(driver) => Ok(driver.attach_fst(out, "sm", period_ps)?),
+            CoreSim::Compiled(core) => {
+                let plan =
+                    TracePlan::new(&*core.block, "sm", &core.sim).map_err(SmError::Engine)?;
+                let trace = CompiledTrace::fst(out, plan, "sm", period_ps)
                     .map_err(|e| SmError::Sim(e.into()))?;
                 core.trace = Some(trace);
                 Ok(())

@@ -320,6 +320,23 @@ impl Sm {
         self.core.attach_vcd(out, period_ps)
     }
 
+    /// Streams the run to a waveform in `out`'s format.
+    pub fn attach_waveform(
+        &mut self,
+        out: crate::waveform::WaveformOut,
+        period_ps: u64,
+    ) -> Result<(), SmError> {
+        match out {
+            crate::waveform::WaveformOut::Vcd(out) => self.attach_vcd(out, period_ps),
+            crate::waveform::WaveformOut::Fst(out) => self.attach_fst(out, period_ps),
+        }
+    }
+
+    /// Streams the run to an FST waveform (the same variables and timeline).
+    pub fn attach_fst(&mut self, out: std::fs::File, period_ps: u64) -> Result<(), SmError> {
+        self.core.attach_fst(out, period_ps)
+    }
+
     /// Runs the kernel to completion, then the final reset cycle.
     pub fn run(mut self) -> Result<SmRun, SmError> {
         let result = self.execute(None);

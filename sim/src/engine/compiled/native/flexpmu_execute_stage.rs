@@ -70,11 +70,7 @@ pub fn step(i: &[u64; 33], s: &mut [u64; 14], o: &mut [u64; 13]) {
     let v54 = u64::from(v39 == v53);
     let v55 = if v54 != 0 { v52 } else { v44 };
     let v56 = i[5];
-    let v57 = if v56 < 64 {
-        (v35 << v56) & 0xffffffff
-    } else {
-        0
-    };
+    let v57 = if v56 < 64 { (v35 << v56) & 0xffffffff } else { 0 };
     let v58 = 0x5;
     let v59 = u64::from(v39 == v58);
     let v60 = if v59 != 0 { v57 } else { v55 };
@@ -121,11 +117,7 @@ pub fn step(i: &[u64; 33], s: &mut [u64; 14], o: &mut [u64; 13]) {
     let v101 = 0x4;
     let v102 = u64::from(v39 == v101);
     let v103 = if v102 != 0 { v100 } else { v92 };
-    let v104 = if v56 < 64 {
-        (v84 << v56) & 0xffffffff
-    } else {
-        0
-    };
+    let v104 = if v56 < 64 { (v84 << v56) & 0xffffffff } else { 0 };
     let v105 = 0x5;
     let v106 = u64::from(v39 == v105);
     let v107 = if v106 != 0 { v104 } else { v103 };
@@ -164,11 +156,7 @@ pub fn step(i: &[u64; 33], s: &mut [u64; 14], o: &mut [u64; 13]) {
     let v140 = 0x4;
     let v141 = u64::from(v39 == v140);
     let v142 = if v141 != 0 { v139 } else { v131 };
-    let v143 = if v56 < 64 {
-        (v123 << v56) & 0xffffffff
-    } else {
-        0
-    };
+    let v143 = if v56 < 64 { (v123 << v56) & 0xffffffff } else { 0 };
     let v144 = 0x5;
     let v145 = u64::from(v39 == v144);
     let v146 = if v145 != 0 { v143 } else { v142 };
@@ -207,11 +195,7 @@ pub fn step(i: &[u64; 33], s: &mut [u64; 14], o: &mut [u64; 13]) {
     let v179 = 0x4;
     let v180 = u64::from(v39 == v179);
     let v181 = if v180 != 0 { v178 } else { v170 };
-    let v182 = if v56 < 64 {
-        (v162 << v56) & 0xffffffff
-    } else {
-        0
-    };
+    let v182 = if v56 < 64 { (v162 << v56) & 0xffffffff } else { 0 };
     let v183 = 0x5;
     let v184 = u64::from(v39 == v183);
     let v185 = if v184 != 0 { v182 } else { v181 };
@@ -250,11 +234,7 @@ pub fn step(i: &[u64; 33], s: &mut [u64; 14], o: &mut [u64; 13]) {
     let v218 = 0x4;
     let v219 = u64::from(v39 == v218);
     let v220 = if v219 != 0 { v217 } else { v209 };
-    let v221 = if v56 < 64 {
-        (v201 << v56) & 0xffffffff
-    } else {
-        0
-    };
+    let v221 = if v56 < 64 { (v201 << v56) & 0xffffffff } else { 0 };
     let v222 = 0x5;
     let v223 = u64::from(v39 == v222);
     let v224 = if v223 != 0 { v221 } else { v220 };
@@ -293,11 +273,7 @@ pub fn step(i: &[u64; 33], s: &mut [u64; 14], o: &mut [u64; 13]) {
     let v257 = 0x4;
     let v258 = u64::from(v39 == v257);
     let v259 = if v258 != 0 { v256 } else { v248 };
-    let v260 = if v56 < 64 {
-        (v240 << v56) & 0xffffffff
-    } else {
-        0
-    };
+    let v260 = if v56 < 64 { (v240 << v56) & 0xffffffff } else { 0 };
     let v261 = 0x5;
     let v262 = u64::from(v39 == v261);
     let v263 = if v262 != 0 { v260 } else { v259 };
@@ -336,11 +312,7 @@ pub fn step(i: &[u64; 33], s: &mut [u64; 14], o: &mut [u64; 13]) {
     let v296 = 0x4;
     let v297 = u64::from(v39 == v296);
     let v298 = if v297 != 0 { v295 } else { v287 };
-    let v299 = if v56 < 64 {
-        (v279 << v56) & 0xffffffff
-    } else {
-        0
-    };
+    let v299 = if v56 < 64 { (v279 << v56) & 0xffffffff } else { 0 };
     let v300 = 0x5;
     let v301 = u64::from(v39 == v300);
     let v302 = if v301 != 0 { v299 } else { v298 };
@@ -379,11 +351,7 @@ pub fn step(i: &[u64; 33], s: &mut [u64; 14], o: &mut [u64; 13]) {
     let v335 = 0x4;
     let v336 = u64::from(v39 == v335);
     let v337 = if v336 != 0 { v334 } else { v326 };
-    let v338 = if v56 < 64 {
-        (v318 << v56) & 0xffffffff
-    } else {
-        0
-    };
+    let v338 = if v56 < 64 { (v318 << v56) & 0xffffffff } else { 0 };
     let v339 = 0x5;
     let v340 = u64::from(v39 == v339);
     let v341 = if v340 != 0 { v338 } else { v337 };
@@ -564,11 +532,7 @@ pub fn eval(i: &[u64; 33], s: &[u64; 14], v: &mut [u64; 430]) {
     v[54] = u64::from(v[39] == v[53]);
     v[55] = if v[54] != 0 { v[52] } else { v[44] };
     v[56] = i[5];
-    v[57] = if v[56] < 64 {
-        (v[35] << v[56]) & 0xffffffff
-    } else {
-        0
-    };
+    v[57] = if v[56] < 64 { (v[35] << v[56]) & 0xffffffff } else { 0 };
     v[58] = 0x5;
     v[59] = u64::from(v[39] == v[58]);
     v[60] = if v[59] != 0 { v[57] } else { v[55] };
@@ -615,11 +579,7 @@ pub fn eval(i: &[u64; 33], s: &[u64; 14], v: &mut [u64; 430]) {
     v[101] = 0x4;
     v[102] = u64::from(v[39] == v[101]);
     v[103] = if v[102] != 0 { v[100] } else { v[92] };
-    v[104] = if v[56] < 64 {
-        (v[84] << v[56]) & 0xffffffff
-    } else {
-        0
-    };
+    v[104] = if v[56] < 64 { (v[84] << v[56]) & 0xffffffff } else { 0 };
     v[105] = 0x5;
     v[106] = u64::from(v[39] == v[105]);
     v[107] = if v[106] != 0 { v[104] } else { v[103] };
@@ -658,11 +618,7 @@ pub fn eval(i: &[u64; 33], s: &[u64; 14], v: &mut [u64; 430]) {
     v[140] = 0x4;
     v[141] = u64::from(v[39] == v[140]);
     v[142] = if v[141] != 0 { v[139] } else { v[131] };
-    v[143] = if v[56] < 64 {
-        (v[123] << v[56]) & 0xffffffff
-    } else {
-        0
-    };
+    v[143] = if v[56] < 64 { (v[123] << v[56]) & 0xffffffff } else { 0 };
     v[144] = 0x5;
     v[145] = u64::from(v[39] == v[144]);
     v[146] = if v[145] != 0 { v[143] } else { v[142] };
@@ -701,11 +657,7 @@ pub fn eval(i: &[u64; 33], s: &[u64; 14], v: &mut [u64; 430]) {
     v[179] = 0x4;
     v[180] = u64::from(v[39] == v[179]);
     v[181] = if v[180] != 0 { v[178] } else { v[170] };
-    v[182] = if v[56] < 64 {
-        (v[162] << v[56]) & 0xffffffff
-    } else {
-        0
-    };
+    v[182] = if v[56] < 64 { (v[162] << v[56]) & 0xffffffff } else { 0 };
     v[183] = 0x5;
     v[184] = u64::from(v[39] == v[183]);
     v[185] = if v[184] != 0 { v[182] } else { v[181] };
@@ -744,11 +696,7 @@ pub fn eval(i: &[u64; 33], s: &[u64; 14], v: &mut [u64; 430]) {
     v[218] = 0x4;
     v[219] = u64::from(v[39] == v[218]);
     v[220] = if v[219] != 0 { v[217] } else { v[209] };
-    v[221] = if v[56] < 64 {
-        (v[201] << v[56]) & 0xffffffff
-    } else {
-        0
-    };
+    v[221] = if v[56] < 64 { (v[201] << v[56]) & 0xffffffff } else { 0 };
     v[222] = 0x5;
     v[223] = u64::from(v[39] == v[222]);
     v[224] = if v[223] != 0 { v[221] } else { v[220] };
@@ -787,11 +735,7 @@ pub fn eval(i: &[u64; 33], s: &[u64; 14], v: &mut [u64; 430]) {
     v[257] = 0x4;
     v[258] = u64::from(v[39] == v[257]);
     v[259] = if v[258] != 0 { v[256] } else { v[248] };
-    v[260] = if v[56] < 64 {
-        (v[240] << v[56]) & 0xffffffff
-    } else {
-        0
-    };
+    v[260] = if v[56] < 64 { (v[240] << v[56]) & 0xffffffff } else { 0 };
     v[261] = 0x5;
     v[262] = u64::from(v[39] == v[261]);
     v[263] = if v[262] != 0 { v[260] } else { v[259] };
@@ -830,11 +774,7 @@ pub fn eval(i: &[u64; 33], s: &[u64; 14], v: &mut [u64; 430]) {
     v[296] = 0x4;
     v[297] = u64::from(v[39] == v[296]);
     v[298] = if v[297] != 0 { v[295] } else { v[287] };
-    v[299] = if v[56] < 64 {
-        (v[279] << v[56]) & 0xffffffff
-    } else {
-        0
-    };
+    v[299] = if v[56] < 64 { (v[279] << v[56]) & 0xffffffff } else { 0 };
     v[300] = 0x5;
     v[301] = u64::from(v[39] == v[300]);
     v[302] = if v[301] != 0 { v[299] } else { v[298] };
@@ -873,11 +813,7 @@ pub fn eval(i: &[u64; 33], s: &[u64; 14], v: &mut [u64; 430]) {
     v[335] = 0x4;
     v[336] = u64::from(v[39] == v[335]);
     v[337] = if v[336] != 0 { v[334] } else { v[326] };
-    v[338] = if v[56] < 64 {
-        (v[318] << v[56]) & 0xffffffff
-    } else {
-        0
-    };
+    v[338] = if v[56] < 64 { (v[318] << v[56]) & 0xffffffff } else { 0 };
     v[339] = 0x5;
     v[340] = u64::from(v[39] == v[339]);
     v[341] = if v[340] != 0 { v[338] } else { v[337] };

@@ -586,11 +586,7 @@ pub fn step(i: &[u64; 45], s: &mut [u64; 87], o: &mut [u64; 29]) {
     let v570 = u64::from(v555 == v569);
     let v571 = if v570 != 0 { v568 } else { v560 };
     let v572 = i[8];
-    let v573 = if v572 < 64 {
-        (v551 << v572) & 0xffffffff
-    } else {
-        0
-    };
+    let v573 = if v572 < 64 { (v551 << v572) & 0xffffffff } else { 0 };
     let v574 = 0x5;
     let v575 = u64::from(v555 == v574);
     let v576 = if v575 != 0 { v573 } else { v571 };
@@ -637,11 +633,7 @@ pub fn step(i: &[u64; 45], s: &mut [u64; 87], o: &mut [u64; 29]) {
     let v617 = 0x4;
     let v618 = u64::from(v555 == v617);
     let v619 = if v618 != 0 { v616 } else { v608 };
-    let v620 = if v572 < 64 {
-        (v600 << v572) & 0xffffffff
-    } else {
-        0
-    };
+    let v620 = if v572 < 64 { (v600 << v572) & 0xffffffff } else { 0 };
     let v621 = 0x5;
     let v622 = u64::from(v555 == v621);
     let v623 = if v622 != 0 { v620 } else { v619 };
@@ -680,11 +672,7 @@ pub fn step(i: &[u64; 45], s: &mut [u64; 87], o: &mut [u64; 29]) {
     let v656 = 0x4;
     let v657 = u64::from(v555 == v656);
     let v658 = if v657 != 0 { v655 } else { v647 };
-    let v659 = if v572 < 64 {
-        (v639 << v572) & 0xffffffff
-    } else {
-        0
-    };
+    let v659 = if v572 < 64 { (v639 << v572) & 0xffffffff } else { 0 };
     let v660 = 0x5;
     let v661 = u64::from(v555 == v660);
     let v662 = if v661 != 0 { v659 } else { v658 };
@@ -723,11 +711,7 @@ pub fn step(i: &[u64; 45], s: &mut [u64; 87], o: &mut [u64; 29]) {
     let v695 = 0x4;
     let v696 = u64::from(v555 == v695);
     let v697 = if v696 != 0 { v694 } else { v686 };
-    let v698 = if v572 < 64 {
-        (v678 << v572) & 0xffffffff
-    } else {
-        0
-    };
+    let v698 = if v572 < 64 { (v678 << v572) & 0xffffffff } else { 0 };
     let v699 = 0x5;
     let v700 = u64::from(v555 == v699);
     let v701 = if v700 != 0 { v698 } else { v697 };
@@ -766,11 +750,7 @@ pub fn step(i: &[u64; 45], s: &mut [u64; 87], o: &mut [u64; 29]) {
     let v734 = 0x4;
     let v735 = u64::from(v555 == v734);
     let v736 = if v735 != 0 { v733 } else { v725 };
-    let v737 = if v572 < 64 {
-        (v717 << v572) & 0xffffffff
-    } else {
-        0
-    };
+    let v737 = if v572 < 64 { (v717 << v572) & 0xffffffff } else { 0 };
     let v738 = 0x5;
     let v739 = u64::from(v555 == v738);
     let v740 = if v739 != 0 { v737 } else { v736 };
@@ -809,11 +789,7 @@ pub fn step(i: &[u64; 45], s: &mut [u64; 87], o: &mut [u64; 29]) {
     let v773 = 0x4;
     let v774 = u64::from(v555 == v773);
     let v775 = if v774 != 0 { v772 } else { v764 };
-    let v776 = if v572 < 64 {
-        (v756 << v572) & 0xffffffff
-    } else {
-        0
-    };
+    let v776 = if v572 < 64 { (v756 << v572) & 0xffffffff } else { 0 };
     let v777 = 0x5;
     let v778 = u64::from(v555 == v777);
     let v779 = if v778 != 0 { v776 } else { v775 };
@@ -852,11 +828,7 @@ pub fn step(i: &[u64; 45], s: &mut [u64; 87], o: &mut [u64; 29]) {
     let v812 = 0x4;
     let v813 = u64::from(v555 == v812);
     let v814 = if v813 != 0 { v811 } else { v803 };
-    let v815 = if v572 < 64 {
-        (v795 << v572) & 0xffffffff
-    } else {
-        0
-    };
+    let v815 = if v572 < 64 { (v795 << v572) & 0xffffffff } else { 0 };
     let v816 = 0x5;
     let v817 = u64::from(v555 == v816);
     let v818 = if v817 != 0 { v815 } else { v814 };
@@ -895,11 +867,7 @@ pub fn step(i: &[u64; 45], s: &mut [u64; 87], o: &mut [u64; 29]) {
     let v851 = 0x4;
     let v852 = u64::from(v555 == v851);
     let v853 = if v852 != 0 { v850 } else { v842 };
-    let v854 = if v572 < 64 {
-        (v834 << v572) & 0xffffffff
-    } else {
-        0
-    };
+    let v854 = if v572 < 64 { (v834 << v572) & 0xffffffff } else { 0 };
     let v855 = 0x5;
     let v856 = u64::from(v555 == v855);
     let v857 = if v856 != 0 { v854 } else { v853 };
@@ -2372,11 +2340,7 @@ pub fn eval(i: &[u64; 45], s: &[u64; 87], v: &mut [u64; 1633]) {
     v[570] = u64::from(v[555] == v[569]);
     v[571] = if v[570] != 0 { v[568] } else { v[560] };
     v[572] = i[8];
-    v[573] = if v[572] < 64 {
-        (v[551] << v[572]) & 0xffffffff
-    } else {
-        0
-    };
+    v[573] = if v[572] < 64 { (v[551] << v[572]) & 0xffffffff } else { 0 };
     v[574] = 0x5;
     v[575] = u64::from(v[555] == v[574]);
     v[576] = if v[575] != 0 { v[573] } else { v[571] };
@@ -2423,11 +2387,7 @@ pub fn eval(i: &[u64; 45], s: &[u64; 87], v: &mut [u64; 1633]) {
     v[617] = 0x4;
     v[618] = u64::from(v[555] == v[617]);
     v[619] = if v[618] != 0 { v[616] } else { v[608] };
-    v[620] = if v[572] < 64 {
-        (v[600] << v[572]) & 0xffffffff
-    } else {
-        0
-    };
+    v[620] = if v[572] < 64 { (v[600] << v[572]) & 0xffffffff } else { 0 };
     v[621] = 0x5;
     v[622] = u64::from(v[555] == v[621]);
     v[623] = if v[622] != 0 { v[620] } else { v[619] };
@@ -2466,11 +2426,7 @@ pub fn eval(i: &[u64; 45], s: &[u64; 87], v: &mut [u64; 1633]) {
     v[656] = 0x4;
     v[657] = u64::from(v[555] == v[656]);
     v[658] = if v[657] != 0 { v[655] } else { v[647] };
-    v[659] = if v[572] < 64 {
-        (v[639] << v[572]) & 0xffffffff
-    } else {
-        0
-    };
+    v[659] = if v[572] < 64 { (v[639] << v[572]) & 0xffffffff } else { 0 };
     v[660] = 0x5;
     v[661] = u64::from(v[555] == v[660]);
     v[662] = if v[661] != 0 { v[659] } else { v[658] };
@@ -2509,11 +2465,7 @@ pub fn eval(i: &[u64; 45], s: &[u64; 87], v: &mut [u64; 1633]) {
     v[695] = 0x4;
     v[696] = u64::from(v[555] == v[695]);
     v[697] = if v[696] != 0 { v[694] } else { v[686] };
-    v[698] = if v[572] < 64 {
-        (v[678] << v[572]) & 0xffffffff
-    } else {
-        0
-    };
+    v[698] = if v[572] < 64 { (v[678] << v[572]) & 0xffffffff } else { 0 };
     v[699] = 0x5;
     v[700] = u64::from(v[555] == v[699]);
     v[701] = if v[700] != 0 { v[698] } else { v[697] };
@@ -2552,11 +2504,7 @@ pub fn eval(i: &[u64; 45], s: &[u64; 87], v: &mut [u64; 1633]) {
     v[734] = 0x4;
     v[735] = u64::from(v[555] == v[734]);
     v[736] = if v[735] != 0 { v[733] } else { v[725] };
-    v[737] = if v[572] < 64 {
-        (v[717] << v[572]) & 0xffffffff
-    } else {
-        0
-    };
+    v[737] = if v[572] < 64 { (v[717] << v[572]) & 0xffffffff } else { 0 };
     v[738] = 0x5;
     v[739] = u64::from(v[555] == v[738]);
     v[740] = if v[739] != 0 { v[737] } else { v[736] };
@@ -2595,11 +2543,7 @@ pub fn eval(i: &[u64; 45], s: &[u64; 87], v: &mut [u64; 1633]) {
     v[773] = 0x4;
     v[774] = u64::from(v[555] == v[773]);
     v[775] = if v[774] != 0 { v[772] } else { v[764] };
-    v[776] = if v[572] < 64 {
-        (v[756] << v[572]) & 0xffffffff
-    } else {
-        0
-    };
+    v[776] = if v[572] < 64 { (v[756] << v[572]) & 0xffffffff } else { 0 };
     v[777] = 0x5;
     v[778] = u64::from(v[555] == v[777]);
     v[779] = if v[778] != 0 { v[776] } else { v[775] };
@@ -2638,11 +2582,7 @@ pub fn eval(i: &[u64; 45], s: &[u64; 87], v: &mut [u64; 1633]) {
     v[812] = 0x4;
     v[813] = u64::from(v[555] == v[812]);
     v[814] = if v[813] != 0 { v[811] } else { v[803] };
-    v[815] = if v[572] < 64 {
-        (v[795] << v[572]) & 0xffffffff
-    } else {
-        0
-    };
+    v[815] = if v[572] < 64 { (v[795] << v[572]) & 0xffffffff } else { 0 };
     v[816] = 0x5;
     v[817] = u64::from(v[555] == v[816]);
     v[818] = if v[817] != 0 { v[815] } else { v[814] };
@@ -2681,11 +2621,7 @@ pub fn eval(i: &[u64; 45], s: &[u64; 87], v: &mut [u64; 1633]) {
     v[851] = 0x4;
     v[852] = u64::from(v[555] == v[851]);
     v[853] = if v[852] != 0 { v[850] } else { v[842] };
-    v[854] = if v[572] < 64 {
-        (v[834] << v[572]) & 0xffffffff
-    } else {
-        0
-    };
+    v[854] = if v[572] < 64 { (v[834] << v[572]) & 0xffffffff } else { 0 };
     v[855] = 0x5;
     v[856] = u64::from(v[555] == v[855]);
     v[857] = if v[856] != 0 { v[854] } else { v[853] };
@@ -3463,9 +3399,5 @@ pub fn eval(i: &[u64; 45], s: &[u64; 87], v: &mut [u64; 1633]) {
     v[1629] = v[1628] & v[1625];
     v[1630] = v[1629] & v[1621];
     v[1631] = 0x1;
-    v[1632] = if v[48] < 64 {
-        (v[1631] << v[48]) & 0xffff
-    } else {
-        0
-    };
+    v[1632] = if v[48] < 64 { (v[1631] << v[48]) & 0xffff } else { 0 };
 }

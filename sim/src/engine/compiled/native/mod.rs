@@ -4,13 +4,13 @@
 //! `rust_source.rs`); a design runs on it when its netlist's
 //! fingerprint matches, and on the evaluation loop otherwise.
 
+pub mod flexpmu_pmu;
 pub mod flexpmu_decode_hook;
 pub mod flexpmu_decode_hook_async;
-pub mod flexpmu_decode_stage;
 pub mod flexpmu_execute_hook;
+pub mod flexpmu_decode_stage;
 pub mod flexpmu_execute_stage;
 pub mod flexpmu_hooked_pmu;
-pub mod flexpmu_pmu;
 pub mod flexpmu_sm_core;
 
 use super::NativeCode;
@@ -32,114 +32,66 @@ pub fn find(fingerprint: u64) -> Option<NativeCode> {
         flexpmu_decode_hook::FINGERPRINT => Some(NativeCode {
             name: "flexpmu_decode_hook",
             step: |i, s, o| {
-                flexpmu_decode_hook::step(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    o.try_into().ok()?,
-                );
+                flexpmu_decode_hook::step(i.try_into().ok()?, s.try_into().ok()?, o.try_into().ok()?);
                 Some(())
             },
             eval: |i, s, v| {
-                flexpmu_decode_hook::eval(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    v.try_into().ok()?,
-                );
+                flexpmu_decode_hook::eval(i.try_into().ok()?, s.try_into().ok()?, v.try_into().ok()?);
                 Some(())
             },
         }),
         flexpmu_decode_hook_async::FINGERPRINT => Some(NativeCode {
             name: "flexpmu_decode_hook_async",
             step: |i, s, o| {
-                flexpmu_decode_hook_async::step(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    o.try_into().ok()?,
-                );
+                flexpmu_decode_hook_async::step(i.try_into().ok()?, s.try_into().ok()?, o.try_into().ok()?);
                 Some(())
             },
             eval: |i, s, v| {
-                flexpmu_decode_hook_async::eval(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    v.try_into().ok()?,
-                );
+                flexpmu_decode_hook_async::eval(i.try_into().ok()?, s.try_into().ok()?, v.try_into().ok()?);
                 Some(())
             },
         }),
         flexpmu_execute_hook::FINGERPRINT => Some(NativeCode {
             name: "flexpmu_execute_hook",
             step: |i, s, o| {
-                flexpmu_execute_hook::step(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    o.try_into().ok()?,
-                );
+                flexpmu_execute_hook::step(i.try_into().ok()?, s.try_into().ok()?, o.try_into().ok()?);
                 Some(())
             },
             eval: |i, s, v| {
-                flexpmu_execute_hook::eval(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    v.try_into().ok()?,
-                );
+                flexpmu_execute_hook::eval(i.try_into().ok()?, s.try_into().ok()?, v.try_into().ok()?);
                 Some(())
             },
         }),
         flexpmu_decode_stage::FINGERPRINT => Some(NativeCode {
             name: "flexpmu_decode_stage",
             step: |i, s, o| {
-                flexpmu_decode_stage::step(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    o.try_into().ok()?,
-                );
+                flexpmu_decode_stage::step(i.try_into().ok()?, s.try_into().ok()?, o.try_into().ok()?);
                 Some(())
             },
             eval: |i, s, v| {
-                flexpmu_decode_stage::eval(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    v.try_into().ok()?,
-                );
+                flexpmu_decode_stage::eval(i.try_into().ok()?, s.try_into().ok()?, v.try_into().ok()?);
                 Some(())
             },
         }),
         flexpmu_execute_stage::FINGERPRINT => Some(NativeCode {
             name: "flexpmu_execute_stage",
             step: |i, s, o| {
-                flexpmu_execute_stage::step(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    o.try_into().ok()?,
-                );
+                flexpmu_execute_stage::step(i.try_into().ok()?, s.try_into().ok()?, o.try_into().ok()?);
                 Some(())
             },
             eval: |i, s, v| {
-                flexpmu_execute_stage::eval(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    v.try_into().ok()?,
-                );
+                flexpmu_execute_stage::eval(i.try_into().ok()?, s.try_into().ok()?, v.try_into().ok()?);
                 Some(())
             },
         }),
         flexpmu_hooked_pmu::FINGERPRINT => Some(NativeCode {
             name: "flexpmu_hooked_pmu",
             step: |i, s, o| {
-                flexpmu_hooked_pmu::step(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    o.try_into().ok()?,
-                );
+                flexpmu_hooked_pmu::step(i.try_into().ok()?, s.try_into().ok()?, o.try_into().ok()?);
                 Some(())
             },
             eval: |i, s, v| {
-                flexpmu_hooked_pmu::eval(
-                    i.try_into().ok()?,
-                    s.try_into().ok()?,
-                    v.try_into().ok()?,
-                );
+                flexpmu_hooked_pmu::eval(i.try_into().ok()?, s.try_into().ok()?, v.try_into().ok()?);
                 Some(())
             },
         }),
