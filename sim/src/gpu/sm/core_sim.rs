@@ -95,7 +95,7 @@ pub(super) struct CoreView {
 
 /// Where each port of the compiled core is.
 struct Indices {
-    inputs: [usize; 24],
+    inputs: [usize; 21],
     lanes: [[usize; LANES]; 3],
     outputs: [usize; 16],
     result: [usize; LANES],
@@ -106,7 +106,7 @@ struct Indices {
     counters: [usize; 16],
 }
 
-const INPUTS: [&str; 24] = [
+const INPUTS: [&str; 21] = [
     "reset",
     "pipeline_fetch_done",
     "instruction_in",
@@ -128,10 +128,6 @@ const INPUTS: [&str; 24] = [
     "sm_global_load",
     "sm_mem_address",
     "sm_mem_data",
-    // Unused slots keep the array's shape simple.
-    "reset",
-    "reset",
-    "reset",
 ];
 
 const OUTPUTS: [&str; 16] = [
@@ -190,7 +186,7 @@ impl CompiledCore {
                 .position(|s| s.aliases.iter().any(|a| a == name))
                 .ok_or_else(|| missing(format!("signal {name}")))
         };
-        let mut inputs = [0; 24];
+        let mut inputs = [0; 21];
         for (slot, name) in inputs.iter_mut().zip(INPUTS) {
             *slot = input(name)?;
         }
@@ -420,11 +416,10 @@ impl CoreSim {
         match self {
             CoreSim::RustHdl(driver) => {
                 let u = driver.uut();
-                let bits = |v: u64| v;
                 CoreView {
                     fetch_stall: u.fetch_stall.val(),
                     dec_done: u.dec_done.val(),
-                    dec_lane: bits(u.dec_lane.val().to_u64()),
+                    dec_lane: u.dec_lane.val().to_u64(),
                     dec_op: u.dec_op.val().to_u64(),
                     dec_dest: u.dec_dest.val().to_u64(),
                     dec_src1: u.dec_src1.val().to_u64(),
