@@ -35,10 +35,12 @@ pub enum Engine {
     Compiled,
     /// The SM slice's workload with its core on the compiled engine.
     SmSliceCompiled,
+    /// The compiled engine streaming every signal to an FST waveform.
+    CompiledFst,
 }
 
 impl Engine {
-    pub const ALL: [Engine; 8] = [
+    pub const ALL: [Engine; 9] = [
         Engine::Native,
         Engine::NativeVcd,
         Engine::RustHdlSimulation,
@@ -47,6 +49,7 @@ impl Engine {
         Engine::SmSlice,
         Engine::Compiled,
         Engine::SmSliceCompiled,
+        Engine::CompiledFst,
     ];
 
     /// Its name in tables, JSON and on the command line.
@@ -60,6 +63,7 @@ impl Engine {
             Engine::SmSlice => "sm-slice",
             Engine::Compiled => "compiled",
             Engine::SmSliceCompiled => "sm-slice-compiled",
+            Engine::CompiledFst => "compiled-fst",
         }
     }
 }
@@ -75,7 +79,7 @@ pub struct EngineResult {
     pub passes_per_cycle: Option<f64>,
     /// Growth of the process' peak resident memory during the run.
     pub peak_rss_growth_kib: u64,
-    /// Bytes of waveform written (VCD engine only).
+    /// Bytes of waveform written (the VCD and FST engines).
     pub vcd_bytes: Option<u64>,
 }
 
@@ -184,8 +188,31 @@ fn native_run(
 
 /// The PMU on the compiled engine, built from the registry's export.
 pub fn compiled(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineResult, BenchError> {
+    compiled_run(toggles, None, progress)
+}
+
+/// The PMU on the compiled engine, every signal streamed to an FST
+/// waveform at `path`.
+pub fn compiled_fst(
+    toggles: u64,
+    path: &Path,
+    progress: &mut dyn FnMut(u64),
+) -> Result<EngineResult, BenchError> {
+    compiled_run(toggles, Some(path), progress)
+}
+
+fn compiled_run(
+    toggles: u64,
+    fst: Option<&Path>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<EngineResult, BenchError> {
+    use flexpmu_sim::engine::compiled::trace::{CompiledTrace, TracePlan};
     use flexpmu_sim::engine::compiled::CompiledSim;
-    let name = Engine::Compiled.name();
+    let name = if fst.is_some() {
+        Engine::CompiledFst.name()
+    } else {
+        Engine::Compiled.name()
+    };
     let rss_before = peak_rss_kib();
     let design = flexpmu_export::registry::get("pmu")
         .design()
@@ -211,22 +238,54 @@ pub fn compiled(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineRes
                 })
         })
         .collect::<Result<Vec<usize>, BenchError>>()?;
+    let mut trace = match fst {
+        Some(path) => {
+            let mut block = DefaultPmu::default();
+            block.connect_all();
+            let plan = TracePlan::new(&block, "flexpmu_pmu", &sim).map_err(BenchError::Stock)?;
+            Some(CompiledTrace::fst(
+                std::fs::File::create(path)?,
+                plan,
+                "flexpmu_pmu",
+                2000,
+            )?)
+        }
+        None => None,
+    };
+    // A cycle: with a waveform, every signal settles and is sampled;
+    // without, only the outputs and the registers are computed.
+    let mut cycle_number = 0u64;
+    let mut cycle = |sim: &mut CompiledSim| -> Result<(), BenchError> {
+        match trace.as_mut() {
+            Some(trace) => {
+                sim.settle();
+                trace.sample(sim, cycle_number)?;
+                sim.clock();
+            }
+            None => sim.step(),
+        }
+        cycle_number += 1;
+        Ok(())
+    };
     let start = Instant::now();
     for counter in 0..SETUP_CYCLES {
         sim.set_input(address, counter);
         sim.set_input(command, PmuCommand::Cnt.bits());
-        sim.step();
+        cycle(&mut sim)?;
     }
     sim.set_input(command, PmuCommand::Nop.bits());
-    for cycle in 0..toggles {
-        let value = toggle_value(cycle);
+    for n in 0..toggles {
+        let value = toggle_value(n);
         for &m in &monitors {
             sim.set_input(m, value);
         }
-        sim.step();
-        if cycle % 65536 == 0 {
-            progress(cycle);
+        cycle(&mut sim)?;
+        if n % 65536 == 0 {
+            progress(n);
         }
+    }
+    if let Some(trace) = trace.take() {
+        trace.finish()?;
     }
     let seconds = start.elapsed().as_secs_f64();
     let counts: Vec<u64> = counters.iter().map(|&r| sim.register(r)).collect();
@@ -239,7 +298,7 @@ pub fn compiled(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineRes
         cycles_per_s: cycles as f64 / seconds,
         passes_per_cycle: None,
         peak_rss_growth_kib: peak_rss_kib().saturating_sub(rss_before),
-        vcd_bytes: None,
+        vcd_bytes: fst.and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len()),
     })
 }
 
@@ -358,7 +417,7 @@ pub fn render_table(results: &[EngineResult], out: &mut dyn Write) -> std::io::R
     writeln!(
         out,
         "{:<22} {:>10} {:>9} {:>13} {:>14} {:>14} {:>12}",
-        "engine", "cycles", "seconds", "cycles/s", "passes/cycle", "peak RSS +KiB", "VCD MiB"
+        "engine", "cycles", "seconds", "cycles/s", "passes/cycle", "peak RSS +KiB", "wave MiB"
     )?;
     for r in results {
         writeln!(

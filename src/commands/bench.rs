@@ -62,6 +62,14 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         results.push(bench::compiled(cycles, &mut |c| pb.set_position(c))?);
         pb.finish_and_clear();
     }
+    if wanted(Engine::CompiledFst) {
+        let pb = bar("compiled-fst", cycles);
+        let fst_path = scratch.join("bench.fst");
+        let fst = bench::compiled_fst(cycles, &fst_path, &mut |c| pb.set_position(c));
+        pb.finish_and_clear();
+        let _ = std::fs::remove_file(&fst_path);
+        results.push(fst?);
+    }
     if wanted(Engine::NativeVcd) {
         let pb = bar("native-vcd", cycles);
         let vcd = bench::native_vcd(cycles, &vcd_path, &mut |c| pb.set_position(c));
