@@ -87,3 +87,37 @@ fn waveform_is_streamed_with_hierarchy() {
     }
     assert_eq!(seen, vec!["00", "01", "11", "00", "11"]);
 }
+
+/// Both engines run the scenario alike and write the same waveform, byte
+/// for byte.
+#[test]
+fn both_engines_run_a_scenario_alike() {
+    use flexpmu_sim::pmu::scenario_runner::{run_scenario_on, ScenarioEngine};
+    let scn = scenario::load(
+        &examples().join("thesis_fig3_1.scn"),
+        &ScenarioLimits::default_pmu(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut outcomes = Vec::new();
+    for (engine, name) in [
+        (ScenarioEngine::RustHdl, "r.vcd"),
+        (ScenarioEngine::Compiled, "c.vcd"),
+    ] {
+        let path = dir.path().join(name);
+        let file = std::fs::File::create(&path).unwrap();
+        let result = run_scenario_on(
+            &scn,
+            Some((
+                flexpmu_sim::waveform::WaveformOut::Vcd(Box::new(std::io::BufWriter::new(file))),
+                2000,
+            )),
+            engine,
+        )
+        .unwrap();
+        outcomes.push((result, std::fs::read(&path).unwrap()));
+    }
+    assert_eq!(outcomes[0].0, outcomes[1].0);
+    assert!(outcomes[0].1.len() > 1000);
+    assert!(outcomes[0].1 == outcomes[1].1, "the waveforms differ");
+}

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use flexpmu_sim::pmu::scenario::{self, Scenario, ScenarioLimits};
-use flexpmu_sim::pmu::scenario_runner::{run_scenario, ScenarioResult};
+use flexpmu_sim::pmu::scenario_runner::{run_scenario_on, ScenarioEngine, ScenarioResult};
 
 use super::WaveformArgs;
 use crate::output::Waveform;
@@ -16,6 +16,10 @@ pub struct SimArgs {
     file: PathBuf,
     #[command(flatten)]
     waveform: WaveformArgs,
+    /// The engine that runs the PMU: the compiled engine, or rust-hdl's
+    /// (the reference); both write the same waveform.
+    #[arg(long, value_enum, default_value_t = super::run::EngineArg::Compiled)]
+    engine: super::run::EngineArg,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -28,7 +32,11 @@ pub fn sim(args: &SimArgs) -> Result<ExitCode> {
         Some(w) => Some((w.output()?, args.waveform.period_ps)),
         None => None,
     };
-    let result = run_scenario(&scenario, writer);
+    let engine = match args.engine {
+        super::run::EngineArg::Compiled => ScenarioEngine::Compiled,
+        super::run::EngineArg::RustHdl => ScenarioEngine::RustHdl,
+    };
+    let result = run_scenario_on(&scenario, writer, engine);
     let vcd = finish_waveform(
         waveform,
         result

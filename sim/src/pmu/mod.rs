@@ -3,6 +3,7 @@
 //! ([`rtl`]), seeded random stimulus ([`stimulus`]) and `.scn` scenarios
 //! ([`scenario`], [`scenario_runner`]).
 
+pub mod compiled;
 pub mod model;
 pub mod ports;
 pub mod rtl;

@@ -1,10 +1,12 @@
-//! Runs a scenario on the rust-hdl PMU (and, alongside, on the reference
-//! model, so every run is also a differential check).
+//! Runs a scenario on the PMU, on the compiled engine or rust-hdl's (and,
+//! alongside, on the reference model, so every run is also a
+//! differential check).
 
 use flexpmu_hdl::{CounterState, PmuConfig};
 use flexpmu_isa::PmuCommand;
 
 use crate::engine::SimError;
+use crate::pmu::compiled::{CompiledPmu, PmuEngine};
 use crate::pmu::rtl::PmuSim;
 use crate::pmu::scenario::{Scenario, Step};
 use crate::pmu::{PmuInputs, PmuModel};
@@ -19,14 +21,13 @@ pub struct ExpectFailure {
 }
 
 /// The outcome of a scenario run on the default PMU.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioResult {
     pub cycles: u64,
     pub counters: Vec<u64>,
     pub states: Vec<CounterState>,
     pub expects_checked: usize,
     pub failures: Vec<ExpectFailure>,
-    pub passes_per_cycle: f64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -89,14 +90,37 @@ pub fn scenario_cycles(scenario: &Scenario) -> Vec<PmuInputs> {
     cycles
 }
 
+/// Which engine runs a scenario's PMU.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum ScenarioEngine {
+    /// The compiled engine.
+    #[default]
+    Compiled,
+    /// rust-hdl's blocks under the cycle driver (the reference).
+    RustHdl,
+}
+
 /// Runs `scenario` on the thesis PMU (16 x 32-bit counters, 32-bit toggle
-/// channels), streaming a waveform (VCD or FST) if given.
+/// channels) on the compiled engine, streaming a waveform (VCD or FST) if
+/// given.
 pub fn run_scenario(
     scenario: &Scenario,
     waveform: Option<(crate::waveform::WaveformOut, u64)>,
 ) -> Result<ScenarioResult, RunError> {
+    run_scenario_on(scenario, waveform, ScenarioEngine::Compiled)
+}
+
+/// [`run_scenario`] on `engine`.
+pub fn run_scenario_on(
+    scenario: &Scenario,
+    waveform: Option<(crate::waveform::WaveformOut, u64)>,
+    engine: ScenarioEngine,
+) -> Result<ScenarioResult, RunError> {
     let config = PmuConfig::uniform(16, 32);
-    let mut rtl = PmuSim::<16, 32, 32>::new(&config)?;
+    let mut rtl: Box<dyn PmuEngine> = match engine {
+        ScenarioEngine::Compiled => Box::new(CompiledPmu::new()?),
+        ScenarioEngine::RustHdl => Box::new(PmuSim::<16, 32, 32>::new(&config)?),
+    };
     if let Some((out, period_ps)) = waveform {
         rtl.attach_waveform(out, period_ps)?;
     }
@@ -158,6 +182,5 @@ pub fn run_scenario(
         states: rtl.states(),
         expects_checked,
         failures,
-        passes_per_cycle: rtl.passes_per_cycle(),
     })
 }
