@@ -243,12 +243,8 @@ fn compiled_run(
             let mut block = DefaultPmu::default();
             block.connect_all();
             let plan = TracePlan::new(&block, "flexpmu_pmu", &sim).map_err(BenchError::Stock)?;
-            Some(CompiledTrace::fst(
-                std::fs::File::create(path)?,
-                plan,
-                "flexpmu_pmu",
-                2000,
-            )?)
+            let out = flexpmu_sim::waveform::WaveformOut::Fst(std::fs::File::create(path)?);
+            Some(CompiledTrace::new(out, plan, "flexpmu_pmu", 2000)?)
         }
         None => None,
     };

@@ -252,7 +252,8 @@ pub fn replay_compiled(
                 sim.set_input(*i, value as u64);
             }
         }
-        sim.settle();
+        // The outputs before the edge, then the edge.
+        sim.step();
         for (column, &value) in columns.iter().zip(row) {
             if let Column::Output(i, name) = column {
                 let got = sim.output(*i);
@@ -266,7 +267,6 @@ pub fn replay_compiled(
                 }
             }
         }
-        sim.clock();
         result.cycles += 1;
     }
     Ok(result)

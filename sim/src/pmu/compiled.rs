@@ -8,7 +8,7 @@ use rust_hdl::prelude::Block;
 
 use super::rtl::PmuSim;
 use super::PmuInputs;
-use crate::engine::compiled::trace::{CompiledTrace, TracePlan};
+use crate::engine::compiled::trace::TracedSim;
 use crate::engine::compiled::CompiledSim;
 use crate::engine::SimError;
 use crate::waveform::WaveformOut;
@@ -57,10 +57,9 @@ impl PmuEngine for PmuSim<16, 32, 32> {
 /// The thesis PMU (16 x 32-bit counters, 32-bit toggle channels) on the
 /// compiled engine.
 pub struct CompiledPmu {
-    sim: CompiledSim,
+    run: TracedSim,
     /// The block, for its waveform's declarations.
     block: DefaultPmu,
-    trace: Option<CompiledTrace>,
     reset: usize,
     address: usize,
     command: usize,
@@ -68,7 +67,6 @@ pub struct CompiledPmu {
     monitor_out: usize,
     counters: Vec<usize>,
     states: Vec<usize>,
-    cycles: u64,
 }
 
 fn engine_error(what: String) -> SimError {
@@ -114,9 +112,8 @@ impl CompiledPmu {
         let mut block = DefaultPmu::default();
         block.connect_all();
         Ok(CompiledPmu {
-            sim,
+            run: TracedSim::new(sim),
             block,
-            trace: None,
             reset,
             address,
             command,
@@ -124,51 +121,43 @@ impl CompiledPmu {
             monitor_out,
             counters,
             states,
-            cycles: 0,
         })
     }
 }
 
 impl PmuEngine for CompiledPmu {
     fn attach_waveform(&mut self, out: WaveformOut, period_ps: u64) -> Result<(), SimError> {
-        let plan = TracePlan::new(&self.block, "flexpmu_pmu", &self.sim).map_err(engine_error)?;
-        self.trace = Some(match out {
-            WaveformOut::Vcd(out) => CompiledTrace::vcd(out, plan, "flexpmu_pmu", period_ps)?,
-            WaveformOut::Fst(out) => CompiledTrace::fst(out, plan, "flexpmu_pmu", period_ps)?,
-        });
-        Ok(())
+        Ok(self
+            .run
+            .attach(&self.block, "flexpmu_pmu", out, period_ps)?)
     }
 
     fn present(&mut self, inputs: &PmuInputs) -> Result<(), SimError> {
-        self.sim.set_input(self.reset, u64::from(inputs.reset));
-        self.sim.set_input(self.address, u64::from(inputs.address));
-        self.sim.set_input(self.command, inputs.command.bits());
+        self.run.sim.set_input(self.reset, u64::from(inputs.reset));
+        self.run
+            .sim
+            .set_input(self.address, u64::from(inputs.address));
+        self.run.sim.set_input(self.command, inputs.command.bits());
         for (&port, &value) in self.monitor_in.iter().zip(&inputs.monitor_in) {
-            self.sim.set_input(port, value);
+            self.run.sim.set_input(port, value);
         }
-        self.sim.settle();
+        self.run.sim.settle();
         Ok(())
     }
 
     fn step(&mut self, inputs: &PmuInputs) -> Result<(), SimError> {
         self.present(inputs)?;
-        if let Some(trace) = self.trace.as_mut() {
-            trace.sample(&self.sim, self.cycles)?;
-        }
-        self.sim.clock();
-        self.sim.settle();
-        self.cycles += 1;
-        Ok(())
+        Ok(self.run.step()?)
     }
 
     fn monitor_out(&self) -> u64 {
-        self.sim.output(self.monitor_out)
+        self.run.sim.output(self.monitor_out)
     }
 
     fn counts(&self) -> Vec<u64> {
         self.counters
             .iter()
-            .map(|&r| self.sim.register(r))
+            .map(|&r| self.run.sim.register(r))
             .collect()
     }
 
@@ -176,22 +165,17 @@ impl PmuEngine for CompiledPmu {
         self.states
             .iter()
             .map(|&r| {
-                CounterState::from_bits(self.sim.register(r))
+                CounterState::from_bits(self.run.sim.register(r))
                     .expect("the state register only holds RESET, COUNTING or IDLE")
             })
             .collect()
     }
 
     fn cycles(&self) -> u64 {
-        self.cycles
+        self.run.cycles()
     }
 
     fn finish(&mut self) -> Result<(), SimError> {
-        if let Some(mut trace) = self.trace.take() {
-            // The state after the last edge, stamped at the next cycle.
-            trace.sample(&self.sim, self.cycles)?;
-            trace.finish()?;
-        }
-        Ok(())
+        Ok(self.run.finish()?)
     }
 }

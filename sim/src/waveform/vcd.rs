@@ -18,15 +18,18 @@ pub const VCD_MARKER: &str = "flexpmu waveform";
 /// How every waveform flexpmu writes begins (exactly).
 pub const VCD_HEADER: &str = "$comment\n    flexpmu waveform\n$end\n";
 
-enum Declaration {
+/// A block's waveform declarations, as `Traced::declare` makes them.
+#[derive(Clone, Debug)]
+pub(crate) enum Declaration {
     Enter(String),
     Exit,
     Variable(String, usize),
     Clock(String),
 }
 
+/// Records the declarations in order.
 #[derive(Default)]
-struct Declarations(Vec<Declaration>);
+pub(crate) struct Declarations(pub(crate) Vec<Declaration>);
 
 impl TraceDeclarer for Declarations {
     fn enter_scope(&mut self, name: &str) {

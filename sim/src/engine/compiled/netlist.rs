@@ -307,13 +307,9 @@ impl<'a> Builder<'a> {
             Expr::Name(n, _) => self.read(n, scope, env, module)?,
             Expr::Literal(v, w) => self.node(Op::Const(*v as u64 & mask(*w)), *w),
             Expr::Resize(inner, w) => {
+                // Truncation masks; zero extension keeps the word as it is.
                 let a = self.expr(inner, scope, env, module)?;
-                if inner.width() <= *w {
-                    // Zero extension: the word already is.
-                    self.node(Op::Slice(a, 0), *w)
-                } else {
-                    self.node(Op::Slice(a, 0), *w)
-                }
+                self.node(Op::Slice(a, 0), *w)
             }
             Expr::Binary(op, l, r) => {
                 let l = self.expr(l, scope, env, module)?;

@@ -4,40 +4,14 @@
 //! their output); each is found among the netlist's signals by its
 //! hierarchical name, and sampled from the engine's values.
 
-use std::io::{self, Write};
+use std::io;
 
 use flexpmu_hdl::support::trace::{TraceDeclarer, Traced};
 
 use super::CompiledSim;
 use crate::waveform::fst::FstTrace;
-use crate::waveform::vcd::VcdTrace;
-use crate::waveform::Trace;
-
-#[derive(Clone, Debug)]
-enum Declaration {
-    Enter(String),
-    Exit,
-    Variable(String, usize),
-    Clock(String),
-}
-
-#[derive(Default)]
-struct Recorder(Vec<Declaration>);
-
-impl TraceDeclarer for Recorder {
-    fn enter_scope(&mut self, name: &str) {
-        self.0.push(Declaration::Enter(name.to_string()));
-    }
-    fn exit_scope(&mut self) {
-        self.0.push(Declaration::Exit);
-    }
-    fn variable(&mut self, name: &str, width: usize) {
-        self.0.push(Declaration::Variable(name.to_string(), width));
-    }
-    fn clock(&mut self, name: &str) {
-        self.0.push(Declaration::Clock(name.to_string()));
-    }
-}
+use crate::waveform::vcd::{Declaration, Declarations, VcdTrace};
+use crate::waveform::{Trace, WaveformOut};
 
 /// Where each variable of a block's waveform is in a compiled netlist.
 #[derive(Clone, Debug)]
@@ -51,7 +25,7 @@ impl TracePlan {
     /// Maps `block`'s waveform variables onto `sim`'s signals; the names
     /// of variables with no counterpart are the error.
     pub fn new<B: Traced>(block: &B, top: &str, sim: &CompiledSim) -> Result<TracePlan, String> {
-        let mut recorder = Recorder::default();
+        let mut recorder = Declarations::default();
         block.declare(top, &mut recorder);
         let netlist = sim.netlist();
         let mut index = std::collections::HashMap::new();
@@ -130,30 +104,20 @@ pub struct CompiledTrace {
 }
 
 impl CompiledTrace {
-    /// A VCD stream (the header as [`VcdTrace::new`] writes it for the
-    /// block).
-    pub fn vcd(
-        out: Box<dyn Write>,
-        plan: TracePlan,
-        top: &str,
-        period_ps: u64,
-    ) -> io::Result<Self> {
+    /// A stream in `out`'s format (the header as the VCD or FST writer
+    /// writes it for the block).
+    pub fn new(out: WaveformOut, plan: TracePlan, top: &str, period_ps: u64) -> io::Result<Self> {
         let header = Planned {
             plan: &plan,
             sim: None,
         };
-        let trace = Trace::Vcd(VcdTrace::new(out, &header, top, period_ps)?);
-        Ok(CompiledTrace { trace, plan })
-    }
-
-    /// An FST stream.
-    pub fn fst(out: std::fs::File, plan: TracePlan, top: &str, period_ps: u64) -> io::Result<Self> {
-        let header = Planned {
-            plan: &plan,
-            sim: None,
+        let trace = match out {
+            WaveformOut::Vcd(out) => Trace::Vcd(VcdTrace::new(out, &header, top, period_ps)?),
+            WaveformOut::Fst(out) => {
+                let out = io::BufWriter::with_capacity(1 << 16, out);
+                Trace::Fst(Box::new(FstTrace::new(out, &header, top, period_ps)?))
+            }
         };
-        let out = io::BufWriter::with_capacity(1 << 16, out);
-        let trace = Trace::Fst(Box::new(FstTrace::new(out, &header, top, period_ps)?));
         Ok(CompiledTrace { trace, plan })
     }
 
@@ -170,5 +134,64 @@ impl CompiledTrace {
 
     pub fn finish(self) -> io::Result<()> {
         self.trace.finish()
+    }
+}
+
+/// A compiled design stepped cycle by cycle on the cycle driver's
+/// timeline, streaming a waveform if one is attached: what the SM slice's
+/// core and the scenario runner's PMU share.
+pub struct TracedSim {
+    pub sim: CompiledSim,
+    trace: Option<CompiledTrace>,
+    cycles: u64,
+}
+
+impl TracedSim {
+    pub fn new(sim: CompiledSim) -> Self {
+        TracedSim {
+            sim,
+            trace: None,
+            cycles: 0,
+        }
+    }
+
+    /// Streams every later cycle to `out`, with `block`'s declarations.
+    pub fn attach<B: Traced>(
+        &mut self,
+        block: &B,
+        top: &str,
+        out: WaveformOut,
+        period_ps: u64,
+    ) -> io::Result<()> {
+        let plan = TracePlan::new(block, top, &self.sim).map_err(io::Error::other)?;
+        self.trace = Some(CompiledTrace::new(out, plan, top, period_ps)?);
+        Ok(())
+    }
+
+    /// Samples the cycle (settled before the edge), clocks, and settles
+    /// again so the registers' new values show.
+    pub fn step(&mut self) -> io::Result<()> {
+        if let Some(trace) = self.trace.as_mut() {
+            trace.sample(&self.sim, self.cycles)?;
+        }
+        self.sim.clock();
+        self.sim.settle();
+        self.cycles += 1;
+        Ok(())
+    }
+
+    /// Clock edges so far.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
+    }
+
+    /// Ends the waveform: the state after the last edge, stamped at the
+    /// next cycle.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if let Some(mut trace) = self.trace.take() {
+            trace.sample(&self.sim, self.cycles)?;
+            trace.finish()?;
+        }
+        Ok(())
     }
 }

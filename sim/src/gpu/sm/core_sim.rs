@@ -4,16 +4,15 @@
 //! [`CoreInputs`] and read a [`CoreView`]; neither knows which engine
 //! runs the core.
 
-use std::io::Write;
-
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::SmCore;
 use rust_hdl::prelude::Block;
 
 use super::SmError;
-use crate::engine::compiled::trace::{CompiledTrace, TracePlan};
+use crate::engine::compiled::trace::TracedSim;
 use crate::engine::compiled::CompiledSim;
-use crate::engine::CycleDriver;
+use crate::engine::{CycleDriver, SimError};
+use crate::waveform::WaveformOut;
 
 /// Which engine runs the core.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -150,12 +149,9 @@ const OUTPUTS: [&str; 16] = [
 ];
 
 pub(super) struct CompiledCore {
-    sim: CompiledSim,
+    run: TracedSim,
     /// The block compiled, for its waveform's declarations.
     block: Box<SmCore>,
-    trace: Option<CompiledTrace>,
-    /// Clock edges so far (the waveform's cycle numbers).
-    cycles: u64,
     at: Indices,
     pmu_address: usize,
     pmu_command: usize,
@@ -221,10 +217,8 @@ impl CompiledCore {
         let pmu_address = output("pmu_address")?;
         let pmu_command = output("pmu_command")?;
         Ok(CompiledCore {
-            sim,
+            run: TracedSim::new(sim),
             block,
-            trace: None,
-            cycles: 0,
             at: Indices {
                 inputs,
                 lanes,
@@ -253,41 +247,20 @@ impl CoreSim {
             CoreEngine::RustHdl => CoreSim::RustHdl(Box::new(CycleDriver::new(core)?)),
             CoreEngine::Compiled => {
                 let mut compiled = CompiledCore::new(core)?;
-                compiled.sim.settle();
+                compiled.run.sim.settle();
                 CoreSim::Compiled(Box::new(compiled))
             }
         })
     }
 
-    pub(super) fn attach_vcd(
-        &mut self,
-        out: Box<dyn Write>,
-        period_ps: u64,
-    ) -> Result<(), SmError> {
+    /// Streams the run to a waveform in `out`'s format.
+    pub(super) fn attach(&mut self, out: WaveformOut, period_ps: u64) -> Result<(), SmError> {
         match self {
-            CoreSim::RustHdl(driver) => Ok(driver.attach_vcd(out, "sm", period_ps)?),
-            CoreSim::Compiled(core) => {
-                let plan =
-                    TracePlan::new(&*core.block, "sm", &core.sim).map_err(SmError::Engine)?;
-                let trace = CompiledTrace::vcd(out, plan, "sm", period_ps)
-                    .map_err(|e| SmError::Sim(e.into()))?;
-                core.trace = Some(trace);
-                Ok(())
-            }
-        }
-    }
-
-    pub(super) fn attach_fst(&mut self, out: std::fs::File, period_ps: u64) -> Result<(), SmError> {
-        match self {
-            CoreSim::RustHdl(driver) => Ok(driver.attach_fst(out, "sm", period_ps)?),
-            CoreSim::Compiled(core) => {
-                let plan =
-                    TracePlan::new(&*core.block, "sm", &core.sim).map_err(SmError::Engine)?;
-                let trace = CompiledTrace::fst(out, plan, "sm", period_ps)
-                    .map_err(|e| SmError::Sim(e.into()))?;
-                core.trace = Some(trace);
-                Ok(())
-            }
+            CoreSim::RustHdl(driver) => Ok(driver.attach(out, "sm", period_ps)?),
+            CoreSim::Compiled(core) => Ok(core
+                .run
+                .attach(&*core.block, "sm", out, period_ps)
+                .map_err(SimError::from)?),
         }
     }
 
@@ -355,11 +328,11 @@ impl CoreSim {
                     u64::from(i.sm_mem_data),
                 ];
                 for (k, value) in values.into_iter().enumerate() {
-                    core.sim.set_input(core.at.inputs[k], value);
+                    core.run.sim.set_input(core.at.inputs[k], value);
                 }
                 for (slots, values) in core.at.lanes.iter().zip([&i.a, &i.b, &i.c]) {
                     for (&slot, &value) in slots.iter().zip(values) {
-                        core.sim.set_input(slot, u64::from(value));
+                        core.run.sim.set_input(slot, u64::from(value));
                     }
                 }
             }
@@ -370,7 +343,7 @@ impl CoreSim {
     pub(super) fn settle(&mut self) -> Result<(), SmError> {
         match self {
             CoreSim::RustHdl(driver) => driver.settle()?,
-            CoreSim::Compiled(core) => core.sim.settle(),
+            CoreSim::Compiled(core) => core.run.sim.settle(),
         }
         Ok(())
     }
@@ -380,16 +353,7 @@ impl CoreSim {
     pub(super) fn step(&mut self) -> Result<(), SmError> {
         match self {
             CoreSim::RustHdl(driver) => driver.step()?,
-            CoreSim::Compiled(core) => {
-                if let Some(trace) = core.trace.as_mut() {
-                    trace
-                        .sample(&core.sim, core.cycles)
-                        .map_err(|e| SmError::Sim(e.into()))?;
-                }
-                core.sim.clock();
-                core.sim.settle();
-                core.cycles += 1;
-            }
+            CoreSim::Compiled(core) => core.run.step().map_err(SimError::from)?,
         }
         Ok(())
     }
@@ -398,15 +362,7 @@ impl CoreSim {
     pub(super) fn finish(&mut self) -> Result<(), SmError> {
         match self {
             CoreSim::RustHdl(driver) => driver.finish()?,
-            CoreSim::Compiled(core) => {
-                if let Some(mut trace) = core.trace.take() {
-                    // The state after the last edge, stamped at the next cycle.
-                    trace
-                        .sample(&core.sim, core.cycles)
-                        .map_err(|e| SmError::Sim(e.into()))?;
-                    trace.finish().map_err(|e| SmError::Sim(e.into()))?;
-                }
-            }
+            CoreSim::Compiled(core) => core.run.finish().map_err(SimError::from)?,
         }
         Ok(())
     }
@@ -442,7 +398,7 @@ impl CoreSim {
                 }
             }
             CoreSim::Compiled(core) => {
-                let s = &core.sim;
+                let s = &core.run.sim;
                 let o = |k: usize| s.output(core.at.outputs[k]);
                 let signal = |index: usize| s.signal(index);
                 CoreView {
@@ -481,7 +437,7 @@ impl CoreSim {
                 .at
                 .counters
                 .iter()
-                .map(|&r| core.sim.register(r))
+                .map(|&r| core.run.sim.register(r))
                 .collect(),
         }
     }

@@ -84,6 +84,7 @@ use crate::gpu::iss::{
     GlobalMemory, Iss, IssError, LaunchState, ThreadState, WarpContext, WARP_SIZE,
 };
 use crate::pmu::{PmuCommandSeen, PmuInputs};
+use crate::waveform::WaveformOut;
 use core_ports::Observed;
 pub use core_sim::CoreEngine;
 use core_sim::CoreSim;
@@ -317,24 +318,17 @@ impl Sm {
 
     /// Streams the run to a VCD waveform (top scope `sm`).
     pub fn attach_vcd(&mut self, out: Box<dyn Write>, period_ps: u64) -> Result<(), SmError> {
-        self.core.attach_vcd(out, period_ps)
-    }
-
-    /// Streams the run to a waveform in `out`'s format.
-    pub fn attach_waveform(
-        &mut self,
-        out: crate::waveform::WaveformOut,
-        period_ps: u64,
-    ) -> Result<(), SmError> {
-        match out {
-            crate::waveform::WaveformOut::Vcd(out) => self.attach_vcd(out, period_ps),
-            crate::waveform::WaveformOut::Fst(out) => self.attach_fst(out, period_ps),
-        }
+        self.attach_waveform(WaveformOut::Vcd(out), period_ps)
     }
 
     /// Streams the run to an FST waveform (the same variables and timeline).
     pub fn attach_fst(&mut self, out: std::fs::File, period_ps: u64) -> Result<(), SmError> {
-        self.core.attach_fst(out, period_ps)
+        self.attach_waveform(WaveformOut::Fst(out), period_ps)
+    }
+
+    /// Streams the run to a waveform in `out`'s format.
+    pub fn attach_waveform(&mut self, out: WaveformOut, period_ps: u64) -> Result<(), SmError> {
+        self.core.attach(out, period_ps)
     }
 
     /// Runs the kernel to completion, then the final reset cycle.
