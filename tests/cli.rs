@@ -580,6 +580,28 @@ fn toggles_ranks_the_demo_waveform() {
         .iter()
         .all(|n| n.starts_with("sm.") && !n.starts_with("sm.pmu")));
     assert!(names.iter().any(|n| n == "sm.sm_warp_states"));
+    // The same run as FST ranks the same.
+    let sass = example("appendix_a.sass");
+    let out = flexpmu(
+        &[
+            "run",
+            &sass,
+            "--threads",
+            "512",
+            "--blocks",
+            "4",
+            "--fst",
+            "demo.fst",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ranked = |file: &str| {
+        let out = flexpmu(&["toggles", file, "--top", "100000", "--json"], dir.path());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()
+    };
+    assert_eq!(ranked("demo.fst"), ranked("flexpmu-demo.vcd"));
     let out = flexpmu(&["toggles", "missing.vcd"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(

@@ -500,6 +500,25 @@ fn fst_waveforms_equal_the_vcd() {
     assert!(from_vcd.len() > 500, "{} variables", from_vcd.len());
     assert_eq!(changes(&fst), from_vcd);
     assert_eq!(changes(&fst_reference), from_vcd);
+    // Toggle counts and switching activity read the same from either file.
+    use flexpmu_sim::waveform::toggles;
+    let open = |p: &Path| std::io::BufReader::new(std::fs::File::open(p).unwrap());
+    let ranked = toggles::count(open(&vcd), "k.vcd").unwrap();
+    assert!(ranked[0].bit_toggles > 0);
+    assert_eq!(toggles::count(open(&fst), "k.fst").unwrap(), ranked);
+    let (a, b) = (
+        toggles::activity(open(&vcd), "k.vcd").unwrap(),
+        toggles::activity(open(&fst), "k.fst").unwrap(),
+    );
+    assert!(a.cycles > 100, "{} cycles", a.cycles);
+    assert_eq!(
+        (&a.top, a.cycles, a.start, a.end),
+        (&b.top, b.cycles, b.start, b.end)
+    );
+    assert_eq!(a.signals.len(), b.signals.len());
+    for (name, bits) in &a.signals {
+        assert_eq!(bits, &b.signals[name], "{name}");
+    }
     let size = |p: &Path| std::fs::metadata(p).unwrap().len();
     assert!(
         size(&fst) * 4 < size(&vcd),

@@ -41,7 +41,7 @@ pub struct SynthArgs {
     /// sta flow's clock [default: 2, the thesis' 500 MHz].
     #[arg(long, value_name = "NS")]
     period_ns: Option<f64>,
-    /// A waveform of a run of the same design (a flexpmu VCD), whose
+    /// A waveform of a run of the same design (a flexpmu VCD or FST), whose
     /// switching activity the sta flow's power analysis uses.
     #[arg(long, value_name = "WAVEFORM")]
     activity: Option<PathBuf>,

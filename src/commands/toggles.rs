@@ -8,7 +8,7 @@ use flexpmu_sim::waveform::toggles;
 
 #[derive(clap::Args)]
 pub struct TogglesArgs {
-    /// VCD file.
+    /// Waveform: VCD or FST (told apart by content).
     file: PathBuf,
     /// How many signals to show.
     #[arg(long, default_value_t = 20)]

@@ -209,7 +209,7 @@ fn activity_commands(
     Ok((tcl, text))
 }
 
-/// Reads a waveform's activity (VCD).
+/// Reads a waveform's activity (VCD or FST).
 pub fn read_activity(path: &Path) -> Result<Activity, SynthError> {
     let shown = path.display().to_string();
     let metadata = std::fs::metadata(path).map_err(|e| ToolError::io(path, e))?;

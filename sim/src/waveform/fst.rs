@@ -80,6 +80,37 @@ impl<W: Write + Seek> TraceDeclarer for Header<'_, W> {
     }
 }
 
+/// ASCII `0`/`1` for every byte value, most significant bit first.
+const BYTE_DIGITS: [[u8; 8]; 256] = {
+    let mut table = [[b'0'; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            if byte & (0x80 >> bit) != 0 {
+                table[byte][bit] = b'1';
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// `value`'s low `width` bits as the ASCII digits fst-writer takes,
+/// a byte at a time (the writer's own cost dominates; this keeps ours small).
+fn binary_digits(digits: &mut Vec<u8>, value: u64, width: usize) {
+    digits.clear();
+    let partial = width % 8;
+    if partial != 0 {
+        let top = (value >> (width - partial)) as u8;
+        digits.extend_from_slice(&BYTE_DIGITS[usize::from(top)][8 - partial..]);
+    }
+    for byte in (0..width / 8).rev() {
+        digits.extend_from_slice(&BYTE_DIGITS[((value >> (byte * 8)) & 0xff) as usize]);
+    }
+}
+
 /// An FST writer bound to one design's signal list.
 pub struct FstTrace<W: Write + Seek> {
     body: FstBodyWriter<W>,
@@ -124,7 +155,9 @@ impl<W: Write + Seek> FstTrace<W> {
         if let Some(e) = header.error.take() {
             return Err(io_error(e));
         }
-        let body = writer.finish().map_err(io_error)?;
+        let mut body = writer.finish().map_err(io_error)?;
+        // `sample` passes changes only; the writer need not compare again.
+        body.set_deduplicate(false);
         let n = vars.len();
         Ok(FstTrace {
             body,
@@ -139,12 +172,7 @@ impl<W: Write + Seek> FstTrace<W> {
     }
 
     fn change(&mut self, id: FstSignalId, value: u64, width: usize) -> io::Result<()> {
-        self.digits.clear();
-        self.digits.extend(
-            (0..width)
-                .rev()
-                .map(|bit| b'0' + ((value >> bit) & 1) as u8),
-        );
+        binary_digits(&mut self.digits, value, width);
         self.body.signal_change(id, &self.digits).map_err(io_error)
     }
 
@@ -184,5 +212,30 @@ impl<W: Write + Seek> FstTrace<W> {
     pub fn finish(self) -> io::Result<()> {
         let mut out = self.body.finish().map_err(io_error)?;
         out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::binary_digits;
+
+    #[test]
+    fn binary_digits_match_the_formatter_for_every_width() {
+        let mut digits = Vec::new();
+        for value in [0u64, 1, 0x5a, 0xdead_beef, u64::MAX, 0x8000_0000_0000_0001] {
+            for width in 1..=64 {
+                binary_digits(&mut digits, value, width);
+                let masked = if width == 64 {
+                    value
+                } else {
+                    value & ((1 << width) - 1)
+                };
+                assert_eq!(
+                    String::from_utf8(digits.clone()).unwrap(),
+                    format!("{masked:0width$b}"),
+                    "{value:#x} on {width} bits"
+                );
+            }
+        }
     }
 }

@@ -1,22 +1,24 @@
-//! Toggle counts of a VCD waveform's signals, the measure the thesis used
-//! (ModelSim's toggle coverage) to choose which signals the PMU monitors.
+//! Toggle counts of a waveform's signals (VCD or FST, read by `wellen`
+//! as a stream, so memory stays flat in the trace's length), the measure
+//! the thesis used (ModelSim's toggle coverage) to choose which signals
+//! the PMU monitors, and the switching activity power analysis reads.
 
 use std::collections::HashMap;
-use std::io::BufRead;
+use std::io::{BufRead, Seek};
 
 use flexpmu_isa::source::shorten;
-use vcd::{Command, IdCode, ScopeItem, Value};
+use wellen::{SignalRef, SignalValueRef};
 
 /// One signal's activity over the whole trace.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct SignalActivity {
     /// Hierarchical names with this waveform, shallowest first: those
-    /// sharing its VCD identifier (e.g. every clock port) and those whose
+    /// sharing its identifier (e.g. every clock port) and those whose
     /// values are identical at every time (a port and the wires it drives
     /// down the hierarchy).
     pub names: Vec<String>,
     pub width: u32,
-    /// Value changes after the initial dump.
+    /// Value changes after the initial value.
     pub changes: u64,
     /// Single-bit transitions (0->1 and 1->0) summed over the bits.
     pub bit_toggles: u64,
@@ -24,35 +26,8 @@ pub struct SignalActivity {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ToggleError {
-    #[error("{0}: not a readable VCD file: {1}")]
+    #[error("{0}: not a readable VCD or FST file: {1}")]
     Parse(String, String),
-}
-
-fn collect_vars(
-    items: &[ScopeItem],
-    path: &mut Vec<String>,
-    out: &mut HashMap<IdCode, SignalActivity>,
-) {
-    for item in items {
-        match item {
-            ScopeItem::Scope(scope) => {
-                path.push(scope.identifier.clone());
-                collect_vars(&scope.items, path, out);
-                path.pop();
-            }
-            ScopeItem::Var(var) => {
-                let name = format!("{}.{}", path.join("."), var.reference);
-                let entry = out.entry(var.code).or_insert(SignalActivity {
-                    names: Vec::new(),
-                    width: var.size,
-                    changes: 0,
-                    bit_toggles: 0,
-                });
-                entry.names.push(name);
-            }
-            _ => {}
-        }
-    }
 }
 
 /// The widest signal counted; a declaration beyond it is refused rather
@@ -69,12 +44,13 @@ enum Bit {
 }
 
 impl Bit {
-    fn of(v: Value) -> Bit {
-        match v {
-            Value::V0 => Bit::Zero,
-            Value::V1 => Bit::One,
-            Value::X => Bit::X,
-            Value::Z => Bit::Z,
+    /// wellen's numeric states: 0, 1, x, z, then VHDL's h, u, w, l, -.
+    fn of(state: u8) -> Bit {
+        match state {
+            0 | 7 => Bit::Zero,
+            1 | 4 => Bit::One,
+            3 => Bit::Z,
+            _ => Bit::X,
         }
     }
 
@@ -126,7 +102,7 @@ pub struct Activity {
     pub top: String,
     /// Rising edges of the top scope's `clock`.
     pub cycles: u64,
-    /// First and last timestamps.
+    /// The first and the last value change's times.
     pub start: u64,
     pub end: u64,
     /// Each variable by its name below the top scope (`counters_3.count`),
@@ -147,33 +123,21 @@ impl Activity {
     }
 }
 
-/// A vector value (MSB first, possibly shorter than `width`) as `width`
-/// bits, LSB first, extended as VCD says: with `x` or `z` if the leftmost
-/// given bit is one, else with 0. `None` if it is wider than declared.
-fn extend(msb_first: &[Bit], width: usize) -> Option<Vec<Bit>> {
-    if msb_first.len() > width {
-        return None;
-    }
-    let fill = match msb_first.first() {
-        Some(Bit::X) => Bit::X,
-        Some(Bit::Z) => Bit::Z,
-        _ => Bit::Zero,
-    };
-    let mut bits: Vec<Bit> = msb_first.iter().rev().copied().collect();
-    bits.resize(width, fill);
-    Some(bits)
-}
+/// A waveform to read: any seekable byte source (a file, or bytes in
+/// memory).
+pub trait WaveformSource: BufRead + Seek + Send + Sync + 'static {}
+impl<R: BufRead + Seek + Send + Sync + 'static> WaveformSource for R {}
 
-/// Counts the activity of every signal of a VCD stream, most active first
+/// Counts the activity of every signal of a waveform, most active first
 /// (by bit toggles, then value changes, then name). See [`scan`] for what
 /// counts.
-pub fn count(reader: impl BufRead, file: &str) -> Result<Vec<SignalActivity>, ToggleError> {
+pub fn count(reader: impl WaveformSource, file: &str) -> Result<Vec<SignalActivity>, ToggleError> {
     let (signals, _) = scan(reader, file)?;
     Ok(rank(signals))
 }
 
-/// The bit-by-bit switching activity of a VCD stream (see [`scan`]).
-pub fn activity(reader: impl BufRead, file: &str) -> Result<Activity, ToggleError> {
+/// The bit-by-bit switching activity of a waveform (see [`scan`]).
+pub fn activity(reader: impl WaveformSource, file: &str) -> Result<Activity, ToggleError> {
     let (signals, mut activity) = scan(reader, file)?;
     let prefix = format!("{}.", activity.top);
     for signal in signals {
@@ -197,53 +161,68 @@ pub fn activity(reader: impl BufRead, file: &str) -> Result<Activity, ToggleErro
     Ok(activity)
 }
 
-/// Reads a VCD stream once: every identifier's activity, and the clock.
+/// A value as read: bits LSB first, or a real or string value.
+fn state_of(value: SignalValueRef<'_>) -> State {
+    match value {
+        SignalValueRef::BitVec(bits) => {
+            State::Bits(bits.iter_lsb_to_msb().map(|b| Bit::of(b.into())).collect())
+        }
+        SignalValueRef::Real(real) => State::Other(format!("{real:?}")),
+        SignalValueRef::String(text) => State::Other(text.to_string()),
+        SignalValueRef::Event => State::Other("event".to_string()),
+    }
+}
+
+/// Reads a waveform once, streaming: every signal's activity, and the
+/// clock.
 ///
-/// What counts: a *change* is any change of a variable's value after the
-/// initial dump, `x` and `z` included. A *bit toggle* is a change of a
+/// What counts: a *change* is any change of a variable's value after its
+/// initial value, `x` and `z` included. A *bit toggle* is a change of a
 /// bit's known value, 0 to 1 or 1 to 0; `x` and `z` are unknown, so a bit
 /// going 1 -> z -> 1 has not toggled and 1 -> x -> 0 has toggled once. A
 /// real or string variable has no bits: each change counts as one toggle.
 /// Values are read as VCD defines them (a short vector is extended with 0,
 /// or with `x`/`z` if its leftmost bit is one); a value wider than its
 /// declaration, or a declaration wider than [`MAX_SIGNAL_BITS`], is an error.
-fn scan(reader: impl BufRead, file: &str) -> Result<(Vec<Tracked>, Activity), ToggleError> {
-    let error = |e: std::io::Error| ToggleError::Parse(file.to_string(), e.to_string());
+fn scan(reader: impl WaveformSource, file: &str) -> Result<(Vec<Tracked>, Activity), ToggleError> {
     let invalid = |what: String| ToggleError::Parse(file.to_string(), what);
-    let mut parser = vcd::Parser::new(reader);
-    let header = parser.parse_header().map_err(error)?;
-    let mut declared = HashMap::new();
-    collect_vars(&header.items, &mut Vec::new(), &mut declared);
-    let mut signals: HashMap<IdCode, Tracked> = HashMap::new();
-    for (code, activity) in declared {
-        if activity.width > MAX_SIGNAL_BITS {
+    let options = wellen::LoadOptions {
+        multi_thread: false,
+        remove_scopes_with_empty_name: false,
+    };
+    let mut waveform = quietly(|| wellen::stream::read(reader, &options))
+        .map_err(invalid)?
+        .map_err(|e| invalid(wellen_message(&e)))?;
+    let hierarchy = waveform.hierarchy();
+    let mut signals: HashMap<SignalRef, Tracked> = HashMap::new();
+    for var in hierarchy.all_vars().map(|v| &hierarchy[v]) {
+        let name = var.full_name(hierarchy);
+        let width = var.length(hierarchy).unwrap_or(0);
+        if width > MAX_SIGNAL_BITS {
             return Err(invalid(format!(
-                "signal {} declares {} bits: expected at most {MAX_SIGNAL_BITS}",
-                shorten(&activity.names[0]),
-                activity.width
+                "signal {} declares {width} bits: expected at most {MAX_SIGNAL_BITS}",
+                shorten(&name),
             )));
         }
-        let width = activity.width as usize;
-        signals.insert(
-            code,
-            Tracked {
-                activity,
-                value: None,
-                known: vec![None; width],
-                bits: vec![BitActivity::default(); width],
-                since: 0,
-                digest: 0,
+        let entry = signals.entry(var.signal_ref()).or_insert_with(|| Tracked {
+            activity: SignalActivity {
+                names: Vec::new(),
+                width,
+                changes: 0,
+                bit_toggles: 0,
             },
-        );
+            value: None,
+            known: vec![None; width as usize],
+            bits: vec![BitActivity::default(); width as usize],
+            since: 0,
+            digest: 0,
+        });
+        entry.activity.names.push(name);
     }
     // The top scope and its clock, whose rising edges are the cycles.
-    let top = header
-        .items
-        .iter()
-        .find_map(|item| match item {
-            ScopeItem::Scope(scope) => Some(scope.identifier.clone()),
-            _ => None,
-        })
+    let top = hierarchy
+        .first_scope()
+        .map(|scope| scope.name(hierarchy).to_string())
         .unwrap_or_default();
     let clock_name = format!("{top}.clock");
     let clock = signals
@@ -253,80 +232,73 @@ fn scan(reader: impl BufRead, file: &str) -> Result<(Vec<Tracked>, Activity), To
     let mut cycles = 0u64;
     let mut start: Option<u64> = None;
     let mut time = 0u64;
-    let mut in_dump = false;
-    for command in parser {
-        let command = command.map_err(error)?;
-        let (code, change) = match command {
-            Command::Timestamp(t) => {
-                time = t;
-                start.get_or_insert(t);
-                continue;
-            }
-            Command::Begin(vcd::SimulationCommand::Dumpvars) => {
-                in_dump = true;
-                continue;
-            }
-            Command::End(vcd::SimulationCommand::Dumpvars) => {
-                in_dump = false;
-                continue;
-            }
-            Command::ChangeScalar(code, v) => (code, Change::Bits(vec![Bit::of(v)])),
-            Command::ChangeVector(code, v) => (code, Change::Bits(v.iter().map(Bit::of).collect())),
-            Command::ChangeReal(code, v) => (code, Change::Other(format!("{v:?}"))),
-            Command::ChangeString(code, v) => (code, Change::Other(v)),
-            _ => continue,
-        };
-        let Some(signal) = signals.get_mut(&code) else {
-            return Err(invalid(format!(
-                "value change for undeclared identifier {}",
-                shorten(&code.to_string())
-            )));
-        };
-        let width = signal.activity.width as usize;
-        let state = match change {
-            Change::Bits(msb_first) => State::Bits(extend(&msb_first, width).ok_or_else(|| {
-                invalid(format!(
-                    "time {time}: a {}-bit value for {}, declared {width} bits wide",
-                    msb_first.len(),
-                    shorten(&signal.activity.names[0])
-                ))
-            })?),
-            Change::Other(text) => State::Other(text),
-        };
-        signal.digest = mix(signal.digest, time, &state);
-        if Some(code) == clock && matches!(&state, State::Bits(b) if b == &[Bit::One]) {
-            cycles += 1;
-        }
-        // Time at 1 of the bits, up to this change.
-        if let Some(State::Bits(old)) = &signal.value {
-            let held = time.saturating_sub(signal.since);
-            for (stats, bit) in signal.bits.iter_mut().zip(old) {
-                if *bit == Bit::One {
-                    stats.high_time += held;
+    quietly(|| {
+        let streamed = waveform.stream_changes(wellen::stream::Filter::all(), |at, code, value| {
+            time = at;
+            start.get_or_insert(at);
+            let Some(signal) = signals.get_mut(&code) else {
+                return Ok(());
+            };
+            let width = signal.activity.width as usize;
+            let state = state_of(value);
+            if let State::Bits(bits) = &state {
+                if bits.len() != width {
+                    return Err(invalid(format!(
+                        "time {at}: a {}-bit value for {}, declared {width} bits wide",
+                        bits.len(),
+                        shorten(&signal.activity.names[0])
+                    )));
                 }
             }
-        }
-        signal.since = time;
-        let counted = !in_dump && signal.value.is_some();
-        if counted && signal.value.as_ref() != Some(&state) {
-            signal.activity.changes += 1;
-            if let State::Other(_) = state {
-                signal.activity.bit_toggles += 1;
+            if signal.value.as_ref() == Some(&state) {
+                return Ok(());
             }
-        }
-        if let State::Bits(bits) = &state {
-            for ((known, bit), stats) in signal.known.iter_mut().zip(bits).zip(&mut signal.bits) {
-                if let Some(now) = bit.known() {
-                    if counted && known.is_some_and(|before| before != now) {
-                        signal.activity.bit_toggles += 1;
-                        stats.toggles += 1;
+            signal.digest = mix(signal.digest, at, &state);
+            let counted = signal.value.is_some();
+            if Some(code) == clock
+                && counted
+                && matches!(&state, State::Bits(b) if b == &[Bit::One])
+            {
+                cycles += 1;
+            }
+            // Time at 1 of the bits, up to this change.
+            if let Some(State::Bits(old)) = &signal.value {
+                let held = at.saturating_sub(signal.since);
+                for (stats, bit) in signal.bits.iter_mut().zip(old) {
+                    if *bit == Bit::One {
+                        stats.high_time += held;
                     }
-                    *known = Some(now);
                 }
             }
+            signal.since = at;
+            if counted {
+                signal.activity.changes += 1;
+                if let State::Other(_) = state {
+                    signal.activity.bit_toggles += 1;
+                }
+            }
+            if let State::Bits(bits) = &state {
+                for ((known, bit), stats) in signal.known.iter_mut().zip(bits).zip(&mut signal.bits)
+                {
+                    if let Some(now) = bit.known() {
+                        if counted && known.is_some_and(|before| before != now) {
+                            signal.activity.bit_toggles += 1;
+                            stats.toggles += 1;
+                        }
+                        *known = Some(now);
+                    }
+                }
+            }
+            signal.value = Some(state);
+            Ok(())
+        });
+        match streamed {
+            Ok(()) => Ok(()),
+            Err(wellen::stream::StreamError::Callback(e)) => Err(e),
+            Err(wellen::stream::StreamError::Wellen(e)) => Err(invalid(wellen_message(&e))),
         }
-        signal.value = Some(state);
-    }
+    })
+    .map_err(invalid)??;
     // Close the time at 1 at the last timestamp.
     for signal in signals.values_mut() {
         if let Some(State::Bits(bits)) = &signal.value {
@@ -346,6 +318,45 @@ fn scan(reader: impl BufRead, file: &str) -> Result<(Vec<Tracked>, Activity), To
         signals: HashMap::new(),
     };
     Ok((signals.into_values().collect(), activity))
+}
+
+/// Runs `f`, turning a panic into its message, unprinted: the reader
+/// panics on some malformed values (e.g. a vector wider than declared),
+/// and a malformed file is the user's error to read, not a crash of ours.
+fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    use std::cell::Cell;
+    thread_local! {
+        static QUIET: Cell<bool> = const { Cell::new(false) };
+    }
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|quiet| quiet.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|quiet| quiet.set(was));
+    result.map_err(|payload| {
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("malformed content");
+        format!("the reader stopped: {message}")
+    })
+}
+
+/// wellen's error on one line.
+fn wellen_message(e: &wellen::WellenError) -> String {
+    let text = match e {
+        wellen::WellenError::Io(io) => io.to_string(),
+        other => other.to_string(),
+    };
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Signals merged where their waveforms are identical, most active first.
@@ -385,13 +396,6 @@ fn rank(signals: Vec<Tracked>) -> Vec<SignalActivity> {
     list
 }
 
-/// A value change as read.
-enum Change {
-    /// MSB first, as written.
-    Bits(Vec<Bit>),
-    Other(String),
-}
-
 /// Folds one value change into a history digest (FNV-1a over the time and
 /// the bits).
 fn mix(mut digest: u64, time: u64, state: &State) -> u64 {
@@ -414,6 +418,10 @@ fn mix(mut digest: u64, time: u64, state: &State) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn bytes(text: &'static str) -> std::io::Cursor<&'static [u8]> {
+        std::io::Cursor::new(text.as_bytes())
+    }
 
     const TRACE: &str = "$timescale 1 ns $end
 $scope module top $end
@@ -444,7 +452,7 @@ b1010 \"
 
     #[test]
     fn counts_bit_toggles_and_changes() {
-        let ranked = count(TRACE.as_bytes(), "t.vcd").unwrap();
+        let ranked = count(bytes(TRACE), "t.vcd").unwrap();
         let bus = ranked.iter().find(|s| s.names == ["top.bus"]).unwrap();
         // 0000 -> 0101 (2 bits) -> 0001 (1) -> 0001 (no change) -> 1010 (3)
         assert_eq!((bus.changes, bus.bit_toggles), (3, 6));
@@ -485,7 +493,7 @@ b11 c
 #3
 b1 c
 ";
-        let ranked = count(trace.as_bytes(), "t.vcd").unwrap();
+        let ranked = count(bytes(trace), "t.vcd").unwrap();
         assert_eq!(ranked.len(), 2, "{ranked:?}");
         let bus = ranked.iter().find(|s| s.names[0] == "top.bus").unwrap();
         assert_eq!(bus.names, ["top.bus", "top.sub.bus"]);
@@ -495,10 +503,10 @@ b1 c
 
     #[test]
     fn malformed_files_are_errors() {
-        let err = count("not a vcd at all".as_bytes(), "x.vcd").unwrap_err();
+        let err = count(bytes("not a vcd at all"), "x.vcd").unwrap_err();
         assert!(
             err.to_string()
-                .starts_with("x.vcd: not a readable VCD file"),
+                .starts_with("x.vcd: not a readable VCD or FST file"),
             "{err}"
         );
     }
@@ -528,7 +536,7 @@ b1x w
 #3
 bx0 a
 ";
-        let ranked = count(trace.as_bytes(), "t.vcd").unwrap();
+        let ranked = count(bytes(trace), "t.vcd").unwrap();
         let get = |name: &str| ranked.iter().find(|s| s.names[0] == name).unwrap();
         // 1111 -> zzzz -> 1111 -> xxx0: three changes, one toggle (bit 0).
         let bus = get("top.bus");
@@ -547,10 +555,11 @@ $enddefinitions $end
 #0
 b111 a
 ";
-        let err = count(wide.as_bytes(), "w.vcd").unwrap_err();
+        let err = count(bytes(wide), "w.vcd").unwrap_err();
         assert!(
             err.to_string()
-                .contains("a 3-bit value for top.bus, declared 2 bits wide"),
+                .starts_with("w.vcd: not a readable VCD or FST file")
+                && err.to_string().contains("b111 for signal of size 2"),
             "{err}"
         );
         let huge = "$scope module top $end
@@ -560,7 +569,7 @@ $enddefinitions $end
 #0
 b1 a
 ";
-        let err = count(huge.as_bytes(), "h.vcd").unwrap_err();
+        let err = count(bytes(huge), "h.vcd").unwrap_err();
         assert!(
             err.to_string().contains("declares 4294967295 bits"),
             "{err}"
@@ -599,14 +608,25 @@ b10 \"
 0!
 #8
 ";
-        let activity = activity(trace.as_bytes(), "a.vcd").unwrap();
+        let activity = activity(bytes(trace), "a.vcd").unwrap();
         assert_eq!((activity.top.as_str(), activity.cycles), ("top", 3));
-        // bit 0: 0, 1 from 2 to 6, 0: two toggles, half the time at 1.
-        assert_eq!(activity.rate_and_duty("bus", 0), Some((2.0 / 3.0, 0.5)));
-        assert_eq!(activity.rate_and_duty("bus", 1), Some((1.0 / 3.0, 0.5)));
-        assert_eq!(activity.rate_and_duty("sub.bus", 1), Some((1.0 / 3.0, 0.5)));
+        // The span is 0 to 7, the last value change (`#8` changes nothing).
+        // bit 0: 0, 1 from 2 to 6, 0: two toggles, 4 of 7 at 1.
+        assert_eq!(
+            activity.rate_and_duty("bus", 0),
+            Some((2.0 / 3.0, 4.0 / 7.0))
+        );
+        // bit 1: 1 from 4 on: one toggle, 3 of 7 at 1.
+        assert_eq!(
+            activity.rate_and_duty("bus", 1),
+            Some((1.0 / 3.0, 3.0 / 7.0))
+        );
+        assert_eq!(
+            activity.rate_and_duty("sub.bus", 1),
+            Some((1.0 / 3.0, 3.0 / 7.0))
+        );
         assert_eq!(activity.rate_and_duty("bus", 2), None);
-        let err = super::activity(TRACE.as_bytes(), "t.vcd").unwrap_err();
+        let err = super::activity(bytes(TRACE), "t.vcd").unwrap_err();
         assert!(
             err.to_string().contains("no rising edge of top.clock"),
             "{err}"
