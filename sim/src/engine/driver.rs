@@ -118,6 +118,7 @@ impl<B: Clocked + Traced> CycleDriver<B> {
             self.uut.as_ref(),
             top_name,
             period_ps,
+            &[],
         )?)));
         Ok(())
     }

@@ -28,6 +28,8 @@ fn io_error(e: fst_writer::FstWriteError) -> io::Error {
 struct Header<'a, W: Write + Seek> {
     writer: &'a mut FstHeaderWriter<W>,
     vars: Vec<(FstSignalId, usize)>,
+    /// Per variable, the earlier variable it always equals (itself if none).
+    same_as: &'a [usize],
     clock: Option<FstSignalId>,
     error: Option<fst_writer::FstWriteError>,
 }
@@ -54,12 +56,17 @@ impl<W: Write + Seek> TraceDeclarer for Header<'_, W> {
         self.record(r);
     }
     fn variable(&mut self, name: &str, width: usize) {
+        let k = self.vars.len();
+        let alias = match self.same_as.get(k) {
+            Some(&j) if j < k && self.vars[j].1 == width => Some(self.vars[j].0),
+            _ => None,
+        };
         let r = self.writer.var(
             name,
             FstSignalType::bit_vec(width as u32),
             FstVarType::Wire,
             FstVarDirection::Implicit,
-            None,
+            alias,
         );
         if let Some(id) = self.record(r) {
             self.vars.push((id, width));
@@ -114,7 +121,10 @@ fn binary_digits(digits: &mut Vec<u8>, value: u64, width: usize) {
 /// An FST writer bound to one design's signal list.
 pub struct FstTrace<W: Write + Seek> {
     body: FstBodyWriter<W>,
+    /// The variables written: an alias is written through its original.
     vars: Vec<(FstSignalId, usize)>,
+    /// Indices (into a sample) of the variables written.
+    written: Vec<usize>,
     clock: Option<FstSignalId>,
     previous: Vec<u64>,
     current: Vec<u64>,
@@ -125,7 +135,16 @@ pub struct FstTrace<W: Write + Seek> {
 
 impl<W: Write + Seek> FstTrace<W> {
     /// Writes the header for `design` (timescale as [`super::vcd::VcdTrace::new`]).
-    pub fn new<B: Traced>(out: W, design: &B, top_name: &str, period_ps: u64) -> io::Result<Self> {
+    /// `same_as[k]` names an earlier variable that variable `k` always
+    /// equals (the same net seen from two scopes): it is declared as an
+    /// FST alias and its changes are written once. Empty: none.
+    pub fn new<B: Traced>(
+        out: W,
+        design: &B,
+        top_name: &str,
+        period_ps: u64,
+        same_as: &[usize],
+    ) -> io::Result<Self> {
         let (exponent, half_period) = if period_ps.is_multiple_of(2000) {
             (-9, period_ps / 2000)
         } else if period_ps.is_multiple_of(2) && period_ps > 0 {
@@ -147,6 +166,7 @@ impl<W: Write + Seek> FstTrace<W> {
         let mut header = Header {
             writer: &mut writer,
             vars: Vec::new(),
+            same_as,
             clock: None,
             error: None,
         };
@@ -159,9 +179,14 @@ impl<W: Write + Seek> FstTrace<W> {
         // `sample` passes changes only; the writer need not compare again.
         body.set_deduplicate(false);
         let n = vars.len();
+        let written: Vec<usize> = (0..n)
+            .filter(|&k| !matches!(same_as.get(k), Some(&j) if j < k && vars[j].1 == vars[k].1))
+            .collect();
+        let vars = written.iter().map(|&k| vars[k]).collect();
         Ok(FstTrace {
             body,
             vars,
+            written,
             clock,
             previous: vec![0; n],
             current: Vec::with_capacity(n),
@@ -190,11 +215,13 @@ impl<W: Write + Seek> FstTrace<W> {
                 self.change(id, u64::from(cycle > 0), 1)?;
             }
         }
-        for i in 0..self.current.len() {
+        for (&i, &(id, width)) in self.written.iter().zip(&self.vars) {
             let value = self.current[i];
             if first || value != self.previous[i] {
-                let (id, width) = self.vars[i];
-                self.change(id, value, width)?;
+                binary_digits(&mut self.digits, value, width);
+                self.body
+                    .signal_change(id, &self.digits)
+                    .map_err(io_error)?;
             }
         }
         if let (Some(id), true) = (self.clock, cycle > 0) {

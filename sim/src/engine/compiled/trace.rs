@@ -19,6 +19,9 @@ pub struct TracePlan {
     declarations: Vec<Declaration>,
     /// Per declared variable, the netlist signal that carries it.
     signals: Vec<usize>,
+    /// Per declared variable, the first variable on the same node (a
+    /// port and the wire it drives): FST declares it as an alias.
+    same_as: Vec<usize>,
 }
 
 impl TracePlan {
@@ -66,9 +69,16 @@ impl TracePlan {
                 missing.join(", ")
             ));
         }
+        let mut first_on_node = std::collections::HashMap::new();
+        let same_as = signals
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| *first_on_node.entry(netlist.signals[i].node).or_insert(k))
+            .collect();
         Ok(TracePlan {
             declarations: recorder.0,
             signals,
+            same_as,
         })
     }
 }
@@ -115,7 +125,13 @@ impl CompiledTrace {
             WaveformOut::Vcd(out) => Trace::Vcd(VcdTrace::new(out, &header, top, period_ps)?),
             WaveformOut::Fst(out) => {
                 let out = io::BufWriter::with_capacity(1 << 16, out);
-                Trace::Fst(Box::new(FstTrace::new(out, &header, top, period_ps)?))
+                Trace::Fst(Box::new(FstTrace::new(
+                    out,
+                    &header,
+                    top,
+                    period_ps,
+                    &plan.same_as,
+                )?))
             }
         };
         Ok(CompiledTrace { trace, plan })
