@@ -50,6 +50,9 @@ enum Command {
     Toggles(toggles::TogglesArgs),
     /// Disassemble a TP_instructions.vhd ROM or a .hex word list.
     Disasm(disasm::DisasmArgs),
+    /// Fault-injection campaigns: what the PMU adds to a test's detection
+    /// of hardware faults.
+    Faults(faults::FaultsArgs),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Command::Synth(args) => synth::synth(&args),
         Command::Toggles(args) => toggles::toggles(&args),
         Command::Disasm(args) => disasm::disasm(&args),
+        Command::Faults(args) => faults::faults(&args),
     };
     match result {
         Ok(code) => code,

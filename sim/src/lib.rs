@@ -14,6 +14,7 @@
 //! `flexpmu-eda`'s job.
 
 pub mod engine;
+pub mod faults;
 pub mod gpu;
 pub mod pmu;
 pub mod waveform;

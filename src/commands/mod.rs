@@ -5,6 +5,7 @@ pub mod bench;
 pub mod demo;
 pub mod disasm;
 pub mod export;
+pub mod faults;
 pub mod run;
 pub mod sim;
 pub mod synth;

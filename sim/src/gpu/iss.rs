@@ -221,6 +221,26 @@ impl GlobalMemory {
         Self::default()
     }
 
+    /// Byte addresses whose word differs between the two memories (a word
+    /// written in one only counts), in address order.
+    pub fn differing_words(&self, other: &GlobalMemory) -> Vec<u32> {
+        let mut addresses: Vec<u32> = self
+            .words
+            .iter()
+            .filter(|(a, w)| other.words.get(a) != Some(w))
+            .map(|(a, _)| *a)
+            .chain(
+                other
+                    .words
+                    .keys()
+                    .filter(|a| !self.words.contains_key(a))
+                    .copied(),
+            )
+            .collect();
+        addresses.sort_unstable();
+        addresses
+    }
+
     /// Stores `words` at `base`, `base + 4`, ...
     pub fn write_words(&mut self, base: u32, words: &[u32]) -> Result<(), MemoryError> {
         check_aligned(base)?;

@@ -74,8 +74,9 @@ pub struct NativeCode {
 /// A design compiled for simulation, with its state.
 #[derive(Clone, Debug)]
 pub struct CompiledSim {
-    netlist: Netlist,
-    tape: Vec<Instr>,
+    /// Shared by copies of the design (a campaign's runs).
+    netlist: std::sync::Arc<Netlist>,
+    tape: std::sync::Arc<[Instr]>,
     native: Option<NativeCode>,
     values: Vec<u64>,
     inputs: Vec<u64>,
@@ -148,7 +149,7 @@ impl CompiledSim {
         let native = native::find(rust_source::fingerprint(&netlist));
         let forced = vec![false; netlist.nodes.len()];
         CompiledSim {
-            netlist,
+            netlist: std::sync::Arc::new(netlist),
             tape,
             native,
             values,
@@ -205,7 +206,17 @@ impl CompiledSim {
     /// Arms `fault` (a site of [`fault_sites`](Self::fault_sites)); the
     /// design runs on the evaluation loop while a fault is armed.
     pub fn arm_fault(&mut self, fault: &faults::Fault) -> Result<(), faults::FaultError> {
-        let armed = faults::arm(&self.fault_sites(), fault)?;
+        self.arm_fault_in(&self.fault_sites(), fault)
+    }
+
+    /// [`arm_fault`](Self::arm_fault) with the sites already listed (a
+    /// campaign arms thousands of faults on copies of one design).
+    pub fn arm_fault_in(
+        &mut self,
+        sites: &[faults::Site],
+        fault: &faults::Fault,
+    ) -> Result<(), faults::FaultError> {
+        let armed = faults::arm(sites, fault)?;
         if let faults::Armed::Node { node, .. } = armed {
             self.forced[node] = true;
         }
@@ -221,18 +232,49 @@ impl CompiledSim {
     /// Evaluates every node from the inputs and the registers' state:
     /// outputs and every signal can be read.
     pub fn settle(&mut self) {
-        let native = if self.faults.is_empty() {
-            self.native
-        } else {
-            None
+        let evaluated = match self.native {
+            Some(code) if self.faults.is_empty() => {
+                (code.eval)(&self.inputs, &self.state, &mut self.values).is_some()
+            }
+            Some(code) => {
+                // Faults: register faults on the state, native code for
+                // every node, then the loop again from the first node a
+                // net fault changes (the nodes before it in topological
+                // order cannot depend on it).
+                self.apply_register_faults();
+                let native = (code.eval)(&self.inputs, &self.state, &mut self.values).is_some();
+                if native {
+                    if let Some(start) = self.first_forced_change() {
+                        self.evaluate_from(start);
+                    }
+                }
+                native
+            }
+            None => false,
         };
-        match native.map(|code| (code.eval)(&self.inputs, &self.state, &mut self.values)) {
-            Some(Some(())) => {}
-            _ => self.settle_loop(),
+        if !evaluated {
+            self.apply_register_faults();
+            self.evaluate_from(0);
         }
         for (out, signal) in self.outputs.iter_mut().zip(&self.netlist.outputs) {
             *out = self.values[signal.node];
         }
+    }
+
+    /// The first node an armed net fault changes in this cycle.
+    fn first_forced_change(&self) -> Option<usize> {
+        self.faults
+            .iter()
+            .filter_map(|fault| match *fault {
+                faults::Armed::Node {
+                    node,
+                    mask,
+                    value,
+                    from,
+                } if self.cycle >= from && self.values[node] & mask != value => Some(node),
+                _ => None,
+            })
+            .min()
     }
 
     /// One cycle at full speed: the outputs as settled before the clock
@@ -254,8 +296,8 @@ impl CompiledSim {
         }
     }
 
-    fn settle_loop(&mut self) {
-        // Register faults act on the state first.
+    /// Register faults act on the state before it is read.
+    fn apply_register_faults(&mut self) {
         let cycle = self.cycle;
         for fault in &mut self.faults {
             match fault {
@@ -279,9 +321,14 @@ impl CompiledSim {
                 _ => {}
             }
         }
+    }
+
+    /// The evaluation loop over nodes `start..`, applying net faults.
+    fn evaluate_from(&mut self, start: usize) {
+        let cycle = self.cycle;
         let forcing = !self.faults.is_empty();
         let v = &mut self.values;
-        for (i, instr) in self.tape.iter().enumerate() {
+        for (i, instr) in self.tape.iter().enumerate().skip(start) {
             let x = match *instr {
                 Instr::Input(k) => self.inputs[k],
                 Instr::State(k) => self.state[k],

@@ -196,6 +196,11 @@ impl TracedSim {
         Ok(())
     }
 
+    /// Whether a waveform is attached.
+    pub fn traced(&self) -> bool {
+        self.trace.is_some()
+    }
+
     /// Clock edges so far.
     pub fn cycles(&self) -> u64 {
         self.cycles

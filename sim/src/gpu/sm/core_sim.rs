@@ -64,7 +64,7 @@ pub(super) struct CoreInputs {
 }
 
 /// What the behavioural units read from the core (once settled).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, Hash)]
 pub(super) struct CoreView {
     pub(super) fetch_stall: bool,
     pub(super) dec_done: bool,
@@ -93,6 +93,7 @@ pub(super) struct CoreView {
 }
 
 /// Where each port of the compiled core is.
+#[derive(Clone)]
 struct Indices {
     inputs: [usize; 21],
     lanes: [[usize; LANES]; 3],
@@ -150,8 +151,9 @@ const OUTPUTS: [&str; 16] = [
 
 pub(super) struct CompiledCore {
     run: TracedSim,
-    /// The block compiled, for its waveform's declarations.
-    block: Box<SmCore>,
+    /// The block compiled, for its waveform's declarations (a fork has
+    /// none: it writes no waveform).
+    block: Option<Box<SmCore>>,
     at: Indices,
     pmu_address: usize,
     pmu_command: usize,
@@ -164,7 +166,7 @@ impl CompiledCore {
         core.connect_all();
         let design = flexpmu_export::export(&core, "flexpmu_sm_core")
             .map_err(|e| SmError::Engine(e.to_string()))?;
-        let block = Box::new(core);
+        let block = Some(Box::new(core));
         let sim = CompiledSim::new(&design).map_err(|e| SmError::Engine(e.to_string()))?;
         let missing = |what: String| SmError::Engine(format!("the compiled SM core has no {what}"));
         let input = |name: &str| {
@@ -257,10 +259,41 @@ impl CoreSim {
     pub(super) fn attach(&mut self, out: WaveformOut, period_ps: u64) -> Result<(), SmError> {
         match self {
             CoreSim::RustHdl(driver) => Ok(driver.attach(out, "sm", period_ps)?),
-            CoreSim::Compiled(core) => Ok(core
-                .run
-                .attach(&*core.block, "sm", out, period_ps)
-                .map_err(SimError::from)?),
+            CoreSim::Compiled(core) => {
+                let block = core
+                    .block
+                    .as_deref()
+                    .ok_or_else(|| SmError::Engine("a forked core writes no waveform".into()))?;
+                Ok(core
+                    .run
+                    .attach(block, "sm", out, period_ps)
+                    .map_err(SimError::from)?)
+            }
+        }
+    }
+
+    /// A copy of the compiled core in its current state, without a
+    /// waveform; `None` on the rust-hdl engine or with a waveform attached.
+    pub(super) fn fork(&self) -> Option<CoreSim> {
+        match self {
+            CoreSim::Compiled(core) if !core.run.traced() => {
+                Some(CoreSim::Compiled(Box::new(CompiledCore {
+                    run: TracedSim::new(core.run.sim.clone()),
+                    block: None,
+                    at: core.at.clone(),
+                    pmu_address: core.pmu_address,
+                    pmu_command: core.pmu_command,
+                })))
+            }
+            _ => None,
+        }
+    }
+
+    /// The compiled core's engine (fault sites and arming).
+    pub(super) fn compiled(&mut self) -> Option<&mut CompiledSim> {
+        match self {
+            CoreSim::Compiled(core) => Some(&mut core.run.sim),
+            CoreSim::RustHdl(_) => None,
         }
     }
 

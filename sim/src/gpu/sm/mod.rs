@@ -79,6 +79,7 @@ use std::ops::Range;
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::SmCore;
 
+use crate::engine::compiled::faults::{Fault, Site};
 use crate::engine::SimError;
 use crate::gpu::iss::{
     GlobalMemory, Iss, IssError, LaunchState, ThreadState, WarpContext, WARP_SIZE,
@@ -136,6 +137,12 @@ pub struct SmConfig {
     pub memory_cycles: u64,
     /// The engine that runs [`SmCore`].
     pub engine: CoreEngine,
+    /// Stop with [`SmError::DecoderMismatch`] when the hardware decoder's
+    /// op class differs from the reference decoder's (a defect of the
+    /// model). Off in fault campaigns, where a faulty decoder is the
+    /// point: the behavioural stages then follow the hardware's op (their
+    /// timing still the instruction in memory's).
+    pub check_decoder: bool,
 }
 
 impl Default for SmConfig {
@@ -148,6 +155,7 @@ impl Default for SmConfig {
             record_pmu_ports: false,
             memory_cycles: MEMORY_CYCLES,
             engine: CoreEngine::default(),
+            check_decoder: true,
         }
     }
 }
@@ -201,6 +209,15 @@ pub struct Sm {
     rounds: Vec<Range<usize>>,
     threads_per_block: u64,
     params: u64,
+}
+
+/// What a run shows its caller in every cycle.
+enum Watch<'a> {
+    Nothing,
+    /// The rust-hdl core block.
+    Block(&'a mut dyn FnMut(&SmCore)),
+    /// A digest of the core's view.
+    Digest(&'a mut dyn FnMut(u64, u64)),
 }
 
 /// Where the SM is in the launch.
@@ -316,8 +333,63 @@ impl Sm {
         })
     }
 
+    /// A copy of this SM, not yet run, for another run of the same launch
+    /// (a fault campaign's runs); `None` unless its core is on the compiled
+    /// engine without a waveform.
+    pub fn fork(&self) -> Option<Sm> {
+        Some(Sm {
+            core: self.core.fork()?,
+            core_inputs: self.core_inputs,
+            config: self.config,
+            program: self.program.clone(),
+            threads: self.threads.clone(),
+            segments: self.segments.clone(),
+            memory: self.memory.clone(),
+            warps: self.warps.clone(),
+            rounds: self.rounds.clone(),
+            threads_per_block: self.threads_per_block,
+            params: self.params,
+        })
+    }
+
+    /// Gives up with [`SmError::Timeout`] after `cycles` cycles.
+    pub fn set_max_cycles(&mut self, cycles: u64) {
+        self.config.max_cycles = Some(cycles);
+    }
+
+    /// Every fault site of the core (compiled engine only).
+    pub fn fault_sites(&mut self) -> Option<Vec<Site>> {
+        self.core.compiled().map(|sim| sim.fault_sites())
+    }
+
+    /// Arms `fault` in the core; `sites` are [`Sm::fault_sites`].
+    pub fn arm_fault(&mut self, sites: &[Site], fault: &Fault) -> Result<(), SmError> {
+        let sim = self
+            .core
+            .compiled()
+            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        sim.arm_fault_in(sites, fault)
+            .map_err(|e| SmError::Engine(e.to_string()))
+    }
+
+    /// [`Sm::run`], calling `on_cycle(cycle, digest)` in every cycle with
+    /// a digest of everything the core shows the behavioural units (its
+    /// outputs once settled, before the clock edge): two runs whose
+    /// digests agree in a cycle saw the same core in it.
+    pub fn run_digested(mut self, on_cycle: &mut dyn FnMut(u64, u64)) -> Result<SmRun, SmError> {
+        let result = self.execute(Watch::Digest(on_cycle));
+        if result.is_err() {
+            let _ = self.core.finish();
+        }
+        result
+    }
+
     /// Streams the run to a VCD waveform (top scope `sm`).
-    pub fn attach_vcd(&mut self, out: Box<dyn Write>, period_ps: u64) -> Result<(), SmError> {
+    pub fn attach_vcd(
+        &mut self,
+        out: Box<dyn Write + Send>,
+        period_ps: u64,
+    ) -> Result<(), SmError> {
         self.attach_waveform(WaveformOut::Vcd(out), period_ps)
     }
 
@@ -333,7 +405,7 @@ impl Sm {
 
     /// Runs the kernel to completion, then the final reset cycle.
     pub fn run(mut self) -> Result<SmRun, SmError> {
-        let result = self.execute(None);
+        let result = self.execute(Watch::Nothing);
         if result.is_err() {
             let _ = self.core.finish();
         }
@@ -349,7 +421,7 @@ impl Sm {
                 "observing the core block needs the rust-hdl engine".into(),
             ));
         }
-        let result = self.execute(Some(&mut observe));
+        let result = self.execute(Watch::Block(&mut observe));
         if result.is_err() {
             // Keep the waveform up to the failure (its own error is
             // secondary to the one being reported).
@@ -393,7 +465,7 @@ impl Sm {
             .saturating_add(1000)
     }
 
-    fn execute(&mut self, mut observe: Option<&mut dyn FnMut(&SmCore)>) -> Result<SmRun, SmError> {
+    fn execute(&mut self, mut watch: Watch) -> Result<SmRun, SmError> {
         let max_cycles = self
             .config
             .max_cycles
@@ -423,8 +495,19 @@ impl Sm {
             let work = self.plan_cycle(&mut pipeline, cycle, final_reset)?;
             self.drive_core(&mut pipeline, &work);
             self.core.settle()?;
-            if let (Some(observe), Some(core)) = (observe.as_mut(), self.core.rust_hdl()) {
-                observe(core);
+            match &mut watch {
+                Watch::Nothing => {}
+                Watch::Block(observe) => {
+                    if let Some(core) = self.core.rust_hdl() {
+                        observe(core);
+                    }
+                }
+                Watch::Digest(on_cycle) => {
+                    use std::hash::{Hash, Hasher};
+                    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                    self.core.view().hash(&mut hasher);
+                    on_cycle(cycle, hasher.finish());
+                }
             }
             self.record_pmu(&mut records, cycle, &work);
             self.core.step()?;

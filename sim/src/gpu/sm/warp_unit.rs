@@ -20,6 +20,7 @@ pub enum WarpState {
 }
 
 /// A warp in the warp unit.
+#[derive(Clone)]
 pub(super) struct Warp {
     pub(super) context: WarpContext,
     pub(super) pc: usize,

@@ -168,7 +168,8 @@ impl Sm {
                 Timing::FlexGripPlus => timing::CHECKER_CYCLES,
                 Timing::Simple => 0,
             };
-            let state = if tag.instruction == Instruction::Ret {
+            // The decoded op decides (a faulty decoder's, in a campaign).
+            let state = if tag.op == op::RET {
                 WarpState::Finished
             } else {
                 WarpState::Ready
