@@ -158,3 +158,28 @@ fn exhaustive_stuck_at_on_one_warp() {
         .filter(|r| r.unit == "pmu")
         .all(|r| r.outcome != Outcome::Output));
 }
+
+/// A stuck-at fault whose bit always had its stuck value in the golden
+/// run is masked without being run: running such faults anyway shows
+/// nothing diverging, ever.
+#[test]
+fn faults_never_activated_are_masked_when_run() {
+    let campaign = one_warp(1);
+    let list = campaign.fault_list(&[Model::StuckAt0, Model::StuckAt1], &[]);
+    let skipped: Vec<_> = list
+        .faults
+        .iter()
+        .filter(|f| !campaign.activated(f))
+        .step_by(23)
+        .copied()
+        .collect();
+    assert!(skipped.len() > 50, "{}", skipped.len());
+    for fault in &skipped {
+        let run = campaign
+            .run_on(campaign.copy().unwrap(), fault, None)
+            .unwrap();
+        assert_eq!(run.result.outcome, Outcome::Masked, "{:?}", run.result);
+        assert_eq!(run.result.first_divergence, None, "{:?}", run.result);
+        assert_eq!(campaign.run(fault).unwrap(), run.result);
+    }
+}

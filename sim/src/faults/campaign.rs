@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::list::{fault_cycle, FaultList, FaultSpec, Model};
 use super::outcome::{classify, differences, Differences, Golden, Outcome};
-use crate::engine::compiled::faults::{Fault, FaultKind, Site};
+use crate::engine::compiled::faults::{Fault, FaultKind, Site, SiteKind};
 use crate::gpu::iss::Iss;
 use crate::gpu::sm::{CoreEngine, Sm, SmConfig, SmError, SmRun};
 
@@ -51,6 +51,8 @@ fn cycle_limit(golden_cycles: u64) -> u64 {
 pub struct Campaign {
     template: Mutex<Sm>,
     sites: Vec<Site>,
+    /// Per site, the bits ever 1 and the bits ever 0 in the golden run.
+    site_activity: Vec<(u64, u64)>,
     golden: Golden,
     seed: u64,
 }
@@ -62,7 +64,7 @@ impl Campaign {
         let config = faulty_config(config);
         let mut template = Sm::new(iss, program, config)?;
         // Named as in the run's waveform, whose top scope is `sm`.
-        let sites = template
+        let sites: Vec<Site> = template
             .fault_sites()
             .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?
             .into_iter()
@@ -73,10 +75,28 @@ impl Campaign {
             .collect();
         let golden_sm = fork(&template)?;
         let mut digests = Vec::new();
-        let run = golden_sm.run_digested(&mut |_, digest| digests.push(digest))?;
+        let (run, activity) = golden_sm.run_recording(&mut |_, digest| digests.push(digest))?;
+        // Per site, the bits that were ever 1 and ever 0.
+        let sim_nodes = template
+            .state_nodes()
+            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let site_activity = sites
+            .iter()
+            .map(|site: &Site| {
+                let node = match site.kind {
+                    SiteKind::Net(node) => Some(node),
+                    SiteKind::Register(r) => sim_nodes.get(r).copied().flatten(),
+                };
+                // A register no node reads: assume both values.
+                node.map_or((u64::MAX, u64::MAX), |n| {
+                    (activity.ones[n], activity.zeros[n])
+                })
+            })
+            .collect();
         Ok(Campaign {
             template: Mutex::new(template),
             sites,
+            site_activity,
             golden: Golden { run, digests },
             seed,
         })
@@ -95,9 +115,53 @@ impl Campaign {
         FaultList::new(self.sites.clone(), models, units)
     }
 
-    /// Runs one fault to its outcome (a flip at its seeded cycle).
+    /// Runs one fault to its outcome (a flip at its seeded cycle). A
+    /// stuck-at fault on a bit that held its stuck value throughout the
+    /// golden run is masked without running: forcing a value a node
+    /// already has changes nothing, cycle after cycle.
     pub fn run(&self, fault: &FaultSpec) -> Result<FaultResult, SmError> {
+        if !self.activated(fault) {
+            return Ok(self.result(fault, 0, Outcome::Masked, None, 0, None));
+        }
         Ok(self.run_on(self.copy()?, fault, None)?.result)
+    }
+
+    /// Whether the golden run ever had the faulty bit at the other value.
+    pub fn activated(&self, fault: &FaultSpec) -> bool {
+        let (ones, zeros) = self.site_activity[fault.site];
+        let bit = 1u64 << fault.bit;
+        match fault.model {
+            Model::StuckAt0 => ones & bit != 0,
+            Model::StuckAt1 => zeros & bit != 0,
+            Model::Flip => true,
+        }
+    }
+
+    fn result(
+        &self,
+        fault: &FaultSpec,
+        cycle: u64,
+        outcome: Outcome,
+        first_divergence: Option<u64>,
+        counters_differing: u16,
+        detail: Option<String>,
+    ) -> FaultResult {
+        let site = &self.sites[fault.site];
+        FaultResult {
+            id: fault.id,
+            site: if site.width == 1 {
+                site.name.clone()
+            } else {
+                format!("{}[{}]", site.name, fault.bit)
+            },
+            unit: site.unit.clone(),
+            model: fault.model.name().to_string(),
+            cycle,
+            outcome,
+            first_divergence,
+            counters_differing,
+            detail,
+        }
     }
 
     /// A copy of the launch's SM, not yet run.
@@ -139,22 +203,14 @@ impl Campaign {
         });
         let outcome = classify(&self.golden, &run, first_divergence.is_some());
         let differences = run.as_ref().ok().map(|r| differences(&self.golden.run, r));
-        let site = &self.sites[fault.site];
-        let result = FaultResult {
-            id: fault.id,
-            site: if site.width == 1 {
-                site.name.clone()
-            } else {
-                format!("{}[{}]", site.name, fault.bit)
-            },
-            unit: site.unit.clone(),
-            model: fault.model.name().to_string(),
+        let result = self.result(
+            fault,
             cycle,
             outcome,
             first_divergence,
-            counters_differing: differences.as_ref().map_or(0, |d| d.counters),
-            detail: run.as_ref().err().map(ToString::to_string),
-        };
+            differences.as_ref().map_or(0, |d| d.counters),
+            run.as_ref().err().map(ToString::to_string),
+        );
         Ok(FaultRun {
             result,
             run,

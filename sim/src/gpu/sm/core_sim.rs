@@ -289,6 +289,19 @@ impl CoreSim {
         }
     }
 
+    /// A digest of what the core shows the behavioural units now.
+    pub(super) fn digest(&self) -> u64 {
+        match self {
+            CoreSim::Compiled(core) => core.run.sim.output_digest(),
+            CoreSim::RustHdl(_) => {
+                use std::hash::{Hash, Hasher};
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                self.view().hash(&mut hasher);
+                hasher.finish()
+            }
+        }
+    }
+
     /// The compiled core's engine (fault sites and arming).
     pub(super) fn compiled(&mut self) -> Option<&mut CompiledSim> {
         match self {

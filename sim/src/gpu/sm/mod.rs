@@ -80,6 +80,7 @@ use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::SmCore;
 
 use crate::engine::compiled::faults::{Fault, Site};
+use crate::engine::compiled::Activity;
 use crate::engine::SimError;
 use crate::gpu::iss::{
     GlobalMemory, Iss, IssError, LaunchState, ThreadState, WarpContext, WARP_SIZE,
@@ -362,6 +363,11 @@ impl Sm {
         self.core.compiled().map(|sim| sim.fault_sites())
     }
 
+    /// Per register of the core, the node that reads it (compiled engine).
+    pub fn state_nodes(&mut self) -> Option<Vec<Option<usize>>> {
+        self.core.compiled().map(|sim| sim.state_nodes())
+    }
+
     /// Arms `fault` in the core; `sites` are [`Sm::fault_sites`].
     pub fn arm_fault(&mut self, sites: &[Site], fault: &Fault) -> Result<(), SmError> {
         let sim = self
@@ -382,6 +388,29 @@ impl Sm {
             let _ = self.core.finish();
         }
         result
+    }
+
+    /// [`Sm::run_digested`], also recording which bits of each node of
+    /// the compiled core were ever 1 and ever 0 (a campaign's golden run:
+    /// a stuck-at fault on a bit that always had its stuck value changes
+    /// nothing).
+    pub fn run_recording(
+        mut self,
+        on_cycle: &mut dyn FnMut(u64, u64),
+    ) -> Result<(SmRun, Activity), SmError> {
+        let sim = self
+            .core
+            .compiled()
+            .ok_or_else(|| SmError::Engine("recording needs the compiled engine".into()))?;
+        sim.record_activity();
+        let result = self.execute(Watch::Digest(on_cycle));
+        let _ = self.core.finish();
+        let activity = self
+            .core
+            .compiled()
+            .and_then(|sim| sim.take_activity())
+            .unwrap_or_default();
+        Ok((result?, activity))
     }
 
     /// Streams the run to a VCD waveform (top scope `sm`).
@@ -502,12 +531,7 @@ impl Sm {
                         observe(core);
                     }
                 }
-                Watch::Digest(on_cycle) => {
-                    use std::hash::{Hash, Hasher};
-                    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-                    self.core.view().hash(&mut hasher);
-                    on_cycle(cycle, hasher.finish());
-                }
+                Watch::Digest(on_cycle) => on_cycle(cycle, self.core.digest()),
             }
             self.record_pmu(&mut records, cycle, &work);
             self.core.step()?;

@@ -1,0 +1,236 @@
+//! `flexpmu faults` end to end: list, a sampled campaign, shards merged,
+//! an interrupted campaign resumed, one fault with its waveform, and bad
+//! input.
+
+mod common;
+
+use common::{example, flexpmu, stderr, stdout, temp, write};
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+    serde_json::from_str(&stdout(out)).unwrap()
+}
+
+/// The summary without what depends on the machine.
+fn figures(mut value: serde_json::Value) -> serde_json::Value {
+    let object = value.as_object_mut().unwrap();
+    object.remove("faults_per_second");
+    object.remove("golden_cycles");
+    value
+}
+
+#[test]
+fn faults_list_names_every_site_by_unit() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let list = json(&flexpmu(&["faults", "list", &sass, "--json"], dir.path()));
+    let units = list["units"].as_object().unwrap();
+    let names: Vec<&str> = units.keys().map(String::as_str).collect();
+    assert_eq!(names, ["decode", "execute", "hooks", "pmu", "ports"]);
+    let total: u64 = units
+        .values()
+        .flat_map(|u| u["faults"].as_object().unwrap().values())
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, list["faults"].as_u64().unwrap());
+    let sites = list["sites"].as_array().unwrap();
+    assert!(sites
+        .iter()
+        .any(|s| s["name"] == "sm.pmu.counters_0.count_reg.q"
+            && s["width"] == 32
+            && s["register"] == true));
+    assert!(sites
+        .iter()
+        .all(|s| s["name"].as_str().unwrap().starts_with("sm.")));
+    // Flips only on register bits.
+    let register_bits: u64 = sites
+        .iter()
+        .filter(|s| s["register"] == true)
+        .map(|s| s["width"].as_u64().unwrap())
+        .sum();
+    let flips: u64 = units
+        .values()
+        .map(|u| u["faults"]["flip"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(flips, register_bits);
+    let table = flexpmu(&["faults", "list", &sass], dir.path());
+    assert!(stdout(&table).contains("the SM core's fault sites and faults"));
+}
+
+#[test]
+fn shards_merged_equal_the_whole_and_a_campaign_resumes() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let campaign = ["faults", "run", &sass, "--sample", "60", "--seed", "3"];
+    let with = |extra: &[&str]| {
+        let mut args = campaign.to_vec();
+        args.extend_from_slice(extra);
+        flexpmu(&args, dir.path())
+    };
+    let whole = json(&with(&["--out", "whole.jsonl", "--json"]));
+    assert_eq!(whole["faults"], 60);
+    assert!(whole["margin"].as_f64().unwrap() > 0.0);
+    let lines = std::fs::read_to_string(dir.path().join("whole.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 61);
+    let record: serde_json::Value = serde_json::from_str(lines.lines().nth(1).unwrap()).unwrap();
+    for field in [
+        "id",
+        "site",
+        "unit",
+        "model",
+        "cycle",
+        "outcome",
+        "first_divergence",
+        "counters_differing",
+    ] {
+        assert!(record.get(field).is_some(), "{field} missing: {record}");
+    }
+    // Two shards, merged.
+    for k in ["0/2", "1/2"] {
+        let out = with(&[
+            "--shard",
+            k,
+            "--out",
+            &format!("s{}.jsonl", &k[..1]),
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let merged = json(&flexpmu(
+        &["faults", "merge", "s0.jsonl", "s1.jsonl", "--json"],
+        dir.path(),
+    ));
+    assert_eq!(figures(merged), figures(whole.clone()));
+    // Interrupted after 20 results, in the middle of a line: --resume
+    // runs the other 40 and gives the same figures.
+    let cut: String = lines
+        .lines()
+        .take(21)
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        + &lines.lines().nth(21).unwrap()[..30];
+    write(dir.path(), "part.jsonl", &cut);
+    let resumed = with(&["--out", "part.jsonl", "--resume"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    assert!(
+        stdout(&resumed).contains("40 fault(s) run"),
+        "{}",
+        stdout(&resumed)
+    );
+    assert!(stdout(&resumed).contains("20 taken from part.jsonl"));
+    let part = std::fs::read_to_string(dir.path().join("part.jsonl")).unwrap();
+    assert_eq!(part.lines().count(), 61);
+    let again = json(&with(&["--out", "part.jsonl", "--resume", "--json"]));
+    assert_eq!(figures(again), figures(whole));
+    // Another campaign in the same file is refused.
+    let other = flexpmu(
+        &[
+            "faults",
+            "run",
+            &sass,
+            "--sample",
+            "61",
+            "--seed",
+            "3",
+            "--out",
+            "part.jsonl",
+            "--resume",
+        ],
+        dir.path(),
+    );
+    assert_eq!(other.status.code(), Some(2));
+    assert!(
+        stderr(&other).contains("holds another campaign"),
+        "{}",
+        stderr(&other)
+    );
+    // Without --resume an existing results file is replaced only with
+    // --force... unless flexpmu wrote it.
+    write(dir.path(), "mine.jsonl", "precious\n");
+    let refused = with(&["--out", "mine.jsonl"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("mine.jsonl")).unwrap(),
+        "precious\n"
+    );
+}
+
+#[test]
+fn one_fault_on_its_own_shows_what_differs() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let out = flexpmu(
+        &[
+            "faults",
+            "run",
+            &sass,
+            "--fault",
+            "sm.execute.alus_0.result[2]:sa1",
+            "--vcd",
+            "f.vcd",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("sm.execute.alus_0.result[2] sa1 from cycle 0: output"),
+        "{text}"
+    );
+    assert!(text.contains("memory 0x"), "{text}");
+    let vcd = std::fs::read_to_string(dir.path().join("f.vcd")).unwrap();
+    assert!(vcd.contains("$scope module alus_0 $end"));
+    let flip = json(&flexpmu(
+        &[
+            "faults",
+            "run",
+            &sass,
+            "--fault",
+            "sm.pmu.counters_0.count_reg.q[5]:flip@1000",
+            "--json",
+        ],
+        dir.path(),
+    ));
+    assert_eq!(flip["outcome"], "pmu");
+    assert_eq!(flip["cycle"], 1000);
+    assert_eq!(flip["counters_differing"], 1);
+}
+
+#[test]
+fn bad_campaign_input_is_refused_with_a_reason() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let cases: [(&[&str], &str); 6] = [
+        (&["--shard", "2/2"], "--shard 2/2: expected K/N"),
+        (
+            &["--unit", "gpu"],
+            "--unit gpu: expected one of decode, execute, hooks, pmu, ports",
+        ),
+        (&["--fault", "sm.nowhere:sa0"], "no site `sm.nowhere`"),
+        (&["--fault", "sm.reset:flip"], "a flip needs its cycle"),
+        (&["--margin", "2"], "--margin 2: expected a fraction"),
+        (&["--confidence", "1.5"], "--confidence 1.5"),
+    ];
+    for (extra, message) in cases {
+        let mut args = vec!["faults", "run", sass.as_str()];
+        args.extend_from_slice(extra);
+        let out = flexpmu(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(
+            stderr(&out).contains(message),
+            "{extra:?}: {}",
+            stderr(&out)
+        );
+    }
+    write(dir.path(), "junk.jsonl", "{\"campaign\": 3}\n");
+    let out = flexpmu(&["faults", "merge", "junk.jsonl"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("junk.jsonl:1: expected the campaign line"),
+        "{}",
+        stderr(&out)
+    );
+    let out = flexpmu(&["faults", "merge", "missing.jsonl"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing.jsonl"), "{}", stderr(&out));
+}
