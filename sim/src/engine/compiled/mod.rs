@@ -48,6 +48,35 @@ enum Instr {
     Insert(usize, usize, u32, u64),
 }
 
+impl Instr {
+    /// The nodes it reads.
+    fn operands(self) -> ([usize; 3], usize) {
+        use Instr::*;
+        match self {
+            Input(_) | State(_) | Const(_) => ([0; 3], 0),
+            Not(a, _) | Any(a) | All(a, _) | Slice(a, _, _) => ([a, 0, 0], 1),
+            Add(a, b, _)
+            | Sub(a, b, _)
+            | Mul(a, b, _)
+            | Shl(a, b, _)
+            | Shr(a, b, _)
+            | And(a, b)
+            | Or(a, b)
+            | Xor(a, b)
+            | Eq(a, b)
+            | Ne(a, b)
+            | Lt(a, b)
+            | Le(a, b)
+            | Gt(a, b)
+            | Ge(a, b)
+            | LogicalAnd(a, b)
+            | LogicalOr(a, b)
+            | Insert(a, b, _, _) => ([a, b, 0], 2),
+            Mux(c, t, f) => ([c, t, f], 3),
+        }
+    }
+}
+
 fn mask(width: usize) -> u64 {
     if width >= 64 {
         u64::MAX
@@ -89,6 +118,10 @@ pub struct CompiledSim {
     faults: Vec<faults::Armed>,
     /// Per node, whether a net fault forces it.
     forced: Vec<bool>,
+    /// The forced nodes and every node that depends on them, in
+    /// topological order: what a settle re-evaluates when a net fault
+    /// changes a value.
+    cone: Vec<usize>,
     /// Per node, the bits that were 1 and the bits that were 0 in some
     /// settle, while recording (a campaign's golden run).
     activity: Option<Box<Activity>>,
@@ -170,6 +203,7 @@ impl CompiledSim {
             cycle: 0,
             faults: Vec::new(),
             forced,
+            cone: Vec::new(),
             activity: None,
         }
     }
@@ -230,6 +264,7 @@ impl CompiledSim {
         let armed = faults::arm(sites, fault)?;
         if let faults::Armed::Node { node, .. } = armed {
             self.forced[node] = true;
+            self.cone = self.fanout_cone();
         }
         self.faults.push(armed);
         Ok(())
@@ -249,16 +284,16 @@ impl CompiledSim {
             }
             Some(code) => {
                 // Faults: register faults on the state, native code for
-                // every node, then the loop again from the first node a
-                // net fault changes (the nodes before it in topological
-                // order cannot depend on it). (A generated evaluation
+                // every node, then, when a net fault changes a value, the
+                // loop again over the forced nodes' fan-out cone (no node
+                // outside it depends on them). (A generated evaluation
                 // with the forced node built in measured no faster.)
                 self.apply_register_faults();
                 let native = (code.eval)(&self.inputs, &self.state, &mut self.values).is_some();
-                if native {
-                    if let Some(start) = self.first_forced_change() {
-                        self.evaluate_from(start);
-                    }
+                if native && self.first_forced_change().is_some() {
+                    let cone = std::mem::take(&mut self.cone);
+                    self.evaluate(cone.iter().copied());
+                    self.cone = cone;
                 }
                 native
             }
@@ -266,7 +301,7 @@ impl CompiledSim {
         };
         if !evaluated {
             self.apply_register_faults();
-            self.evaluate_from(0);
+            self.evaluate(0..self.tape.len());
         }
         for (out, signal) in self.outputs.iter_mut().zip(&self.netlist.outputs) {
             *out = self.values[signal.node];
@@ -352,6 +387,19 @@ impl CompiledSim {
         }
     }
 
+    /// The forced nodes and everything that reads them, directly or not.
+    fn fanout_cone(&self) -> Vec<usize> {
+        let mut inside = self.forced.clone();
+        // The tape is in topological order: one pass marks the cone.
+        for (i, instr) in self.tape.iter().enumerate() {
+            let (operands, n) = instr.operands();
+            if !inside[i] && operands[..n].iter().any(|&a| inside[a]) {
+                inside[i] = true;
+            }
+        }
+        (0..inside.len()).filter(|&i| inside[i]).collect()
+    }
+
     /// Register faults act on the state before it is read.
     fn apply_register_faults(&mut self) {
         let cycle = self.cycle;
@@ -379,13 +427,14 @@ impl CompiledSim {
         }
     }
 
-    /// The evaluation loop over nodes `start..`, applying net faults.
-    fn evaluate_from(&mut self, start: usize) {
+    /// The evaluation loop over `nodes` (in topological order), applying
+    /// net faults.
+    fn evaluate(&mut self, nodes: impl Iterator<Item = usize>) {
         let cycle = self.cycle;
         let forcing = !self.faults.is_empty();
         let v = &mut self.values;
-        for (i, instr) in self.tape.iter().enumerate().skip(start) {
-            let x = match *instr {
+        for i in nodes {
+            let x = match self.tape[i] {
                 Instr::Input(k) => self.inputs[k],
                 Instr::State(k) => self.state[k],
                 Instr::Const(c) => c,
