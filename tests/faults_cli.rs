@@ -234,3 +234,60 @@ fn bad_campaign_input_is_refused_with_a_reason() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("missing.jsonl"), "{}", stderr(&out));
 }
+
+#[test]
+fn two_campaigns_never_write_one_results_file() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let args = [
+        "faults",
+        "run",
+        &sass,
+        "--threads",
+        "512",
+        "--blocks",
+        "4",
+        "--sample",
+        "64",
+        "--out",
+        "busy.jsonl",
+    ];
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(args)
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Once the first has written its campaign line, it holds the file.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_to_string(dir.path().join("busy.jsonl")).map_or(true, |t| !t.contains('\n'))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first campaign never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut resumed = args.to_vec();
+    resumed.push("--resume");
+    let second = flexpmu(&resumed, dir.path());
+    let status = first.wait().unwrap();
+    assert!(status.success());
+    assert_eq!(second.status.code(), Some(2), "{}", stdout(&second));
+    assert!(
+        stderr(&second).contains("another `flexpmu faults run` is writing it"),
+        "{}",
+        stderr(&second)
+    );
+    let lines = std::fs::read_to_string(dir.path().join("busy.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 65);
+    // Nor into a device.
+    let out = flexpmu(&["faults", "run", &sass, "--out", "/dev/full"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -574,7 +574,27 @@ fn open_results(
     info: &CampaignInfo,
     resume: bool,
 ) -> Result<(Vec<FaultResult>, std::fs::File)> {
-    if resume && path.exists() {
+    use std::io::Seek;
+    let cannot = || format!("cannot write {}", path.display());
+    let existed = path.exists();
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .with_context(cannot)?;
+    // One campaign writes a results file at a time.
+    if let Err(e) = file.try_lock() {
+        return Err(match e {
+            std::fs::TryLockError::WouldBlock => anyhow::anyhow!(
+                "{}: another `flexpmu faults run` is writing it; wait for it, or use another --out",
+                path.display()
+            ),
+            std::fs::TryLockError::Error(e) => anyhow::Error::new(e).context(cannot()),
+        });
+    }
+    if resume && existed {
         let (found, results, good) = read_results(path)?;
         if found != *info {
             bail!(
@@ -582,20 +602,15 @@ fn open_results(
                 path.display()
             );
         }
-        let file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        file.set_len(good)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        file.set_len(good).with_context(cannot)?;
+        file.seek(std::io::SeekFrom::End(0)).with_context(cannot)?;
         return Ok((results, file));
     }
-    let mut file =
-        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    file.set_len(0).with_context(cannot)?;
     let line = serde_json::json!({ "campaign": info }).to_string();
     writeln!(file, "{line}")
         .and_then(|()| file.flush())
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .with_context(cannot)?;
     Ok((Vec::new(), file))
 }
 
