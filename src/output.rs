@@ -154,7 +154,7 @@ impl Waveform {
     }
 
     /// A buffered writer for the simulation engine.
-    pub fn writer(&self) -> Result<Box<dyn Write + Send>> {
+    pub fn writer(&self) -> Result<Box<dyn Write + Send + Sync>> {
         Ok(Box::new(io::BufWriter::with_capacity(
             1 << 16,
             self.file.handle()?,

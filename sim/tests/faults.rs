@@ -183,3 +183,38 @@ fn faults_never_activated_are_masked_when_run() {
         assert_eq!(campaign.run(fault).unwrap(), run.result);
     }
 }
+
+/// The shortcuts (faults never activated not run, flips from the golden
+/// checkpoint before them, runs stopped once their state equals the
+/// golden run's for good) change no result.
+#[test]
+fn shortcuts_change_no_result() {
+    let iss = VectorAdd::new(Geometry::threads(100).unwrap())
+        .iss()
+        .unwrap();
+    let mut campaign = Campaign::new(&iss, &appendix(), SmConfig::default(), 3).unwrap();
+    assert!(
+        campaign.golden().run.cycles > 4 * flexpmu_sim::faults::campaign::CHECKPOINT_CYCLES,
+        "{} cycles",
+        campaign.golden().run.cycles
+    );
+    let list = campaign.fault_list(&Model::ALL, &[]);
+    let mut sample = select(&list.faults, Selection::Sample(150), 3, (0, 1));
+    // Flips weigh more: they use the checkpoints most.
+    let flips: Vec<_> = select(&list.faults, Selection::Sample(600), 4, (0, 1))
+        .into_iter()
+        .filter(|f| f.model == Model::Flip && !sample.iter().any(|g| g.id == f.id))
+        .take(60)
+        .collect();
+    sample.extend(flips);
+    sample.sort_by_key(|f| f.id);
+    let fast = run_all(&campaign, &sample, 2);
+    campaign.set_shortcuts(false);
+    let slow = run_all(&campaign, &sample, 2);
+    assert_eq!(fast, slow);
+    let masked_flips = fast
+        .iter()
+        .filter(|r| r.model == "flip" && matches!(r.outcome, Outcome::Masked | Outcome::Latent))
+        .count();
+    assert!(masked_flips > 10, "{masked_flips}");
+}

@@ -79,7 +79,7 @@ impl<B: Clocked + Traced> CycleDriver<B> {
     /// Streams every later cycle to a VCD waveform written to `out`.
     pub fn attach_vcd(
         &mut self,
-        out: Box<dyn Write + Send>,
+        out: Box<dyn Write + Send + Sync>,
         top_name: &str,
         period_ps: u64,
     ) -> Result<(), SimError> {

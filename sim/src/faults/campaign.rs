@@ -1,8 +1,6 @@
 //! A campaign: the golden run of a launch, then each fault on a copy of
 //! the same SM (compiled core, the fault armed), classified against it.
 
-use std::sync::Mutex;
-
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +8,7 @@ use super::list::{fault_cycle, FaultList, FaultSpec, Model};
 use super::outcome::{classify, differences, Differences, Golden, Outcome};
 use crate::engine::compiled::faults::{Fault, FaultKind, Site, SiteKind};
 use crate::gpu::iss::Iss;
-use crate::gpu::sm::{CoreEngine, Sm, SmConfig, SmError, SmRun};
+use crate::gpu::sm::{CoreEngine, Execution, Sm, SmConfig, SmError, SmRun};
 
 /// One fault's result: a line of a campaign's JSON Lines file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,14 +45,24 @@ fn cycle_limit(golden_cycles: u64) -> u64 {
     golden_cycles.saturating_mul(2).saturating_add(10_000)
 }
 
+/// Cycles between two checkpoints of the golden run.
+pub const CHECKPOINT_CYCLES: u64 = 2048;
+
 /// A launch ready for faults: its golden run done, its SM ready to copy.
 pub struct Campaign {
-    template: Mutex<Sm>,
+    template: Sm,
     sites: Vec<Site>,
-    /// Per site, the bits ever 1 and the bits ever 0 in the golden run.
-    site_activity: Vec<(u64, u64)>,
+    /// Per site, per checkpoint j: the bits that were 1 and the bits that
+    /// were 0 in the golden run from checkpoint j on.
+    site_activity: Vec<Vec<(u64, u64)>>,
+    /// The golden run's state every [`CHECKPOINT_CYCLES`] cycles.
+    checkpoints: Vec<(Sm, Execution)>,
     golden: Golden,
     seed: u64,
+    /// Stop runs early and start flips at a checkpoint (off: every run
+    /// from cycle 0 to its end, to check that the shortcuts change no
+    /// result).
+    shortcuts: bool,
 }
 
 impl Campaign {
@@ -75,11 +83,28 @@ impl Campaign {
             .collect();
         let golden_sm = fork(&template)?;
         let mut digests = Vec::new();
-        let (run, activity) = golden_sm.run_recording(&mut |_, digest| digests.push(digest))?;
-        // Per site, the bits that were ever 1 and ever 0.
+        let mut checkpoints = Vec::new();
+        let mut fork_failed = false;
+        let (run, activity) = golden_sm.run_recording(
+            CHECKPOINT_CYCLES,
+            &mut |_, digest| digests.push(digest),
+            &mut |sm, execution| {
+                match sm.fork() {
+                    Some(copy) => checkpoints.push((copy, execution.clone())),
+                    None => fork_failed = true,
+                }
+                false
+            },
+        )?;
+        if fork_failed {
+            return Err(SmError::Engine(
+                "the SM cannot be copied at a checkpoint".into(),
+            ));
+        }
         let sim_nodes = template
             .state_nodes()
             .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let intervals = activity.ones.len();
         let site_activity = sites
             .iter()
             .map(|site: &Site| {
@@ -87,19 +112,36 @@ impl Campaign {
                     SiteKind::Net(node) => Some(node),
                     SiteKind::Register(r) => sim_nodes.get(r).copied().flatten(),
                 };
-                // A register no node reads: assume both values.
-                node.map_or((u64::MAX, u64::MAX), |n| {
-                    (activity.ones[n], activity.zeros[n])
-                })
+                // Suffix unions: from checkpoint j on. A register no node
+                // reads: both values, always (never skipped).
+                let mut from = vec![(u64::MAX, u64::MAX); intervals + 1];
+                if let Some(n) = node {
+                    from[intervals] = (0, 0);
+                    for j in (0..intervals).rev() {
+                        from[j] = (
+                            from[j + 1].0 | activity.ones[j][n],
+                            from[j + 1].1 | activity.zeros[j][n],
+                        );
+                    }
+                }
+                from
             })
             .collect();
         Ok(Campaign {
-            template: Mutex::new(template),
+            template,
             sites,
             site_activity,
+            checkpoints,
             golden: Golden { run, digests },
             seed,
+            shortcuts: true,
         })
+    }
+
+    /// Turns the shortcuts (early stops, flips from a checkpoint, faults
+    /// never activated not run) off or on.
+    pub fn set_shortcuts(&mut self, on: bool) {
+        self.shortcuts = on;
     }
 
     pub fn sites(&self) -> &[Site] {
@@ -120,15 +162,38 @@ impl Campaign {
     /// golden run is masked without running: forcing a value a node
     /// already has changes nothing, cycle after cycle.
     pub fn run(&self, fault: &FaultSpec) -> Result<FaultResult, SmError> {
-        if !self.activated(fault) {
+        if self.shortcuts && !self.activated_from(fault, 0) {
             return Ok(self.result(fault, 0, Outcome::Masked, None, 0, None));
         }
-        Ok(self.run_on(self.copy()?, fault, None)?.result)
+        let cycle = fault_cycle(fault, self.seed, self.golden.run.cycles);
+        // A flip starts from the last checkpoint before its cycle.
+        let start = match fault.model {
+            Model::Flip if self.shortcuts => {
+                let j = ((cycle / CHECKPOINT_CYCLES) as usize)
+                    .min(self.checkpoints.len().saturating_sub(1));
+                self.checkpoints.get(j)
+            }
+            _ => None,
+        };
+        let (sm, execution) = match start {
+            Some((sm, execution)) => (fork(sm)?, Some(execution.clone())),
+            None => (self.copy()?, None),
+        };
+        Ok(self
+            .run_from(sm, execution, fault, Some(cycle), self.shortcuts)?
+            .result)
     }
 
     /// Whether the golden run ever had the faulty bit at the other value.
     pub fn activated(&self, fault: &FaultSpec) -> bool {
-        let (ones, zeros) = self.site_activity[fault.site];
+        self.activated_from(fault, 0)
+    }
+
+    /// Whether the golden run had the faulty bit at the other value from
+    /// checkpoint `j` on (a flip: always).
+    fn activated_from(&self, fault: &FaultSpec, j: usize) -> bool {
+        let from = &self.site_activity[fault.site];
+        let (ones, zeros) = from[j.min(from.len() - 1)];
         let bit = 1u64 << fault.bit;
         match fault.model {
             Model::StuckAt0 => ones & bit != 0,
@@ -166,7 +231,7 @@ impl Campaign {
 
     /// A copy of the launch's SM, not yet run.
     pub fn copy(&self) -> Result<Sm, SmError> {
-        fork(&self.template.lock().unwrap_or_else(|e| e.into_inner()))
+        fork(&self.template)
     }
 
     /// Runs one fault on `sm` (a [`copy`](Self::copy), or a fresh SM of
@@ -174,9 +239,26 @@ impl Campaign {
     /// 0 for stuck-at, the seeded cycle for a flip), keeping its run.
     pub fn run_on(
         &self,
-        mut sm: Sm,
+        sm: Sm,
         fault: &FaultSpec,
         cycle: Option<u64>,
+    ) -> Result<FaultRun, SmError> {
+        self.run_from(sm, None, fault, cycle, false)
+    }
+
+    /// [`run_on`](Self::run_on) from `execution` (a golden checkpoint's,
+    /// with `sm` a copy of its SM) or from the start. With `stop_early`,
+    /// the run stops at a checkpoint where its state equals the golden
+    /// run's and the fault cannot act again (a flip already done, a
+    /// stuck-at bit the golden run keeps at its stuck value from there):
+    /// from then on it would follow the golden run to its end.
+    fn run_from(
+        &self,
+        mut sm: Sm,
+        execution: Option<Execution>,
+        fault: &FaultSpec,
+        cycle: Option<u64>,
+        stop_early: bool,
     ) -> Result<FaultRun, SmError> {
         let cycle = cycle.unwrap_or_else(|| fault_cycle(fault, self.seed, self.golden.run.cycles));
         let kind = match fault.model {
@@ -196,11 +278,45 @@ impl Campaign {
         )?;
         let mut first_divergence = None;
         let digests = &self.golden.digests;
-        let run = sm.run_digested(&mut |c, digest| {
-            if first_divergence.is_none() && digests.get(c as usize) != Some(&digest) {
-                first_divergence = Some(c);
-            }
-        });
+        let run = sm.run_checkpointed(
+            execution,
+            CHECKPOINT_CYCLES,
+            &mut |c, digest| {
+                if first_divergence.is_none() && digests.get(c as usize) != Some(&digest) {
+                    first_divergence = Some(c);
+                }
+            },
+            &mut |sm, execution| {
+                let at = execution.cycle();
+                let j = (at / CHECKPOINT_CYCLES) as usize;
+                let done = match fault.model {
+                    Model::Flip => at > cycle,
+                    _ => !self.activated_from(fault, j),
+                };
+                stop_early
+                    && done
+                    && self
+                        .checkpoints
+                        .get(j)
+                        .is_some_and(|(golden, golden_execution)| {
+                            golden_execution.cycle() == at
+                                && sm.same_state(execution, golden, golden_execution)
+                        })
+            },
+        );
+        if let Err(SmError::Stopped(_)) = run {
+            // The golden run's state: it ends as the golden run does.
+            let outcome = if first_divergence.is_some() {
+                Outcome::Latent
+            } else {
+                Outcome::Masked
+            };
+            return Ok(FaultRun {
+                result: self.result(fault, cycle, outcome, first_divergence, 0, None),
+                run,
+                differences: Some(Differences::default()),
+            });
+        }
         let outcome = classify(&self.golden, &run, first_divergence.is_some());
         let differences = run.as_ref().ok().map(|r| differences(&self.golden.run, r));
         let result = self.result(

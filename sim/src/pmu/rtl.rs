@@ -35,7 +35,7 @@ impl<const N: usize, const W: usize, const I: usize> PmuSim<N, W, I> {
 
     pub fn attach_vcd(
         &mut self,
-        out: Box<dyn Write + Send>,
+        out: Box<dyn Write + Send + Sync>,
         period_ps: u64,
     ) -> Result<(), SimError> {
         self.driver.attach_vcd(out, "flexpmu_pmu", period_ps)

@@ -29,13 +29,13 @@ pub(crate) fn falling_edge(cycle: u64, half_period: u64) -> io::Result<u64> {
 
 /// Where a waveform goes, and in which format.
 pub enum WaveformOut {
-    Vcd(Box<dyn Write + Send>),
+    Vcd(Box<dyn Write + Send + Sync>),
     Fst(std::fs::File),
 }
 
 /// A waveform being written, in either format.
 pub enum Trace {
-    Vcd(vcd::VcdTrace<Box<dyn Write + Send>>),
+    Vcd(vcd::VcdTrace<Box<dyn Write + Send + Sync>>),
     Fst(Box<fst::FstTrace<io::BufWriter<std::fs::File>>>),
 }
 

@@ -127,11 +127,15 @@ pub struct CompiledSim {
     activity: Option<Box<Activity>>,
 }
 
-/// Which bits of each node took each value over a run.
+/// Which bits of each node took each value over a run, per interval of
+/// `every` cycles (by the cycle counter at each settle).
 #[derive(Clone, Debug, Default)]
 pub struct Activity {
-    pub ones: Vec<u64>,
-    pub zeros: Vec<u64>,
+    pub every: u64,
+    /// Per interval, per node: the bits that were 1.
+    pub ones: Vec<Vec<u64>>,
+    /// Per interval, per node: the bits that were 0.
+    pub zeros: Vec<Vec<u64>>,
 }
 
 impl CompiledSim {
@@ -307,10 +311,15 @@ impl CompiledSim {
             *out = self.values[signal.node];
         }
         if let Some(activity) = self.activity.as_mut() {
-            for ((ones, zeros), (&value, node)) in activity
-                .ones
+            let interval = (self.cycle / activity.every.max(1)) as usize;
+            let n = self.values.len();
+            while activity.ones.len() <= interval {
+                activity.ones.push(vec![0; n]);
+                activity.zeros.push(vec![0; n]);
+            }
+            for ((ones, zeros), (&value, node)) in activity.ones[interval]
                 .iter_mut()
-                .zip(activity.zeros.iter_mut())
+                .zip(activity.zeros[interval].iter_mut())
                 .zip(self.values.iter().zip(&self.netlist.nodes))
             {
                 *ones |= value;
@@ -320,18 +329,26 @@ impl CompiledSim {
     }
 
     /// Records, from now on, which bits of each node are ever 1 and ever
-    /// 0 after a settle ([`take_activity`](Self::take_activity)).
-    pub fn record_activity(&mut self) {
-        let n = self.netlist.nodes.len();
+    /// 0 after a settle, per interval of `every` cycles
+    /// ([`take_activity`](Self::take_activity)).
+    pub fn record_activity(&mut self, every: u64) {
         self.activity = Some(Box::new(Activity {
-            ones: vec![0; n],
-            zeros: vec![0; n],
+            every: every.max(1),
+            ones: Vec::new(),
+            zeros: Vec::new(),
         }));
     }
 
     /// What [`record_activity`](Self::record_activity) recorded.
     pub fn take_activity(&mut self) -> Option<Activity> {
         self.activity.take().map(|a| *a)
+    }
+
+    /// Whether `other` (a copy of the same design) holds the same register
+    /// state and inputs at the same cycle: then, with the same inputs and
+    /// faults from now on, it computes the same values.
+    pub fn same_state(&self, other: &CompiledSim) -> bool {
+        self.cycle == other.cycle && self.state == other.state && self.inputs == other.inputs
     }
 
     /// Per register, the node that reads its state (if any).

@@ -9,7 +9,7 @@ use crate::pmu::{PmuCommandSeen, PmuInputs};
 
 /// What the behavioural units show the PMU in a cycle (the core's `sm_*`
 /// inputs).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Observed {
     pub(super) warp_pc: u32,
     pub(super) warp_id: u16,

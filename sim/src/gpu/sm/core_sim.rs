@@ -35,7 +35,7 @@ impl CoreEngine {
 }
 
 /// The core's inputs in a cycle.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct CoreInputs {
     pub(super) reset: bool,
     pub(super) pipeline_fetch_done: bool,
@@ -299,6 +299,14 @@ impl CoreSim {
                 self.view().hash(&mut hasher);
                 hasher.finish()
             }
+        }
+    }
+
+    /// Whether two compiled cores hold the same registers and inputs.
+    pub(super) fn same_state(&self, other: &CoreSim) -> bool {
+        match (self, other) {
+            (CoreSim::Compiled(a), CoreSim::Compiled(b)) => a.run.sim.same_state(&b.run.sim),
+            _ => false,
         }
     }
 

@@ -185,6 +185,10 @@ pub enum SmError {
         hardware: u64,
         reference: String,
     },
+    /// The caller stopped the run at a checkpoint (a fault campaign, once
+    /// a faulty run's state equals the golden run's).
+    #[error("stopped by the caller at cycle {0}")]
+    Stopped(u64),
     #[error("blocks per core must be 1 to {MAX_BLOCKS_PER_CORE} (FlexGripPlus' 4-bit blocks_per_core), not {0}")]
     BlocksPerCore(u32),
     #[error("{blocks} resident block(s) of {warps_per_block} warp(s) are {warps} warps: FlexGripPlus holds at most {MAX_RESIDENT_WARPS} (its warp_id has 5 bits); take fewer blocks per core, or the simple timing")]
@@ -219,6 +223,33 @@ enum Watch<'a> {
     Block(&'a mut dyn FnMut(&SmCore)),
     /// A digest of the core's view.
     Digest(&'a mut dyn FnMut(u64, u64)),
+    /// The digest, and every `every` cycles the whole state between two
+    /// cycles; the run stops ([`SmError::Stopped`]) when `checkpoint`
+    /// says so.
+    Checkpoints {
+        every: u64,
+        on_cycle: &'a mut dyn FnMut(u64, u64),
+        checkpoint: &'a mut dyn FnMut(&Sm, &Execution) -> bool,
+    },
+}
+
+/// The harness's state between two cycles (with the [`Sm`]: everything a
+/// run's future depends on), to copy a run at a checkpoint and compare
+/// two runs.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Execution {
+    pipeline: Pipeline,
+    records: Records,
+    /// Cycles and counters at the end of the kernel, once it is over.
+    end: Option<(u64, Vec<u64>)>,
+    /// The next cycle to run.
+    cycle: u64,
+}
+
+impl Execution {
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
 }
 
 /// Where the SM is in the launch.
@@ -240,6 +271,7 @@ enum Phase {
 }
 
 /// The behavioural units' registers between clock edges.
+#[derive(Clone, PartialEq, Eq)]
 struct Pipeline {
     phase: Phase,
     scheduler: Scheduler,
@@ -258,7 +290,7 @@ struct Pipeline {
 }
 
 /// What a run records as it goes.
-#[derive(Default)]
+#[derive(Clone, Default, PartialEq, Eq)]
 struct Records {
     warp_instructions: u64,
     passes: u64,
@@ -390,20 +422,31 @@ impl Sm {
         result
     }
 
-    /// [`Sm::run_digested`], also recording which bits of each node of
-    /// the compiled core were ever 1 and ever 0 (a campaign's golden run:
-    /// a stuck-at fault on a bit that always had its stuck value changes
-    /// nothing).
+    /// [`Sm::run_checkpointed`] from the start, also recording which bits
+    /// of each node of the compiled core were 1 and 0 in each interval of
+    /// `every` cycles (a campaign's golden run: a stuck-at fault on a bit
+    /// that keeps its stuck value from some cycle on changes nothing from
+    /// there).
     pub fn run_recording(
         mut self,
+        every: u64,
         on_cycle: &mut dyn FnMut(u64, u64),
+        checkpoint: &mut dyn FnMut(&Sm, &Execution) -> bool,
     ) -> Result<(SmRun, Activity), SmError> {
         let sim = self
             .core
             .compiled()
             .ok_or_else(|| SmError::Engine("recording needs the compiled engine".into()))?;
-        sim.record_activity();
-        let result = self.execute(Watch::Digest(on_cycle));
+        sim.record_activity(every);
+        let execution = self.start();
+        let result = self.execute_from(
+            execution,
+            Watch::Checkpoints {
+                every: every.max(1),
+                on_cycle,
+                checkpoint,
+            },
+        );
         let _ = self.core.finish();
         let activity = self
             .core
@@ -413,10 +456,55 @@ impl Sm {
         Ok((result?, activity))
     }
 
+    /// [`Sm::run_digested`], handing `checkpoint` the SM and the harness's
+    /// state at every `every`-th cycle (before it runs); stops with
+    /// [`SmError::Stopped`] when it returns true. `from` resumes a copy
+    /// of a checkpoint instead of starting (this SM must then be a copy
+    /// of the checkpoint's).
+    pub fn run_checkpointed(
+        mut self,
+        from: Option<Execution>,
+        every: u64,
+        on_cycle: &mut dyn FnMut(u64, u64),
+        checkpoint: &mut dyn FnMut(&Sm, &Execution) -> bool,
+    ) -> Result<SmRun, SmError> {
+        let execution = from.unwrap_or_else(|| self.start());
+        let result = self.execute_from(
+            execution,
+            Watch::Checkpoints {
+                every: every.max(1),
+                on_cycle,
+                checkpoint,
+            },
+        );
+        if result.is_err() {
+            let _ = self.core.finish();
+        }
+        result
+    }
+
+    /// Whether this SM with `execution` is in the same state as `other`
+    /// with `other_execution`: the core's registers and inputs, the
+    /// harness, the registers of every thread, memory. Two runs in the
+    /// same state (and the same faults from then on) end the same.
+    pub fn same_state(
+        &self,
+        execution: &Execution,
+        other: &Sm,
+        other_execution: &Execution,
+    ) -> bool {
+        execution == other_execution
+            && self.core_inputs == other.core_inputs
+            && self.core.same_state(&other.core)
+            && self.warps == other.warps
+            && self.threads == other.threads
+            && self.memory == other.memory
+    }
+
     /// Streams the run to a VCD waveform (top scope `sm`).
     pub fn attach_vcd(
         &mut self,
-        out: Box<dyn Write + Send>,
+        out: Box<dyn Write + Send + Sync>,
         period_ps: u64,
     ) -> Result<(), SmError> {
         self.attach_waveform(WaveformOut::Vcd(out), period_ps)
@@ -494,29 +582,69 @@ impl Sm {
             .saturating_add(1000)
     }
 
-    fn execute(&mut self, mut watch: Watch) -> Result<SmRun, SmError> {
+    /// The harness's state before the first cycle.
+    fn start(&self) -> Execution {
+        Execution {
+            pipeline: Pipeline {
+                phase: Phase::Idle {
+                    until: self.idle_before(0),
+                    round: 0,
+                },
+                scheduler: Scheduler::default(),
+                fetch: None,
+                decoding: None,
+                read: None,
+                in_execute: VecDeque::new(),
+                write_free_at: 0,
+                observed: Observed::default(),
+            },
+            records: Records::default(),
+            end: None,
+            cycle: 0,
+        }
+    }
+
+    fn execute(&mut self, watch: Watch) -> Result<SmRun, SmError> {
+        let execution = self.start();
+        self.execute_from(execution, watch)
+    }
+
+    /// Runs from `execution` (the harness's state at its cycle) on.
+    fn execute_from(&mut self, execution: Execution, mut watch: Watch) -> Result<SmRun, SmError> {
         let max_cycles = self
             .config
             .max_cycles
             .unwrap_or_else(|| self.default_max_cycles());
-        let mut pipeline = Pipeline {
-            phase: Phase::Idle {
-                until: self.idle_before(0),
-                round: 0,
-            },
-            scheduler: Scheduler::default(),
-            fetch: None,
-            decoding: None,
-            read: None,
-            in_execute: VecDeque::new(),
-            write_free_at: 0,
-            observed: Observed::default(),
-        };
-        let mut records = Records::default();
-        // Cycles and counters at the end of the kernel, once it is over.
-        let mut end: Option<(u64, Vec<u64>)> = None;
+        let Execution {
+            mut pipeline,
+            mut records,
+            mut end,
+            cycle: first,
+        } = execution;
 
-        for cycle in 0.. {
+        for cycle in first.. {
+            if let Watch::Checkpoints {
+                every, checkpoint, ..
+            } = &mut watch
+            {
+                if cycle % *every == 0 {
+                    let execution = Execution {
+                        pipeline,
+                        records,
+                        end,
+                        cycle,
+                    };
+                    if checkpoint(self, &execution) {
+                        return Err(SmError::Stopped(cycle));
+                    }
+                    Execution {
+                        pipeline,
+                        records,
+                        end,
+                        ..
+                    } = execution;
+                }
+            }
             let final_reset = end.is_some();
             if cycle >= max_cycles && !final_reset {
                 return Err(SmError::Timeout(max_cycles));
@@ -531,7 +659,9 @@ impl Sm {
                         observe(core);
                     }
                 }
-                Watch::Digest(on_cycle) => on_cycle(cycle, self.core.digest()),
+                Watch::Digest(on_cycle) | Watch::Checkpoints { on_cycle, .. } => {
+                    on_cycle(cycle, self.core.digest())
+                }
             }
             self.record_pmu(&mut records, cycle, &work);
             self.core.step()?;

@@ -14,6 +14,7 @@ use super::{Pipeline, Records, Sm, SmError};
 use crate::gpu::iss::{self, IssError};
 
 /// The pass in the read stage, with decode's fields.
+#[derive(Clone, PartialEq, Eq)]
 pub(super) struct ReadSlot {
     pub(super) pass: PassRef,
     pub(super) instruction: Instruction,

@@ -20,7 +20,7 @@ pub enum WarpState {
 }
 
 /// A warp in the warp unit.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub(super) struct Warp {
     pub(super) context: WarpContext,
     pub(super) pc: usize,
@@ -41,7 +41,7 @@ impl Warp {
 }
 
 /// A pass on its way from fetch to read (side band of the handshake).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct PassRef {
     pub(super) warp: usize,
     pub(super) address: usize,
@@ -70,14 +70,14 @@ impl PassRef {
 }
 
 /// The pass fetch holds: it can hand it to decode from `ready_at` on.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct FetchSlot {
     pub(super) pass: PassRef,
     pub(super) ready_at: u64,
 }
 
 /// The warp scheduler's registers.
-#[derive(Default)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub(super) struct Scheduler {
     /// The warp (index in the round) the scheduler looks at next
     /// (FlexGripPlus); the one it took last (simple timing).

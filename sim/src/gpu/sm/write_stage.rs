@@ -13,6 +13,7 @@ use super::{Pipeline, PmuRead, Records, Sm, SmError, WarpState, PASSES};
 use crate::gpu::iss::{self, IssError};
 
 /// A pass on its way through execute to write (side band).
+#[derive(Clone, PartialEq, Eq)]
 pub(super) struct PassTag {
     pub(super) warp: usize,
     pub(super) address: usize,
