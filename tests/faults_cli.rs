@@ -121,7 +121,15 @@ fn shards_merged_equal_the_whole_and_a_campaign_resumes() {
     let part = std::fs::read_to_string(dir.path().join("part.jsonl")).unwrap();
     assert_eq!(part.lines().count(), 61);
     let again = json(&with(&["--out", "part.jsonl", "--resume", "--json"]));
-    assert_eq!(figures(again), figures(whole));
+    assert_eq!(figures(again), figures(whole.clone()));
+    // A fault listed twice (a file appended to twice) counts once.
+    let doubled = format!("{lines}{}\n", lines.lines().last().unwrap());
+    write(dir.path(), "doubled.jsonl", &doubled);
+    let merged = json(&flexpmu(
+        &["faults", "merge", "doubled.jsonl", "--json"],
+        dir.path(),
+    ));
+    assert_eq!(figures(merged), figures(whole.clone()));
     // Another campaign in the same file is refused.
     let other = flexpmu(
         &[

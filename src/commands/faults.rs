@@ -561,8 +561,15 @@ fn read_results(path: &Path) -> Result<(CampaignInfo, Vec<FaultResult>, u64)> {
         }
         good += read as u64;
     }
-    let info =
-        info.with_context(|| format!("{}: empty: not a flexpmu results file", path.display()))?;
+    let info = info.with_context(|| {
+        format!(
+            "{}: no complete campaign line: not a `flexpmu faults run --out` file",
+            path.display()
+        )
+    })?;
+    // A fault listed twice (a file appended to twice) counts once.
+    let mut seen = BTreeSet::new();
+    results.retain(|r| seen.insert(r.id));
     Ok((info, results, good))
 }
 
