@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::gpu::sm::{PmuRead, SmError, SmRun};
+use crate::gpu::sm::{differing_threads, PmuRead, SmError, SmRun};
 
 /// A fault's effect, by the first check (in this order) that sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -121,14 +121,7 @@ pub fn differences(golden: &SmRun, faulty: &SmRun) -> Differences {
             d.counters |= 1 << i;
         }
     }
-    d.threads = golden
-        .threads
-        .iter()
-        .zip(&faulty.threads)
-        .enumerate()
-        .filter(|(_, (a, b))| a != b)
-        .map(|(i, _)| i)
-        .collect();
+    d.threads = differing_threads(&golden.threads, &faulty.threads);
     if golden.cycles != faulty.cycles {
         d.cycles = Some((golden.cycles, faulty.cycles));
     }

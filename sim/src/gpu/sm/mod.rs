@@ -95,7 +95,7 @@ use timing::Timing;
 use warp_unit::{FetchSlot, PassRef, Scheduler, Warp};
 use write_stage::{PassTag, WriteBack};
 
-pub use result::{PmuRead, RoundRecord, SmRun};
+pub use result::{differing_threads, PmuRead, RoundRecord, SmRun};
 pub use warp_unit::WarpState;
 
 /// Passes per warp instruction: 32 threads on 8 lanes.
@@ -415,11 +415,7 @@ impl Sm {
     /// outputs once settled, before the clock edge): two runs whose
     /// digests agree in a cycle saw the same core in it.
     pub fn run_digested(mut self, on_cycle: &mut dyn FnMut(u64, u64)) -> Result<SmRun, SmError> {
-        let result = self.execute(Watch::Digest(on_cycle));
-        if result.is_err() {
-            let _ = self.core.finish();
-        }
-        result
+        self.execute(None, Watch::Digest(on_cycle))
     }
 
     /// [`Sm::run_checkpointed`] from the start, also recording which bits
@@ -438,16 +434,14 @@ impl Sm {
             .compiled()
             .ok_or_else(|| SmError::Engine("recording needs the compiled engine".into()))?;
         sim.record_activity(every);
-        let execution = self.start();
-        let result = self.execute_from(
-            execution,
+        let result = self.execute(
+            None,
             Watch::Checkpoints {
                 every: every.max(1),
                 on_cycle,
                 checkpoint,
             },
         );
-        let _ = self.core.finish();
         let activity = self
             .core
             .compiled()
@@ -468,19 +462,14 @@ impl Sm {
         on_cycle: &mut dyn FnMut(u64, u64),
         checkpoint: &mut dyn FnMut(&Sm, &Execution) -> bool,
     ) -> Result<SmRun, SmError> {
-        let execution = from.unwrap_or_else(|| self.start());
-        let result = self.execute_from(
-            execution,
+        self.execute(
+            from,
             Watch::Checkpoints {
                 every: every.max(1),
                 on_cycle,
                 checkpoint,
             },
-        );
-        if result.is_err() {
-            let _ = self.core.finish();
-        }
-        result
+        )
     }
 
     /// Whether this SM with `execution` is in the same state as `other`
@@ -522,11 +511,7 @@ impl Sm {
 
     /// Runs the kernel to completion, then the final reset cycle.
     pub fn run(mut self) -> Result<SmRun, SmError> {
-        let result = self.execute(Watch::Nothing);
-        if result.is_err() {
-            let _ = self.core.finish();
-        }
-        result
+        self.execute(None, Watch::Nothing)
     }
 
     /// [`Sm::run`], calling `observe` with the core in every cycle once
@@ -538,13 +523,7 @@ impl Sm {
                 "observing the core block needs the rust-hdl engine".into(),
             ));
         }
-        let result = self.execute(Watch::Block(&mut observe));
-        if result.is_err() {
-            // Keep the waveform up to the failure (its own error is
-            // secondary to the one being reported).
-            let _ = self.core.finish();
-        }
-        result
+        self.execute(None, Watch::Block(&mut observe))
     }
 
     /// Cycles the pipeline is idle before round `round` can issue.
@@ -604,9 +583,16 @@ impl Sm {
         }
     }
 
-    fn execute(&mut self, watch: Watch) -> Result<SmRun, SmError> {
-        let execution = self.start();
-        self.execute_from(execution, watch)
+    /// Runs from `from` (or the start) to the end; a failed run still
+    /// ends its waveform (whose own error is secondary to the one being
+    /// reported), up to the failure.
+    fn execute(&mut self, from: Option<Execution>, watch: Watch) -> Result<SmRun, SmError> {
+        let execution = from.unwrap_or_else(|| self.start());
+        let result = self.execute_from(execution, watch);
+        if result.is_err() {
+            let _ = self.core.finish();
+        }
+        result
     }
 
     /// Runs from `execution` (the harness's state at its cycle) on.

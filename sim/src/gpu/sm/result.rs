@@ -93,16 +93,21 @@ impl SmRun {
     /// Threads whose registers differ from `reference`'s (by index), and
     /// whether global memory is equal.
     pub fn differences(&self, reference: &IssResult) -> (Vec<usize>, bool) {
-        let threads = self
-            .threads
-            .iter()
-            .zip(&reference.threads)
-            .enumerate()
-            .filter(|(_, (sm, iss))| sm != iss)
-            .map(|(index, _)| index)
-            .collect();
-        (threads, self.memory == reference.memory)
+        (
+            differing_threads(&self.threads, &reference.threads),
+            self.memory == reference.memory,
+        )
     }
+}
+
+/// Indices of the threads whose states differ between two runs.
+pub fn differing_threads(a: &[ThreadState], b: &[ThreadState]) -> Vec<usize> {
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .filter(|(_, (x, y))| x != y)
+        .map(|(index, _)| index)
+        .collect()
 }
 
 impl Sm {
