@@ -16,10 +16,10 @@ use flexpmu_sim::faults::sampling;
 use flexpmu_sim::faults::summary::CampaignInfo;
 use flexpmu_sim::faults::{Campaign, FaultResult, FaultSpec, Model, Outcome, Summary};
 use flexpmu_sim::gpu::iss::Geometry;
-use flexpmu_sim::gpu::sm::{Sm, SmConfig, MAX_BLOCKS_PER_CORE};
+use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
-use super::run::{load_program, TimingArg};
+use super::run::{load_program, EngineArg, SmArgs, TimingArg};
 use crate::output::Waveform;
 
 #[derive(clap::Args)]
@@ -162,12 +162,15 @@ struct Prepared {
 }
 
 fn prepare(launch: &LaunchArgs, seed: u64, quiet: bool) -> Result<Prepared> {
-    if !(1..=MAX_BLOCKS_PER_CORE).contains(&launch.blocks_per_core) {
-        bail!(
-            "--blocks-per-core must be 1 to {MAX_BLOCKS_PER_CORE}, got {}",
-            launch.blocks_per_core
-        );
+    // The same launch options as `flexpmu run` (campaigns always run the
+    // compiled core, with the PMU).
+    let config = SmArgs {
+        timing: launch.timing,
+        blocks_per_core: launch.blocks_per_core,
+        no_pmu: false,
+        engine: EngineArg::Compiled,
     }
+    .config()?;
     let program = load_program(&launch.file)?;
     let geometry = u16::try_from(launch.threads)
         .ok()
@@ -179,14 +182,6 @@ fn prepare(launch: &LaunchArgs, seed: u64, quiet: bool) -> Result<Prepared> {
             )
         })?;
     let iss = VectorAdd::new(geometry).iss()?;
-    let config = SmConfig {
-        timing: match launch.timing {
-            TimingArg::Flexgripplus => flexpmu_sim::gpu::sm::timing::Timing::FlexGripPlus,
-            TimingArg::Simple => flexpmu_sim::gpu::sm::timing::Timing::Simple,
-        },
-        blocks_per_core: launch.blocks_per_core,
-        ..SmConfig::default()
-    };
     let spinner = (!quiet).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_message("golden run");

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::list::{fault_cycle, FaultList, FaultSpec, Model};
+use super::list::{bit_name, fault_cycle, FaultList, FaultSpec, Model};
 use super::outcome::{classify, differences, Differences, Golden, Outcome};
 use crate::engine::compiled::faults::{Fault, FaultKind, Site, SiteKind};
 use crate::gpu::iss::Iss;
@@ -214,11 +214,7 @@ impl Campaign {
         let site = &self.sites[fault.site];
         FaultResult {
             id: fault.id,
-            site: if site.width == 1 {
-                site.name.clone()
-            } else {
-                format!("{}[{}]", site.name, fault.bit)
-            },
+            site: bit_name(site, fault.bit),
             unit: site.unit.clone(),
             model: fault.model.name().to_string(),
             cycle,

@@ -92,12 +92,7 @@ impl FaultList {
 
     /// The site name of a fault with its bit: `pmu.counters_0.count_reg.q[2]`.
     pub fn site_name(&self, fault: &FaultSpec) -> String {
-        let site = &self.sites[fault.site];
-        if site.width == 1 {
-            site.name.clone()
-        } else {
-            format!("{}[{}]", site.name, fault.bit)
-        }
+        bit_name(&self.sites[fault.site], fault.bit)
     }
 
     /// The fault at `site_name` (as [`site_name`](Self::site_name) writes
@@ -112,6 +107,16 @@ impl FaultList {
         all.faults
             .into_iter()
             .find(|f| all.sites[f.site].name == name && f.bit == bit)
+    }
+}
+
+/// A site's bit by name: the site's name, with `[bit]` if it is wider
+/// than one bit (as [`FaultList::find`] reads it).
+pub fn bit_name(site: &Site, bit: usize) -> String {
+    if site.width == 1 {
+        site.name.clone()
+    } else {
+        format!("{}[{}]", site.name, bit)
     }
 }
 

@@ -294,7 +294,7 @@ impl CompiledSim {
                 // with the forced node built in measured no faster.)
                 self.apply_register_faults();
                 let native = (code.eval)(&self.inputs, &self.state, &mut self.values).is_some();
-                if native && self.first_forced_change().is_some() {
+                if native && self.net_fault_acts() {
                     let cone = std::mem::take(&mut self.cone);
                     self.evaluate(cone.iter().copied());
                     self.cone = cone;
@@ -369,20 +369,17 @@ impl CompiledSim {
         })
     }
 
-    /// The first node an armed net fault changes in this cycle.
-    fn first_forced_change(&self) -> Option<usize> {
-        self.faults
-            .iter()
-            .filter_map(|fault| match *fault {
-                faults::Armed::Node {
-                    node,
-                    mask,
-                    value,
-                    from,
-                } if self.cycle >= from && self.values[node] & mask != value => Some(node),
-                _ => None,
-            })
-            .min()
+    /// Whether an armed net fault changes a node's value in this cycle.
+    fn net_fault_acts(&self) -> bool {
+        self.faults.iter().any(|fault| match *fault {
+            faults::Armed::Node {
+                node,
+                mask,
+                value,
+                from,
+            } => self.cycle >= from && self.values[node] & mask != value,
+            _ => false,
+        })
     }
 
     /// One cycle at full speed: the outputs as settled before the clock
