@@ -10,6 +10,7 @@ module flexpmu_execute_stage (
     input wire [3:0] op,
     input wire [6:0] dest_in,
     input wire [6:0] shift,
+    input wire [3:0] compare,
     input wire [31:0] a_0,
     input wire [31:0] a_1,
     input wire [31:0] a_2,
@@ -56,6 +57,8 @@ module flexpmu_execute_stage (
     localparam [3:0] op_imad = 4'h4;
     localparam [3:0] op_shl = 4'h5;
     localparam [3:0] op_iadd = 4'h6;
+    localparam [3:0] op_iset = 4'hb;
+    localparam [3:0] op_iadd32i = 4'hc;
     localparam [3:0] op_pmevent = 4'ha;
     localparam hook_enabled = 1'b1;
     localparam multi_cycle = 1'b1;
@@ -64,48 +67,56 @@ module flexpmu_execute_stage (
     reg [31:0] alus_0_b;
     reg [31:0] alus_0_c;
     reg [6:0] alus_0_shift;
+    reg [3:0] alus_0_compare;
     wire [31:0] alus_0_result;
     reg [3:0] alus_1_op;
     reg [31:0] alus_1_a;
     reg [31:0] alus_1_b;
     reg [31:0] alus_1_c;
     reg [6:0] alus_1_shift;
+    reg [3:0] alus_1_compare;
     wire [31:0] alus_1_result;
     reg [3:0] alus_2_op;
     reg [31:0] alus_2_a;
     reg [31:0] alus_2_b;
     reg [31:0] alus_2_c;
     reg [6:0] alus_2_shift;
+    reg [3:0] alus_2_compare;
     wire [31:0] alus_2_result;
     reg [3:0] alus_3_op;
     reg [31:0] alus_3_a;
     reg [31:0] alus_3_b;
     reg [31:0] alus_3_c;
     reg [6:0] alus_3_shift;
+    reg [3:0] alus_3_compare;
     wire [31:0] alus_3_result;
     reg [3:0] alus_4_op;
     reg [31:0] alus_4_a;
     reg [31:0] alus_4_b;
     reg [31:0] alus_4_c;
     reg [6:0] alus_4_shift;
+    reg [3:0] alus_4_compare;
     wire [31:0] alus_4_result;
     reg [3:0] alus_5_op;
     reg [31:0] alus_5_a;
     reg [31:0] alus_5_b;
     reg [31:0] alus_5_c;
     reg [6:0] alus_5_shift;
+    reg [3:0] alus_5_compare;
     wire [31:0] alus_5_result;
     reg [3:0] alus_6_op;
     reg [31:0] alus_6_a;
     reg [31:0] alus_6_b;
     reg [31:0] alus_6_c;
     reg [6:0] alus_6_shift;
+    reg [3:0] alus_6_compare;
     wire [31:0] alus_6_result;
     reg [3:0] alus_7_op;
     reg [31:0] alus_7_a;
     reg [31:0] alus_7_b;
     reg [31:0] alus_7_c;
     reg [6:0] alus_7_shift;
+    reg [3:0] alus_7_compare;
     wire [31:0] alus_7_result;
     reg hook_pmu_read_in;
     reg [31:0] hook_result_in_0;
@@ -159,6 +170,7 @@ module flexpmu_execute_stage (
         .b(alus_0_b),
         .c(alus_0_c),
         .shift(alus_0_shift),
+        .compare(alus_0_compare),
         .result(alus_0_result)
     );
     flexpmu_integer_alu alus_1 (
@@ -167,6 +179,7 @@ module flexpmu_execute_stage (
         .b(alus_1_b),
         .c(alus_1_c),
         .shift(alus_1_shift),
+        .compare(alus_1_compare),
         .result(alus_1_result)
     );
     flexpmu_integer_alu alus_2 (
@@ -175,6 +188,7 @@ module flexpmu_execute_stage (
         .b(alus_2_b),
         .c(alus_2_c),
         .shift(alus_2_shift),
+        .compare(alus_2_compare),
         .result(alus_2_result)
     );
     flexpmu_integer_alu alus_3 (
@@ -183,6 +197,7 @@ module flexpmu_execute_stage (
         .b(alus_3_b),
         .c(alus_3_c),
         .shift(alus_3_shift),
+        .compare(alus_3_compare),
         .result(alus_3_result)
     );
     flexpmu_integer_alu alus_4 (
@@ -191,6 +206,7 @@ module flexpmu_execute_stage (
         .b(alus_4_b),
         .c(alus_4_c),
         .shift(alus_4_shift),
+        .compare(alus_4_compare),
         .result(alus_4_result)
     );
     flexpmu_integer_alu alus_5 (
@@ -199,6 +215,7 @@ module flexpmu_execute_stage (
         .b(alus_5_b),
         .c(alus_5_c),
         .shift(alus_5_shift),
+        .compare(alus_5_compare),
         .result(alus_5_result)
     );
     flexpmu_integer_alu alus_6 (
@@ -207,6 +224,7 @@ module flexpmu_execute_stage (
         .b(alus_6_b),
         .c(alus_6_c),
         .shift(alus_6_shift),
+        .compare(alus_6_compare),
         .result(alus_6_result)
     );
     flexpmu_integer_alu alus_7 (
@@ -215,6 +233,7 @@ module flexpmu_execute_stage (
         .b(alus_7_b),
         .c(alus_7_c),
         .shift(alus_7_shift),
+        .compare(alus_7_compare),
         .result(alus_7_result)
     );
     flexpmu_execute_hook hook (
@@ -321,6 +340,7 @@ module flexpmu_execute_stage (
         alus_0_b = b_0;
         alus_0_c = c_0;
         alus_0_shift = shift;
+        alus_0_compare = compare;
         hook_result_in_0 = results_0_q;
         result_0 = hook_result_out_0;
         results_1_d = results_1_q;
@@ -329,6 +349,7 @@ module flexpmu_execute_stage (
         alus_1_b = b_1;
         alus_1_c = c_1;
         alus_1_shift = shift;
+        alus_1_compare = compare;
         hook_result_in_1 = results_1_q;
         result_1 = hook_result_out_1;
         results_2_d = results_2_q;
@@ -337,6 +358,7 @@ module flexpmu_execute_stage (
         alus_2_b = b_2;
         alus_2_c = c_2;
         alus_2_shift = shift;
+        alus_2_compare = compare;
         hook_result_in_2 = results_2_q;
         result_2 = hook_result_out_2;
         results_3_d = results_3_q;
@@ -345,6 +367,7 @@ module flexpmu_execute_stage (
         alus_3_b = b_3;
         alus_3_c = c_3;
         alus_3_shift = shift;
+        alus_3_compare = compare;
         hook_result_in_3 = results_3_q;
         result_3 = hook_result_out_3;
         results_4_d = results_4_q;
@@ -353,6 +376,7 @@ module flexpmu_execute_stage (
         alus_4_b = b_4;
         alus_4_c = c_4;
         alus_4_shift = shift;
+        alus_4_compare = compare;
         hook_result_in_4 = results_4_q;
         result_4 = hook_result_out_4;
         results_5_d = results_5_q;
@@ -361,6 +385,7 @@ module flexpmu_execute_stage (
         alus_5_b = b_5;
         alus_5_c = c_5;
         alus_5_shift = shift;
+        alus_5_compare = compare;
         hook_result_in_5 = results_5_q;
         result_5 = hook_result_out_5;
         results_6_d = results_6_q;
@@ -369,6 +394,7 @@ module flexpmu_execute_stage (
         alus_6_b = b_6;
         alus_6_c = c_6;
         alus_6_shift = shift;
+        alus_6_compare = compare;
         hook_result_in_6 = results_6_q;
         result_6 = hook_result_out_6;
         results_7_d = results_7_q;
@@ -377,6 +403,7 @@ module flexpmu_execute_stage (
         alus_7_b = b_7;
         alus_7_c = c_7;
         alus_7_shift = shift;
+        alus_7_compare = compare;
         hook_result_in_7 = results_7_q;
         result_7 = hook_result_out_7;
         hook_pmu_read_in = pmu_read_exec & hook_enabled;
@@ -392,11 +419,11 @@ module flexpmu_execute_stage (
                 results_6_d = alus_6_result;
                 results_7_d = alus_7_result;
                 dest_d = dest_in;
-                write_d = ((((op == op_i2i) | (op == op_imad)) | (op == op_shl)) | (op == op_iadd)) | ((hook_enabled & pmu_read_in) & (op == op_pmevent));
+                write_d = ((((((op == op_i2i) | (op == op_imad)) | (op == op_shl)) | (op == op_iadd)) | (op == op_iset)) | (op == op_iadd32i)) | ((hook_enabled & pmu_read_in) & (op == op_pmevent));
                 half_write_d = op == op_mov;
                 if (multi_cycle) begin
                     busy_d = 1'b1;
-                    alu_wait_d = (((op == op_i2i) | (op == op_imad)) | (op == op_shl)) | (op == op_iadd);
+                    alu_wait_d = (((((op == op_i2i) | (op == op_imad)) | (op == op_shl)) | (op == op_iadd)) | (op == op_iset)) | (op == op_iadd32i);
                 end else begin
                     done_d = 1'b1;
                 end

@@ -15,6 +15,7 @@ entity flexpmu_execute_stage is
     op                    : in  std_logic_vector(3 downto 0);
     dest_in               : in  std_logic_vector(6 downto 0);
     shift                 : in  std_logic_vector(6 downto 0);
+    compare               : in  std_logic_vector(3 downto 0);
     a_0                   : in  std_logic_vector(31 downto 0);
     a_1                   : in  std_logic_vector(31 downto 0);
     a_2                   : in  std_logic_vector(31 downto 0);
@@ -64,6 +65,8 @@ architecture rtl of flexpmu_execute_stage is
   constant op_imad : unsigned(3 downto 0) := to_unsigned(4, 4);
   constant op_shl : unsigned(3 downto 0) := to_unsigned(5, 4);
   constant op_iadd : unsigned(3 downto 0) := to_unsigned(6, 4);
+  constant op_iset : unsigned(3 downto 0) := to_unsigned(11, 4);
+  constant op_iadd32i : unsigned(3 downto 0) := to_unsigned(12, 4);
   constant op_pmevent : unsigned(3 downto 0) := to_unsigned(10, 4);
   constant hook_enabled : unsigned(0 downto 0) := to_unsigned(1, 1);
   constant multi_cycle : unsigned(0 downto 0) := to_unsigned(1, 1);
@@ -72,48 +75,56 @@ architecture rtl of flexpmu_execute_stage is
   signal alus_0_b : std_logic_vector(31 downto 0);
   signal alus_0_c : std_logic_vector(31 downto 0);
   signal alus_0_shift : std_logic_vector(6 downto 0);
+  signal alus_0_compare : std_logic_vector(3 downto 0);
   signal alus_0_result : std_logic_vector(31 downto 0);
   signal alus_1_op : std_logic_vector(3 downto 0);
   signal alus_1_a : std_logic_vector(31 downto 0);
   signal alus_1_b : std_logic_vector(31 downto 0);
   signal alus_1_c : std_logic_vector(31 downto 0);
   signal alus_1_shift : std_logic_vector(6 downto 0);
+  signal alus_1_compare : std_logic_vector(3 downto 0);
   signal alus_1_result : std_logic_vector(31 downto 0);
   signal alus_2_op : std_logic_vector(3 downto 0);
   signal alus_2_a : std_logic_vector(31 downto 0);
   signal alus_2_b : std_logic_vector(31 downto 0);
   signal alus_2_c : std_logic_vector(31 downto 0);
   signal alus_2_shift : std_logic_vector(6 downto 0);
+  signal alus_2_compare : std_logic_vector(3 downto 0);
   signal alus_2_result : std_logic_vector(31 downto 0);
   signal alus_3_op : std_logic_vector(3 downto 0);
   signal alus_3_a : std_logic_vector(31 downto 0);
   signal alus_3_b : std_logic_vector(31 downto 0);
   signal alus_3_c : std_logic_vector(31 downto 0);
   signal alus_3_shift : std_logic_vector(6 downto 0);
+  signal alus_3_compare : std_logic_vector(3 downto 0);
   signal alus_3_result : std_logic_vector(31 downto 0);
   signal alus_4_op : std_logic_vector(3 downto 0);
   signal alus_4_a : std_logic_vector(31 downto 0);
   signal alus_4_b : std_logic_vector(31 downto 0);
   signal alus_4_c : std_logic_vector(31 downto 0);
   signal alus_4_shift : std_logic_vector(6 downto 0);
+  signal alus_4_compare : std_logic_vector(3 downto 0);
   signal alus_4_result : std_logic_vector(31 downto 0);
   signal alus_5_op : std_logic_vector(3 downto 0);
   signal alus_5_a : std_logic_vector(31 downto 0);
   signal alus_5_b : std_logic_vector(31 downto 0);
   signal alus_5_c : std_logic_vector(31 downto 0);
   signal alus_5_shift : std_logic_vector(6 downto 0);
+  signal alus_5_compare : std_logic_vector(3 downto 0);
   signal alus_5_result : std_logic_vector(31 downto 0);
   signal alus_6_op : std_logic_vector(3 downto 0);
   signal alus_6_a : std_logic_vector(31 downto 0);
   signal alus_6_b : std_logic_vector(31 downto 0);
   signal alus_6_c : std_logic_vector(31 downto 0);
   signal alus_6_shift : std_logic_vector(6 downto 0);
+  signal alus_6_compare : std_logic_vector(3 downto 0);
   signal alus_6_result : std_logic_vector(31 downto 0);
   signal alus_7_op : std_logic_vector(3 downto 0);
   signal alus_7_a : std_logic_vector(31 downto 0);
   signal alus_7_b : std_logic_vector(31 downto 0);
   signal alus_7_c : std_logic_vector(31 downto 0);
   signal alus_7_shift : std_logic_vector(6 downto 0);
+  signal alus_7_compare : std_logic_vector(3 downto 0);
   signal alus_7_result : std_logic_vector(31 downto 0);
   signal hook_pmu_read_in : std_logic;
   signal hook_result_in_0 : std_logic_vector(31 downto 0);
@@ -163,12 +174,13 @@ architecture rtl of flexpmu_execute_stage is
   signal alu_wait_q : std_logic;
   component flexpmu_integer_alu is
     port (
-      op     : in  std_logic_vector(3 downto 0);
-      a      : in  std_logic_vector(31 downto 0);
-      b      : in  std_logic_vector(31 downto 0);
-      c      : in  std_logic_vector(31 downto 0);
-      shift  : in  std_logic_vector(6 downto 0);
-      result : out std_logic_vector(31 downto 0)
+      op      : in  std_logic_vector(3 downto 0);
+      a       : in  std_logic_vector(31 downto 0);
+      b       : in  std_logic_vector(31 downto 0);
+      c       : in  std_logic_vector(31 downto 0);
+      shift   : in  std_logic_vector(6 downto 0);
+      compare : in  std_logic_vector(3 downto 0);
+      result  : out std_logic_vector(31 downto 0)
     );
   end component;
   component flexpmu_execute_hook is
@@ -239,6 +251,7 @@ begin
       b => alus_0_b,
       c => alus_0_c,
       shift => alus_0_shift,
+      compare => alus_0_compare,
       result => alus_0_result
     );
   alus_1 : flexpmu_integer_alu
@@ -248,6 +261,7 @@ begin
       b => alus_1_b,
       c => alus_1_c,
       shift => alus_1_shift,
+      compare => alus_1_compare,
       result => alus_1_result
     );
   alus_2 : flexpmu_integer_alu
@@ -257,6 +271,7 @@ begin
       b => alus_2_b,
       c => alus_2_c,
       shift => alus_2_shift,
+      compare => alus_2_compare,
       result => alus_2_result
     );
   alus_3 : flexpmu_integer_alu
@@ -266,6 +281,7 @@ begin
       b => alus_3_b,
       c => alus_3_c,
       shift => alus_3_shift,
+      compare => alus_3_compare,
       result => alus_3_result
     );
   alus_4 : flexpmu_integer_alu
@@ -275,6 +291,7 @@ begin
       b => alus_4_b,
       c => alus_4_c,
       shift => alus_4_shift,
+      compare => alus_4_compare,
       result => alus_4_result
     );
   alus_5 : flexpmu_integer_alu
@@ -284,6 +301,7 @@ begin
       b => alus_5_b,
       c => alus_5_c,
       shift => alus_5_shift,
+      compare => alus_5_compare,
       result => alus_5_result
     );
   alus_6 : flexpmu_integer_alu
@@ -293,6 +311,7 @@ begin
       b => alus_6_b,
       c => alus_6_c,
       shift => alus_6_shift,
+      compare => alus_6_compare,
       result => alus_6_result
     );
   alus_7 : flexpmu_integer_alu
@@ -302,6 +321,7 @@ begin
       b => alus_7_b,
       c => alus_7_c,
       shift => alus_7_shift,
+      compare => alus_7_compare,
       result => alus_7_result
     );
   hook : flexpmu_execute_hook
@@ -409,7 +429,7 @@ begin
       q => alu_wait_q,
       clock => clock
     );
-  comb : process (dest_q, write_q, half_write_q, done_q, busy_q, alu_wait_q, results_0_q, op, a_0, b_0, c_0, shift, hook_result_out_0, results_1_q, a_1, b_1, c_1, hook_result_out_1, results_2_q, a_2, b_2, c_2, hook_result_out_2, results_3_q, a_3, b_3, c_3, hook_result_out_3, results_4_q, a_4, b_4, c_4, hook_result_out_4, results_5_q, a_5, b_5, c_5, hook_result_out_5, results_6_q, a_6, b_6, c_6, hook_result_out_6, results_7_q, a_7, b_7, c_7, hook_result_out_7, pmu_read_exec, monitor_value_in, pipeline_read_done, pipeline_stall_in, alus_0_result, alus_1_result, alus_2_result, alus_3_result, alus_4_result, alus_5_result, alus_6_result, alus_7_result, dest_in, pmu_read_in, reset)
+  comb : process (dest_q, write_q, half_write_q, done_q, busy_q, alu_wait_q, results_0_q, op, a_0, b_0, c_0, shift, compare, hook_result_out_0, results_1_q, a_1, b_1, c_1, hook_result_out_1, results_2_q, a_2, b_2, c_2, hook_result_out_2, results_3_q, a_3, b_3, c_3, hook_result_out_3, results_4_q, a_4, b_4, c_4, hook_result_out_4, results_5_q, a_5, b_5, c_5, hook_result_out_5, results_6_q, a_6, b_6, c_6, hook_result_out_6, results_7_q, a_7, b_7, c_7, hook_result_out_7, pmu_read_exec, monitor_value_in, pipeline_read_done, pipeline_stall_in, alus_0_result, alus_1_result, alus_2_result, alus_3_result, alus_4_result, alus_5_result, alus_6_result, alus_7_result, dest_in, pmu_read_in, reset)
     variable v_dest_d : unsigned(6 downto 0) := (others => '0');
     variable v_write_d : unsigned(0 downto 0) := (others => '0');
     variable v_half_write_d : unsigned(0 downto 0) := (others => '0');
@@ -422,6 +442,7 @@ begin
     variable v_alus_0_b : unsigned(31 downto 0) := (others => '0');
     variable v_alus_0_c : unsigned(31 downto 0) := (others => '0');
     variable v_alus_0_shift : unsigned(6 downto 0) := (others => '0');
+    variable v_alus_0_compare : unsigned(3 downto 0) := (others => '0');
     variable v_hook_result_in_0 : unsigned(31 downto 0) := (others => '0');
     variable v_result_0 : unsigned(31 downto 0) := (others => '0');
     variable v_results_1_d : unsigned(31 downto 0) := (others => '0');
@@ -430,6 +451,7 @@ begin
     variable v_alus_1_b : unsigned(31 downto 0) := (others => '0');
     variable v_alus_1_c : unsigned(31 downto 0) := (others => '0');
     variable v_alus_1_shift : unsigned(6 downto 0) := (others => '0');
+    variable v_alus_1_compare : unsigned(3 downto 0) := (others => '0');
     variable v_hook_result_in_1 : unsigned(31 downto 0) := (others => '0');
     variable v_result_1 : unsigned(31 downto 0) := (others => '0');
     variable v_results_2_d : unsigned(31 downto 0) := (others => '0');
@@ -438,6 +460,7 @@ begin
     variable v_alus_2_b : unsigned(31 downto 0) := (others => '0');
     variable v_alus_2_c : unsigned(31 downto 0) := (others => '0');
     variable v_alus_2_shift : unsigned(6 downto 0) := (others => '0');
+    variable v_alus_2_compare : unsigned(3 downto 0) := (others => '0');
     variable v_hook_result_in_2 : unsigned(31 downto 0) := (others => '0');
     variable v_result_2 : unsigned(31 downto 0) := (others => '0');
     variable v_results_3_d : unsigned(31 downto 0) := (others => '0');
@@ -446,6 +469,7 @@ begin
     variable v_alus_3_b : unsigned(31 downto 0) := (others => '0');
     variable v_alus_3_c : unsigned(31 downto 0) := (others => '0');
     variable v_alus_3_shift : unsigned(6 downto 0) := (others => '0');
+    variable v_alus_3_compare : unsigned(3 downto 0) := (others => '0');
     variable v_hook_result_in_3 : unsigned(31 downto 0) := (others => '0');
     variable v_result_3 : unsigned(31 downto 0) := (others => '0');
     variable v_results_4_d : unsigned(31 downto 0) := (others => '0');
@@ -454,6 +478,7 @@ begin
     variable v_alus_4_b : unsigned(31 downto 0) := (others => '0');
     variable v_alus_4_c : unsigned(31 downto 0) := (others => '0');
     variable v_alus_4_shift : unsigned(6 downto 0) := (others => '0');
+    variable v_alus_4_compare : unsigned(3 downto 0) := (others => '0');
     variable v_hook_result_in_4 : unsigned(31 downto 0) := (others => '0');
     variable v_result_4 : unsigned(31 downto 0) := (others => '0');
     variable v_results_5_d : unsigned(31 downto 0) := (others => '0');
@@ -462,6 +487,7 @@ begin
     variable v_alus_5_b : unsigned(31 downto 0) := (others => '0');
     variable v_alus_5_c : unsigned(31 downto 0) := (others => '0');
     variable v_alus_5_shift : unsigned(6 downto 0) := (others => '0');
+    variable v_alus_5_compare : unsigned(3 downto 0) := (others => '0');
     variable v_hook_result_in_5 : unsigned(31 downto 0) := (others => '0');
     variable v_result_5 : unsigned(31 downto 0) := (others => '0');
     variable v_results_6_d : unsigned(31 downto 0) := (others => '0');
@@ -470,6 +496,7 @@ begin
     variable v_alus_6_b : unsigned(31 downto 0) := (others => '0');
     variable v_alus_6_c : unsigned(31 downto 0) := (others => '0');
     variable v_alus_6_shift : unsigned(6 downto 0) := (others => '0');
+    variable v_alus_6_compare : unsigned(3 downto 0) := (others => '0');
     variable v_hook_result_in_6 : unsigned(31 downto 0) := (others => '0');
     variable v_result_6 : unsigned(31 downto 0) := (others => '0');
     variable v_results_7_d : unsigned(31 downto 0) := (others => '0');
@@ -478,6 +505,7 @@ begin
     variable v_alus_7_b : unsigned(31 downto 0) := (others => '0');
     variable v_alus_7_c : unsigned(31 downto 0) := (others => '0');
     variable v_alus_7_shift : unsigned(6 downto 0) := (others => '0');
+    variable v_alus_7_compare : unsigned(3 downto 0) := (others => '0');
     variable v_hook_result_in_7 : unsigned(31 downto 0) := (others => '0');
     variable v_result_7 : unsigned(31 downto 0) := (others => '0');
     variable v_hook_pmu_read_in : unsigned(0 downto 0) := (others => '0');
@@ -501,6 +529,7 @@ begin
     v_alus_0_b := u(b_0);
     v_alus_0_c := u(c_0);
     v_alus_0_shift := u(shift);
+    v_alus_0_compare := u(compare);
     v_hook_result_in_0 := u(results_0_q);
     v_result_0 := u(hook_result_out_0);
     v_results_1_d := u(results_1_q);
@@ -509,6 +538,7 @@ begin
     v_alus_1_b := u(b_1);
     v_alus_1_c := u(c_1);
     v_alus_1_shift := u(shift);
+    v_alus_1_compare := u(compare);
     v_hook_result_in_1 := u(results_1_q);
     v_result_1 := u(hook_result_out_1);
     v_results_2_d := u(results_2_q);
@@ -517,6 +547,7 @@ begin
     v_alus_2_b := u(b_2);
     v_alus_2_c := u(c_2);
     v_alus_2_shift := u(shift);
+    v_alus_2_compare := u(compare);
     v_hook_result_in_2 := u(results_2_q);
     v_result_2 := u(hook_result_out_2);
     v_results_3_d := u(results_3_q);
@@ -525,6 +556,7 @@ begin
     v_alus_3_b := u(b_3);
     v_alus_3_c := u(c_3);
     v_alus_3_shift := u(shift);
+    v_alus_3_compare := u(compare);
     v_hook_result_in_3 := u(results_3_q);
     v_result_3 := u(hook_result_out_3);
     v_results_4_d := u(results_4_q);
@@ -533,6 +565,7 @@ begin
     v_alus_4_b := u(b_4);
     v_alus_4_c := u(c_4);
     v_alus_4_shift := u(shift);
+    v_alus_4_compare := u(compare);
     v_hook_result_in_4 := u(results_4_q);
     v_result_4 := u(hook_result_out_4);
     v_results_5_d := u(results_5_q);
@@ -541,6 +574,7 @@ begin
     v_alus_5_b := u(b_5);
     v_alus_5_c := u(c_5);
     v_alus_5_shift := u(shift);
+    v_alus_5_compare := u(compare);
     v_hook_result_in_5 := u(results_5_q);
     v_result_5 := u(hook_result_out_5);
     v_results_6_d := u(results_6_q);
@@ -549,6 +583,7 @@ begin
     v_alus_6_b := u(b_6);
     v_alus_6_c := u(c_6);
     v_alus_6_shift := u(shift);
+    v_alus_6_compare := u(compare);
     v_hook_result_in_6 := u(results_6_q);
     v_result_6 := u(hook_result_out_6);
     v_results_7_d := u(results_7_q);
@@ -557,6 +592,7 @@ begin
     v_alus_7_b := u(b_7);
     v_alus_7_c := u(c_7);
     v_alus_7_shift := u(shift);
+    v_alus_7_compare := u(compare);
     v_hook_result_in_7 := u(results_7_q);
     v_result_7 := u(hook_result_out_7);
     v_hook_pmu_read_in := (u(pmu_read_exec) and hook_enabled);
@@ -572,11 +608,11 @@ begin
         v_results_6_d := u(alus_6_result);
         v_results_7_d := u(alus_7_result);
         v_dest_d := u(dest_in);
-        v_write_d := ((((u(u(op) = op_i2i) or u(u(op) = op_imad)) or u(u(op) = op_shl)) or u(u(op) = op_iadd)) or ((hook_enabled and u(pmu_read_in)) and u(u(op) = op_pmevent)));
+        v_write_d := ((((((u(u(op) = op_i2i) or u(u(op) = op_imad)) or u(u(op) = op_shl)) or u(u(op) = op_iadd)) or u(u(op) = op_iset)) or u(u(op) = op_iadd32i)) or ((hook_enabled and u(pmu_read_in)) and u(u(op) = op_pmevent)));
         v_half_write_d := u(u(op) = op_mov);
         if multi_cycle = "1" then
           v_busy_d := to_unsigned(1, 1);
-          v_alu_wait_d := (((u(u(op) = op_i2i) or u(u(op) = op_imad)) or u(u(op) = op_shl)) or u(u(op) = op_iadd));
+          v_alu_wait_d := (((((u(u(op) = op_i2i) or u(u(op) = op_imad)) or u(u(op) = op_shl)) or u(u(op) = op_iadd)) or u(u(op) = op_iset)) or u(u(op) = op_iadd32i));
         else
           v_done_d := to_unsigned(1, 1);
         end if;
@@ -614,6 +650,7 @@ begin
     alus_0_b <= std_logic_vector(v_alus_0_b);
     alus_0_c <= std_logic_vector(v_alus_0_c);
     alus_0_shift <= std_logic_vector(v_alus_0_shift);
+    alus_0_compare <= std_logic_vector(v_alus_0_compare);
     hook_result_in_0 <= std_logic_vector(v_hook_result_in_0);
     result_0 <= std_logic_vector(v_result_0);
     results_1_d <= std_logic_vector(v_results_1_d);
@@ -622,6 +659,7 @@ begin
     alus_1_b <= std_logic_vector(v_alus_1_b);
     alus_1_c <= std_logic_vector(v_alus_1_c);
     alus_1_shift <= std_logic_vector(v_alus_1_shift);
+    alus_1_compare <= std_logic_vector(v_alus_1_compare);
     hook_result_in_1 <= std_logic_vector(v_hook_result_in_1);
     result_1 <= std_logic_vector(v_result_1);
     results_2_d <= std_logic_vector(v_results_2_d);
@@ -630,6 +668,7 @@ begin
     alus_2_b <= std_logic_vector(v_alus_2_b);
     alus_2_c <= std_logic_vector(v_alus_2_c);
     alus_2_shift <= std_logic_vector(v_alus_2_shift);
+    alus_2_compare <= std_logic_vector(v_alus_2_compare);
     hook_result_in_2 <= std_logic_vector(v_hook_result_in_2);
     result_2 <= std_logic_vector(v_result_2);
     results_3_d <= std_logic_vector(v_results_3_d);
@@ -638,6 +677,7 @@ begin
     alus_3_b <= std_logic_vector(v_alus_3_b);
     alus_3_c <= std_logic_vector(v_alus_3_c);
     alus_3_shift <= std_logic_vector(v_alus_3_shift);
+    alus_3_compare <= std_logic_vector(v_alus_3_compare);
     hook_result_in_3 <= std_logic_vector(v_hook_result_in_3);
     result_3 <= std_logic_vector(v_result_3);
     results_4_d <= std_logic_vector(v_results_4_d);
@@ -646,6 +686,7 @@ begin
     alus_4_b <= std_logic_vector(v_alus_4_b);
     alus_4_c <= std_logic_vector(v_alus_4_c);
     alus_4_shift <= std_logic_vector(v_alus_4_shift);
+    alus_4_compare <= std_logic_vector(v_alus_4_compare);
     hook_result_in_4 <= std_logic_vector(v_hook_result_in_4);
     result_4 <= std_logic_vector(v_result_4);
     results_5_d <= std_logic_vector(v_results_5_d);
@@ -654,6 +695,7 @@ begin
     alus_5_b <= std_logic_vector(v_alus_5_b);
     alus_5_c <= std_logic_vector(v_alus_5_c);
     alus_5_shift <= std_logic_vector(v_alus_5_shift);
+    alus_5_compare <= std_logic_vector(v_alus_5_compare);
     hook_result_in_5 <= std_logic_vector(v_hook_result_in_5);
     result_5 <= std_logic_vector(v_result_5);
     results_6_d <= std_logic_vector(v_results_6_d);
@@ -662,6 +704,7 @@ begin
     alus_6_b <= std_logic_vector(v_alus_6_b);
     alus_6_c <= std_logic_vector(v_alus_6_c);
     alus_6_shift <= std_logic_vector(v_alus_6_shift);
+    alus_6_compare <= std_logic_vector(v_alus_6_compare);
     hook_result_in_6 <= std_logic_vector(v_hook_result_in_6);
     result_6 <= std_logic_vector(v_result_6);
     results_7_d <= std_logic_vector(v_results_7_d);
@@ -670,6 +713,7 @@ begin
     alus_7_b <= std_logic_vector(v_alus_7_b);
     alus_7_c <= std_logic_vector(v_alus_7_c);
     alus_7_shift <= std_logic_vector(v_alus_7_shift);
+    alus_7_compare <= std_logic_vector(v_alus_7_compare);
     hook_result_in_7 <= std_logic_vector(v_hook_result_in_7);
     result_7 <= std_logic_vector(v_result_7);
     hook_pmu_read_in <= v_hook_pmu_read_in(0);

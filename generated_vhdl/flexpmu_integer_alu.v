@@ -8,6 +8,7 @@ module flexpmu_integer_alu (
     input wire [31:0] b,
     input wire [31:0] c,
     input wire [6:0] shift,
+    input wire [3:0] compare,
     output reg [31:0] result
 );
     localparam [3:0] op_mov = 4'h2;
@@ -17,6 +18,9 @@ module flexpmu_integer_alu (
     localparam [3:0] op_iadd = 4'h6;
     localparam [3:0] op_gld = 4'h7;
     localparam [3:0] op_gst = 4'h8;
+    localparam [3:0] op_iset = 4'hb;
+    localparam [3:0] op_iadd32i = 4'hc;
+    localparam [31:0] sign_bit = 32'h80000000;
     always @(*) begin
         result = 32'h0;
         if ((op == op_mov) | (op == op_i2i)) begin
@@ -28,8 +32,17 @@ module flexpmu_integer_alu (
         if (op == op_shl) begin
             result = a << shift;
         end
-        if (op == op_iadd) begin
+        if ((op == op_iadd) | (op == op_iadd32i)) begin
             result = a + b;
+        end
+        if (op == op_iset) begin
+            if (compare[3]) begin
+                if (((compare[0] & ((a ^ sign_bit) < (b ^ sign_bit))) | (compare[1] & (a == b))) | (compare[2] & ((a ^ sign_bit) > (b ^ sign_bit)))) begin
+                    result = 32'hffffffff;
+                end
+            end else if (((compare[0] & (a < b)) | (compare[1] & (a == b))) | (compare[2] & (a > b))) begin
+                result = 32'hffffffff;
+            end
         end
         if ((op == op_gld) | (op == op_gst)) begin
             result = a;

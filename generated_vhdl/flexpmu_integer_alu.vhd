@@ -8,12 +8,13 @@ use ieee.numeric_std.all;
 
 entity flexpmu_integer_alu is
   port (
-    op     : in  std_logic_vector(3 downto 0);
-    a      : in  std_logic_vector(31 downto 0);
-    b      : in  std_logic_vector(31 downto 0);
-    c      : in  std_logic_vector(31 downto 0);
-    shift  : in  std_logic_vector(6 downto 0);
-    result : out std_logic_vector(31 downto 0)
+    op      : in  std_logic_vector(3 downto 0);
+    a       : in  std_logic_vector(31 downto 0);
+    b       : in  std_logic_vector(31 downto 0);
+    c       : in  std_logic_vector(31 downto 0);
+    shift   : in  std_logic_vector(6 downto 0);
+    compare : in  std_logic_vector(3 downto 0);
+    result  : out std_logic_vector(31 downto 0)
   );
 end entity flexpmu_integer_alu;
 
@@ -25,6 +26,9 @@ architecture rtl of flexpmu_integer_alu is
   constant op_iadd : unsigned(3 downto 0) := to_unsigned(6, 4);
   constant op_gld : unsigned(3 downto 0) := to_unsigned(7, 4);
   constant op_gst : unsigned(3 downto 0) := to_unsigned(8, 4);
+  constant op_iset : unsigned(3 downto 0) := to_unsigned(11, 4);
+  constant op_iadd32i : unsigned(3 downto 0) := to_unsigned(12, 4);
+  constant sign_bit : unsigned(31 downto 0) := unsigned'(x"80000000");
   function u(v_s : std_logic) return unsigned is
     variable v_r : unsigned(0 downto 0);
   begin
@@ -43,7 +47,7 @@ architecture rtl of flexpmu_integer_alu is
     return "0";
   end function;
 begin
-  comb : process (op, a, b, c, shift)
+  comb : process (op, a, b, c, shift, compare)
     variable v_result : unsigned(31 downto 0) := (others => '0');
   begin
     v_result := to_unsigned(0, 32);
@@ -56,8 +60,17 @@ begin
     if u(op) = op_shl then
       v_result := shift_left(u(a), to_integer(u(shift)));
     end if;
-    if u(op) = op_iadd then
+    if (u(op) = op_iadd) or (u(op) = op_iadd32i) then
       v_result := (u(a) + u(b));
+    end if;
+    if u(op) = op_iset then
+      if u(compare(3 downto 3)) = "1" then
+        if (((u(compare(0 downto 0)) = "1") and ((u(a) xor sign_bit) < (u(b) xor sign_bit))) or ((u(compare(1 downto 1)) = "1") and (u(a) = u(b)))) or ((u(compare(2 downto 2)) = "1") and ((u(a) xor sign_bit) > (u(b) xor sign_bit))) then
+          v_result := unsigned'(x"ffffffff");
+        end if;
+      elsif (((u(compare(0 downto 0)) = "1") and (u(a) < u(b))) or ((u(compare(1 downto 1)) = "1") and (u(a) = u(b)))) or ((u(compare(2 downto 2)) = "1") and (u(a) > u(b))) then
+        v_result := unsigned'(x"ffffffff");
+      end if;
     end if;
     if (u(op) = op_gld) or (u(op) = op_gst) then
       v_result := u(a);

@@ -13,6 +13,7 @@ module flexpmu_sm_core (
     input wire [3:0] read_op,
     input wire [6:0] read_dest,
     input wire [6:0] read_shift,
+    input wire [3:0] read_compare,
     input wire [31:0] a_0,
     input wire [31:0] a_1,
     input wire [31:0] a_2,
@@ -109,6 +110,7 @@ module flexpmu_sm_core (
     reg [3:0] execute_op;
     reg [6:0] execute_dest_in;
     reg [6:0] execute_shift;
+    reg [3:0] execute_compare;
     reg [31:0] execute_a_0;
     reg [31:0] execute_a_1;
     reg [31:0] execute_a_2;
@@ -203,6 +205,7 @@ module flexpmu_sm_core (
         .op(execute_op),
         .dest_in(execute_dest_in),
         .shift(execute_shift),
+        .compare(execute_compare),
         .a_0(execute_a_0),
         .a_1(execute_a_1),
         .a_2(execute_a_2),
@@ -293,6 +296,7 @@ module flexpmu_sm_core (
         execute_op = read_op;
         execute_dest_in = read_dest;
         execute_shift = read_shift;
+        execute_compare = read_compare;
         execute_a_0 = a_0;
         execute_b_0 = b_0;
         execute_c_0 = c_0;

@@ -18,6 +18,7 @@ entity flexpmu_sm_core is
     read_op             : in  std_logic_vector(3 downto 0);
     read_dest           : in  std_logic_vector(6 downto 0);
     read_shift          : in  std_logic_vector(6 downto 0);
+    read_compare        : in  std_logic_vector(3 downto 0);
     a_0                 : in  std_logic_vector(31 downto 0);
     a_1                 : in  std_logic_vector(31 downto 0);
     a_2                 : in  std_logic_vector(31 downto 0);
@@ -117,6 +118,7 @@ architecture rtl of flexpmu_sm_core is
   signal execute_op : std_logic_vector(3 downto 0);
   signal execute_dest_in : std_logic_vector(6 downto 0);
   signal execute_shift : std_logic_vector(6 downto 0);
+  signal execute_compare : std_logic_vector(3 downto 0);
   signal execute_a_0 : std_logic_vector(31 downto 0);
   signal execute_a_1 : std_logic_vector(31 downto 0);
   signal execute_a_2 : std_logic_vector(31 downto 0);
@@ -214,6 +216,7 @@ architecture rtl of flexpmu_sm_core is
       op                    : in  std_logic_vector(3 downto 0);
       dest_in               : in  std_logic_vector(6 downto 0);
       shift                 : in  std_logic_vector(6 downto 0);
+      compare               : in  std_logic_vector(3 downto 0);
       a_0                   : in  std_logic_vector(31 downto 0);
       a_1                   : in  std_logic_vector(31 downto 0);
       a_2                   : in  std_logic_vector(31 downto 0);
@@ -335,6 +338,7 @@ begin
       op => execute_op,
       dest_in => execute_dest_in,
       shift => execute_shift,
+      compare => execute_compare,
       a_0 => execute_a_0,
       a_1 => execute_a_1,
       a_2 => execute_a_2,
@@ -400,7 +404,7 @@ begin
       monitor_in_15 => pmu_monitor_in_15,
       monitor_out => pmu_monitor_out
     );
-  comb : process (reset, pipeline_fetch_done, read_stall, instruction_in, warp_lane_id, execute_pipeline_execute_done, decode_pipeline_stall_out, decode_pipeline_dec_done, decode_warp_lane_id_out, decode_op, decode_long_instruction, decode_dest, decode_src1, decode_src2, decode_src3, decode_src1_shared, decode_shared_offset, decode_pmu_read_out, decode_pmu_interlock, read_done, write_stall, read_op, read_dest, read_shift, a_0, b_0, c_0, execute_result_0, a_1, b_1, c_1, execute_result_1, a_2, b_2, c_2, execute_result_2, a_3, b_3, c_3, execute_result_3, a_4, b_4, c_4, execute_result_4, a_5, b_5, c_5, execute_result_5, a_6, b_6, c_6, execute_result_6, a_7, b_7, c_7, execute_result_7, read_pmu_read, decode_pmu_read_exec, pmu_monitor_out, execute_pipeline_stall_out, execute_dest_out, execute_write_out, execute_half_write_out, decode_pmu_reset, decode_pmu_address, decode_pmu_command, sm_warp_id, sm_warp_pc, sm_lane_pass, sm_active_mask, sm_warp_states, sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data)
+  comb : process (reset, pipeline_fetch_done, read_stall, instruction_in, warp_lane_id, execute_pipeline_execute_done, decode_pipeline_stall_out, decode_pipeline_dec_done, decode_warp_lane_id_out, decode_op, decode_long_instruction, decode_dest, decode_src1, decode_src2, decode_src3, decode_src1_shared, decode_shared_offset, decode_pmu_read_out, decode_pmu_interlock, read_done, write_stall, read_op, read_dest, read_shift, read_compare, a_0, b_0, c_0, execute_result_0, a_1, b_1, c_1, execute_result_1, a_2, b_2, c_2, execute_result_2, a_3, b_3, c_3, execute_result_3, a_4, b_4, c_4, execute_result_4, a_5, b_5, c_5, execute_result_5, a_6, b_6, c_6, execute_result_6, a_7, b_7, c_7, execute_result_7, read_pmu_read, decode_pmu_read_exec, pmu_monitor_out, execute_pipeline_stall_out, execute_dest_out, execute_write_out, execute_half_write_out, decode_pmu_reset, decode_pmu_address, decode_pmu_command, sm_warp_id, sm_warp_pc, sm_lane_pass, sm_active_mask, sm_warp_states, sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data)
     variable v_decode_reset : unsigned(0 downto 0) := (others => '0');
     variable v_decode_pipeline_fetch_done : unsigned(0 downto 0) := (others => '0');
     variable v_decode_pipeline_stall_in : unsigned(0 downto 0) := (others => '0');
@@ -426,6 +430,7 @@ begin
     variable v_execute_op : unsigned(3 downto 0) := (others => '0');
     variable v_execute_dest_in : unsigned(6 downto 0) := (others => '0');
     variable v_execute_shift : unsigned(6 downto 0) := (others => '0');
+    variable v_execute_compare : unsigned(3 downto 0) := (others => '0');
     variable v_execute_a_0 : unsigned(31 downto 0) := (others => '0');
     variable v_execute_b_0 : unsigned(31 downto 0) := (others => '0');
     variable v_execute_c_0 : unsigned(31 downto 0) := (others => '0');
@@ -514,6 +519,7 @@ begin
     v_execute_op := u(read_op);
     v_execute_dest_in := u(read_dest);
     v_execute_shift := u(read_shift);
+    v_execute_compare := u(read_compare);
     v_execute_a_0 := u(a_0);
     v_execute_b_0 := u(b_0);
     v_execute_c_0 := u(c_0);
@@ -619,6 +625,7 @@ begin
     execute_op <= std_logic_vector(v_execute_op);
     execute_dest_in <= std_logic_vector(v_execute_dest_in);
     execute_shift <= std_logic_vector(v_execute_shift);
+    execute_compare <= std_logic_vector(v_execute_compare);
     execute_a_0 <= std_logic_vector(v_execute_a_0);
     execute_b_0 <= std_logic_vector(v_execute_b_0);
     execute_c_0 <= std_logic_vector(v_execute_c_0);

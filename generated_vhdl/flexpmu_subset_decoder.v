@@ -20,6 +20,12 @@ module flexpmu_subset_decoder (
     localparam [63:0] templates_4 = 64'h80c00780d00e0005;
     localparam [63:0] templates_5 = 64'ha0c00781d00e0005;
     localparam [63:0] templates_6 = 64'h78030000003;
+    localparam [63:0] templates_7 = 64'h640007c030000001;
+    localparam [63:0] templates_8 = 64'h320008001;
+    localparam [63:0] templates_9 = 64'h78010000003;
+    localparam [63:0] templates_10 = 64'h10010000003;
+    localparam [63:0] templates_11 = 64'h28010000003;
+    localparam [63:0] templates_12 = 64'h780a0000003;
     localparam [63:0] fixed_0 = 64'hfffffffeffffc003;
     localparam [63:0] fixed_1 = 64'hfffffffeffff0003;
     localparam [63:0] fixed_2 = 64'hffe03ffeff80e003;
@@ -27,6 +33,12 @@ module flexpmu_subset_decoder (
     localparam [63:0] fixed_4 = 64'hfffffffeffff0003;
     localparam [63:0] fixed_5 = 64'hfffffffeffff0003;
     localparam [63:0] fixed_6 = 64'hfffffffeffffffff;
+    localparam [63:0] fixed_7 = 64'hf7fe3f8eff800003;
+    localparam [63:0] fixed_8 = 64'hf0000003ffc08003;
+    localparam [63:0] fixed_9 = 64'hfffffffef00007ff;
+    localparam [63:0] fixed_10 = 64'hffffcffef00007ff;
+    localparam [63:0] fixed_11 = 64'hffffcffef00007ff;
+    localparam [63:0] fixed_12 = 64'hfffffffef00007ff;
     localparam [3:0] codes_0 = 4'h2;
     localparam [3:0] codes_1 = 4'h3;
     localparam [3:0] codes_2 = 4'h4;
@@ -34,12 +46,19 @@ module flexpmu_subset_decoder (
     localparam [3:0] codes_4 = 4'h7;
     localparam [3:0] codes_5 = 4'h8;
     localparam [3:0] codes_6 = 4'h9;
+    localparam [3:0] codes_7 = 4'hb;
+    localparam [3:0] codes_8 = 4'hc;
+    localparam [3:0] codes_9 = 4'hd;
+    localparam [3:0] codes_10 = 4'hd;
+    localparam [3:0] codes_11 = 4'hd;
+    localparam [3:0] codes_12 = 4'he;
     localparam [63:0] iadd_template = 64'h20008000;
     localparam [63:0] iadd_fixed = 64'hfec08103;
     localparam [3:0] op_unsupported = 4'h0;
     localparam [3:0] op_nop = 4'h1;
     localparam [3:0] op_iadd32 = 4'h6;
     localparam [3:0] op_pmevent = 4'ha;
+    localparam [3:0] op_nop_join = 4'hf;
     localparam [3:0] opcode_nop = 4'hf;
     localparam [3:0] opcode_mov = 4'h1;
     reg [31:0] pmevent_word;
@@ -82,8 +101,29 @@ module flexpmu_subset_decoder (
             if (~(|((word ^ templates_6) & fixed_6))) begin
                 op = codes_6;
             end
-            if ((word[31:28] == opcode_nop) & ~(word[33] & ~word[32])) begin
+            if (~(|((word ^ templates_7) & fixed_7))) begin
+                op = codes_7;
+            end
+            if (~(|((word ^ templates_8) & fixed_8))) begin
+                op = codes_8;
+            end
+            if (~(|((word ^ templates_9) & fixed_9))) begin
+                op = codes_9;
+            end
+            if (~(|((word ^ templates_10) & fixed_10))) begin
+                op = codes_10;
+            end
+            if (~(|((word ^ templates_11) & fixed_11))) begin
+                op = codes_11;
+            end
+            if (~(|((word ^ templates_12) & fixed_12))) begin
+                op = codes_12;
+            end
+            if (word[31:28] == opcode_nop) begin
                 op = op_nop;
+                if (word[33] & ~word[32]) begin
+                    op = op_nop_join;
+                end
             end
         end else begin
             if (~(|((word ^ iadd_template) & iadd_fixed)) & (~word[24] | (word[14] & word[13]))) begin
@@ -104,6 +144,9 @@ module flexpmu_subset_decoder (
         shared_offset = {{1{1'b0}}, word[12:9]};
         if (word[31:28] == opcode_mov) begin
             shared_offset = word[13:9];
+        end
+        if (word[33] & word[32]) begin
+            src1 = {{1{1'b0}}, word[14:9]};
         end
         if (~word[0]) begin
             dest = {{1{1'b0}}, word[7:2]};

@@ -28,6 +28,12 @@ architecture rtl of flexpmu_subset_decoder is
   constant templates_4 : unsigned(63 downto 0) := unsigned'(x"80c00780d00e0005");
   constant templates_5 : unsigned(63 downto 0) := unsigned'(x"a0c00781d00e0005");
   constant templates_6 : unsigned(63 downto 0) := unsigned'(x"0000078030000003");
+  constant templates_7 : unsigned(63 downto 0) := unsigned'(x"640007c030000001");
+  constant templates_8 : unsigned(63 downto 0) := unsigned'(x"0000000320008001");
+  constant templates_9 : unsigned(63 downto 0) := unsigned'(x"0000078010000003");
+  constant templates_10 : unsigned(63 downto 0) := unsigned'(x"0000010010000003");
+  constant templates_11 : unsigned(63 downto 0) := unsigned'(x"0000028010000003");
+  constant templates_12 : unsigned(63 downto 0) := unsigned'(x"00000780a0000003");
   constant fixed_0 : unsigned(63 downto 0) := unsigned'(x"fffffffeffffc003");
   constant fixed_1 : unsigned(63 downto 0) := unsigned'(x"fffffffeffff0003");
   constant fixed_2 : unsigned(63 downto 0) := unsigned'(x"ffe03ffeff80e003");
@@ -35,6 +41,12 @@ architecture rtl of flexpmu_subset_decoder is
   constant fixed_4 : unsigned(63 downto 0) := unsigned'(x"fffffffeffff0003");
   constant fixed_5 : unsigned(63 downto 0) := unsigned'(x"fffffffeffff0003");
   constant fixed_6 : unsigned(63 downto 0) := unsigned'(x"fffffffeffffffff");
+  constant fixed_7 : unsigned(63 downto 0) := unsigned'(x"f7fe3f8eff800003");
+  constant fixed_8 : unsigned(63 downto 0) := unsigned'(x"f0000003ffc08003");
+  constant fixed_9 : unsigned(63 downto 0) := unsigned'(x"fffffffef00007ff");
+  constant fixed_10 : unsigned(63 downto 0) := unsigned'(x"ffffcffef00007ff");
+  constant fixed_11 : unsigned(63 downto 0) := unsigned'(x"ffffcffef00007ff");
+  constant fixed_12 : unsigned(63 downto 0) := unsigned'(x"fffffffef00007ff");
   constant codes_0 : unsigned(3 downto 0) := to_unsigned(2, 4);
   constant codes_1 : unsigned(3 downto 0) := to_unsigned(3, 4);
   constant codes_2 : unsigned(3 downto 0) := to_unsigned(4, 4);
@@ -42,12 +54,19 @@ architecture rtl of flexpmu_subset_decoder is
   constant codes_4 : unsigned(3 downto 0) := to_unsigned(7, 4);
   constant codes_5 : unsigned(3 downto 0) := to_unsigned(8, 4);
   constant codes_6 : unsigned(3 downto 0) := to_unsigned(9, 4);
+  constant codes_7 : unsigned(3 downto 0) := to_unsigned(11, 4);
+  constant codes_8 : unsigned(3 downto 0) := to_unsigned(12, 4);
+  constant codes_9 : unsigned(3 downto 0) := to_unsigned(13, 4);
+  constant codes_10 : unsigned(3 downto 0) := to_unsigned(13, 4);
+  constant codes_11 : unsigned(3 downto 0) := to_unsigned(13, 4);
+  constant codes_12 : unsigned(3 downto 0) := to_unsigned(14, 4);
   constant iadd_template : unsigned(63 downto 0) := to_unsigned(536903680, 64);
   constant iadd_fixed : unsigned(63 downto 0) := unsigned'(x"00000000fec08103");
   constant op_unsupported : unsigned(3 downto 0) := to_unsigned(0, 4);
   constant op_nop : unsigned(3 downto 0) := to_unsigned(1, 4);
   constant op_iadd32 : unsigned(3 downto 0) := to_unsigned(6, 4);
   constant op_pmevent : unsigned(3 downto 0) := to_unsigned(10, 4);
+  constant op_nop_join : unsigned(3 downto 0) := to_unsigned(15, 4);
   constant opcode_nop : unsigned(3 downto 0) := to_unsigned(15, 4);
   constant opcode_mov : unsigned(3 downto 0) := to_unsigned(1, 4);
   signal pmevent_word : std_logic_vector(31 downto 0);
@@ -129,8 +148,29 @@ begin
       if not (((u(word) xor templates_6) and fixed_6) /= 0) then
         v_op := codes_6;
       end if;
-      if (u(word(31 downto 28)) = opcode_nop) and (not ((u(word(33 downto 33)) = "1") and (not (u(word(32 downto 32)) = "1")))) then
+      if not (((u(word) xor templates_7) and fixed_7) /= 0) then
+        v_op := codes_7;
+      end if;
+      if not (((u(word) xor templates_8) and fixed_8) /= 0) then
+        v_op := codes_8;
+      end if;
+      if not (((u(word) xor templates_9) and fixed_9) /= 0) then
+        v_op := codes_9;
+      end if;
+      if not (((u(word) xor templates_10) and fixed_10) /= 0) then
+        v_op := codes_10;
+      end if;
+      if not (((u(word) xor templates_11) and fixed_11) /= 0) then
+        v_op := codes_11;
+      end if;
+      if not (((u(word) xor templates_12) and fixed_12) /= 0) then
+        v_op := codes_12;
+      end if;
+      if u(word(31 downto 28)) = opcode_nop then
         v_op := op_nop;
+        if (u(word(33 downto 33)) = "1") and (not (u(word(32 downto 32)) = "1")) then
+          v_op := op_nop_join;
+        end if;
       end if;
     else
       if (not (((u(word) xor iadd_template) and iadd_fixed) /= 0)) and ((not (u(word(24 downto 24)) = "1")) or ((u(word(14 downto 14)) = "1") and (u(word(13 downto 13)) = "1"))) then
@@ -151,6 +191,9 @@ begin
     v_shared_offset := resize(u(word(12 downto 9)), 5);
     if u(word(31 downto 28)) = opcode_mov then
       v_shared_offset := u(word(13 downto 9));
+    end if;
+    if (u(word(33 downto 33)) = "1") and (u(word(32 downto 32)) = "1") then
+      v_src1 := resize(u(word(14 downto 9)), 7);
     end if;
     if not (u(word(0 downto 0)) = "1") then
       v_dest := resize(u(word(7 downto 2)), 7);

@@ -53,6 +53,11 @@ enum Command {
     /// Fault-injection campaigns: what the PMU adds to a test's detection
     /// of hardware faults.
     Faults(faults::FaultsArgs),
+    /// Validate the event counters: run representative benchmarks (rbe)
+    /// over loop counts, compare each counter with the count its rbe
+    /// derives, fit the discrepancies (exit 1 if any counter is not
+    /// trusted).
+    Validate(validate::ValidateArgs),
 }
 
 fn main() -> ExitCode {
@@ -75,6 +80,7 @@ fn main() -> ExitCode {
         Command::Toggles(args) => toggles::toggles(&args),
         Command::Disasm(args) => disasm::disasm(&args),
         Command::Faults(args) => faults::faults(&args),
+        Command::Validate(args) => validate::validate(&args),
     };
     match result {
         Ok(code) => code,

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
         dut->op = std::strtoull(p, &p, 16);
         dut->dest_in = std::strtoull(p, &p, 16);
         dut->shift = std::strtoull(p, &p, 16);
+        dut->compare = std::strtoull(p, &p, 16);
         dut->a_0 = std::strtoull(p, &p, 16);
         dut->a_1 = std::strtoull(p, &p, 16);
         dut->a_2 = std::strtoull(p, &p, 16);

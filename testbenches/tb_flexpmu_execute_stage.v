@@ -9,6 +9,7 @@ module tb_flexpmu_execute_stage;
     reg [3:0] op;
     reg [6:0] dest_in;
     reg [6:0] shift;
+    reg [3:0] compare;
     reg [31:0] a_0;
     reg [31:0] a_1;
     reg [31:0] a_2;
@@ -62,7 +63,7 @@ module tb_flexpmu_execute_stage;
     reg expected_write_out;
     wire half_write_out;
     reg expected_half_write_out;
-    flexpmu_execute_stage dut (.clock(clock), .reset(reset), .pipeline_read_done(pipeline_read_done), .pipeline_stall_in(pipeline_stall_in), .op(op), .dest_in(dest_in), .shift(shift), .a_0(a_0), .a_1(a_1), .a_2(a_2), .a_3(a_3), .a_4(a_4), .a_5(a_5), .a_6(a_6), .a_7(a_7), .b_0(b_0), .b_1(b_1), .b_2(b_2), .b_3(b_3), .b_4(b_4), .b_5(b_5), .b_6(b_6), .b_7(b_7), .c_0(c_0), .c_1(c_1), .c_2(c_2), .c_3(c_3), .c_4(c_4), .c_5(c_5), .c_6(c_6), .c_7(c_7), .pmu_read_in(pmu_read_in), .pmu_read_exec(pmu_read_exec), .monitor_value_in(monitor_value_in), .pipeline_stall_out(pipeline_stall_out), .pipeline_execute_done(pipeline_execute_done), .result_0(result_0), .result_1(result_1), .result_2(result_2), .result_3(result_3), .result_4(result_4), .result_5(result_5), .result_6(result_6), .result_7(result_7), .dest_out(dest_out), .write_out(write_out), .half_write_out(half_write_out));
+    flexpmu_execute_stage dut (.clock(clock), .reset(reset), .pipeline_read_done(pipeline_read_done), .pipeline_stall_in(pipeline_stall_in), .op(op), .dest_in(dest_in), .shift(shift), .compare(compare), .a_0(a_0), .a_1(a_1), .a_2(a_2), .a_3(a_3), .a_4(a_4), .a_5(a_5), .a_6(a_6), .a_7(a_7), .b_0(b_0), .b_1(b_1), .b_2(b_2), .b_3(b_3), .b_4(b_4), .b_5(b_5), .b_6(b_6), .b_7(b_7), .c_0(c_0), .c_1(c_1), .c_2(c_2), .c_3(c_3), .c_4(c_4), .c_5(c_5), .c_6(c_6), .c_7(c_7), .pmu_read_in(pmu_read_in), .pmu_read_exec(pmu_read_exec), .monitor_value_in(monitor_value_in), .pipeline_stall_out(pipeline_stall_out), .pipeline_execute_done(pipeline_execute_done), .result_0(result_0), .result_1(result_1), .result_2(result_2), .result_3(result_3), .result_4(result_4), .result_5(result_5), .result_6(result_6), .result_7(result_7), .dest_out(dest_out), .write_out(write_out), .half_write_out(half_write_out));
     integer fd, status, cycle, mismatches;
     reg [8*4096-1:0] path;
     reg [8*2048-1:0] line;
@@ -79,12 +80,12 @@ module tb_flexpmu_execute_stage;
         cycle = 0;
         mismatches = 0;
         while ($fgets(line, fd) != 0) begin
-            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_read_done, pipeline_stall_in, op, dest_in, shift, a_0, a_1, a_2, a_3, a_4, a_5, a_6, a_7, b_0, b_1, b_2, b_3, b_4, b_5, b_6, b_7, c_0, c_1, c_2, c_3, c_4, c_5, c_6, c_7, pmu_read_in, pmu_read_exec, monitor_value_in, expected_pipeline_stall_out, expected_pipeline_execute_done, expected_result_0, expected_result_1, expected_result_2, expected_result_3, expected_result_4, expected_result_5, expected_result_6, expected_result_7, expected_dest_out, expected_write_out, expected_half_write_out);
-            if (status > 0 && status < 46) begin
-                $display("MISMATCH cycle=%0d signal=row expected=46 fields got=%0d", cycle, status);
+            status = $sscanf(line, "%h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h %h", reset, pipeline_read_done, pipeline_stall_in, op, dest_in, shift, compare, a_0, a_1, a_2, a_3, a_4, a_5, a_6, a_7, b_0, b_1, b_2, b_3, b_4, b_5, b_6, b_7, c_0, c_1, c_2, c_3, c_4, c_5, c_6, c_7, pmu_read_in, pmu_read_exec, monitor_value_in, expected_pipeline_stall_out, expected_pipeline_execute_done, expected_result_0, expected_result_1, expected_result_2, expected_result_3, expected_result_4, expected_result_5, expected_result_6, expected_result_7, expected_dest_out, expected_write_out, expected_half_write_out);
+            if (status > 0 && status < 47) begin
+                $display("MISMATCH cycle=%0d signal=row expected=47 fields got=%0d", cycle, status);
                 mismatches = mismatches + 1;
             end
-            if (status == 46) begin
+            if (status == 47) begin
                 #1;
                 if (pipeline_stall_out !== expected_pipeline_stall_out) begin
                     $display("MISMATCH cycle=%0d signal=pipeline_stall_out expected=%h got=%h", cycle, expected_pipeline_stall_out, pipeline_stall_out);

@@ -16,6 +16,7 @@ architecture sim of tb_flexpmu_execute_stage is
   signal op : std_logic_vector(3 downto 0) := (others => '0');
   signal dest_in : std_logic_vector(6 downto 0) := (others => '0');
   signal shift : std_logic_vector(6 downto 0) := (others => '0');
+  signal compare : std_logic_vector(3 downto 0) := (others => '0');
   signal a_0 : std_logic_vector(31 downto 0) := (others => '0');
   signal a_1 : std_logic_vector(31 downto 0) := (others => '0');
   signal a_2 : std_logic_vector(31 downto 0) := (others => '0');
@@ -58,7 +59,7 @@ architecture sim of tb_flexpmu_execute_stage is
   signal half_write_out : std_logic;
 begin
   dut : entity work.flexpmu_execute_stage
-    port map (clock => clock, reset => reset, pipeline_read_done => pipeline_read_done, pipeline_stall_in => pipeline_stall_in, op => op, dest_in => dest_in, shift => shift, a_0 => a_0, a_1 => a_1, a_2 => a_2, a_3 => a_3, a_4 => a_4, a_5 => a_5, a_6 => a_6, a_7 => a_7, b_0 => b_0, b_1 => b_1, b_2 => b_2, b_3 => b_3, b_4 => b_4, b_5 => b_5, b_6 => b_6, b_7 => b_7, c_0 => c_0, c_1 => c_1, c_2 => c_2, c_3 => c_3, c_4 => c_4, c_5 => c_5, c_6 => c_6, c_7 => c_7, pmu_read_in => pmu_read_in, pmu_read_exec => pmu_read_exec, monitor_value_in => monitor_value_in, pipeline_stall_out => pipeline_stall_out, pipeline_execute_done => pipeline_execute_done, result_0 => result_0, result_1 => result_1, result_2 => result_2, result_3 => result_3, result_4 => result_4, result_5 => result_5, result_6 => result_6, result_7 => result_7, dest_out => dest_out, write_out => write_out, half_write_out => half_write_out);
+    port map (clock => clock, reset => reset, pipeline_read_done => pipeline_read_done, pipeline_stall_in => pipeline_stall_in, op => op, dest_in => dest_in, shift => shift, compare => compare, a_0 => a_0, a_1 => a_1, a_2 => a_2, a_3 => a_3, a_4 => a_4, a_5 => a_5, a_6 => a_6, a_7 => a_7, b_0 => b_0, b_1 => b_1, b_2 => b_2, b_3 => b_3, b_4 => b_4, b_5 => b_5, b_6 => b_6, b_7 => b_7, c_0 => c_0, c_1 => c_1, c_2 => c_2, c_3 => c_3, c_4 => c_4, c_5 => c_5, c_6 => c_6, c_7 => c_7, pmu_read_in => pmu_read_in, pmu_read_exec => pmu_read_exec, monitor_value_in => monitor_value_in, pipeline_stall_out => pipeline_stall_out, pipeline_execute_done => pipeline_execute_done, result_0 => result_0, result_1 => result_1, result_2 => result_2, result_3 => result_3, result_4 => result_4, result_5 => result_5, result_6 => result_6, result_7 => result_7, dest_out => dest_out, write_out => write_out, half_write_out => half_write_out);
   replay : process
     file vectors_file : text;
     variable l : line;
@@ -70,6 +71,7 @@ begin
     variable h_op : std_logic_vector(3 downto 0);
     variable h_dest_in : std_logic_vector(7 downto 0);
     variable h_shift : std_logic_vector(7 downto 0);
+    variable h_compare : std_logic_vector(3 downto 0);
     variable h_a_0 : std_logic_vector(31 downto 0);
     variable h_a_1 : std_logic_vector(31 downto 0);
     variable h_a_2 : std_logic_vector(31 downto 0);
@@ -122,6 +124,7 @@ begin
         hread(l, h_op);
         hread(l, h_dest_in);
         hread(l, h_shift);
+        hread(l, h_compare);
         hread(l, h_a_0);
         hread(l, h_a_1);
         hread(l, h_a_2);
@@ -168,6 +171,7 @@ begin
         op <= h_op(3 downto 0);
         dest_in <= h_dest_in(6 downto 0);
         shift <= h_shift(6 downto 0);
+        compare <= h_compare(3 downto 0);
         a_0 <= h_a_0(31 downto 0);
         a_1 <= h_a_1(31 downto 0);
         a_2 <= h_a_2(31 downto 0);

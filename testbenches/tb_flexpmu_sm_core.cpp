@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
         dut->read_op = std::strtoull(p, &p, 16);
         dut->read_dest = std::strtoull(p, &p, 16);
         dut->read_shift = std::strtoull(p, &p, 16);
+        dut->read_compare = std::strtoull(p, &p, 16);
         dut->a_0 = std::strtoull(p, &p, 16);
         dut->a_1 = std::strtoull(p, &p, 16);
         dut->a_2 = std::strtoull(p, &p, 16);

@@ -19,6 +19,7 @@ architecture sim of tb_flexpmu_sm_core is
   signal read_op : std_logic_vector(3 downto 0) := (others => '0');
   signal read_dest : std_logic_vector(6 downto 0) := (others => '0');
   signal read_shift : std_logic_vector(6 downto 0) := (others => '0');
+  signal read_compare : std_logic_vector(3 downto 0) := (others => '0');
   signal a_0 : std_logic_vector(31 downto 0) := (others => '0');
   signal a_1 : std_logic_vector(31 downto 0) := (others => '0');
   signal a_2 : std_logic_vector(31 downto 0) := (others => '0');
@@ -86,7 +87,7 @@ architecture sim of tb_flexpmu_sm_core is
   signal monitor_out : std_logic_vector(31 downto 0);
 begin
   dut : entity work.flexpmu_sm_core
-    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, instruction_in => instruction_in, warp_lane_id => warp_lane_id, read_stall => read_stall, read_done => read_done, read_op => read_op, read_dest => read_dest, read_shift => read_shift, a_0 => a_0, a_1 => a_1, a_2 => a_2, a_3 => a_3, a_4 => a_4, a_5 => a_5, a_6 => a_6, a_7 => a_7, b_0 => b_0, b_1 => b_1, b_2 => b_2, b_3 => b_3, b_4 => b_4, b_5 => b_5, b_6 => b_6, b_7 => b_7, c_0 => c_0, c_1 => c_1, c_2 => c_2, c_3 => c_3, c_4 => c_4, c_5 => c_5, c_6 => c_6, c_7 => c_7, read_pmu_read => read_pmu_read, write_stall => write_stall, sm_warp_pc => sm_warp_pc, sm_warp_id => sm_warp_id, sm_warp_states => sm_warp_states, sm_active_mask => sm_active_mask, sm_lane_pass => sm_lane_pass, sm_register_write => sm_register_write, sm_global_store => sm_global_store, sm_global_load => sm_global_load, sm_mem_address => sm_mem_address, sm_mem_data => sm_mem_data, fetch_stall => fetch_stall, dec_done => dec_done, dec_lane => dec_lane, dec_op => dec_op, dec_long => dec_long, dec_dest => dec_dest, dec_src1 => dec_src1, dec_src2 => dec_src2, dec_src3 => dec_src3, dec_src1_shared => dec_src1_shared, dec_shared_offset => dec_shared_offset, dec_pmu_read => dec_pmu_read, pmu_interlock => pmu_interlock, execute_stall => execute_stall, execute_done => execute_done, result_0 => result_0, result_1 => result_1, result_2 => result_2, result_3 => result_3, result_4 => result_4, result_5 => result_5, result_6 => result_6, result_7 => result_7, exec_dest => exec_dest, exec_write => exec_write, exec_half_write => exec_half_write, pmu_address => pmu_address, pmu_command => pmu_command, monitor_out => monitor_out);
+    port map (clock => clock, reset => reset, pipeline_fetch_done => pipeline_fetch_done, instruction_in => instruction_in, warp_lane_id => warp_lane_id, read_stall => read_stall, read_done => read_done, read_op => read_op, read_dest => read_dest, read_shift => read_shift, read_compare => read_compare, a_0 => a_0, a_1 => a_1, a_2 => a_2, a_3 => a_3, a_4 => a_4, a_5 => a_5, a_6 => a_6, a_7 => a_7, b_0 => b_0, b_1 => b_1, b_2 => b_2, b_3 => b_3, b_4 => b_4, b_5 => b_5, b_6 => b_6, b_7 => b_7, c_0 => c_0, c_1 => c_1, c_2 => c_2, c_3 => c_3, c_4 => c_4, c_5 => c_5, c_6 => c_6, c_7 => c_7, read_pmu_read => read_pmu_read, write_stall => write_stall, sm_warp_pc => sm_warp_pc, sm_warp_id => sm_warp_id, sm_warp_states => sm_warp_states, sm_active_mask => sm_active_mask, sm_lane_pass => sm_lane_pass, sm_register_write => sm_register_write, sm_global_store => sm_global_store, sm_global_load => sm_global_load, sm_mem_address => sm_mem_address, sm_mem_data => sm_mem_data, fetch_stall => fetch_stall, dec_done => dec_done, dec_lane => dec_lane, dec_op => dec_op, dec_long => dec_long, dec_dest => dec_dest, dec_src1 => dec_src1, dec_src2 => dec_src2, dec_src3 => dec_src3, dec_src1_shared => dec_src1_shared, dec_shared_offset => dec_shared_offset, dec_pmu_read => dec_pmu_read, pmu_interlock => pmu_interlock, execute_stall => execute_stall, execute_done => execute_done, result_0 => result_0, result_1 => result_1, result_2 => result_2, result_3 => result_3, result_4 => result_4, result_5 => result_5, result_6 => result_6, result_7 => result_7, exec_dest => exec_dest, exec_write => exec_write, exec_half_write => exec_half_write, pmu_address => pmu_address, pmu_command => pmu_command, monitor_out => monitor_out);
   replay : process
     file vectors_file : text;
     variable l : line;
@@ -101,6 +102,7 @@ begin
     variable h_read_op : std_logic_vector(3 downto 0);
     variable h_read_dest : std_logic_vector(7 downto 0);
     variable h_read_shift : std_logic_vector(7 downto 0);
+    variable h_read_compare : std_logic_vector(3 downto 0);
     variable h_a_0 : std_logic_vector(31 downto 0);
     variable h_a_1 : std_logic_vector(31 downto 0);
     variable h_a_2 : std_logic_vector(31 downto 0);
@@ -181,6 +183,7 @@ begin
         hread(l, h_read_op);
         hread(l, h_read_dest);
         hread(l, h_read_shift);
+        hread(l, h_read_compare);
         hread(l, h_a_0);
         hread(l, h_a_1);
         hread(l, h_a_2);
@@ -255,6 +258,7 @@ begin
         read_op <= h_read_op(3 downto 0);
         read_dest <= h_read_dest(6 downto 0);
         read_shift <= h_read_shift(6 downto 0);
+        read_compare <= h_read_compare(3 downto 0);
         a_0 <= h_a_0(31 downto 0);
         a_1 <= h_a_1(31 downto 0);
         a_2 <= h_a_2(31 downto 0);

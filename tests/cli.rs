@@ -837,3 +837,77 @@ fn run_and_sim_write_fst_waveforms() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(size("s.fst") > 1000);
 }
+
+#[test]
+fn validate_trusts_the_rbe_suite_and_plots_it() {
+    let dir = temp();
+    let rbe = example("rbe");
+    let out = flexpmu(&["validate", &rbe, "--json", "--svg", "v.svg"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (json["trusted"].as_u64(), json["total"].as_u64()),
+        (Some(16), Some(16))
+    );
+    let events = json["events"].as_array().unwrap();
+    assert!(events.iter().all(|e| e["verdict"] == "trusted"));
+    let svg = std::fs::read_to_string(dir.path().join("v.svg")).unwrap();
+    assert!(svg.starts_with("<!-- flexpmu validate -->\n<svg"));
+    assert_eq!(svg.matches("<polyline").count(), 16);
+    // The table, and a second run replaces its own plot.
+    let out = flexpmu(&["validate", &rbe, "--svg", "v.svg"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("16 of 16 event counters trusted; plot in v.svg"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn validate_flags_a_wrong_formula_and_refuses_bad_input() {
+    let dir = temp();
+    let source = std::fs::read_to_string(example("rbe/passes.sass")).unwrap();
+    write(
+        dir.path(),
+        "wrong.sass",
+        &source.replace(
+            "# expect CNT4 = 4 * (5 + 4*N)",
+            "# expect CNT4 = 4 * (4 + 4*N)",
+        ),
+    );
+    let out = flexpmu(&["validate", "wrong.sass"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("discrepancy: the counter counts a constant +4"),
+        "{text}"
+    );
+    assert!(text.contains("2 of 3 event counters trusted"), "{text}");
+    // A header error names the file and the line; nothing is run.
+    write(
+        dir.path(),
+        "bad.sass",
+        "# expect CNT1 = N\n# points N = 1, two\nRET\n",
+    );
+    let out = flexpmu(&["validate", "bad.sass"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("bad.sass: line 2: expected a loop count 0..1000000, found `two`"),
+        "{}",
+        stderr(&out)
+    );
+    // A plot path holding someone else's file is not overwritten.
+    write(dir.path(), "mine.svg", "not ours");
+    let out = flexpmu(&["validate", "wrong.sass", "--svg", "mine.svg"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("mine.svg")).unwrap(),
+        "not ours"
+    );
+    // An empty directory is an error, not a silent pass.
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let out = flexpmu(&["validate", "empty"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no .sass files"), "{}", stderr(&out));
+}

@@ -231,12 +231,12 @@ fn sm_core_power_from_the_kernels_waveform() {
         "{}",
         figures.activity
     );
-    // All 1,015 input bits of the core, and every register the power
+    // All 1,019 input bits of the core, and every register the power
     // netlist keeps, carry the kernel's activity.
     assert!(
         figures
             .activity
-            .contains("1015 of 1015 input bits and 1226 of 1226 register bits"),
+            .contains("1019 of 1019 input bits and 1226 of 1226 register bits"),
         "{}",
         figures.activity
     );

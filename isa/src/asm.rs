@@ -16,7 +16,10 @@
 //!
 //! PMEVENT is written as `PMEVENT CNTn, CNT|RST|NOP` or
 //! `PMEVENT CNTn, Rd, IDL`; a trailing `;` (the thesis' style) is accepted.
-//! The base FlexGripPlus ISA is not assembled: any other instruction is given
+//! The instructions of the G80 subset ([`crate::g80`]) are written as their
+//! mnemonics print (`IADD32I R1, R1, -1`, `ISET.S32.C0 R2, R1, R3, NE`,
+//! `@C0.NE BRA loop`, `SSY done`, `NOP.JOIN`); a line may start with a
+//! label, `loop:`, which branch targets name. Any other instruction is given
 //! as its raw word (`0x` and exactly 8 hex digits) or, for a 64-bit
 //! instruction, its two words low word first; the trailing comment is kept
 //! as the mnemonic for listings and the generated VHDL. The assembler checks
@@ -31,7 +34,7 @@ use crate::source::{
     has_hex_prefix, parse_hex8, read_text, shorten, split_comment, Location, ReadError,
     MAX_PROGRAM_BYTES,
 };
-use crate::word;
+use crate::{g80, word};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -91,9 +94,11 @@ pub enum AsmError {
     #[error(transparent)]
     Read(#[from] ReadError),
     #[error(
-        "{at}: unknown mnemonic `{}`: expected PMEVENT or a raw hex word such as 0x70000800"
+        "{at}: unknown mnemonic `{}`: expected PMEVENT, an instruction of the G80 subset (IADD32, ISET.S32, BRA, ...) or a raw hex word such as 0x70000800"
     , shorten(.found))]
     UnknownMnemonic { at: Location, found: String },
+    #[error("{at}: label `{label}` is defined twice")]
+    DuplicateLabel { at: Location, label: String },
     #[error("{at}: expected {expected}, found `{}`", shorten(.found))]
     Syntax {
         at: Location,
@@ -128,26 +133,79 @@ pub enum AsmError {
     },
 }
 
+/// One source line that holds an instruction.
+struct Line {
+    at: Location,
+    code: String,
+    comment: Option<String>,
+}
+
 /// Assembles a source listing; `file` is only used in error messages.
+/// Labels (`name:`) may be used before they are defined.
 pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
-    let mut program = Program::default();
+    // Pass 1: labels and each instruction's address.
+    let mut lines = Vec::new();
+    let mut labels = std::collections::HashMap::new();
+    let mut address = 0;
     for (index, text) in source.lines().enumerate() {
         let at = Location {
             file: file.to_string(),
             line: index + 1,
         };
         let (code, comment) = split_comment(text, &["#", "//"]);
-        let code = code.trim();
+        let mut code = code.trim();
+        if let Some((name, rest)) = code.split_once(':') {
+            let name = name.trim();
+            if g80::parse::is_label(name) {
+                if labels.insert(name.to_string(), address).is_some() {
+                    return Err(AsmError::DuplicateLabel {
+                        at,
+                        label: name.to_string(),
+                    });
+                }
+                code = rest.trim();
+            }
+        }
         let code = code.strip_suffix(';').unwrap_or(code).trim_end();
         if code.is_empty() {
             continue;
         }
-        let (mnemonic, operands) = code.split_once(char::is_whitespace).unwrap_or((code, ""));
-        let words = if mnemonic.eq_ignore_ascii_case("PMEVENT") {
-            let event = parse_operands(operands).map_err(|err| err.at(at.clone()))?;
-            vec![pmevent::encode(&event)]
+        let (mnemonic, _) = code.split_once(char::is_whitespace).unwrap_or((code, ""));
+        address += if mnemonic.eq_ignore_ascii_case("PMEVENT") {
+            1
         } else if has_hex_prefix(mnemonic) {
-            parse_raw(code, &at)?
+            code.split_whitespace().count()
+        } else {
+            g80::parse::words_of(code)
+        };
+        lines.push(Line {
+            at,
+            code: code.to_string(),
+            comment,
+        });
+    }
+    // Pass 2: the words.
+    let mut program = Program::default();
+    for Line { at, code, comment } in lines {
+        let (mnemonic, operands) = code.split_once(char::is_whitespace).unwrap_or((&code, ""));
+        let (words, comment) = if mnemonic.eq_ignore_ascii_case("PMEVENT") {
+            let event = parse_operands(operands).map_err(|err| err.at(at.clone()))?;
+            (vec![pmevent::encode(&event)], comment)
+        } else if has_hex_prefix(mnemonic) {
+            (parse_raw(&code, &at)?, comment)
+        } else if g80::parse::is_mnemonic(mnemonic) {
+            let label = |name: &str| labels.get(name).copied();
+            let instruction = g80::parse::parse(&code, &label).map_err(|err| AsmError::Syntax {
+                at: at.clone(),
+                expected: err.expected,
+                found: err.found,
+            })?;
+            // The canonical mnemonic labels the words in listings.
+            let text = match comment {
+                Some(comment) => format!("{instruction}; {comment}"),
+                None => instruction.to_string(),
+            };
+            (g80::encode::instruction(&instruction), Some(text))
         } else {
             return Err(AsmError::UnknownMnemonic {
                 at,
@@ -462,6 +520,42 @@ pub(crate) mod tests {
         assert_eq!(mov.comment.as_deref(), Some("MOV.U16 R0H, g[0x1].U16"));
         assert_eq!(program.words[17].role, WordRole::LongHigh);
         assert_eq!(program.words[24].role, WordRole::Single);
+    }
+
+    #[test]
+    fn mnemonics_and_labels_assemble() {
+        let source = "IADD32I R1, R60, 3   # N\nloop: IADD32I R1, R1, -1\n  ISET.S32.C0 R127, R1, R124, NE\n  @C0.NE BRA loop\nSSY end\nend:\nNOP.JOIN\nRET";
+        let program = assemble(source, "k.sass").unwrap();
+        let values = program.values();
+        assert_eq!(values.len(), 14);
+        let listing: Vec<String> = crate::g80::decode_program(&values)
+            .unwrap()
+            .iter()
+            .map(|d| d.instruction.to_string())
+            .collect();
+        assert_eq!(
+            listing,
+            [
+                "IADD32I R1, R60, 0x3",
+                "IADD32I R1, R1, 0xffffffff",
+                "ISET.S32.C0 R127, R1, R124, NE",
+                "@C0.NE BRA 0x8",
+                "SSY 0x28",
+                "NOP.JOIN",
+                "RET"
+            ]
+        );
+        assert_eq!(
+            program.words[0].label().as_deref(),
+            Some("IADD32I R1, R60, 0x3; N")
+        );
+        let err = asm_err("a: NOP\na: NOP");
+        assert_eq!(err.to_string(), "test.sass:2: label `a` is defined twice");
+        let err = asm_err("BRA b");
+        assert_eq!(
+            err.to_string(),
+            "test.sass:1: expected a label defined in this file, found `b`"
+        );
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //!   interface as the model;
 //! * [`gpu`]: the GPU model around the hardware: the reference ISS of the
 //!   G80 subset, the vector-addition launch, the pipeline harness of the
-//!   hooks, and the SM slice.
+//!   hooks, and the SM slice;
+//! * [`validate`]: the event-monitor validation procedure, automated on
+//!   the SM slice with representative benchmarks.
 //!
 //! External tools (Yosys, GHDL, Verilator, ...) are not run here: that is
 //! `flexpmu-eda`'s job.
@@ -17,4 +19,5 @@ pub mod engine;
 pub mod faults;
 pub mod gpu;
 pub mod pmu;
+pub mod validate;
 pub mod waveform;

@@ -74,6 +74,20 @@ fn expected(instruction: &Instruction) -> Fields {
             src1: Some(addr.0 as u64),
             ..f(op::GST_U32)
         },
+        Instruction::Iset { dst, a, b, .. } => Fields {
+            dest: Some(dst.0 as u64),
+            src1: Some(a.0 as u64),
+            src2: Some(b.0 as u64),
+            ..f(op::ISET)
+        },
+        Instruction::Iadd32i { dst, a, .. } => Fields {
+            dest: Some(dst.0 as u64),
+            src1: Some(a.0 as u64),
+            ..f(op::IADD32I)
+        },
+        Instruction::Bra { .. } => f(op::BRA),
+        Instruction::Ssy { .. } => f(op::SSY),
+        Instruction::NopJoin => f(op::NOP_JOIN),
         Instruction::Ret => f(op::RET),
         Instruction::Nop => f(op::NOP),
         Instruction::Pmevent(_) => f(op::PMEVENT),
@@ -163,7 +177,7 @@ fn agrees_with_the_reference_decoder_on_50000_random_words() {
         .map(|(_, form)| (form.template, form.free_bits()))
         .collect();
     forms.push((g80::IADD32.template, g80::IADD32.free_bits()));
-    forms.push((0xe000_0001_f000_0001, 0x0000_0003_0fff_fffc)); // NOP
+    forms.push((0xe000_0001_f000_0001, 0x0000_0003_0fff_fffc)); // NOP, NOP.JOIN
     forms.push((0x7000_0800, 0x0001_e000)); // PMEVENT CNTn, CNT
     forms.push((0x7000_1800, 0x0001_e1fc)); // PMEVENT CNTn, Rd, IDL
     let mut rng = SmallRng::seed_from_u64(9);

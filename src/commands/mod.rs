@@ -10,6 +10,7 @@ pub mod run;
 pub mod sim;
 pub mod synth;
 pub mod toggles;
+pub mod validate;
 pub mod verify;
 
 use std::path::PathBuf;

@@ -191,12 +191,19 @@ pub const MONITOR_MAP: [MonitoredSignal; 16] = [
 
 /// The PMU configuration of [`MONITOR_MAP`].
 pub fn sm_pmu_config() -> PmuConfig {
+    sm_pmu_config_with(MONITOR_MAP.map(|s| s.mode))
+}
+
+/// [`sm_pmu_config`] with each channel's converter in `modes[i]` (a
+/// deliberately wrong PMU, for the tests of the validation procedure).
+pub fn sm_pmu_config_with(modes: [ChannelMode; 16]) -> PmuConfig {
     PmuConfig {
         channels: MONITOR_MAP
             .iter()
-            .map(|s| ChannelConfig {
+            .zip(modes)
+            .map(|(s, mode)| ChannelConfig {
                 width: s.width,
-                mode: s.mode,
+                mode,
             })
             .collect(),
     }
@@ -220,6 +227,8 @@ pub struct SmCore {
     pub read_op: Signal<In, Bits<4>>,
     pub read_dest: Signal<In, Bits<7>>,
     pub read_shift: Signal<In, Bits<7>>,
+    /// ISET's comparison (bit 3 signed, bits 2-0 the condition).
+    pub read_compare: Signal<In, Bits<4>>,
     pub a: [Signal<In, Bits<32>>; LANES],
     pub b: [Signal<In, Bits<32>>; LANES],
     pub c: [Signal<In, Bits<32>>; LANES],
@@ -285,6 +294,11 @@ impl SmCore {
     /// The core with (`pmu`) or without the PMU and its hooks, its
     /// execute stage taking `latency`.
     pub fn new(pmu: bool, latency: ExecuteLatency) -> Self {
+        Self::with_pmu_config(pmu, latency, &sm_pmu_config())
+    }
+
+    /// [`SmCore::new`] with another PMU configuration of the 16 channels.
+    pub fn with_pmu_config(pmu: bool, latency: ExecuteLatency, config: &PmuConfig) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -296,6 +310,7 @@ impl SmCore {
             read_op: Default::default(),
             read_dest: Default::default(),
             read_shift: Default::default(),
+            read_compare: Default::default(),
             a: Default::default(),
             b: Default::default(),
             c: Default::default(),
@@ -335,7 +350,7 @@ impl SmCore {
             monitor_out: Default::default(),
             decode: DecodeStage::new(pmu),
             execute: ExecuteStage::new(pmu, latency),
-            pmu: DefaultPmu::new(&sm_pmu_config()),
+            pmu: DefaultPmu::new(config),
             pmu_enabled: Constant::new(pmu),
         }
     }
@@ -344,7 +359,7 @@ impl SmCore {
 crate::hdl_block!([] SmCore {
     inputs: [
         clock, reset, pipeline_fetch_done, instruction_in, warp_lane_id, read_stall, read_done,
-        read_op, read_dest, read_shift, a, b, c, read_pmu_read, write_stall, sm_warp_pc, sm_warp_id, sm_warp_states, sm_active_mask, sm_lane_pass,
+        read_op, read_dest, read_shift, read_compare, a, b, c, read_pmu_read, write_stall, sm_warp_pc, sm_warp_id, sm_warp_states, sm_active_mask, sm_lane_pass,
         sm_register_write, sm_global_store, sm_global_load, sm_mem_address, sm_mem_data,
     ],
     outputs: [
@@ -390,6 +405,7 @@ impl Logic for SmCore {
         self.execute.op.next = self.read_op.val();
         self.execute.dest_in.next = self.read_dest.val();
         self.execute.shift.next = self.read_shift.val();
+        self.execute.compare.next = self.read_compare.val();
         for i in 0..8 {
             self.execute.a[i].next = self.a[i].val();
             self.execute.b[i].next = self.b[i].val();

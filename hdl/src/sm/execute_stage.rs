@@ -43,6 +43,8 @@ pub struct ExecuteStage {
     pub op: Signal<In, Bits<4>>,
     pub dest_in: Signal<In, Bits<7>>,
     pub shift: Signal<In, Bits<7>>,
+    /// ISET's comparison (see [`IntegerAlu::compare`]).
+    pub compare: Signal<In, Bits<4>>,
     /// Per-lane operands.
     pub a: [Signal<In, Bits<32>>; LANES],
     pub b: [Signal<In, Bits<32>>; LANES],
@@ -78,6 +80,8 @@ pub struct ExecuteStage {
     op_imad: Constant<Bits<4>>,
     op_shl: Constant<Bits<4>>,
     op_iadd: Constant<Bits<4>>,
+    op_iset: Constant<Bits<4>>,
+    op_iadd32i: Constant<Bits<4>>,
     op_pmevent: Constant<Bits<4>>,
     /// 0 builds the stage without the PMU hook.
     hook_enabled: Constant<Bit>,
@@ -97,6 +101,7 @@ impl ExecuteStage {
             op: Default::default(),
             dest_in: Default::default(),
             shift: Default::default(),
+            compare: Default::default(),
             a: Default::default(),
             b: Default::default(),
             c: Default::default(),
@@ -123,6 +128,8 @@ impl ExecuteStage {
             op_imad: c4(op::IMAD_U16),
             op_shl: c4(op::SHL),
             op_iadd: c4(op::IADD32),
+            op_iset: c4(op::ISET),
+            op_iadd32i: c4(op::IADD32I),
             op_pmevent: c4(op::PMEVENT),
             hook_enabled: Constant::new(hook),
             multi_cycle: Constant::new(latency == ExecuteLatency::FlexGripPlus),
@@ -138,14 +145,17 @@ impl Default for ExecuteStage {
 
 crate::hdl_block!([] ExecuteStage {
     inputs: [
-        clock, reset, pipeline_read_done, pipeline_stall_in, op, dest_in, shift, a, b, c,
+        clock, reset, pipeline_read_done, pipeline_stall_in, op, dest_in, shift, compare, a, b, c,
         pmu_read_in, pmu_read_exec, monitor_value_in,
     ],
     outputs: [
         pipeline_stall_out, pipeline_execute_done, result, dest_out, write_out, half_write_out,
     ],
     parts: [alus, hook, results, dest, write, half_write, done, busy, alu_wait],
-    constants: [op_mov, op_i2i, op_imad, op_shl, op_iadd, op_pmevent, hook_enabled, multi_cycle],
+    constants: [
+        op_mov, op_i2i, op_imad, op_shl, op_iadd, op_iset, op_iadd32i, op_pmevent, hook_enabled,
+        multi_cycle,
+    ],
 });
 
 impl Logic for ExecuteStage {
@@ -162,6 +172,7 @@ impl Logic for ExecuteStage {
             self.alus[i].b.next = self.b[i].val();
             self.alus[i].c.next = self.c[i].val();
             self.alus[i].shift.next = self.shift.val();
+            self.alus[i].compare.next = self.compare.val();
             // The hook: a PMU read's result is the counter.
             self.hook.result_in[i].next = self.results[i].q.val();
             self.result[i].next = self.hook.result_out[i].val();
@@ -182,6 +193,8 @@ impl Logic for ExecuteStage {
                     | (self.op.val() == self.op_imad.val())
                     | (self.op.val() == self.op_shl.val())
                     | (self.op.val() == self.op_iadd.val())
+                    | (self.op.val() == self.op_iset.val())
+                    | (self.op.val() == self.op_iadd32i.val())
                     | (self.hook_enabled.val()
                         & self.pmu_read_in.val()
                         & (self.op.val() == self.op_pmevent.val()));
@@ -192,7 +205,9 @@ impl Logic for ExecuteStage {
                     self.alu_wait.d.next = (self.op.val() == self.op_i2i.val())
                         | (self.op.val() == self.op_imad.val())
                         | (self.op.val() == self.op_shl.val())
-                        | (self.op.val() == self.op_iadd.val());
+                        | (self.op.val() == self.op_iadd.val())
+                        | (self.op.val() == self.op_iset.val())
+                        | (self.op.val() == self.op_iadd32i.val());
                 } else {
                     self.done.d.next = true;
                 }

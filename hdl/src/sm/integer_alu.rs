@@ -18,6 +18,10 @@ pub struct IntegerAlu {
     pub c: Signal<In, Bits<32>>,
     /// SHL's shift amount (the instruction's immediate).
     pub shift: Signal<In, Bits<7>>,
+    /// ISET's comparison: bit 3 signed, bits 2-0 true on `<`, `=`, `>`
+    /// (FlexGripPlus' `is_signed_i` and `condition_i`).
+    pub compare: Signal<In, Bits<4>>,
+    /// ISET: all ones when the comparison holds, else 0.
     pub result: Signal<Out, Bits<32>>,
     op_mov: Constant<Bits<4>>,
     op_i2i: Constant<Bits<4>>,
@@ -26,6 +30,9 @@ pub struct IntegerAlu {
     op_iadd: Constant<Bits<4>>,
     op_gld: Constant<Bits<4>>,
     op_gst: Constant<Bits<4>>,
+    op_iset: Constant<Bits<4>>,
+    op_iadd32i: Constant<Bits<4>>,
+    sign_bit: Constant<Bits<32>>,
 }
 
 impl Default for IntegerAlu {
@@ -37,6 +44,7 @@ impl Default for IntegerAlu {
             b: Default::default(),
             c: Default::default(),
             shift: Default::default(),
+            compare: Default::default(),
             result: Default::default(),
             op_mov: c4(op::MOV_U16),
             op_i2i: c4(op::I2I_U32_U16),
@@ -45,15 +53,18 @@ impl Default for IntegerAlu {
             op_iadd: c4(op::IADD32),
             op_gld: c4(op::GLD_U32),
             op_gst: c4(op::GST_U32),
+            op_iset: c4(op::ISET),
+            op_iadd32i: c4(op::IADD32I),
+            sign_bit: Constant::new(0x8000_0000u64.into()),
         }
     }
 }
 
 crate::hdl_block!([] IntegerAlu {
-    inputs: [op, a, b, c, shift],
+    inputs: [op, a, b, c, shift, compare],
     outputs: [result],
     parts: [],
-    constants: [op_mov, op_i2i, op_imad, op_shl, op_iadd, op_gld, op_gst],
+    constants: [op_mov, op_i2i, op_imad, op_shl, op_iadd, op_gld, op_gst, op_iset, op_iadd32i, sign_bit],
 });
 
 impl Logic for IntegerAlu {
@@ -73,8 +84,29 @@ impl Logic for IntegerAlu {
         if self.op.val() == self.op_shl.val() {
             self.result.next = self.a.val() << self.shift.val();
         }
-        if self.op.val() == self.op_iadd.val() {
+        // IADD32, and IADD32I with the immediate as `b`.
+        if (self.op.val() == self.op_iadd.val()) | (self.op.val() == self.op_iadd32i.val()) {
             self.result.next = self.a.val() + self.b.val();
+        }
+        // ISET: a signed comparison is an unsigned one with the sign bits
+        // flipped.
+        if self.op.val() == self.op_iset.val() {
+            if self.compare.val().get_bit(3) {
+                if (self.compare.val().get_bit(0)
+                    & ((self.a.val() ^ self.sign_bit.val()) < (self.b.val() ^ self.sign_bit.val())))
+                    | (self.compare.val().get_bit(1) & (self.a.val() == self.b.val()))
+                    | (self.compare.val().get_bit(2)
+                        & ((self.a.val() ^ self.sign_bit.val())
+                            > (self.b.val() ^ self.sign_bit.val())))
+                {
+                    self.result.next = 0xffff_ffff_u64.into();
+                }
+            } else if (self.compare.val().get_bit(0) & (self.a.val() < self.b.val()))
+                | (self.compare.val().get_bit(1) & (self.a.val() == self.b.val()))
+                | (self.compare.val().get_bit(2) & (self.a.val() > self.b.val()))
+            {
+                self.result.next = 0xffff_ffff_u64.into();
+            }
         }
         // Memory instructions: the byte address for the memory unit.
         if (self.op.val() == self.op_gld.val()) | (self.op.val() == self.op_gst.val()) {
@@ -97,8 +129,13 @@ mod tests {
     }
 
     fn alu(code: u64, a: u64, b: u64, c: u64, shift: u64) -> u64 {
+        alu_compare(code, a, b, c, shift, 0)
+    }
+
+    fn alu_compare(code: u64, a: u64, b: u64, c: u64, shift: u64, compare: u64) -> u64 {
         let mut uut = IntegerAlu::default();
         uut.connect_all();
+        uut.compare.next = compare.into();
         uut.op.next = code.into();
         uut.a.next = a.into();
         uut.b.next = b.into();
@@ -134,5 +171,38 @@ mod tests {
         assert_eq!(alu(op::MOV_U16, 0xabcd_0040, 0, 0, 0), 0x40);
         assert_eq!(alu(op::GLD_U32, 0x100, 0, 0, 0), 0x100);
         assert_eq!(alu(op::NOP, 5, 6, 7, 1), 0);
+        assert_eq!(alu(op::IADD32I, 5, 0xffff_ffff, 0, 0), 4);
+    }
+
+    /// ISET against the reference comparison, signed and unsigned, on
+    /// every condition and values around the sign boundary.
+    #[test]
+    fn integer_alu_compares() {
+        use flexpmu_isa::g80::Compare;
+        let values = [
+            0u32,
+            1,
+            2,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xffff_fffe,
+            0xffff_ffff,
+        ];
+        for condition in 0..8u8 {
+            for signed in [false, true] {
+                for a in values {
+                    for b in values {
+                        let holds = Compare(condition).holds(a, b, signed);
+                        let compare = u64::from(condition) | u64::from(signed) << 3;
+                        let got = alu_compare(op::ISET, a.into(), b.into(), 0, 0, compare);
+                        assert_eq!(
+                            got,
+                            if holds { 0xffff_ffff } else { 0 },
+                            "{condition} {signed} {a:#x} {b:#x}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

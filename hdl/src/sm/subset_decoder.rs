@@ -1,4 +1,5 @@
-//! Decoder of the G80 SASS subset the thesis' appendix-A kernel uses, as
+//! Decoder of the G80 SASS subset (the appendix-A kernel's instructions and
+//! the control flow of loops and branches), as
 //! FlexGripPlus lays the fields out (`flexpmu_isa::g80` defines the forms
 //! and fields and documents each field's source; a test holds this block to it on every
 //! appendix word and on random words).
@@ -29,10 +30,15 @@ pub mod op {
     pub const GST_U32: u64 = 8;
     pub const RET: u64 = 9;
     pub const PMEVENT: u64 = 10;
+    pub const ISET: u64 = 11;
+    pub const IADD32I: u64 = 12;
+    pub const BRA: u64 = 13;
+    pub const SSY: u64 = 14;
+    pub const NOP_JOIN: u64 = 15;
 }
 
 /// (op class, form) of the 64-bit forms.
-pub const LONG_FORMS: [(u64, g80::Form); 7] = [
+pub const LONG_FORMS: [(u64, g80::Form); 13] = [
     (op::MOV_U16, g80::MOV_U16),
     (op::I2I_U32_U16, g80::I2I_U32_U16),
     (op::IMAD_U16, g80::IMAD_U16),
@@ -40,6 +46,12 @@ pub const LONG_FORMS: [(u64, g80::Form); 7] = [
     (op::GLD_U32, g80::GLD_U32),
     (op::GST_U32, g80::GST_U32),
     (op::RET, g80::RET),
+    (op::ISET, g80::ISET),
+    (op::IADD32I, g80::IADD32I),
+    (op::BRA, g80::BRA),
+    (op::BRA, g80::BRA_EQ),
+    (op::BRA, g80::BRA_NE),
+    (op::SSY, g80::SSY),
 ];
 
 // rust-hdl's `#[hdl_gen]` takes bit offsets as literals only: the ones in
@@ -68,7 +80,7 @@ pub struct SubsetDecoder {
     pub long_instruction: Signal<Out, Bit>,
     /// Destination (or GST's stored) register: 8-2 (7-2 in IADD32).
     pub dest: Signal<Out, Bits<7>>,
-    /// First source: register 15-9 (14-9 in IADD32).
+    /// First source: register 15-9 (14-9 in IADD32 and IADD32I).
     pub src1: Signal<Out, Bits<7>>,
     /// Second source or SHL's immediate: 22-16 (21-16 in IADD32).
     pub src2: Signal<Out, Bits<7>>,
@@ -79,15 +91,16 @@ pub struct SubsetDecoder {
     /// `g[]` offset: 13-9 in MOV.U16, 12-9 in IMAD.U16 and IADD32.
     pub shared_offset: Signal<Out, Bits<5>>,
     pmevent: PmeventDecoder,
-    templates: [Constant<Bits<64>>; 7],
-    fixed: [Constant<Bits<64>>; 7],
-    codes: [Constant<Bits<4>>; 7],
+    templates: [Constant<Bits<64>>; 13],
+    fixed: [Constant<Bits<64>>; 13],
+    codes: [Constant<Bits<4>>; 13],
     iadd_template: Constant<Bits<64>>,
     iadd_fixed: Constant<Bits<64>>,
     op_unsupported: Constant<Bits<4>>,
     op_nop: Constant<Bits<4>>,
     op_iadd32: Constant<Bits<4>>,
     op_pmevent: Constant<Bits<4>>,
+    op_nop_join: Constant<Bits<4>>,
     opcode_nop: Constant<Bits<4>>,
     opcode_mov: Constant<Bits<4>>,
 }
@@ -115,6 +128,7 @@ impl Default for SubsetDecoder {
             op_nop: c4(op::NOP),
             op_iadd32: c4(op::IADD32),
             op_pmevent: c4(op::PMEVENT),
+            op_nop_join: c4(op::NOP_JOIN),
             opcode_nop: c4(opcodes::NOP.into()),
             opcode_mov: c4(opcodes::MOV.into()),
         }
@@ -127,7 +141,7 @@ crate::hdl_block!([] SubsetDecoder {
     parts: [pmevent],
     constants: [
         templates, fixed, codes, iadd_template, iadd_fixed, op_unsupported, op_nop, op_iadd32,
-        op_pmevent, opcode_nop, opcode_mov,
+        op_pmevent, op_nop_join, opcode_nop, opcode_mov,
     ],
 });
 
@@ -139,16 +153,17 @@ impl Logic for SubsetDecoder {
         self.long_instruction.next = self.word.val().get_bit(0);
         self.op.next = self.op_unsupported.val();
         if self.word.val().get_bit(0) {
-            for i in 0..7 {
+            for i in 0..13 {
                 if !((self.word.val() ^ self.templates[i].val()) & self.fixed[i].val()).any() {
                     self.op.next = self.codes[i].val();
                 }
             }
-            // Opcode 1111 is NOP unless it carries the join marker (10).
-            if (self.word.val().get_bits::<4>(28) == self.opcode_nop.val())
-                & !(self.word.val().get_bit(33) & !self.word.val().get_bit(32))
-            {
+            // Opcode 1111 is NOP, NOP.JOIN with the join marker (10).
+            if self.word.val().get_bits::<4>(28) == self.opcode_nop.val() {
                 self.op.next = self.op_nop.val();
+                if self.word.val().get_bit(33) & !self.word.val().get_bit(32) {
+                    self.op.next = self.op_nop_join.val();
+                }
             }
         } else {
             // IADD32: a g[] source must be a 32-bit word (sm_type 14-13 = 11).
@@ -174,6 +189,10 @@ impl Logic for SubsetDecoder {
         self.shared_offset.next = bit_cast::<5, 4>(self.word.val().get_bits::<4>(9));
         if self.word.val().get_bits::<4>(28) == self.opcode_mov.val() {
             self.shared_offset.next = self.word.val().get_bits::<5>(9);
+        }
+        // IADD32I (immediate marker 11): a 6-bit first source, as IADD32.
+        if self.word.val().get_bit(33) & self.word.val().get_bit(32) {
+            self.src1.next = bit_cast::<7, 6>(self.word.val().get_bits::<6>(9));
         }
         if !self.word.val().get_bit(0) {
             self.dest.next = bit_cast::<7, 6>(self.word.val().get_bits::<6>(2));
@@ -223,8 +242,15 @@ mod tests {
         assert_eq!(decode(pair(0x3000_0003, 0x0000_0780)), op::RET);
         assert_eq!(decode(pair(0xf000_0001, 0xe000_0001)), op::NOP);
         assert_eq!(decode(0x7000_1814), op::PMEVENT);
-        // A join marker, a signed IMAD, a malformed PMEVENT: unsupported.
+        assert_eq!(decode(pair(0x3003_0209, 0x6c01_47c0)), op::ISET);
+        assert_eq!(decode(pair(0x203f_8205, 0x0fff_ffff)), op::IADD32I);
+        assert_eq!(decode(pair(0x1000_8003, 0x0000_0280)), op::BRA);
+        assert_eq!(decode(pair(0xa000_8003, 0x0000_0780)), op::SSY);
+        assert_eq!(decode(pair(0xf000_0001, 0xe000_0002)), op::NOP_JOIN);
+        // A join marker on RET, a branch on LT, a signed IMAD, a malformed
+        // PMEVENT: unsupported.
         assert_eq!(decode(pair(0x3000_0003, 0x0000_0782)), op::UNSUPPORTED);
+        assert_eq!(decode(pair(0x1000_8003, 0x0000_0080)), op::UNSUPPORTED);
         assert_eq!(decode(pair(0x6001_4c01, 0x0820_4780)), op::UNSUPPORTED);
         assert_eq!(decode(0x7000_1a14), op::UNSUPPORTED);
         // Registers: a short IADD32's 6-bit field, a PMEVENT's 7 bits.

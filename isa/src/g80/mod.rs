@@ -1,9 +1,12 @@
 //! A decoder for the G80 SASS subset that the thesis' appendix-A kernel
-//! uses, reading the instruction bits the way FlexGripPlus' decode stage
-//! does.
+//! uses, plus what loops and divergent branches need, reading the
+//! instruction bits the way FlexGripPlus' decode stage does.
 //!
-//! The subset is exactly what the vector-addition kernel of appendix A
-//! needs, plus NOP and PMEVENT:
+//! The subset is what the vector-addition kernel of appendix A needs,
+//! NOP and PMEVENT, and control flow: a compare that sets a
+//! condition-code register, conditional and unconditional branches, the
+//! SSY / `.JOIN` reconvergence pair and an immediate add for loop
+//! counters:
 //!
 //! | mnemonic (as printed)                  | words                 |
 //! |----------------------------------------|-----------------------|
@@ -18,6 +21,12 @@
 //! | `RET`                                  | `30000003 00000780`   |
 //! | `NOP`                                  | `f0000001 e0000001`   |
 //! | `PMEVENT ...`                          | see [`crate::pmevent`]    |
+//! | `ISET.S32.C0 R2, R1, R3, NE`           | `30030209 6c0147c0`   |
+//! | `IADD32I R1, R1, 0xffffffff`           | `203f8205 0fffffff`   |
+//! | `@C0.NE BRA 0x40`                      | `10008003 00000280`   |
+//! | `BRA 0x40`                             | `10008003 00000780`   |
+//! | `SSY 0x40`                             | `a0008003 00000780`   |
+//! | `NOP.JOIN`                             | `f0000001 e0000002`   |
 //!
 //! Registers, `g[]` offsets and immediates are decoded from their fields,
 //! so other operands of the same instructions decode too (`IADD32 R5, R3,
@@ -61,6 +70,11 @@
 //! | 22 (32-bit IADD) | negate source 2 (`src3_neg_i`, applied to IADD's second operand in `scalar_processor.vhd`) | `src3_neg_i` |
 //! | 34, 27-26 | address register (`g[A1+...]`)          | `addr_hi_i`, `addr_lo_i` |
 //! | 25        | address-register post-increment         | `addr_incr_i`       |
+//! | 48-46     | ISET's condition: bit 0 `<`, bit 1 `=`, bit 2 `>` | `condition_i`; `compute_set_pred_i.vhd` |
+//! | 59        | ISET compares signed                    | `is_signed_i`       |
+//! | 38, 37-36 | write the condition codes, to register C0-C3 | `set_pred_i`, `set_pred_reg_i` |
+//! | 27-9      | BRA/SSY target, a byte address          | `target_addr_i`     |
+//! | 59-34, 21-16 | IADD32I's immediate, bits 31-6 and 5-0 (immediate marker `11`) | `imm_hi_i`, `src2_i` |
 //!
 //! Which operation a word is: opcode `0001` subop `000` is MOV
 //! (`mov_opcode_i`); `1010` is CVT (I2I); `0110` is IMAD24; `0011` subop
@@ -68,7 +82,26 @@
 //! (`mov_mem_type_i` = MEM_GLOBAL); `0011` with the flow bit is RET
 //! (`flow_opcode_i`); `1111` is NOP whatever the other bits. PMEVENT, the
 //! thesis' addition, is opcode `0111` with bit 1 clear, decoded by
-//! [`crate::pmevent`].
+//! [`crate::pmevent`]. Opcode `0011` subop `011` is ISET (`SET`);
+//! `0010` with the immediate marker is IADD32I; with the flow bit,
+//! `0001` is BRA and `1010` SSY (`flow_opcode_i` = BRANCH, JOIN); opcode
+//! `1111` with the join marker is NOP.JOIN.
+//!
+//! # Control flow
+//!
+//! Each thread has four 4-bit condition-code registers C0-C3 (zero, sign,
+//! carry, overflow: [`flags`]). `ISET.Cn` writes one; a predicated BRA
+//! tests one per thread with its condition ([`BranchCondition`]: EQ or
+//! NE, the two a compare-and-branch needs). A warp keeps a stack of
+//! (mask, address) entries (`branch_exec_unit.vhd`): SSY pushes a
+//! synchronisation entry (the active mask, its target); a BRA that only
+//! some active threads take pushes a divergence entry (the others, the
+//! address after the BRA) and continues with the takers at the target;
+//! NOP.JOIN pops the top entry (`pipeline_read.vhd`, CHECK_JOIN): a
+//! divergence entry sends the waiting threads to its address, a
+//! synchronisation entry restores the mask and execution goes on after
+//! the NOP.JOIN. Targets are byte addresses in the word, word addresses
+//! in [`Instruction`].
 //!
 //! Operand roles that are not obvious from the mnemonic order:
 //! - GLD: `dest_i` = bits 8-2 is the loaded register, `src1_i` = bits 15-9
@@ -118,6 +151,7 @@ use crate::word::{bit_list, is_long_instruction, pair, FLOW_CONTROL_BIT, RET_HIG
 use std::fmt;
 
 pub mod encode;
+pub mod parse;
 
 /// A 32-bit general-purpose register, R0..R127.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -237,12 +271,163 @@ pub enum Instruction {
     /// `GST.U32 global14[Ra], Rs`: stores `src` at the byte address held
     /// in `addr`.
     GstU32 { addr: Reg, src: Reg },
+    /// `ISET.S32|U32[.Cn] Rd, Ra, Rb, COND`: `Rd` = all ones if `a COND
+    /// b` holds, else 0; with `.Cn` the result's zero and sign flags are
+    /// also written to condition-code register `Cn`.
+    Iset {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        compare: Compare,
+        signed: bool,
+        cc: Option<u8>,
+    },
+    /// `IADD32I Rd, Ra, imm`: 32-bit addition of an immediate, modulo 2^32.
+    Iadd32i { dst: Reg, a: Reg, imm: u32 },
+    /// `[@Cn.EQ|NE] BRA target`: the threads whose condition holds (all
+    /// with no predicate) continue at word `target`; if only some do, the
+    /// warp diverges.
+    Bra {
+        /// Word address.
+        target: usize,
+        predicate: Option<Predicate>,
+    },
+    /// `SSY target`: pushes a reconvergence point at word `target` for
+    /// the warp's active threads.
+    Ssy {
+        /// Word address.
+        target: usize,
+    },
     /// `RET`: with an empty call stack, ends the executing threads.
     Ret,
     /// `NOP`.
     Nop,
+    /// `NOP.JOIN`: a NOP with the join marker, where divergent paths
+    /// reconverge: it pops the warp's reconvergence stack.
+    NopJoin,
     /// The thesis' PMU instruction.
     Pmevent(Pmevent),
+}
+
+/// ISET's condition (bits 48-46): bit 0 true when `a < b`, bit 1 when
+/// `a == b`, bit 2 when `a > b` (`compute_set_pred_i.vhd`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Compare(pub u8);
+
+impl Compare {
+    pub const NAMES: [&'static str; 8] = ["FL", "LT", "EQ", "LE", "GT", "NE", "GE", "TR"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[usize::from(self.0 & 7)]
+    }
+
+    /// Whether `a` compared with `b` satisfies the condition (signed or
+    /// unsigned 32-bit comparison).
+    pub fn holds(self, a: u32, b: u32, signed: bool) -> bool {
+        let order = if signed {
+            (a as i32).cmp(&(b as i32))
+        } else {
+            a.cmp(&b)
+        };
+        let bit = match order {
+            std::cmp::Ordering::Less => 0,
+            std::cmp::Ordering::Equal => 1,
+            std::cmp::Ordering::Greater => 2,
+        };
+        self.0 & (1 << bit) != 0
+    }
+}
+
+/// The condition-code flags (4 bits per condition-code register, as
+/// FlexGripPlus' `encode_flag_type` numbers them).
+pub mod flags {
+    pub const ZERO: u8 = 1 << 0;
+    pub const SIGN: u8 = 1 << 1;
+    pub const CARRY: u8 = 1 << 2;
+    pub const OVERFLOW: u8 = 1 << 3;
+
+    /// What ISET writes to its condition-code register: sign set and zero
+    /// clear when the comparison holds, the reverse when it does not
+    /// (`compute_set_pred_i.vhd`). FlexGripPlus also writes the adder's
+    /// carry and overflow, which no condition of the subset reads; here
+    /// they are 0.
+    pub fn of_iset(holds: bool) -> u8 {
+        if holds {
+            SIGN
+        } else {
+            ZERO
+        }
+    }
+
+    /// The same, from ISET's 32-bit result (all ones or 0).
+    pub fn of_iset_result(result: u32) -> u8 {
+        of_iset(result != 0)
+    }
+}
+
+/// Condition-code registers per thread (`C0`..`C3`, bits 45-44 and
+/// 37-36).
+pub const CC_REGISTERS: usize = 4;
+
+/// The branch conditions of the subset (bits 43-39): equal (zero set,
+/// sign clear) and not equal (zero clear). They agree with FlexGripPlus'
+/// predicate look-up table (`predicate_lut.vhd`, rows 2 and 5) on every
+/// flag value ISET writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BranchCondition {
+    Eq,
+    Ne,
+}
+
+impl BranchCondition {
+    /// The 5-bit condition field.
+    pub fn code(self) -> u8 {
+        match self {
+            BranchCondition::Eq => 2,
+            BranchCondition::Ne => 5,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BranchCondition::Eq => "EQ",
+            BranchCondition::Ne => "NE",
+        }
+    }
+
+    /// Whether the condition holds on condition-code `flags`.
+    pub fn holds(self, flags: u8) -> bool {
+        let zero = flags & self::flags::ZERO != 0;
+        let sign = flags & self::flags::SIGN != 0;
+        match self {
+            BranchCondition::Eq => zero && !sign,
+            BranchCondition::Ne => !zero,
+        }
+    }
+}
+
+/// `@Cn.COND`: a branch taken by the threads whose condition-code register
+/// `cc` satisfies `condition`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Predicate {
+    pub cc: u8,
+    pub condition: BranchCondition,
+}
+
+impl fmt::Display for Predicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "@C{}.{}", self.cc, self.condition.name())
+    }
+}
+
+impl Instruction {
+    /// The word address control continues at, for BRA and SSY.
+    pub fn target(&self) -> Option<usize> {
+        match *self {
+            Instruction::Bra { target, .. } | Instruction::Ssy { target } => Some(target),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Instruction {
@@ -255,8 +440,32 @@ impl fmt::Display for Instruction {
             Instruction::Iadd32 { dst, a, b } => write!(f, "IADD32 {dst}, {a}, {b}"),
             Instruction::GldU32 { dst, addr } => write!(f, "GLD.U32 {dst}, global14[{addr}]"),
             Instruction::GstU32 { addr, src } => write!(f, "GST.U32 global14[{addr}], {src}"),
+            Instruction::Iset {
+                dst,
+                a,
+                b,
+                compare,
+                signed,
+                cc,
+            } => {
+                let kind = if *signed { "S32" } else { "U32" };
+                write!(f, "ISET.{kind}")?;
+                if let Some(cc) = cc {
+                    write!(f, ".C{cc}")?;
+                }
+                write!(f, " {dst}, {a}, {b}, {}", compare.name())
+            }
+            Instruction::Iadd32i { dst, a, imm } => write!(f, "IADD32I {dst}, {a}, {imm:#x}"),
+            Instruction::Bra { target, predicate } => {
+                if let Some(predicate) = predicate {
+                    write!(f, "{predicate} ")?;
+                }
+                write!(f, "BRA {:#x}", target * 4)
+            }
+            Instruction::Ssy { target } => write!(f, "SSY {:#x}", target * 4),
             Instruction::Ret => f.write_str("RET"),
             Instruction::Nop => f.write_str("NOP"),
+            Instruction::NopJoin => f.write_str("NOP.JOIN"),
             Instruction::Pmevent(event) => event.fmt(f),
         }
     }
@@ -368,8 +577,7 @@ pub enum Unsupported {
     },
 }
 
-const SUPPORTED: &str =
-    "MOV.U16, I2I.U32.U16, IMAD.U16, SHL, IADD32, GLD.U32, GST.U32, RET, NOP, PMEVENT";
+const SUPPORTED: &str = "MOV.U16, I2I.U32.U16, IMAD.U16, SHL, IADD32, IADD32I, ISET, GLD.U32, GST.U32, BRA, SSY, RET, NOP, NOP.JOIN, PMEVENT";
 
 impl fmt::Display for Unsupported {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -481,6 +689,25 @@ pub mod fields {
     pub const SHORT_SRC1_SHARED: Field = Field::new(24, 24);
     /// Type of the 32-bit form's `g[]` operand.
     pub const SHORT_SM_TYPE: Field = Field::new(14, 13);
+    /// ISET's condition (`condition_i`).
+    pub const COMPARE: Field = Field::new(48, 46);
+    /// Signed comparison (`is_signed_i`).
+    pub const SIGNED: Field = Field::new(59, 59);
+    /// Write the condition-code flags (`set_pred_i`) ...
+    pub const SET_CC: Field = Field::new(38, 38);
+    /// ... to this condition-code register (`set_pred_reg_i`).
+    pub const SET_CC_REG: Field = Field::new(37, 36);
+    /// The condition-code register a predicate tests (`pred_reg_i`).
+    pub const PRED_CC: Field = Field::new(45, 44);
+    /// The predicate's condition, `01111` = always (`pred_cond_i`).
+    pub const PRED_COND: Field = Field::new(43, 39);
+    /// BRA's and SSY's target as a word address: bits 27-11 of the byte
+    /// address in bits 27-9 (`target_addr_i`), whose bits 10-9 are 0.
+    pub const TARGET: Field = Field::new(27, 11);
+    /// IADD32I's immediate: bits 5-0 in 21-16 (`src2_i`), 31-6 in 59-34
+    /// (`imm_hi_i`).
+    pub const IMM_LO: Field = Field::new(21, 16);
+    pub const IMM_HI: Field = Field::new(59, 34);
 }
 
 /// Opcodes (bits 31-28) of the subset.
@@ -494,6 +721,10 @@ pub mod opcodes {
     /// GLD (subop 4) and GST (subop 5).
     pub const GLOBAL_MEMORY: u8 = 0xd;
     pub const NOP: u8 = 0xf;
+    /// With the flow bit: BRA.
+    pub const BRANCH: u8 = 0x1;
+    /// With the flow bit: SSY (FlexGripPlus' `JOIN` flow opcode).
+    pub const SYNC: u8 = 0xa;
 }
 
 use fields::*;
@@ -520,13 +751,20 @@ pub struct Form {
 }
 
 impl Form {
-    /// The bits that may differ from `template`.
+    /// The bits that may differ from `template`: the operands, and the
+    /// end marker of a 64-bit form with the normal marker (a form with the
+    /// immediate marker fixes its marker).
     pub const fn free_bits(&self) -> u64 {
-        if self.template & 1 != 0 {
+        if self.normal_marker() {
             self.operands | MARKER_END_BIT
         } else {
             self.operands
         }
+    }
+
+    /// A 64-bit form whose marker is normal or end (not immediate).
+    const fn normal_marker(&self) -> bool {
+        self.template & 1 != 0 && MARKER.get(self.template) != 3
     }
 
     /// The reference decoder's check: the `g[]` type and the join and
@@ -536,7 +774,7 @@ impl Form {
         if self.shared_type.is_some() {
             free |= SM_TYPE.mask();
         }
-        if self.template & 1 != 0 {
+        if self.normal_marker() {
             free |= MARKER.mask();
         }
         let differ = (value ^ self.template) & !free;
@@ -625,6 +863,62 @@ pub const IADD32: Form = Form {
     shared_type: None,
 };
 
+/// `ISET.S32.C0 Rd, Ra, Rb, NE`: compare 48-46, signed 59, set_cc 38,
+/// cc register 37-36, b 22-16, a 15-9, dest 8-2; w32 (58) set.
+pub const ISET: Form = Form {
+    name: "ISET Rd, Ra, Rb, COND",
+    template: pair(0x3000_0001, 0x6400_07c0),
+    operands: COMPARE.mask()
+        | SIGNED.mask()
+        | SET_CC.mask()
+        | SET_CC_REG.mask()
+        | SRC2.mask()
+        | SRC1.mask()
+        | DEST.mask(),
+    shared_type: None,
+};
+
+/// `IADD32I Rd, Ra, imm` (immediate marker): immediate 59-34 and 21-16, a
+/// 14-9, dest 8-2; w32 (15) set.
+pub const IADD32I: Form = Form {
+    name: "IADD32I Rd, Ra, imm",
+    template: pair(0x2000_8001, 0x0000_0003),
+    operands: IMM_HI.mask() | IMM_LO.mask() | SHORT_SRC1.mask() | DEST.mask(),
+    shared_type: None,
+};
+
+/// `BRA target`: target 27-11, always.
+pub const BRA: Form = Form {
+    name: "BRA target",
+    template: pair(0x1000_0003, 0x0000_0780),
+    operands: TARGET.mask(),
+    shared_type: None,
+};
+
+/// `@Cn.EQ BRA target`: condition-code register 45-44, target 27-11.
+pub const BRA_EQ: Form = Form {
+    name: "@Cn.EQ BRA target",
+    template: pair(0x1000_0003, 0x0000_0100),
+    operands: PRED_CC.mask() | TARGET.mask(),
+    shared_type: None,
+};
+
+/// `@Cn.NE BRA target`.
+pub const BRA_NE: Form = Form {
+    name: "@Cn.NE BRA target",
+    template: pair(0x1000_0003, 0x0000_0280),
+    operands: PRED_CC.mask() | TARGET.mask(),
+    shared_type: None,
+};
+
+/// `SSY target`: target 27-11.
+pub const SSY: Form = Form {
+    name: "SSY target",
+    template: pair(0xa000_0003, 0x0000_0780),
+    operands: TARGET.mask(),
+    shared_type: None,
+};
+
 /// Decodes the instruction at `address` (a word index into `words`);
 /// returns it and the number of words it takes (1 or 2).
 pub fn decode(words: &[u32], address: usize) -> Result<(Instruction, usize), G80Error> {
@@ -686,12 +980,12 @@ fn decode_words(raw: Words) -> Result<Instruction, Unsupported> {
     if opcode == opcodes::NOP {
         // FlexGripPlus: instr_opcode_i = NOP for opcode 1111, whatever the
         // flow bit; only a join marker changes what the read stage does.
-        return match raw {
+        return Ok(match raw {
             Words::Long(..) if Marker::from_bits(field(value, MARKER)) == Marker::Join => {
-                Err(Unsupported::Marker(Marker::Join))
+                Instruction::NopJoin
             }
-            _ => Ok(Instruction::Nop),
-        };
+            _ => Instruction::Nop,
+        });
     }
     match raw {
         Words::Short(_) => decode_short(value, opcode, flow),
@@ -736,8 +1030,17 @@ fn decode_long(value: u64, opcode: u8, flow: bool) -> Result<Instruction, Unsupp
     let subop = field(value, SUBOP);
     match Marker::from_bits(field(value, MARKER)) {
         Marker::Normal | Marker::End => {}
+        Marker::Immediate if (opcode, flow) == (opcodes::IADD, false) => {
+            IADD32I.check(value)?;
+            return Ok(Instruction::Iadd32i {
+                dst: Reg(field(value, DEST)),
+                a: Reg(field(value, SHORT_SRC1)),
+                imm: ((IMM_HI.get(value) << IMM_LO.width) | IMM_LO.get(value)) as u32,
+            });
+        }
         other => return Err(Unsupported::Marker(other)),
     }
+    let target = || TARGET.get(value) as usize;
     let dest = || Reg(field(value, DEST));
     let src1 = || Reg(field(value, SRC1));
     match (opcode, flow, subop) {
@@ -793,6 +1096,41 @@ fn decode_long(value: u64, opcode: u8, flow: bool) -> Result<Instruction, Unsupp
         (opcodes::SHIFT_OR_RETURN, true, _) => {
             RET.check(value)?;
             Ok(Instruction::Ret)
+        }
+        (opcodes::SHIFT_OR_RETURN, false, 3) => {
+            ISET.check(value)?;
+            Ok(Instruction::Iset {
+                dst: dest(),
+                a: src1(),
+                b: Reg(field(value, SRC2)),
+                compare: Compare(field(value, COMPARE)),
+                signed: field(value, SIGNED) != 0,
+                cc: (field(value, SET_CC) != 0).then(|| field(value, SET_CC_REG)),
+            })
+        }
+        (opcodes::BRANCH, true, _) => {
+            let condition = match field(value, PRED_COND) {
+                2 => Some(BranchCondition::Eq),
+                5 => Some(BranchCondition::Ne),
+                _ => None,
+            };
+            let form = match condition {
+                Some(BranchCondition::Eq) => &BRA_EQ,
+                Some(BranchCondition::Ne) => &BRA_NE,
+                None => &BRA,
+            };
+            form.check(value)?;
+            Ok(Instruction::Bra {
+                target: target(),
+                predicate: condition.map(|condition| Predicate {
+                    cc: field(value, PRED_CC),
+                    condition,
+                }),
+            })
+        }
+        (opcodes::SYNC, true, _) => {
+            SSY.check(value)?;
+            Ok(Instruction::Ssy { target: target() })
         }
         _ => Err(Unsupported::Opcode {
             opcode,
@@ -1081,12 +1419,12 @@ mod tests {
         assert!(text.contains("address 2: 0x10004205 0x2023c780"), "{text}");
         assert!(text.contains("subop 1"), "{text}");
 
-        // A branch (flow opcode 1).
-        let (reason, _) = unsupported(&[0x1000_0003, 0x0000_0780], 0);
+        // A PREBREAK (flow opcode 4).
+        let (reason, _) = unsupported(&[0x4000_0003, 0x0000_0780], 0);
         assert_eq!(
             reason,
             Unsupported::Opcode {
-                opcode: 1,
+                opcode: 4,
                 subop: Some(0),
                 flow: true
             }
@@ -1173,8 +1511,102 @@ mod tests {
         assert!(text.contains("join marker"), "{text}");
         let (reason, _) = unsupported(&[0x1000_4205, 0x0023_c783], 0);
         assert_eq!(reason, Unsupported::Marker(Marker::Immediate));
-        let (reason, _) = unsupported(&[0xf000_0001, 0xe000_0002], 0);
-        assert_eq!(reason, Unsupported::Marker(Marker::Join));
+        // The immediate marker on another ALU form than IADD32I.
+        let (reason, _) = unsupported(&[0x3002_0009, 0xc410_0783], 0);
+        assert_eq!(reason, Unsupported::Marker(Marker::Immediate));
+    }
+
+    /// The control-flow forms: the documented words, every field, and
+    /// what they refuse.
+    #[test]
+    fn control_flow_decodes() {
+        use encode::{bra, iadd32i, iset, ssy, NOP_JOIN};
+        let ne = |cc| {
+            Some(Predicate {
+                cc,
+                condition: BranchCondition::Ne,
+            })
+        };
+        let iset_ne = iset(2, 1, 3, Compare(5), true, Some(0));
+        assert_eq!(iset_ne, [0x3003_0209, 0x6c01_47c0]);
+        assert_eq!(iadd32i(1, 1, 0xffff_ffff), [0x203f_8205, 0x0fff_ffff]);
+        assert_eq!(bra(16, ne(0)), [0x1000_8003, 0x0000_0280]);
+        assert_eq!(bra(16, None), [0x1000_8003, 0x0000_0780]);
+        assert_eq!(ssy(16), [0xa000_8003, 0x0000_0780]);
+        for (words, text) in [
+            (iset_ne.to_vec(), "ISET.S32.C0 R2, R1, R3, NE"),
+            (
+                iset(127, 0, 124, Compare(1), false, None).to_vec(),
+                "ISET.U32 R127, R0, R124, LT",
+            ),
+            (
+                iset(5, 6, 7, Compare(6), true, Some(3)).to_vec(),
+                "ISET.S32.C3 R5, R6, R7, GE",
+            ),
+            (
+                iadd32i(1, 1, 0xffff_ffff).to_vec(),
+                "IADD32I R1, R1, 0xffffffff",
+            ),
+            (
+                iadd32i(127, 63, 0x8000_0040).to_vec(),
+                "IADD32I R127, R63, 0x80000040",
+            ),
+            (bra(16, ne(0)).to_vec(), "@C0.NE BRA 0x40"),
+            (
+                bra(
+                    0x1_ffff,
+                    Some(Predicate {
+                        cc: 2,
+                        condition: BranchCondition::Eq,
+                    }),
+                )
+                .to_vec(),
+                "@C2.EQ BRA 0x7fffc",
+            ),
+            (bra(3, None).to_vec(), "BRA 0xc"),
+            (ssy(7).to_vec(), "SSY 0x1c"),
+            (NOP_JOIN.to_vec(), "NOP.JOIN"),
+        ] {
+            assert_eq!(show(&words), (text.to_string(), 2), "{words:08x?}");
+            // The encoder is the decoder's inverse.
+            let (instruction, _) = decode(&words, 0).unwrap();
+            assert_eq!(encode::instruction(&instruction), words);
+        }
+        assert_eq!(
+            decode(&iadd32i(1, 1, 7), 0).unwrap().0,
+            Instruction::Iadd32i {
+                dst: Reg(1),
+                a: Reg(1),
+                imm: 7
+            }
+        );
+        // A branch on a condition outside EQ/NE/always; an unaligned
+        // target (bit 9); a predicated SSY; a negated immediate (bit 22);
+        // a 16-bit ISET (w32 clear).
+        let (reason, _) = unsupported(&[0x1000_2003, 0x0000_0080], 0);
+        assert!(
+            matches!(reason, Unsupported::Bits { form: "BRA target", bits } if bits == 0xe << 39)
+        );
+        let (reason, _) = unsupported(&[0x1000_2203, 0x0000_0780], 0);
+        assert!(matches!(reason, Unsupported::Bits { bits, .. } if bits == 1 << 9));
+        let (reason, _) = unsupported(&[0xa000_2003, 0x0000_0280], 0);
+        assert!(matches!(
+            reason,
+            Unsupported::Bits {
+                form: "SSY target",
+                ..
+            }
+        ));
+        let (reason, _) = unsupported(&[0x203f_8205 | 1 << 22, 0x0fff_ffff], 0);
+        assert!(matches!(reason, Unsupported::Bits { bits, .. } if bits == 1 << 22));
+        let (reason, _) = unsupported(&[0x3003_0209, 0x6801_47c0], 0);
+        assert!(matches!(reason, Unsupported::Bits { bits, .. } if bits == 1 << 58));
+        // The condition-code helpers.
+        assert!(Compare(5).holds(1, 2, false) && !Compare(5).holds(2, 2, true));
+        assert!(Compare(1).holds(u32::MAX, 0, true) && !Compare(1).holds(u32::MAX, 0, false));
+        assert!(BranchCondition::Ne.holds(flags::of_iset(true)));
+        assert!(BranchCondition::Eq.holds(flags::of_iset(false)));
+        assert!(!BranchCondition::Eq.holds(flags::of_iset(true)));
     }
 
     #[test]

@@ -68,8 +68,20 @@
 //! observe, since the subset has no inter-thread communication besides
 //! global memory). All warps of all blocks form one pool, block-major.
 //! Within a warp the active lanes execute each instruction in lane order
-//! (for two GSTs to one address, the higher lane wins). There are no
-//! branches in the subset, so warps never diverge.
+//! (for two GSTs to one address, the higher lane wins).
+//!
+//! - **Control flow.** Each thread has four condition-code registers
+//!   (C0-C3, 4 flag bits each, 0 at launch) that `ISET.Cn` writes. A warp
+//!   runs with an active mask and a reconvergence stack
+//!   ([`super::simt::WarpFlow`]): a BRA taken by only some active threads
+//!   runs the takers first and the others after the NOP.JOIN that ends
+//!   the taken path; SSY and NOP.JOIN bracket the divergent region. A
+//!   loop whose trip count differs per thread keeps the threads that
+//!   loop on active and the others waiting on the stack.
+//! - **Runaway kernels.** A run gives up with [`IssError::StepLimit`]
+//!   after [`Iss::set_step_limit`] warp instructions (default
+//!   [`DEFAULT_STEP_LIMIT`]): a loop that never ends is reported, not
+//!   run forever.
 //!
 //! - **PMEVENT** calls the callback once per warp and instruction, with a
 //!   [`WarpContext`]: the PMU is one per SM and MONITOR_OUT is a single
@@ -87,10 +99,14 @@
 //!   [`IssError::Decode`] naming the warp, the address and the word(s).
 //!   Words are decoded when a warp reaches them, as the hardware does.
 
-use flexpmu_isa::g80::{self, G80Error, HalfReg, Instruction, Reg, Src32};
+use super::simt::{FlowError, WarpFlow};
+use flexpmu_isa::g80::{self, flags, G80Error, HalfReg, Instruction, Reg, Src32, CC_REGISTERS};
 use flexpmu_isa::pmevent::{Pmevent, PmuCommand};
 use std::collections::BTreeMap;
 use std::fmt;
+
+/// Warp instructions a run executes at most by default.
+pub const DEFAULT_STEP_LIMIT: u64 = 50_000_000;
 
 /// Threads per warp.
 pub const WARP_SIZE: u32 = 32;
@@ -365,6 +381,18 @@ pub enum IssError {
         #[source]
         source: G80Error,
     },
+    #[error("{warp}: `{instruction}` at address {address}: {source}")]
+    Flow {
+        warp: WarpContext,
+        address: usize,
+        instruction: Instruction,
+        #[source]
+        source: FlowError,
+    },
+    #[error(
+        "the kernel has not finished after {limit} warp instructions (a loop that never ends?)"
+    )]
+    StepLimit { limit: u64 },
     #[error("{warp}: reached address {address}, the end of the {len}-word program, without RET")]
     RanOffEnd {
         warp: WarpContext,
@@ -399,6 +427,8 @@ pub struct ThreadState {
     /// tid: [x, y, z].
     pub tid: [u16; 3],
     pub regs: [u32; NUM_REGISTERS],
+    /// Condition-code registers C0-C3 ([`flags`]).
+    pub cc: [u8; CC_REGISTERS],
 }
 
 impl ThreadState {
@@ -449,12 +479,13 @@ pub struct Iss {
     geometry: Geometry,
     params: Vec<u32>,
     memory: GlobalMemory,
+    step_limit: u64,
 }
 
 struct Warp {
     context: WarpContext,
     pc: usize,
-    done: bool,
+    flow: WarpFlow,
 }
 
 impl Iss {
@@ -471,7 +502,14 @@ impl Iss {
             geometry,
             params: params.to_vec(),
             memory,
+            step_limit: DEFAULT_STEP_LIMIT,
         })
+    }
+
+    /// Gives up with [`IssError::StepLimit`] after `limit` warp
+    /// instructions.
+    pub fn set_step_limit(&mut self, limit: u64) {
+        self.step_limit = limit;
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -523,7 +561,12 @@ impl Iss {
                 regs[0] = u32::from(tid[0])
                     | (u32::from(tid[1]) << 16)
                     | ((u32::from(tid[2]) & 0x3f) << 26);
-                threads.push(ThreadState { block, tid, regs });
+                threads.push(ThreadState {
+                    block,
+                    tid,
+                    regs,
+                    cc: [0; CC_REGISTERS],
+                });
             }
             for warp_in_block in 0..wpb {
                 let lanes = (tpb - warp_in_block * WARP_SIZE).min(WARP_SIZE);
@@ -557,9 +600,25 @@ impl Iss {
     /// its destination register, or `None` when there is no PMU (the
     /// PMEVENT is a no-op, as FlexGripPlus without the PMU executes it).
     /// Each run starts from the state given to [`Iss::new`].
-    pub fn run<F>(&mut self, program: &[u32], mut pmu: F) -> Result<IssResult, IssError>
+    pub fn run<F>(&mut self, program: &[u32], pmu: F) -> Result<IssResult, IssError>
     where
         F: FnMut(&WarpContext, Pmevent) -> Option<u32>,
+    {
+        self.run_observed(program, pmu, |_, _| {})
+    }
+
+    /// [`Iss::run`], calling `retired` after each warp instruction with
+    /// the warp (its `active` mask the one the instruction ran with) and
+    /// the instruction.
+    pub fn run_observed<F, R>(
+        &mut self,
+        program: &[u32],
+        mut pmu: F,
+        mut retired: R,
+    ) -> Result<IssResult, IssError>
+    where
+        F: FnMut(&WarpContext, Pmevent) -> Option<u32>,
+        R: FnMut(&WarpContext, &Instruction),
     {
         let LaunchState {
             mut threads,
@@ -571,18 +630,25 @@ impl Iss {
             .map(|context| Warp {
                 context,
                 pc: 0,
-                done: false,
+                flow: WarpFlow::new(context.active),
             })
             .collect();
         let mut memory = self.memory.clone();
         let mut issued = 0u64;
         loop {
             let mut progressed = false;
-            for warp in warps.iter_mut().filter(|warp| !warp.done) {
+            for warp in warps.iter_mut().filter(|warp| !warp.flow.finished) {
                 progressed = true;
+                if issued == self.step_limit {
+                    return Err(IssError::StepLimit {
+                        limit: self.step_limit,
+                    });
+                }
                 issued += 1;
                 let segment = &segments[warp.context.block_index as usize];
-                step(warp, program, &mut threads, segment, &mut memory, &mut pmu)?;
+                let (context, instruction) =
+                    step(warp, program, &mut threads, segment, &mut memory, &mut pmu)?;
+                retired(&context, &instruction);
             }
             if !progressed {
                 break;
@@ -596,7 +662,8 @@ impl Iss {
     }
 }
 
-/// Executes one instruction of `warp`.
+/// Executes one instruction of `warp`; returns the warp's context as it
+/// ran (its active mask) and the instruction.
 fn step<F>(
     warp: &mut Warp,
     program: &[u32],
@@ -604,13 +671,16 @@ fn step<F>(
     segment: &[u8],
     memory: &mut GlobalMemory,
     pmu: &mut F,
-) -> Result<(), IssError>
+) -> Result<(WarpContext, Instruction), IssError>
 where
     F: FnMut(&WarpContext, Pmevent) -> Option<u32>,
 {
     let address = warp.pc;
     warp.context.address = address;
-    let context = warp.context;
+    let context = WarpContext {
+        active: warp.flow.mask,
+        ..warp.context
+    };
     if address >= program.len() {
         return Err(IssError::RanOffEnd {
             warp: context,
@@ -622,7 +692,6 @@ where
         warp: context,
         source,
     })?;
-    warp.pc += used;
 
     let shared = |byte_address: u32, width: u32| -> Result<u32, IssError> {
         read_shared(segment, byte_address, width).ok_or(IssError::SharedRead {
@@ -655,8 +724,36 @@ where
                 }
             }
         }
-        Instruction::Ret => warp.done = true,
-        Instruction::Nop => {}
+        // Control flow acts when the instruction retires (below).
+        Instruction::Ret
+        | Instruction::Nop
+        | Instruction::NopJoin
+        | Instruction::Ssy { .. }
+        | Instruction::Bra { .. } => {}
+        Instruction::Iset {
+            dst,
+            a,
+            b,
+            compare,
+            signed,
+            cc,
+        } => {
+            for thread in lanes {
+                let state = &mut threads[thread];
+                let holds = compare.holds(read32(&state.regs, a), read32(&state.regs, b), signed);
+                write32(&mut state.regs, dst, if holds { u32::MAX } else { 0 });
+                if let Some(cc) = cc {
+                    state.cc[usize::from(cc)] = flags::of_iset(holds);
+                }
+            }
+        }
+        Instruction::Iadd32i { dst, a, imm } => {
+            for thread in lanes {
+                let regs = &mut threads[thread].regs;
+                let value = read32(regs, a).wrapping_add(imm);
+                write32(regs, dst, value);
+            }
+        }
         Instruction::MovU16 { dst, src } => {
             let value = shared(src.byte_address(), 2)?;
             for thread in lanes {
@@ -717,7 +814,44 @@ where
             }
         }
     }
-    Ok(())
+    let taken = branch_taken(&instruction, context.active, context.first_thread, threads);
+    warp.pc = warp
+        .flow
+        .retire(&instruction, address, used, taken)
+        .map_err(|source| IssError::Flow {
+            warp: context,
+            address,
+            instruction,
+            source,
+        })?;
+    Ok((context, instruction))
+}
+
+/// The lanes of `active` (lane i = thread `first_thread + i`) whose BRA
+/// predicate holds: all of them for an unpredicated BRA, none for other
+/// instructions.
+pub fn branch_taken(
+    instruction: &Instruction,
+    active: u32,
+    first_thread: usize,
+    threads: &[ThreadState],
+) -> u32 {
+    match instruction {
+        Instruction::Bra {
+            predicate: None, ..
+        } => active,
+        Instruction::Bra {
+            predicate: Some(predicate),
+            ..
+        } => (0..WARP_SIZE)
+            .filter(|lane| active & (1 << lane) != 0)
+            .filter(|&lane| {
+                let flags = threads[first_thread + lane as usize].cc[usize::from(predicate.cc)];
+                predicate.condition.holds(flags)
+            })
+            .fold(0, |mask, lane| mask | 1 << lane),
+        _ => 0,
+    }
 }
 
 /// The little-endian `width`-byte value at `byte_address` of a `g[]`

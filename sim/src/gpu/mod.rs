@@ -6,5 +6,6 @@
 
 pub mod iss;
 pub mod pipeline;
+pub mod simt;
 pub mod sm;
 pub mod vector_add;

@@ -60,6 +60,7 @@ impl Sm {
                 inputs.read_op = slot.op;
                 inputs.read_dest = u64::from(slot.dest);
                 inputs.read_shift = u64::from(slot.src2);
+                inputs.read_compare = operands.compare;
                 inputs.a = operands.a;
                 inputs.b = operands.b;
                 inputs.c = operands.c;

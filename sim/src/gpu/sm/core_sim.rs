@@ -47,6 +47,7 @@ pub(super) struct CoreInputs {
     pub(super) read_op: u64,
     pub(super) read_dest: u64,
     pub(super) read_shift: u64,
+    pub(super) read_compare: u64,
     pub(super) a: [u32; LANES],
     pub(super) b: [u32; LANES],
     pub(super) c: [u32; LANES],
@@ -95,7 +96,7 @@ pub(super) struct CoreView {
 /// Where each port of the compiled core is.
 #[derive(Clone)]
 struct Indices {
-    inputs: [usize; 21],
+    inputs: [usize; 22],
     lanes: [[usize; LANES]; 3],
     outputs: [usize; 16],
     result: [usize; LANES],
@@ -106,7 +107,7 @@ struct Indices {
     counters: [usize; 16],
 }
 
-const INPUTS: [&str; 21] = [
+const INPUTS: [&str; 22] = [
     "reset",
     "pipeline_fetch_done",
     "instruction_in",
@@ -117,6 +118,7 @@ const INPUTS: [&str; 21] = [
     "read_op",
     "read_dest",
     "read_shift",
+    "read_compare",
     "read_pmu_read",
     "sm_warp_pc",
     "sm_warp_id",
@@ -184,7 +186,7 @@ impl CompiledCore {
                 .position(|s| s.aliases.iter().any(|a| a == name))
                 .ok_or_else(|| missing(format!("signal {name}")))
         };
-        let mut inputs = [0; 21];
+        let mut inputs = [0; INPUTS.len()];
         for (slot, name) in inputs.iter_mut().zip(INPUTS) {
             *slot = input(name)?;
         }
@@ -340,6 +342,7 @@ impl CoreSim {
                 uut.read_op.next = i.read_op.into();
                 uut.read_dest.next = i.read_dest.into();
                 uut.read_shift.next = i.read_shift.into();
+                uut.read_compare.next = i.read_compare.into();
                 for lane in 0..LANES {
                     uut.a[lane].next = u64::from(i.a[lane]).into();
                     uut.b[lane].next = u64::from(i.b[lane]).into();
@@ -358,7 +361,7 @@ impl CoreSim {
                 uut.sm_mem_data.next = u64::from(i.sm_mem_data).into();
             }
             CoreSim::Compiled(core) => {
-                let values: [u64; 21] = [
+                let values: [u64; 22] = [
                     u64::from(i.reset),
                     u64::from(i.pipeline_fetch_done),
                     i.instruction_in,
@@ -369,6 +372,7 @@ impl CoreSim {
                     i.read_op,
                     i.read_dest,
                     i.read_shift,
+                    i.read_compare,
                     u64::from(i.read_pmu_read),
                     u64::from(i.sm_warp_pc),
                     u64::from(i.sm_warp_id),

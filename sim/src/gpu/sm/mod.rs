@@ -76,6 +76,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::ops::Range;
 
+use flexpmu_hdl::pmu::ChannelMode;
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::SmCore;
 
@@ -128,8 +129,9 @@ pub struct SmConfig {
     /// no-ops, as in FlexGripPlus without the PMU).
     pub pmu: bool,
     /// Give up if the kernel has not finished after this many cycles.
-    /// `None`: a bound derived from the program and the launch (the subset
-    /// has no branches, so each warp runs at most every instruction once).
+    /// `None`: a bound derived from the program and the launch (without
+    /// backward branches each warp runs at most every instruction once;
+    /// with them, as many warp instructions as the ISS's step limit).
     pub max_cycles: Option<u64>,
     /// Keep the PMU's input ports of every cycle ([`SmRun::pmu_ports`]).
     pub record_pmu_ports: bool,
@@ -138,6 +140,10 @@ pub struct SmConfig {
     pub memory_cycles: u64,
     /// The engine that runs [`SmCore`].
     pub engine: CoreEngine,
+    /// The PMU's converter mode per channel; `None`: the monitored-signal
+    /// map's. Another choice builds a deliberately wrong PMU (the tests of
+    /// the validation procedure).
+    pub channel_modes: Option<[ChannelMode; 16]>,
     /// Stop with [`SmError::DecoderMismatch`] when the hardware decoder's
     /// op class differs from the reference decoder's (a defect of the
     /// model). Off in fault campaigns, where a faulty decoder is the
@@ -156,6 +162,7 @@ impl Default for SmConfig {
             record_pmu_ports: false,
             memory_cycles: MEMORY_CYCLES,
             engine: CoreEngine::default(),
+            channel_modes: None,
             check_decoder: true,
         }
     }
@@ -250,6 +257,23 @@ impl Execution {
     pub fn cycle(&self) -> u64 {
         self.cycle
     }
+}
+
+/// Whether `program` may run an instruction more than once per warp: it
+/// has a BRA to an address at or before its own (a word that does not
+/// decode stops the run when reached, so it is skipped here).
+fn loops(program: &[u32]) -> bool {
+    let mut address = 0;
+    while address < program.len() {
+        match flexpmu_isa::g80::decode(program, address) {
+            Ok((flexpmu_isa::g80::Instruction::Bra { target, .. }, _)) if target <= address => {
+                return true
+            }
+            Ok((_, used)) => address += used,
+            Err(_) => address += 1,
+        }
+    }
+    false
 }
 
 /// Where the SM is in the launch.
@@ -350,7 +374,15 @@ impl Sm {
             .step_by(per_round)
             .map(|start| start..(start + per_round).min(warps.len()))
             .collect();
-        let core = SmCore::new(config.pmu, config.timing.execute_latency());
+        let latency = config.timing.execute_latency();
+        let core = match config.channel_modes {
+            None => SmCore::new(config.pmu, latency),
+            Some(modes) => SmCore::with_pmu_config(
+                config.pmu,
+                latency,
+                &flexpmu_hdl::sm::core::sm_pmu_config_with(modes),
+            ),
+        };
         Ok(Sm {
             core: CoreSim::new(core, config.engine)?,
             core_inputs: core_sim::CoreInputs::default(),
@@ -554,8 +586,12 @@ impl Sm {
     fn default_max_cycles(&self) -> u64 {
         let per_pass = 120 + self.config.memory_cycles;
         let setup: u64 = (0..self.rounds.len()).map(|r| self.idle_before(r)).sum();
-        (self.warps.len() as u64)
-            .saturating_mul(self.program.len() as u64 + 1)
+        let warp_instructions = if loops(&self.program) {
+            crate::gpu::iss::DEFAULT_STEP_LIMIT
+        } else {
+            (self.warps.len() as u64).saturating_mul(self.program.len() as u64 + 1)
+        };
+        warp_instructions
             .saturating_mul(u64::from(PASSES) * per_pass)
             .saturating_add(setup)
             .saturating_add(1000)

@@ -40,6 +40,8 @@ pub(super) struct PassOperands {
     pub(super) b: [u32; LANES],
     pub(super) c: [u32; LANES],
     pub(super) store: [u32; LANES],
+    /// ISET's comparison for the ALU (bit 3 signed, bits 2-0 condition).
+    pub(super) compare: u64,
 }
 
 impl Sm {
@@ -106,9 +108,9 @@ impl Sm {
         })
     }
 
-    /// Active lanes of `warp`'s pass `pass`.
+    /// Active lanes of `warp`'s pass `pass` (the warp's current mask).
     pub(super) fn pass_mask(&self, warp: usize, pass: u32) -> u8 {
-        (self.warps[warp].context.active >> (pass * LANES as u32)) as u8
+        (self.warps[warp].flow.mask >> (pass * LANES as u32)) as u8
     }
 
     pub(super) fn thread_index(&self, warp: usize, pass: u32, lane: usize) -> usize {
@@ -123,6 +125,20 @@ impl Sm {
             b: [0; LANES],
             c: [0; LANES],
             store: [0; LANES],
+            compare: 0,
+        };
+        // The compare's condition, and IADD32I's immediate, come from the
+        // instruction the reference decoder read (the hardware decoder's
+        // ports carry the register fields).
+        let immediate = match slot.instruction {
+            Instruction::Iset {
+                compare, signed, ..
+            } => {
+                operands.compare = u64::from(compare.0) | u64::from(signed) << 3;
+                0
+            }
+            Instruction::Iadd32i { imm, .. } => imm,
+            _ => 0,
         };
         let segment = &self.segments[self.warps[warp].context.block_index as usize];
         let shared = |width: u32| -> Result<u32, SmError> {
@@ -161,6 +177,12 @@ impl Sm {
                     iss::read32(regs, Reg(slot.src2)),
                     0,
                 ),
+                op::ISET => (
+                    iss::read32(regs, Reg(slot.src1)),
+                    iss::read32(regs, Reg(slot.src2)),
+                    0,
+                ),
+                op::IADD32I => (iss::read32(regs, Reg(slot.src1)), immediate, 0),
                 _ => (0, 0, 0),
             };
             operands.a[lane] = a;
@@ -193,6 +215,7 @@ impl Sm {
         pipeline.in_execute.push_back(PassTag {
             warp: slot.pass.warp,
             address: slot.pass.address,
+            length: slot.pass.length,
             instruction: slot.instruction,
             op: slot.op,
             pass: slot.pass.pass,
@@ -206,7 +229,7 @@ impl Sm {
 }
 
 /// The decoder's op class of a reference instruction.
-fn op_class(instruction: &Instruction) -> u64 {
+pub(super) fn op_class(instruction: &Instruction) -> u64 {
     match instruction {
         Instruction::MovU16 { .. } => op::MOV_U16,
         Instruction::I2iU32U16 { .. } => op::I2I_U32_U16,
@@ -215,6 +238,11 @@ fn op_class(instruction: &Instruction) -> u64 {
         Instruction::Iadd32 { .. } => op::IADD32,
         Instruction::GldU32 { .. } => op::GLD_U32,
         Instruction::GstU32 { .. } => op::GST_U32,
+        Instruction::Iset { .. } => op::ISET,
+        Instruction::Iadd32i { .. } => op::IADD32I,
+        Instruction::Bra { .. } => op::BRA,
+        Instruction::Ssy { .. } => op::SSY,
+        Instruction::NopJoin => op::NOP_JOIN,
         Instruction::Ret => op::RET,
         Instruction::Nop => op::NOP,
         Instruction::Pmevent(_) => op::PMEVENT,

@@ -2,10 +2,11 @@
 
 use std::collections::VecDeque;
 
+use flexpmu_isa::pmevent::Pmevent;
 use flexpmu_isa::PmuCommand;
 
 use super::{Records, Sm};
-use crate::gpu::iss::{GlobalMemory, Iss, IssError, IssResult, ThreadState};
+use crate::gpu::iss::{GlobalMemory, Iss, IssError, IssResult, ThreadState, WarpContext};
 use crate::pmu::{PmuCommandSeen, PmuInputs};
 
 /// A PMEVENT read as the write stage stored it.
@@ -67,13 +68,20 @@ impl SmRun {
     /// ISS has no PMU), so its architectural state can be compared with
     /// this run's.
     pub fn replay_on_iss(&self, iss: &mut Iss, program: &[u32]) -> Result<IssResult, IssError> {
+        let mut replay = self.replay();
+        iss.run(program, |warp, event| replay(warp, event))
+    }
+
+    /// The ISS's PMU callback that answers each warp's reads with the
+    /// values this run read (see [`SmRun::replay_on_iss`]).
+    pub fn replay(&self) -> impl FnMut(&WarpContext, Pmevent) -> Option<u32> + '_ {
         // Each warp's reads, in its program order.
         let mut reads: std::collections::HashMap<u32, VecDeque<&PmuRead>> = Default::default();
         for read in &self.pmu_reads {
             reads.entry(read.warp).or_default().push_back(read);
         }
         let pmu = self.pmu;
-        iss.run(program, |warp, event| {
+        move |warp, event| {
             if !pmu {
                 return None;
             }
@@ -87,7 +95,7 @@ impl SmRun {
                     _ => 0xbad0_bad0,
                 },
             )
-        })
+        }
     }
 
     /// Threads whose registers differ from `reference`'s (by index), and

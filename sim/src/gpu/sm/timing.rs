@@ -16,6 +16,13 @@
 //! | write | 8 for a 32-bit register, 10 for a 16-bit half (read-modify-write), 4 without a destination, GST 14 + 7 per active lane + 1 per inactive one | `pipeline_write`, `vector_register_controller` |
 //! | warp checker | the warp is READY again 1 cycle after its last pass is written | `warp_checker` |
 //!
+//! The control-flow forms are costed as the subset's other forms of their
+//! shape, not calibrated on their own: ISET as a two-register ALU
+//! instruction, IADD32I as a one-register one (both write a register);
+//! BRA, SSY and NOP.JOIN read no register and write none (a flow
+//! instruction goes from the read stage's mask calculation straight to
+//! READ_OPS_DONE in `pipeline_read`).
+//!
 //! The read costs are spacings: a stage that is busy for `n` cycles takes
 //! its next pass `n` cycles after the last one when it is the bottleneck.
 //! The warp scheduler is strict round-robin: it polls the next warp every
@@ -125,7 +132,8 @@ fn operand_reads(instruction: &Instruction) -> (u64, u64) {
             a: Src32::Shared(_),
             ..
         } => (1, 10),
-        Instruction::Iadd32 { .. } => (2, 0),
+        Instruction::Iadd32 { .. } | Instruction::Iset { .. } => (2, 0),
+        Instruction::Iadd32i { .. } => (1, 0),
         // The store's address and data registers.
         Instruction::GstU32 { .. } => (1, 0),
         _ => (0, 0),
@@ -177,6 +185,8 @@ pub fn pass_cost(
         | Instruction::ImadU16 { .. }
         | Instruction::Shl { .. }
         | Instruction::Iadd32 { .. }
+        | Instruction::Iadd32i { .. }
+        | Instruction::Iset { .. }
         | Instruction::GldU32 { .. } => 8,
         Instruction::Pmevent(_) if pmu_read => 8,
         _ => 4,

@@ -8,6 +8,7 @@ use flexpmu_isa::word::is_long_instruction;
 use super::timing::{self, Timing};
 use super::{Pipeline, Sm, SmError, OBSERVED_WARPS, PASSES};
 use crate::gpu::iss::{IssError, WarpContext};
+use crate::gpu::simt::WarpFlow;
 
 /// A warp's scheduling state, coded as FlexGripPlus' `encode_warp_state`
 /// (the 2-bit fields of `sm_warp_states`).
@@ -23,7 +24,11 @@ pub enum WarpState {
 #[derive(Clone, PartialEq, Eq)]
 pub(super) struct Warp {
     pub(super) context: WarpContext,
+    /// The next instruction's address: set when the warp's instruction
+    /// retires (a warp has one in flight).
     pub(super) pc: usize,
+    /// Active mask and reconvergence stack.
+    pub(super) flow: WarpFlow,
     pub(super) state: WarpState,
     /// When the warp checker makes it READY (or FINISHED) again.
     pub(super) release: Option<(u64, WarpState)>,
@@ -34,6 +39,7 @@ impl Warp {
         Warp {
             context,
             pc: 0,
+            flow: WarpFlow::new(context.active),
             state: WarpState::Ready,
             release: None,
         }
@@ -196,7 +202,6 @@ impl Sm {
         let warp = range.start + slot;
         let first = self.fetch(warp)?;
         self.warps[warp].state = WarpState::Active;
-        self.warps[warp].pc += first.length;
         pipeline.observed.warp_pc = first.address as u32;
         pipeline.observed.warp_id = slot as u16;
         scheduler.issuing = Some((first, 1));

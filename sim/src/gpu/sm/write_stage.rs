@@ -6,17 +6,20 @@
 
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::sm::subset_decoder::op;
-use flexpmu_isa::g80::{HalfReg, Instruction, Reg};
+use flexpmu_isa::g80::{flags, HalfReg, Instruction, Reg};
 
+use super::read_stage::op_class;
 use super::timing::{self, Timing};
 use super::{Pipeline, PmuRead, Records, Sm, SmError, WarpState, PASSES};
-use crate::gpu::iss::{self, IssError};
+use crate::gpu::iss::{self, IssError, WarpContext};
 
 /// A pass on its way through execute to write (side band).
 #[derive(Clone, PartialEq, Eq)]
 pub(super) struct PassTag {
     pub(super) warp: usize,
     pub(super) address: usize,
+    /// Words of the instruction.
+    pub(super) length: usize,
     pub(super) instruction: Instruction,
     pub(super) op: u64,
     pub(super) pass: u32,
@@ -134,6 +137,15 @@ impl Sm {
                         .write_u32(results[lane], tag.store[lane])
                         .map_err(memory_error)?;
                 }
+                op::ISET if write => {
+                    let state = &mut self.threads[thread];
+                    iss::write32(&mut state.regs, Reg(dest), results[lane]);
+                    // The write stage stores the flags (FlexGripPlus:
+                    // `compute_pred_flags`), from the compare's result.
+                    if let Instruction::Iset { cc: Some(cc), .. } = tag.instruction {
+                        state.cc[usize::from(cc)] = flags::of_iset_result(results[lane]);
+                    }
+                }
                 _ if write => {
                     iss::write32(&mut self.threads[thread].regs, Reg(dest), results[lane])
                 }
@@ -169,14 +181,38 @@ impl Sm {
                 Timing::FlexGripPlus => timing::CHECKER_CYCLES,
                 Timing::Simple => 0,
             };
-            // The decoded op decides (a faulty decoder's, in a campaign).
-            let state = if tag.op == op::RET {
+            // The decoded op decides (a faulty decoder's, in a campaign):
+            // the instruction's control flow acts only under its own op.
+            let flow = match tag.op {
+                op::RET => Instruction::Ret,
+                code if code == op_class(&tag.instruction) => tag.instruction,
+                _ => Instruction::Nop,
+            };
+            let warp = &mut self.warps[tag.warp];
+            let context = warp.context;
+            let taken =
+                iss::branch_taken(&flow, warp.flow.mask, context.first_thread, &self.threads);
+            let warp = &mut self.warps[tag.warp];
+            warp.pc = warp
+                .flow
+                .retire(&flow, tag.address, tag.length, taken)
+                .map_err(|source| IssError::Flow {
+                    warp: WarpContext {
+                        address: tag.address,
+                        active: warp.flow.mask,
+                        ..context
+                    },
+                    address: tag.address,
+                    instruction: tag.instruction,
+                    source,
+                })?;
+            let state = if warp.flow.finished {
                 WarpState::Finished
             } else {
                 WarpState::Ready
             };
             let at = pipeline.write_free_at.max(cycle) + 1 + checker;
-            self.warps[tag.warp].release = Some((at, state));
+            warp.release = Some((at, state));
         }
         Ok(())
     }
