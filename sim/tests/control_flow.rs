@@ -228,6 +228,21 @@ fn runaway_loops_and_divergent_returns_are_errors() {
         Err(SmError::Timeout(5_000))
     ));
     assert_eq!(sm, "the kernel did not finish within 200000 cycles");
+    // Without a cycle limit, the SM takes its bound from the ISS, which
+    // gives up on a loop that never ends at once.
+    let unbounded = Sm::new(
+        &Iss::new(Geometry::threads(32).unwrap(), &[], GlobalMemory::new()).unwrap(),
+        &forever,
+        SmConfig::default(),
+    );
+    assert!(
+        matches!(
+            unbounded,
+            Err(SmError::Architectural(IssError::StepLimit { .. }))
+        ),
+        "{:?}",
+        unbounded.err()
+    );
     // RET on the odd threads only, before they reconverge.
     let divergent_ret = assemble(
         "I2I.U32.U16 R1, R0L\nSHL R2, R1, 0x1f\nISET.U32.C0 R127, R2, R63, NE\nSSY j\n@C0.NE BRA odd\nBRA j\nodd: RET\nj: NOP.JOIN\nRET",

@@ -131,7 +131,8 @@ pub struct SmConfig {
     /// Give up if the kernel has not finished after this many cycles.
     /// `None`: a bound derived from the program and the launch (without
     /// backward branches each warp runs at most every instruction once;
-    /// with them, as many warp instructions as the ISS's step limit).
+    /// with them, twice the warp instructions the reference ISS executes,
+    /// and a loop the ISS gives up on is an error at once).
     pub max_cycles: Option<u64>,
     /// Keep the PMU's input ports of every cycle ([`SmRun::pmu_ports`]).
     pub record_pmu_ports: bool,
@@ -221,6 +222,9 @@ pub struct Sm {
     rounds: Vec<Range<usize>>,
     threads_per_block: u64,
     params: u64,
+    /// Warp instructions the launch executes, when the program loops (the
+    /// reference ISS's count), for the default cycle bound.
+    loop_instructions: Option<u64>,
 }
 
 /// What a run shows its caller in every cycle.
@@ -369,6 +373,22 @@ impl Sm {
             warps,
             segments,
         } = iss.launch_state();
+        // A program that loops runs as long as its loops do: the ISS
+        // counts its warp instructions for the default bound, and stops a
+        // loop that never ends quickly. (Its PMU reads are 0 here; any
+        // other error is left for the run to report.)
+        let loop_instructions = if config.max_cycles.is_none() && loops(program) {
+            let mut probe = iss.clone();
+            match probe.run(program, |_, event| {
+                (event.command == flexpmu_isa::PmuCommand::Idl).then_some(0)
+            }) {
+                Ok(result) => Some(result.warp_instructions),
+                Err(error @ IssError::StepLimit { .. }) => return Err(error.into()),
+                Err(_) => None,
+            }
+        } else {
+            None
+        };
         let per_round = (config.blocks_per_core * warps_per_block) as usize;
         let rounds = (0..warps.len())
             .step_by(per_round)
@@ -394,6 +414,7 @@ impl Sm {
             rounds,
             threads_per_block: u64::from(geometry.threads_per_block()),
             params: iss.params().len() as u64,
+            loop_instructions,
             config,
         })
     }
@@ -414,6 +435,7 @@ impl Sm {
             rounds: self.rounds.clone(),
             threads_per_block: self.threads_per_block,
             params: self.params,
+            loop_instructions: self.loop_instructions,
         })
     }
 
@@ -586,10 +608,11 @@ impl Sm {
     fn default_max_cycles(&self) -> u64 {
         let per_pass = 120 + self.config.memory_cycles;
         let setup: u64 = (0..self.rounds.len()).map(|r| self.idle_before(r)).sum();
-        let warp_instructions = if loops(&self.program) {
-            crate::gpu::iss::DEFAULT_STEP_LIMIT
-        } else {
-            (self.warps.len() as u64).saturating_mul(self.program.len() as u64 + 1)
+        let warp_instructions = match self.loop_instructions {
+            // Twice the ISS's count: its reads were 0, the SM's are not.
+            Some(count) => count.saturating_mul(2),
+            None if loops(&self.program) => crate::gpu::iss::DEFAULT_STEP_LIMIT,
+            None => (self.warps.len() as u64).saturating_mul(self.program.len() as u64 + 1),
         };
         warp_instructions
             .saturating_mul(u64::from(PASSES) * per_pass)
