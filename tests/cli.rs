@@ -893,7 +893,7 @@ fn validate_flags_a_wrong_formula_and_refuses_bad_input() {
     let out = flexpmu(&["validate", "bad.sass"], dir.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("bad.sass: line 2: expected a loop count 0..1000000, found `two`"),
+        stderr(&out).contains("error: bad.sass:2: expected a loop count 0..1000000, found `two`"),
         "{}",
         stderr(&out)
     );

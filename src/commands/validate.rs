@@ -57,7 +57,7 @@ pub fn validate(args: &ValidateArgs) -> Result<ExitCode> {
     }
     let rbes = files
         .iter()
-        .map(|path| rbe::load(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display())))
+        .map(|path| rbe::load(path).map_err(anyhow::Error::from))
         .collect::<Result<Vec<_>>>()?;
     let total: usize = rbes.iter().map(|r| r.points.len()).sum();
     let bar = if args.json {

@@ -95,12 +95,8 @@ pub struct EventReport {
 /// Why validation could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ValidateError {
-    #[error("{}: {source}", .path.display())]
-    Rbe {
-        path: std::path::PathBuf,
-        #[source]
-        source: RbeError,
-    },
+    #[error(transparent)]
+    Rbe(#[from] RbeError),
     #[error("{rbe} at N = {n}: the ISS stopped: {source}")]
     Iss {
         rbe: String,
@@ -237,15 +233,10 @@ pub fn validate(
             for ((expect, points), (count, iss)) in
                 rbe.expects.iter().zip(&mut measured).zip(counts)
             {
-                let expected = expect
-                    .evaluate(Launch {
-                        n,
-                        threads: rbe.threads,
-                    })
-                    .map_err(|source| ValidateError::Rbe {
-                        path: rbe.path.clone(),
-                        source,
-                    })?;
+                let expected = expect.evaluate(Launch {
+                    n,
+                    threads: rbe.threads,
+                })?;
                 points.push(Point {
                     n,
                     expected,

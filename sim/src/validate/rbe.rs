@@ -40,6 +40,8 @@ pub const MAX_N: u32 = 1_000_000;
 /// One `expect` line.
 #[derive(Clone, Debug)]
 pub struct Expect {
+    /// The rbe file, for messages.
+    pub file: String,
     pub counter: u8,
     /// As written.
     pub formula: String,
@@ -76,6 +78,7 @@ impl Expect {
         self.tree
             .eval_int_with_context(&context)
             .map_err(|e| RbeError::Formula {
+                file: self.file.clone(),
                 line: self.line,
                 formula: self.formula.clone(),
                 reason: e.to_string(),
@@ -111,23 +114,29 @@ pub enum RbeError {
     Read(#[from] ReadError),
     #[error(transparent)]
     Asm(#[from] AsmError),
-    #[error("line {line}: {reason}")]
-    Header { line: usize, reason: String },
-    #[error("line {line}: formula `{formula}`: {reason}")]
+    #[error("{file}:{line}: {reason}")]
+    Header {
+        file: String,
+        line: usize,
+        reason: String,
+    },
+    #[error("{file}:{line}: formula `{formula}`: {reason}")]
     Formula {
+        file: String,
         line: usize,
         formula: String,
         reason: String,
     },
-    #[error("no `# expect CNTk = FORMULA` line: an rbe states what it expects")]
-    NoExpect,
-    #[error("no `# points N = ...` line: an rbe lists the loop counts to run")]
-    NoPoints,
+    #[error("{0}: no `# expect CNTk = FORMULA` line: an rbe states what it expects")]
+    NoExpect(String),
+    #[error("{0}: no `# points N = ...` line: an rbe lists the loop counts to run")]
+    NoPoints(String),
 }
 
 /// Parses an rbe's source; `path` names it.
 pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
-    let program = assemble(source, &path.display().to_string())?.values();
+    let file = path.display().to_string();
+    let program = assemble(source, &file)?.values();
     let mut expects = Vec::new();
     let mut points = None;
     let mut threads = 32;
@@ -137,7 +146,11 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
             continue;
         };
         let header = header.trim();
-        let header_error = |reason: String| RbeError::Header { line, reason };
+        let header_error = |reason: String| RbeError::Header {
+            file: file.clone(),
+            line,
+            reason,
+        };
         let (keyword, rest) = header
             .split_once(char::is_whitespace)
             .unwrap_or((header, ""));
@@ -162,11 +175,13 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
                 let formula = formula.trim().to_string();
                 let tree =
                     evalexpr::build_operator_tree(&formula).map_err(|e| RbeError::Formula {
+                        file: file.clone(),
                         line,
                         formula: formula.clone(),
                         reason: e.to_string(),
                     })?;
                 expects.push(Expect {
+                    file: file.clone(),
                     counter: k,
                     formula,
                     line,
@@ -220,9 +235,9 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
         }
     }
     if expects.is_empty() {
-        return Err(RbeError::NoExpect);
+        return Err(RbeError::NoExpect(file));
     }
-    let points = points.ok_or(RbeError::NoPoints)?;
+    let points = points.ok_or_else(|| RbeError::NoPoints(file.clone()))?;
     let rbe = Rbe {
         path: path.to_path_buf(),
         name: path
@@ -293,26 +308,29 @@ mod tests {
         for (header, message) in [
             (
                 "# expect CNT16 = N\n# points N = 1",
-                "line 1: expected a counter CNT0..CNT15, found `CNT16`",
+                "x.sass:1: expected a counter CNT0..CNT15, found `CNT16`",
             ),
             (
                 "# expect CNT1 = N +\n# points N = 1",
-                "line 1: formula `N +`",
+                "x.sass:1: formula `N +`",
             ),
-            ("# expect CNT1 = M\n# points N = 1", "line 1: formula `M`"),
+            ("# expect CNT1 = M\n# points N = 1", "x.sass:1: formula `M`"),
             (
                 "# expect CNT1 = N\n# points N = 1, x",
-                "line 2: expected a loop count 0..1000000, found `x`",
+                "x.sass:2: expected a loop count 0..1000000, found `x`",
             ),
             (
                 "# expect CNT1 = N\n# points N = 1\n# threads 513",
-                "line 3: expected a thread count 1..512",
+                "x.sass:3: expected a thread count 1..512",
             ),
-            ("# points N = 1", "no `# expect CNTk = FORMULA` line"),
-            ("# expect CNT1 = N", "no `# points N = ...` line"),
+            (
+                "# points N = 1",
+                "x.sass: no `# expect CNTk = FORMULA` line",
+            ),
+            ("# expect CNT1 = N", "x.sass: no `# points N = ...` line"),
             (
                 "# expect CNT1 = N\n# expect CNT1 = 2\n# points N = 1",
-                "line 2: CNT1 is expected twice",
+                "x.sass:2: CNT1 is expected twice",
             ),
         ] {
             let err = rbe(header).unwrap_err().to_string();
