@@ -1,12 +1,14 @@
-//! The PMEVENT disassembler: lists the words of a hex word list (read here)
-//! or of a `TP_instructions.vhd` ROM (read by [`crate::tp_rom`]), decoding
-//! PMEVENTs, showing the rest of the FlexGripPlus ISA as raw words and
-//! flagging oddities as [`Issue`]s.
+//! The disassembler: lists the words of a hex word list (read here) or of
+//! a `TP_instructions.vhd` ROM (read by [`crate::tp_rom`]), decoding
+//! PMEVENTs and the instructions of the G80 subset ([`crate::g80`]),
+//! showing the rest of the FlexGripPlus ISA as raw words and flagging
+//! oddities as [`Issue`]s.
 //!
 //! Addresses in listings are word indices, i.e. the instruction pointer
 //! values of the `TP_instructions` ROM (`when N =>`).
 
 use crate::asm::{comment_pmevent, Program};
+use crate::g80;
 use crate::pmevent::{self, IsaError, Pmevent};
 use crate::rom::{parse_hex_words, RomError, RomWord};
 use crate::source::{read_text, MAX_PROGRAM_BYTES};
@@ -42,8 +44,10 @@ pub struct Entry {
 pub enum EntryKind {
     /// A valid PMEVENT.
     Pmevent(Pmevent),
-    /// Any other instruction (the base ISA is not decoded), including a
-    /// malformed word in the PMEVENT space, which gets an [`Issue`].
+    /// An instruction of the G80 subset (not a PMEVENT).
+    Instruction(g80::Instruction),
+    /// Any other instruction of the base ISA, including a malformed word
+    /// in the PMEVENT space, which gets an [`Issue`].
     Raw,
 }
 
@@ -74,11 +78,12 @@ impl fmt::Display for Issue {
 }
 
 impl Entry {
-    /// `PMEVENT CNT0, CNT`, `raw 0x2102e800` or
-    /// `raw 0x10004205 0x0023c780 (64-bit)`.
+    /// `PMEVENT CNT0, CNT`, `IADD32 R0, g[0x4], R2`, `raw 0x4000e800` or
+    /// `raw 0x4000e801 0x0023c780 (64-bit)`.
     pub fn text(&self) -> String {
         match (self.kind, self.words.as_slice()) {
             (EntryKind::Pmevent(event), _) => event.to_string(),
+            (EntryKind::Instruction(instruction), _) => instruction.to_string(),
             (EntryKind::Raw, [low, high]) => format!("raw 0x{low:08x} 0x{high:08x} (64-bit)"),
             (EntryKind::Raw, [low]) if word::is_long_instruction(*low) => {
                 format!("raw 0x{low:08x} (64-bit, truncated)")
@@ -114,6 +119,8 @@ pub fn disassemble(words: &[RomWord]) -> Listing {
                 Ok(event) => kind = EntryKind::Pmevent(event),
                 Err(err) => issues.push(Issue::InvalidPmevent(err)),
             }
+        } else if let Ok((instruction, _)) = g80::decode(&entry_words, 0) {
+            kind = EntryKind::Instruction(instruction);
         }
         // Catches comments that drifted off their word, as in the OCR'd
         // appendix, or a hand-edited word whose comment was not updated.
@@ -201,12 +208,21 @@ pub fn render(listing: &Listing) -> String {
             hex.join(" "),
             entry.text()
         );
-        // A PMEVENT's comment is shown only when it says more than the
-        // mnemonic itself.
+        // A comment is shown only for what it says beyond the mnemonic
+        // (the assembler's comments start with it: `MNEMONIC; comment`).
         if let Some(comment) = &entry.comment {
-            let redundant = matches!(entry.kind, EntryKind::Pmevent(event)
-                if comment_pmevent(comment) == Some(event));
-            if !redundant {
+            let comment = match entry.kind {
+                EntryKind::Pmevent(event) if comment_pmevent(comment) == Some(event) => "",
+                EntryKind::Instruction(_) => {
+                    let text = entry.text();
+                    match comment.strip_prefix(text.as_str()) {
+                        Some(rest) => rest.trim_start_matches(';').trim_start(),
+                        None => comment.as_str(),
+                    }
+                }
+                _ => comment.as_str(),
+            };
+            if !comment.is_empty() {
                 let _ = write!(out, "  # {comment}");
             }
         }
@@ -242,12 +258,8 @@ mod tests {
         assert_eq!(listing.entries[1].line, Some(2));
         let table = render(&list_program(&program));
         assert!(table.contains("   0  70000800           PMEVENT CNT0, CNT\n"));
-        assert!(table.contains(
-            "  16  10004205 0023c780  raw 0x10004205 0x0023c780 (64-bit)  # MOV.U16 R0H, g[0x1].U16\n"
-        ));
-        assert!(
-            table.contains("  24  2102e800           raw 0x2102e800  # IADD32 R0, g[0x4], R2\n")
-        );
+        assert!(table.contains("  16  10004205 0023c780  MOV.U16 R0H, g[0x1].U16\n"));
+        assert!(table.contains("  24  2102e800           IADD32 R0, g[0x4], R2\n"));
         assert!(table.contains("  34  70001814           PMEVENT CNT0, R5, IDL\n"));
     }
 

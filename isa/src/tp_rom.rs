@@ -301,7 +301,7 @@ mod tests {
             .iter()
             .filter_map(|entry| match entry.kind {
                 EntryKind::Pmevent(event) => Some(event),
-                EntryKind::Raw => None,
+                _ => None,
             })
             .collect()
     }
