@@ -193,12 +193,21 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
             (vec![pmevent::encode(&event)], comment)
         } else if has_hex_prefix(mnemonic) {
             (parse_raw(&code, &at)?, comment)
-        } else if g80::parse::is_mnemonic(mnemonic) {
+        } else {
             let label = |name: &str| labels.get(name).copied();
-            let instruction = g80::parse::parse(&code, &label).map_err(|err| AsmError::Syntax {
-                at: at.clone(),
-                expected: err.expected,
-                found: err.found,
+            let instruction = g80::parse::parse(&code, &label).map_err(|err| {
+                if err.expected == g80::parse::UNKNOWN {
+                    AsmError::UnknownMnemonic {
+                        at: at.clone(),
+                        found: mnemonic.to_string(),
+                    }
+                } else {
+                    AsmError::Syntax {
+                        at: at.clone(),
+                        expected: err.expected,
+                        found: err.found,
+                    }
+                }
             })?;
             // The canonical mnemonic labels the words in listings.
             let text = match comment {
@@ -206,11 +215,6 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
                 None => instruction.to_string(),
             };
             (g80::encode::instruction(&instruction), Some(text))
-        } else {
-            return Err(AsmError::UnknownMnemonic {
-                at,
-                found: mnemonic.to_string(),
-            });
         };
         let long = words.len() == 2;
         for (position, value) in words.into_iter().enumerate() {

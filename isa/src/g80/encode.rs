@@ -16,20 +16,21 @@ pub const NOP: [u32; 2] = [0xf000_0001, 0xe000_0001];
 /// `NOP.JOIN`.
 pub const NOP_JOIN: [u32; 2] = [0xf000_0001, 0xe000_0002];
 
-/// `form` with its operand fields set to `operands`.
-fn with(form: &Form, operands: &[(Field, u8)]) -> u64 {
-    operands.iter().fold(
-        form.template & !form.operands,
-        |value, &(field, operand)| value | field.place(u64::from(operand)),
-    )
-}
-
 /// `form` with its operand fields set to `operands` (wide values).
 fn with_wide(form: &Form, operands: &[(Field, u64)]) -> u64 {
     operands.iter().fold(
         form.template & !form.operands,
         |value, &(field, operand)| value | field.place(operand),
     )
+}
+
+/// [`with_wide`] for 8-bit operands.
+fn with(form: &Form, operands: &[(Field, u8)]) -> u64 {
+    let wide: Vec<(Field, u64)> = operands
+        .iter()
+        .map(|&(field, operand)| (field, u64::from(operand)))
+        .collect();
+    with_wide(form, &wide)
 }
 
 /// Low word first.

@@ -21,29 +21,9 @@ fn error(expected: &'static str, found: &str) -> ParseError {
     }
 }
 
-/// Whether `mnemonic` (the first token of a line) names an instruction of
-/// the subset other than PMEVENT.
-pub fn is_mnemonic(mnemonic: &str) -> bool {
-    let upper = mnemonic.to_ascii_uppercase();
-    upper.starts_with('@')
-        || upper.starts_with("ISET.")
-        || [
-            "MOV.U16",
-            "I2I.U32.U16",
-            "IMAD.U16",
-            "SHL",
-            "IADD32",
-            "IADD32I",
-            "GLD.U32",
-            "GST.U32",
-            "BRA",
-            "SSY",
-            "RET",
-            "NOP",
-            "NOP.JOIN",
-        ]
-        .contains(&upper.as_str())
-}
+/// What a [`ParseError`] expects when the mnemonic names no instruction of
+/// the subset.
+pub const UNKNOWN: &str = "an instruction of the subset";
 
 /// The words `text` will take (before its labels are known).
 pub fn words_of(text: &str) -> usize {
@@ -201,7 +181,7 @@ pub fn parse(text: &str, label: &dyn Fn(&str) -> Option<usize>) -> Result<Instru
                 _ => Instruction::NopJoin,
             })
         }
-        _ => Err(error("an instruction of the subset", mnemonic)),
+        _ => Err(error(UNKNOWN, mnemonic)),
     }
 }
 

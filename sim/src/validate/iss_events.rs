@@ -39,19 +39,33 @@ pub struct IssEvents {
     read: [Option<u64>; 16],
 }
 
-/// Whether the ISS sees the event of channel `counter`, and on which side.
-fn side(counter: u8) -> Option<bool> {
-    // Some(true): issue side; Some(false): completion side.
+/// The events the ISS sees: one per warp instruction issued, or per pass
+/// (all four, or those with an active lane) of the instructions that
+/// write a register, store or load.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Seen {
+    Issue,
+    Pass,
+    RegisterWrite,
+    Store,
+    Load,
+}
+
+/// The event of channel `counter`, if the ISS sees it.
+fn seen(counter: u8) -> Option<Seen> {
     match MONITOR_MAP[usize::from(counter)].name {
-        "warp_issue" => Some(true),
-        "execute_pass" | "sm_register_write" | "sm_global_store" | "sm_global_load" => Some(false),
+        "warp_issue" => Some(Seen::Issue),
+        "execute_pass" => Some(Seen::Pass),
+        "sm_register_write" => Some(Seen::RegisterWrite),
+        "sm_global_store" => Some(Seen::Store),
+        "sm_global_load" => Some(Seen::Load),
         _ => None,
     }
 }
 
 /// Whether the ISS can count channel `counter`'s event.
 pub fn visible(counter: u8) -> bool {
-    side(counter).is_some()
+    seen(counter).is_some()
 }
 
 impl Default for IssEvents {
@@ -103,19 +117,19 @@ impl IssEvents {
             let k = usize::from(counter);
             let after = self.state[k];
             let before = self.before[k].take().unwrap_or(after);
-            let Some(issue_side) = side(counter) else {
+            let Some(seen) = seen(counter) else {
                 continue;
             };
-            let counting = if issue_side { before } else { after } == State::Counting;
-            if counting {
-                self.count[k] += match MONITOR_MAP[k].name {
-                    "warp_issue" => 1,
-                    "execute_pass" => u64::from(PASSES),
-                    "sm_register_write" if writes => passes,
-                    "sm_global_store" if matches!(instruction, Instruction::GstU32 { .. }) => {
-                        passes
-                    }
-                    "sm_global_load" if matches!(instruction, Instruction::GldU32 { .. }) => passes,
+            // An issue counts under the state before the instruction's own
+            // command, a pass under the state after it.
+            let state = if seen == Seen::Issue { before } else { after };
+            if state == State::Counting {
+                self.count[k] += match seen {
+                    Seen::Issue => 1,
+                    Seen::Pass => u64::from(PASSES),
+                    Seen::RegisterWrite if writes => passes,
+                    Seen::Store if matches!(instruction, Instruction::GstU32 { .. }) => passes,
+                    Seen::Load if matches!(instruction, Instruction::GldU32 { .. }) => passes,
                     _ => 0,
                 };
             }

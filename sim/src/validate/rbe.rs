@@ -59,7 +59,7 @@ pub struct Launch {
 
 impl Launch {
     pub fn warps(&self) -> u32 {
-        self.threads.div_ceil(32)
+        self.threads.div_ceil(crate::gpu::iss::WARP_SIZE)
     }
 }
 

@@ -188,20 +188,18 @@ impl Sm {
                 code if code == op_class(&tag.instruction) => tag.instruction,
                 _ => Instruction::Nop,
             };
-            let warp = &mut self.warps[tag.warp];
-            let context = warp.context;
+            let context = WarpContext {
+                active: self.warps[tag.warp].flow.mask,
+                ..self.context(tag.warp, tag.address)
+            };
             let taken =
-                iss::branch_taken(&flow, warp.flow.mask, context.first_thread, &self.threads);
+                iss::branch_taken(&flow, context.active, context.first_thread, &self.threads);
             let warp = &mut self.warps[tag.warp];
             warp.pc = warp
                 .flow
                 .retire(&flow, tag.address, tag.length, taken)
                 .map_err(|source| IssError::Flow {
-                    warp: WarpContext {
-                        address: tag.address,
-                        active: warp.flow.mask,
-                        ..context
-                    },
+                    warp: context,
                     address: tag.address,
                     instruction: tag.instruction,
                     source,
