@@ -331,10 +331,10 @@ fn bench_json_names_every_engine() {
     assert_eq!(
         names,
         [
-            "native",
+            "rust-hdl",
             "compiled",
             "compiled-fst",
-            "native-vcd",
+            "rust-hdl-vcd",
             "rust-hdl-simulation",
             "verilator",
             "verilator-rust-hdl",
@@ -398,12 +398,7 @@ fn asm_writes_a_rom_ghdl_accepts_and_disasm_reads_it_back() {
 fn checked_in_exports_are_current() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = flexpmu(
-        &[
-            "export",
-            "--check",
-            "--native",
-            "sim/src/engine/compiled/native",
-        ],
+        &["export", "--check", "--rust", "generated_rust/src/designs"],
         repo,
     );
     assert_eq!(

@@ -18,11 +18,13 @@ use flexpmu_sim::engine::{CycleDriver, SimError};
 /// The engines `flexpmu bench` measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-pub enum Engine {
-    /// The native cycle driver.
-    Native,
-    /// The native cycle driver streaming every signal to a VCD.
-    NativeVcd,
+pub enum BenchEngine {
+    /// rust-hdl's blocks under flexpmu's cycle driver.
+    #[cfg_attr(feature = "clap", value(alias = "native"))]
+    RustHdl,
+    /// The same, streaming every signal to a VCD.
+    #[cfg_attr(feature = "clap", value(alias = "native-vcd"))]
+    RustHdlVcd,
     /// rust-hdl's own threaded `Simulation`.
     RustHdlSimulation,
     /// The Verilog export compiled by Verilator (-O2).
@@ -39,31 +41,31 @@ pub enum Engine {
     CompiledFst,
 }
 
-impl Engine {
-    pub const ALL: [Engine; 9] = [
-        Engine::Native,
-        Engine::NativeVcd,
-        Engine::RustHdlSimulation,
-        Engine::Verilator,
-        Engine::VerilatorRustHdl,
-        Engine::SmSlice,
-        Engine::Compiled,
-        Engine::SmSliceCompiled,
-        Engine::CompiledFst,
+impl BenchEngine {
+    pub const ALL: [BenchEngine; 9] = [
+        BenchEngine::RustHdl,
+        BenchEngine::RustHdlVcd,
+        BenchEngine::RustHdlSimulation,
+        BenchEngine::Verilator,
+        BenchEngine::VerilatorRustHdl,
+        BenchEngine::SmSlice,
+        BenchEngine::Compiled,
+        BenchEngine::SmSliceCompiled,
+        BenchEngine::CompiledFst,
     ];
 
     /// Its name in tables, JSON and on the command line.
     pub fn name(self) -> &'static str {
         match self {
-            Engine::Native => "native",
-            Engine::NativeVcd => "native-vcd",
-            Engine::RustHdlSimulation => "rust-hdl-simulation",
-            Engine::Verilator => "verilator",
-            Engine::VerilatorRustHdl => "verilator-rust-hdl",
-            Engine::SmSlice => "sm-slice",
-            Engine::Compiled => "compiled",
-            Engine::SmSliceCompiled => "sm-slice-compiled",
-            Engine::CompiledFst => "compiled-fst",
+            BenchEngine::RustHdl => "rust-hdl",
+            BenchEngine::RustHdlVcd => "rust-hdl-vcd",
+            BenchEngine::RustHdlSimulation => "rust-hdl-simulation",
+            BenchEngine::Verilator => "verilator",
+            BenchEngine::VerilatorRustHdl => "verilator-rust-hdl",
+            BenchEngine::SmSlice => "sm-slice",
+            BenchEngine::Compiled => "compiled",
+            BenchEngine::SmSliceCompiled => "sm-slice-compiled",
+            BenchEngine::CompiledFst => "compiled-fst",
         }
     }
 }
@@ -75,7 +77,7 @@ pub struct EngineResult {
     pub cycles: u64,
     pub seconds: f64,
     pub cycles_per_s: f64,
-    /// Settle passes per cycle (native engines only).
+    /// Settle passes per cycle (the cycle driver only).
     pub passes_per_cycle: Option<f64>,
     /// Growth of the process' peak resident memory during the run.
     pub peak_rss_growth_kib: u64,
@@ -140,8 +142,8 @@ pub fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-fn native_run(
-    engine: Engine,
+fn driver_run(
+    engine: BenchEngine,
     toggles: u64,
     vcd: Option<&Path>,
     progress: &mut dyn FnMut(u64),
@@ -209,9 +211,9 @@ fn compiled_run(
     use flexpmu_sim::engine::compiled::trace::{CompiledTrace, TracePlan};
     use flexpmu_sim::engine::compiled::CompiledSim;
     let name = if fst.is_some() {
-        Engine::CompiledFst.name()
+        BenchEngine::CompiledFst.name()
     } else {
-        Engine::Compiled.name()
+        BenchEngine::Compiled.name()
     };
     let rss_before = peak_rss_kib();
     let design = flexpmu_export::registry::get("pmu")
@@ -298,18 +300,18 @@ fn compiled_run(
     })
 }
 
-/// The native cycle driver without a waveform.
-pub fn native(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineResult, BenchError> {
-    native_run(Engine::Native, toggles, None, progress)
+/// rust-hdl's blocks under the cycle driver, without a waveform.
+pub fn rust_hdl(toggles: u64, progress: &mut dyn FnMut(u64)) -> Result<EngineResult, BenchError> {
+    driver_run(BenchEngine::RustHdl, toggles, None, progress)
 }
 
-/// The native cycle driver streaming a VCD to `path`.
-pub fn native_vcd(
+/// rust-hdl's blocks under the cycle driver, streaming a VCD to `path`.
+pub fn rust_hdl_vcd(
     toggles: u64,
     path: &Path,
     progress: &mut dyn FnMut(u64),
 ) -> Result<EngineResult, BenchError> {
-    native_run(Engine::NativeVcd, toggles, Some(path), progress)
+    driver_run(BenchEngine::RustHdlVcd, toggles, Some(path), progress)
 }
 
 /// Blocks of the SM-slice workload: 8 of 512 threads (128 warps, four
@@ -320,12 +322,13 @@ pub const SM_BENCH_BLOCKS: u16 = 8;
 /// compiled one for `sm-slice-compiled`, and the behavioural units)
 /// running the appendix-A kernel on [`SM_BENCH_BLOCKS`] blocks of 512
 /// threads; the run must compute C = A + B and match the reference ISS.
-pub fn sm_slice(program: &[u32], engine: Engine) -> Result<EngineResult, BenchError> {
+pub fn sm_slice(program: &[u32], engine: BenchEngine) -> Result<EngineResult, BenchError> {
+    use flexpmu_sim::engine::Engine;
     use flexpmu_sim::gpu::iss::Geometry;
-    use flexpmu_sim::gpu::sm::{CoreEngine, Sm, SmConfig};
+    use flexpmu_sim::gpu::sm::{Sm, SmConfig};
     let core = match engine {
-        Engine::SmSliceCompiled => CoreEngine::Compiled,
-        _ => CoreEngine::RustHdl,
+        BenchEngine::SmSliceCompiled => Engine::Compiled,
+        _ => Engine::RustHdl,
     };
     use flexpmu_sim::gpu::vector_add::VectorAdd;
     let failed = |what: String| BenchError::Stock(format!("sm-slice: {what}"));
@@ -396,9 +399,9 @@ pub fn rust_hdl_simulation(toggles: u64) -> Result<EngineResult, BenchError> {
     let counts = rx.recv().map_err(|_| {
         BenchError::Stock("rust-hdl Simulation: the testbench ended without a result".into())
     })?;
-    check_counts(Engine::RustHdlSimulation.name(), &counts, toggles)?;
+    check_counts(BenchEngine::RustHdlSimulation.name(), &counts, toggles)?;
     Ok(EngineResult {
-        name: Engine::RustHdlSimulation.name().to_string(),
+        name: BenchEngine::RustHdlSimulation.name().to_string(),
         cycles,
         seconds,
         cycles_per_s: cycles as f64 / seconds,
@@ -495,9 +498,9 @@ pub fn verilator(toggles: u64, rust_hdl_verilog: bool) -> Result<EngineResult, B
         .design()
         .map_err(|e| BenchError::Stock(format!("export: {e}")))?;
     let name = if rust_hdl_verilog {
-        Engine::VerilatorRustHdl
+        BenchEngine::VerilatorRustHdl
     } else {
-        Engine::Verilator
+        BenchEngine::Verilator
     }
     .name();
     let scratch = Scratch::new(&format!("bench-{name}")).map_err(tool_error)?;

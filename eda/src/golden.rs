@@ -188,16 +188,21 @@ pub fn record_sm_kernel(
 ) -> Result<Vectors, flexpmu_sim::gpu::sm::SmError> {
     let ports = data_ports(ports);
     let mut rows = Vec::new();
+    let mut sample = |_: u64, core: &flexpmu_sim::gpu::sm::CoreSim| {
+        if let Some(core) = core.rust_hdl() {
+            rows.push(sample_ports(core, &ports));
+        }
+    };
     flexpmu_sim::gpu::sm::Sm::new(
         iss,
         program,
         flexpmu_sim::gpu::sm::SmConfig {
             // The golden vectors come from the reference engine.
-            engine: flexpmu_sim::gpu::sm::CoreEngine::RustHdl,
+            engine: flexpmu_sim::engine::Engine::RustHdl,
             ..Default::default()
         },
     )?
-    .run_observed(|core| rows.push(sample_ports(core, &ports)))?;
+    .run_observed(&mut sample)?;
     Ok(Vectors { ports, rows })
 }
 

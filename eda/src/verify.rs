@@ -96,7 +96,7 @@ pub fn verify(
     let start = Instant::now();
     let vectors = golden::record_pmu(&design.top().ports, stimulus)?;
     outcomes.push(Outcome {
-        engine: "rust-hdl (native driver)".into(),
+        engine: "rust-hdl (cycle driver)".into(),
         cycles,
         agrees: true,
         result: "produced the golden vectors".into(),

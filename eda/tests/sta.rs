@@ -201,8 +201,9 @@ fn a_liberty_file_without_power_data_is_refused() {
 /// waveform.
 #[test]
 fn sm_core_power_from_the_kernels_waveform() {
+    use flexpmu_sim::engine::Engine;
     use flexpmu_sim::gpu::iss::Geometry;
-    use flexpmu_sim::gpu::sm::{CoreEngine, Sm, SmConfig};
+    use flexpmu_sim::gpu::sm::{Sm, SmConfig};
     use flexpmu_sim::gpu::vector_add::VectorAdd;
     let scratch = Scratch::new("sta-sm-test").unwrap();
     let source = std::fs::read_to_string(
@@ -215,7 +216,7 @@ fn sm_core_power_from_the_kernels_waveform() {
     let launch = VectorAdd::new(Geometry::threads(32).unwrap());
     // The waveform comes from the rust-hdl engine.
     let config = SmConfig {
-        engine: CoreEngine::RustHdl,
+        engine: Engine::RustHdl,
         ..SmConfig::default()
     };
     let mut sm = Sm::new(&launch.iss().unwrap(), &program, config).unwrap();

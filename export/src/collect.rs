@@ -7,8 +7,8 @@ use rust_hdl::core::ast::Verilog;
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::prelude::{Block, Probe};
 
+use super::identifiers;
 use super::ir::{parse_literal, parse_number, Expr, Lowering, Stmt};
-use super::names;
 use super::{
     Body, ConstantDef, Design, Direction, ExportError, Instance, Module, Port, ResetKind, Wire,
 };
@@ -98,7 +98,7 @@ pub(crate) fn base_name(module: &Module, field: &str) -> String {
             name
         }
         (_, Some(block)) => block.clone(),
-        _ => names::flatten(field.split('$').next().unwrap_or(field)),
+        _ => identifiers::flatten(field.split('$').next().unwrap_or(field)),
     }
 }
 
@@ -301,7 +301,7 @@ impl NameTable {
     /// Names `raw` (`pmu$address` -> `pmu_address`), with a numeric
     /// suffix if another name of the block already took it.
     fn add(&mut self, raw: &str, width: usize) -> String {
-        let base = names::flatten(raw);
+        let base = identifiers::flatten(raw);
         let mut name = base.clone();
         let mut n = 1;
         while self.used.contains(&name.to_ascii_lowercase()) {

@@ -20,9 +20,9 @@ mod collect;
 pub mod flexgripplus;
 pub use flexpmu_hdl::support::reset_dff::ResetKind;
 
+pub mod identifiers;
 pub mod ir;
-pub mod names;
-pub mod naming;
+pub mod module_names;
 pub mod pmu_variant;
 pub mod registry;
 mod rust_hdl_verilog;

@@ -326,7 +326,7 @@ impl PmuVariant {
     /// (a module the registry's designs have keeps its name).
     pub fn design(&self) -> Result<Design, ExportError> {
         let local = build(&self.config, self.counter_width, "top")?;
-        crate::naming::named_extra(local, &self.module(), &format!("pmu_{}", self.name))
+        crate::registry::named_outside(local, &self.module(), &format!("pmu_{}", self.name))
     }
 }
 

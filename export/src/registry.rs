@@ -2,8 +2,11 @@
 //! what `synth --top`, `verify` and `bench` take, and what the command
 //! line's help lists.
 
+use std::sync::OnceLock;
+
 use rust_hdl::prelude::Block;
 
+use crate::module_names::{name_together, named_extra, Naming};
 use crate::{export, Design, ExportError};
 use flexpmu_hdl::hooks::decode_hook::DecodeHookOptions;
 use flexpmu_hdl::hooks::execute_hook::DEFAULT_LANES;
@@ -31,13 +34,20 @@ pub struct DesignEntry {
 
 impl DesignEntry {
     /// The design, exported to the IR the printers take, its modules
-    /// named as in the whole export set (see [`crate::naming`]).
+    /// named as in the whole export set (see [`crate::module_names`]).
     pub fn design(&self) -> Result<Design, ExportError> {
-        crate::naming::named_design(self)
+        let index = DESIGNS
+            .iter()
+            .position(|d| std::ptr::eq(d, self) || d.name == self.name)
+            .expect("a registry entry");
+        match named() {
+            Ok((designs, _)) => Ok(designs[index].clone()),
+            Err(error) => Err(error.clone()),
+        }
     }
 
     /// The design exported on its own, with names local to it.
-    pub(crate) fn local_design(&self) -> Result<Design, ExportError> {
+    fn local_design(&self) -> Result<Design, ExportError> {
         (self.build)(self.module)
     }
 
@@ -180,6 +190,42 @@ pub const DESIGNS: &[DesignEntry] = &[
     ),
 ];
 
+/// Every design of the registry, exported and named together (in
+/// registry order), and the names they took.
+type Named = Result<(Vec<Design>, Naming), ExportError>;
+
+fn named() -> &'static Named {
+    static NAMED: OnceLock<Named> = OnceLock::new();
+    NAMED.get_or_init(|| {
+        // Exported designs claim names first, so names in generated_vhdl/
+        // do not depend on designs only synthesis uses.
+        let order: Vec<usize> = (0..DESIGNS.len())
+            .filter(|&i| DESIGNS[i].exported)
+            .chain((0..DESIGNS.len()).filter(|&i| !DESIGNS[i].exported))
+            .collect();
+        let local = order
+            .iter()
+            .map(|&i| {
+                let entry = &DESIGNS[i];
+                Ok((entry.local_design()?, entry.module, entry.name))
+            })
+            .collect::<Result<Vec<_>, ExportError>>()?;
+        let (designs, naming) = name_together(local);
+        let mut in_registry_order: Vec<Option<Design>> = vec![None; DESIGNS.len()];
+        for (i, design) in order.into_iter().zip(designs) {
+            in_registry_order[i] = Some(design);
+        }
+        Ok((in_registry_order.into_iter().flatten().collect(), naming))
+    })
+}
+
+/// A design outside the registry (a PMU variant), named after every
+/// registry design (see [`crate::module_names`]).
+pub(crate) fn named_outside(design: Design, top: &str, label: &str) -> Result<Design, ExportError> {
+    let (_, naming) = named().as_ref().map_err(Clone::clone)?;
+    named_extra(naming, design, top, label)
+}
+
 /// Looks a design up by its name or its module name.
 pub fn find(name: &str) -> Option<&'static DesignEntry> {
     DESIGNS.iter().find(|d| d.name == name || d.module == name)
@@ -189,6 +235,17 @@ pub fn find(name: &str) -> Option<&'static DesignEntry> {
 /// itself uses, such as `"pmu"`).
 pub fn get(name: &str) -> &'static DesignEntry {
     find(name).unwrap_or_else(|| panic!("`{name}` is not a registered design"))
+}
+
+/// The designs the compiled engine runs from generated Rust (checked in,
+/// `generated_rust/`): those flexpmu runs at length — the PMU (`sim`,
+/// `verify`, `bench`) and the SM core (`run`, `demo`, `faults`,
+/// `validate`, `bench`). Every other design runs on the evaluation loop.
+pub const GENERATED_RUST: &[&str] = &["pmu", "sm-core"];
+
+/// The designs of [`GENERATED_RUST`], in that order.
+pub fn generated_rust() -> impl Iterator<Item = &'static DesignEntry> {
+    GENERATED_RUST.iter().map(|name| get(name))
 }
 
 /// The designs `flexpmu export` writes, in order.
@@ -211,5 +268,7 @@ mod tests {
             assert_eq!(find(a.name).map(|d| d.module), Some(a.module));
             assert_eq!(find(a.module).map(|d| d.name), Some(a.name));
         }
+        // Generated Rust is written for exported designs only.
+        assert!(generated_rust().all(|d| d.exported));
     }
 }

@@ -353,7 +353,7 @@ impl Generator {
 /// register, condition code and memory word equals the ISS's.
 #[test]
 fn random_structured_programs_match_the_iss_on_both_engines() {
-    use flexpmu_sim::gpu::sm::CoreEngine;
+    use flexpmu_sim::engine::Engine;
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::StdRng::seed_from_u64(16);
     for case in 0..24 {
@@ -375,7 +375,7 @@ fn random_structured_programs_match_the_iss_on_both_engines() {
             .run(&program, |_, _| None)
             .unwrap_or_else(|e| panic!("case {case}: {e}\n{}", generator.text));
         let timing = [Timing::FlexGripPlus, Timing::Simple][case % 2];
-        let runs: Vec<_> = [CoreEngine::Compiled, CoreEngine::RustHdl]
+        let runs: Vec<_> = [Engine::Compiled, Engine::RustHdl]
             .into_iter()
             .map(|engine| {
                 let config = SmConfig {

@@ -92,7 +92,8 @@ fn waveform_is_streamed_with_hierarchy() {
 /// for byte.
 #[test]
 fn both_engines_run_a_scenario_alike() {
-    use flexpmu_sim::pmu::scenario_runner::{run_scenario_on, ScenarioEngine};
+    use flexpmu_sim::engine::Engine;
+    use flexpmu_sim::pmu::scenario_runner::run_scenario_on;
     let scn = scenario::load(
         &examples().join("thesis_fig3_1.scn"),
         &ScenarioLimits::default_pmu(),
@@ -100,10 +101,7 @@ fn both_engines_run_a_scenario_alike() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut outcomes = Vec::new();
-    for (engine, name) in [
-        (ScenarioEngine::RustHdl, "r.vcd"),
-        (ScenarioEngine::Compiled, "c.vcd"),
-    ] {
+    for (engine, name) in [(Engine::RustHdl, "r.vcd"), (Engine::Compiled, "c.vcd")] {
         let path = dir.path().join(name);
         let file = std::fs::File::create(&path).unwrap();
         let result = run_scenario_on(

@@ -8,7 +8,7 @@ use flexpmu_hdl::sm::core::sm_pmu_config;
 use flexpmu_isa::asm::{assemble, assemble_file};
 use flexpmu_sim::gpu::iss::{Geometry, IssResult};
 use flexpmu_sim::gpu::sm::timing::Timing;
-use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun, PASSES};
+use flexpmu_sim::gpu::sm::{CoreSim, Sm, SmConfig, SmError, SmRun, PASSES};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_sim::pmu::PmuModel;
 
@@ -168,12 +168,15 @@ fn decode_runs_per_pass_and_commands_once_per_instruction() {
     let mut commands = 0;
     // Observing the core's block needs the rust-hdl engine.
     let config = SmConfig {
-        engine: flexpmu_sim::gpu::sm::CoreEngine::RustHdl,
+        engine: flexpmu_sim::engine::Engine::RustHdl,
         ..SmConfig::default()
     };
+    let mut observed = 0;
     let run = Sm::new(&iss, &appendix(), config)
         .unwrap()
-        .run_observed(|core| {
+        .run_observed(&mut |_: u64, core: &CoreSim| {
+            let core = core.rust_hdl().expect("the rust-hdl engine");
+            observed += 1;
             if core.dec_done.val() {
                 handovers[core.dec_lane.val().to_u64() as usize] += 1;
                 if core.pmu_command.val().to_u64() != 0 {
@@ -183,6 +186,8 @@ fn decode_runs_per_pass_and_commands_once_per_instruction() {
             }
         })
         .unwrap();
+    // Every cycle, the final reset included, was observed.
+    assert_eq!(observed, run.cycles + 1);
     // Two warps, 34 instructions, 4 passes each; 22 PMEVENTs per warp.
     assert_eq!(handovers, [68; 4]);
     assert_eq!(commands, 2 * 22);
@@ -418,12 +423,12 @@ fn memory_latency_stalls_execute() {
 /// byte for byte: every variable of every scope, in every cycle.
 #[test]
 fn both_engines_write_the_same_waveform() {
-    use flexpmu_sim::gpu::sm::CoreEngine;
+    use flexpmu_sim::engine::Engine;
     for threads in [32, 100] {
         let launch = VectorAdd::new(Geometry::threads(threads).unwrap());
         let iss = launch.iss().unwrap();
         let mut waveforms = Vec::new();
-        for engine in [CoreEngine::RustHdl, CoreEngine::Compiled] {
+        for engine in [Engine::RustHdl, Engine::Compiled] {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("k.vcd");
             let config = SmConfig {
@@ -472,11 +477,11 @@ fn changes(path: &Path) -> std::collections::BTreeMap<String, Vec<(u64, String)>
 /// `wellen`), on either engine, in a fraction of the bytes.
 #[test]
 fn fst_waveforms_equal_the_vcd() {
-    use flexpmu_sim::gpu::sm::CoreEngine;
+    use flexpmu_sim::engine::Engine;
     let launch = VectorAdd::new(Geometry::threads(32).unwrap());
     let iss = launch.iss().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let run = |engine: CoreEngine, name: &str| {
+    let run = |engine: Engine, name: &str| {
         let path = dir.path().join(name);
         let config = SmConfig {
             engine,
@@ -493,9 +498,9 @@ fn fst_waveforms_equal_the_vcd() {
         sm.run().unwrap();
         path
     };
-    let vcd = run(CoreEngine::Compiled, "k.vcd");
-    let fst = run(CoreEngine::Compiled, "k.fst");
-    let fst_reference = run(CoreEngine::RustHdl, "r.fst");
+    let vcd = run(Engine::Compiled, "k.vcd");
+    let fst = run(Engine::Compiled, "k.fst");
+    let fst_reference = run(Engine::RustHdl, "r.fst");
     let from_vcd = changes(&vcd);
     assert!(from_vcd.len() > 500, "{} variables", from_vcd.len());
     assert_eq!(changes(&fst), from_vcd);

@@ -3,14 +3,14 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use flexpmu_eda::bench::{self, Engine};
+use flexpmu_eda::bench::{self, BenchEngine};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::embedded;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Toggling cycles for the native engines.
+    /// Toggling cycles for the PMU on flexpmu's engines and Verilator.
     #[arg(long, default_value_t = 1_000_000)]
     cycles: u64,
     /// Toggling cycles for rust-hdl's stock Simulation (slow).
@@ -18,7 +18,7 @@ pub struct BenchArgs {
     stock_cycles: u64,
     /// Run only these engines (repeatable; default: all).
     #[arg(long, value_name = "NAME")]
-    engine: Vec<Engine>,
+    engine: Vec<BenchEngine>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -32,8 +32,8 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         json,
     } = args;
     let (cycles, stock_cycles, json) = (*cycles, *stock_cycles, *json);
-    let wanted = |engine: Engine| engines.is_empty() || engines.contains(&engine);
-    // The native-vcd engine's waveform goes to a scratch directory.
+    let wanted = |engine: BenchEngine| engines.is_empty() || engines.contains(&engine);
+    // The rust-hdl-vcd engine's waveform goes to a scratch directory.
     let scratch = flexpmu_tools::Scratch::new("bench")?;
     let vcd_path = scratch.join("bench.vcd");
     let bar = |label: &str, total: u64| {
@@ -52,17 +52,17 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     };
     let mut results = Vec::new();
 
-    if wanted(Engine::Native) {
-        let pb = bar("native", cycles);
-        results.push(bench::native(cycles, &mut |c| pb.set_position(c))?);
+    if wanted(BenchEngine::RustHdl) {
+        let pb = bar("rust-hdl", cycles);
+        results.push(bench::rust_hdl(cycles, &mut |c| pb.set_position(c))?);
         pb.finish_and_clear();
     }
-    if wanted(Engine::Compiled) {
+    if wanted(BenchEngine::Compiled) {
         let pb = bar("compiled", cycles);
         results.push(bench::compiled(cycles, &mut |c| pb.set_position(c))?);
         pb.finish_and_clear();
     }
-    if wanted(Engine::CompiledFst) {
+    if wanted(BenchEngine::CompiledFst) {
         let pb = bar("compiled-fst", cycles);
         let fst_path = scratch.join("bench.fst");
         let fst = bench::compiled_fst(cycles, &fst_path, &mut |c| pb.set_position(c));
@@ -70,14 +70,14 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         let _ = std::fs::remove_file(&fst_path);
         results.push(fst?);
     }
-    if wanted(Engine::NativeVcd) {
-        let pb = bar("native-vcd", cycles);
-        let vcd = bench::native_vcd(cycles, &vcd_path, &mut |c| pb.set_position(c));
+    if wanted(BenchEngine::RustHdlVcd) {
+        let pb = bar("rust-hdl-vcd", cycles);
+        let vcd = bench::rust_hdl_vcd(cycles, &vcd_path, &mut |c| pb.set_position(c));
         pb.finish_and_clear();
         let _ = std::fs::remove_file(&vcd_path);
         results.push(vcd?);
     }
-    if wanted(Engine::RustHdlSimulation) {
+    if wanted(BenchEngine::RustHdlSimulation) {
         // The stock Simulation reports no progress; a spinner shows it runs.
         let pb = if json {
             ProgressBar::hidden()
@@ -90,8 +90,10 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
 
-    for (engine, rust_hdl_verilog) in [(Engine::Verilator, false), (Engine::VerilatorRustHdl, true)]
-    {
+    for (engine, rust_hdl_verilog) in [
+        (BenchEngine::Verilator, false),
+        (BenchEngine::VerilatorRustHdl, true),
+    ] {
         if wanted(engine) {
             let engine = engine.name();
             let pb = if json {
@@ -107,7 +109,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
             pb.finish_and_clear();
         }
     }
-    for engine in [Engine::SmSlice, Engine::SmSliceCompiled] {
+    for engine in [BenchEngine::SmSlice, BenchEngine::SmSliceCompiled] {
         if !wanted(engine) {
             continue;
         }
@@ -133,11 +135,11 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         out!("{}", String::from_utf8_lossy(&table));
         if results
             .iter()
-            .any(|r| !r.name.starts_with(Engine::SmSlice.name()))
+            .any(|r| !r.name.starts_with(BenchEngine::SmSlice.name()))
         {
             outln!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
         }
-        if wanted(Engine::SmSlice) || wanted(Engine::SmSliceCompiled) {
+        if wanted(BenchEngine::SmSlice) || wanted(BenchEngine::SmSliceCompiled) {
             outln!(
                 "sm-slice: the SM slice running appendix A on {} blocks of 512 threads, its core on rust-hdl (sm-slice) or the compiled engine (sm-slice-compiled), checked: C = A + B, equal to the reference ISS",
                 bench::SM_BENCH_BLOCKS

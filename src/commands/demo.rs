@@ -8,9 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use super::run::{
-    execute, run_reads, EngineArg, RunOptions, SmArgs, TimingArg, FLEXGRIPPLUS_READS, THESIS_READS,
-};
+use flexpmu_sim::gpu::sm::timing::Timing;
+
+use super::launch::{LaunchArgs, SmArgs};
+use super::run::{execute, run_reads, RunOptions, FLEXGRIPPLUS_READS, THESIS_READS};
 use crate::embedded;
 use crate::output::Waveform;
 
@@ -37,16 +38,14 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
          timing: C = A + B on 2,048 threads (4 blocks of 512, 64 warps; 2 blocks per core as in FlexGripPlus'\n\
          testbench, so two rounds of 32 warps, the SM and the PMU reset in between), the PMU monitoring 16 SM signals\n"
     );
-    let sm = SmArgs {
-        timing: TimingArg::Flexgripplus,
-        blocks_per_core: 2,
-        no_pmu: false,
-        engine: EngineArg::Compiled,
-    };
+    // The thesis' launch with every other option at its default
+    // (FlexGripPlus' timing and its 2 blocks per core).
     let options = RunOptions {
-        threads: 512,
-        blocks: 4,
-        sm,
+        launch: LaunchArgs {
+            threads: 512,
+            blocks: 4,
+            sm: SmArgs::default(),
+        },
         thread: 0,
         period_ps: 2000,
         json: false,
@@ -70,13 +69,14 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
     // FlexGripPlus cannot hold: the simple timing can.
     let resident = run_reads(
         &program,
-        512,
-        4,
-        SmArgs {
-            timing: TimingArg::Simple,
-            blocks_per_core: 4,
-            no_pmu: false,
-            engine: EngineArg::Compiled,
+        &LaunchArgs {
+            threads: 512,
+            blocks: 4,
+            sm: SmArgs {
+                timing: Timing::Simple,
+                blocks_per_core: 4,
+                ..SmArgs::default()
+            },
         },
     )?;
     outln!(

@@ -57,10 +57,10 @@ pub struct ExportArgs {
     /// FlexGripPlus wrapper in `flexgripplus/`.
     #[arg(long, value_name = "FILE.toml")]
     pmu_config: Option<PathBuf>,
-    /// Also write the compiled engine's native code of every exported
-    /// design here (in the repository: sim/src/engine/compiled/native).
-    #[arg(long, value_name = "DIR")]
-    native: Option<PathBuf>,
+    /// Also write the compiled engine's generated Rust of the hot designs
+    /// here (in the repository: generated_rust/src/designs).
+    #[arg(long, value_name = "DIR", alias = "native")]
+    rust: Option<PathBuf>,
 }
 
 /// The files `export` produces: (path, text).
@@ -134,17 +134,17 @@ fn flexgripplus_kit(set: &ExportSet, languages: &[Language]) -> Result<Vec<flexg
     Ok(flexgripplus::kit(&designs)?)
 }
 
-/// The compiled engine's native code of every exported design, and the
-/// index of them, in `dir`.
-fn native_sources(dir: &Path) -> Result<Vec<(PathBuf, String)>> {
+/// The compiled engine's generated Rust of the hot designs, and the index
+/// of them, in `dir`.
+fn rust_sources(dir: &Path) -> Result<Vec<(PathBuf, String)>> {
     use flexpmu_sim::engine::compiled::{rust_source, Netlist};
     let header = format!(
         "{GENERATED_MARKER} (`flexpmu export`) from the export IR: do not edit.\n\
-         Regenerate with `flexpmu export --native sim/src/engine/compiled/native`."
+         Regenerate with `flexpmu export --rust generated_rust/src/designs`."
     );
     let mut files = Vec::new();
     let mut modules = Vec::new();
-    for entry in registry::exported() {
+    for entry in registry::generated_rust() {
         let design = entry.design().context("exporting the designs")?;
         let netlist = Netlist::new(&design).with_context(|| format!("compiling {}", entry.name))?;
         let module = design.top().name.clone();
@@ -156,7 +156,7 @@ fn native_sources(dir: &Path) -> Result<Vec<(PathBuf, String)>> {
     }
     files.push((
         dir.join("mod.rs"),
-        rust_source::native_index(&modules, &header),
+        rust_source::designs_index(&modules, &header),
     ));
     Ok(files)
 }
@@ -289,11 +289,11 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
         }
         None => {
             let mut files = exports(&languages, &designs, out, testbenches)?;
-            if let Some(dir) = &args.native {
+            if let Some(dir) = &args.rust {
                 if !args.design.is_empty() {
-                    bail!("--native writes the code of every exported design: leave out --design");
+                    bail!("--rust writes the code of every hot design: leave out --design");
                 }
-                files.extend(native_sources(dir)?);
+                files.extend(rust_sources(dir)?);
             }
             // Only a whole export knows which modules are gone.
             let leftovers = if args.design.is_empty() {
@@ -304,15 +304,15 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
             (files, leftovers)
         }
     };
-    if args.native.is_some() && args.pmu_config.is_some() {
-        bail!("--native and --pmu-config: export one at a time");
+    if args.rust.is_some() && args.pmu_config.is_some() {
+        bail!("--rust and --pmu-config: export one at a time");
     }
     let mut dirs: Vec<&Path> = match &args.pmu_config {
         Some(_) => vec![out],
         None => vec![out, testbenches],
     };
-    if let Some(native) = &args.native {
-        dirs.push(native);
+    if let Some(rust) = &args.rust {
+        dirs.push(rust);
     }
     if check {
         let stale: Vec<String> = files

@@ -6,6 +6,7 @@ pub mod demo;
 pub mod disasm;
 pub mod export;
 pub mod faults;
+pub mod launch;
 pub mod run;
 pub mod sim;
 pub mod synth;
@@ -67,6 +68,33 @@ pub fn check_period(period_ps: u64) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Puts a waveform in place once its run is over: a complete run's, or
+/// one cut short by the design (useful to see why); not one whose
+/// writing failed. Returns its path if it was kept.
+pub fn finish_waveform(
+    waveform: Option<Waveform>,
+    error: Option<&(dyn std::error::Error + 'static)>,
+) -> Result<Option<PathBuf>> {
+    let Some(waveform) = waveform else {
+        return Ok(None);
+    };
+    let path = waveform.path().to_path_buf();
+    let write_failed =
+        std::iter::successors(error, |e| e.source()).any(|e| e.is::<std::io::Error>());
+    if write_failed {
+        return Err(anyhow::anyhow!(
+            "cannot write the waveform {}: {}",
+            path.display(),
+            error.map(|e| e.to_string()).unwrap_or_default()
+        ));
+    }
+    waveform.commit()?;
+    if error.is_some() {
+        eprintln!("waveform up to the failure: {}", path.display());
+    }
+    Ok(Some(path))
 }
 
 /// A design of the registry, by its name (or its module name); the help

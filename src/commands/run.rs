@@ -6,19 +6,12 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use flexpmu_hdl::MONITOR_MAP;
-use flexpmu_isa::asm;
-use flexpmu_isa::rom::parse_hex_words;
-use flexpmu_isa::source::{read_text, MAX_PROGRAM_BYTES};
-use flexpmu_isa::tp_rom::parse_tp_vhdl;
-use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::timing::Timing;
-use flexpmu_sim::gpu::sm::{
-    CoreEngine, Sm, SmConfig, SmRun, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_CORE,
-};
+use flexpmu_sim::gpu::sm::{Sm, SmRun};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
-use super::sim::finish_waveform;
-use super::WaveformArgs;
+use super::launch::{load_program, LaunchArgs};
+use super::{finish_waveform, WaveformArgs};
 use crate::output::Waveform;
 
 /// Reads of the appendix-A kernel to show beside a run's: (counter,
@@ -59,17 +52,11 @@ pub struct RunArgs {
     /// Program: `.sass` source, `.vhd` TP_instructions ROM or `.hex`
     /// word list.
     file: PathBuf,
-    /// Threads per block (1 to 512).
-    #[arg(long, default_value_t = 32)]
-    threads: u32,
-    /// Blocks in the grid (x).
-    #[arg(long, default_value_t = 1)]
-    blocks: u16,
+    #[command(flatten)]
+    launch: LaunchArgs,
     /// Thread whose registers are shown (index in the launch).
     #[arg(long, default_value_t = 0)]
     thread: usize,
-    #[command(flatten)]
-    sm: SmArgs,
     #[command(flatten)]
     waveform: WaveformArgs,
     /// The program is not the vector addition: `output_ok` then only
@@ -82,70 +69,9 @@ pub struct RunArgs {
     json: bool,
 }
 
-/// How the SM slice runs a launch.
-#[derive(clap::Args, Clone, Copy)]
-pub struct SmArgs {
-    /// Stage timing: FlexGripPlus 4.4's (block set-up, stage state
-    /// machines, rounds) or the simple model (every stage as fast as the
-    /// handshake allows).
-    #[arg(long, value_enum, default_value_t = TimingArg::Flexgripplus)]
-    pub timing: TimingArg,
-    /// Blocks resident at a time (1 to 15; FlexGripPlus' testbench: 2):
-    /// a larger grid runs in rounds, each after an SM reset, which is also
-    /// the PMU's global reset.
-    #[arg(long, default_value_t = DEFAULT_BLOCKS_PER_CORE, value_name = "N")]
-    pub blocks_per_core: u32,
-    /// Run without the PMU and its hooks (PMEVENTs are no-ops, as in
-    /// FlexGripPlus without the PMU).
-    #[arg(long)]
-    pub no_pmu: bool,
-    /// The engine that runs the SM core: the compiled engine (default), or
-    /// rust-hdl's, the reference. Both write the same waveform.
-    #[arg(long, value_enum, default_value_t = EngineArg::Compiled)]
-    pub engine: EngineArg,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineArg {
-    Compiled,
-    RustHdl,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimingArg {
-    Flexgripplus,
-    Simple,
-}
-
-impl SmArgs {
-    pub fn config(&self) -> Result<SmConfig> {
-        if !(1..=MAX_BLOCKS_PER_CORE).contains(&self.blocks_per_core) {
-            bail!(
-                "--blocks-per-core must be 1 to {MAX_BLOCKS_PER_CORE} (FlexGripPlus' 4-bit blocks_per_core), got {}",
-                self.blocks_per_core
-            );
-        }
-        Ok(SmConfig {
-            timing: match self.timing {
-                TimingArg::Flexgripplus => Timing::FlexGripPlus,
-                TimingArg::Simple => Timing::Simple,
-            },
-            blocks_per_core: self.blocks_per_core,
-            pmu: !self.no_pmu,
-            engine: match self.engine {
-                EngineArg::RustHdl => CoreEngine::RustHdl,
-                EngineArg::Compiled => CoreEngine::Compiled,
-            },
-            ..SmConfig::default()
-        })
-    }
-}
-
 /// How a kernel is run and reported.
 pub struct RunOptions {
-    pub threads: u32,
-    pub blocks: u16,
-    pub sm: SmArgs,
+    pub launch: LaunchArgs,
     pub thread: usize,
     pub period_ps: u64,
     pub json: bool,
@@ -155,38 +81,11 @@ pub struct RunOptions {
     pub vector_check: bool,
 }
 
-/// Reads a program: `.sass` (assembled), `.vhd`/`.vhdl` (a
-/// TP_instructions ROM) or `.hex` (one word per line).
-pub fn load_program(path: &Path) -> Result<Vec<u32>> {
-    let file = path.display().to_string();
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let read = || read_text(path, MAX_PROGRAM_BYTES);
-    Ok(match extension.as_deref() {
-        Some("sass") => asm::assemble_file(path)?.values(),
-        Some("vhd") | Some("vhdl") => parse_tp_vhdl(&read()?, &file)?
-            .iter()
-            .map(|w| w.value)
-            .collect(),
-        Some("hex") => parse_hex_words(&read()?, &file)?
-            .iter()
-            .map(|w| w.value)
-            .collect(),
-        _ => bail!(
-            "{file}: unknown program type: expected a `.sass` source, a `.vhd` TP_instructions ROM or a `.hex` word list"
-        ),
-    })
-}
-
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let waveform = args.waveform.open()?;
     let program = load_program(&args.file)?;
     let options = RunOptions {
-        threads: args.threads,
-        blocks: args.blocks,
-        sm: args.sm,
+        launch: args.launch,
         thread: args.thread,
         period_ps: args.waveform.period_ps,
         json: args.json,
@@ -202,12 +101,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     .0)
 }
 
-/// Thread 0's registers after `program` runs on `blocks` blocks of
-/// `threads` threads (no waveform, no report).
-pub fn run_reads(program: &[u32], threads: u16, blocks: u16, sm: SmArgs) -> Result<[u32; 8]> {
-    let launch = VectorAdd::new(Geometry::new([threads, 1, 1], [blocks, 1])?);
-    let iss = launch.iss()?;
-    let run = Sm::new(&iss, program, sm.config()?)?.run()?;
+/// Thread 0's registers after `program` runs on `launch` (no waveform,
+/// no report).
+pub fn run_reads(program: &[u32], launch: &LaunchArgs) -> Result<[u32; 8]> {
+    let iss = VectorAdd::new(launch.geometry()?).iss()?;
+    let run = Sm::new(&iss, program, launch.sm.config()?)?.run()?;
     Ok(std::array::from_fn(|r| run.threads[0].regs[r]))
 }
 
@@ -220,15 +118,7 @@ pub fn execute(
     args: &RunOptions,
     waveform: Option<Waveform>,
 ) -> Result<(ExitCode, u64)> {
-    let geometry = Geometry::new([args.threads as u16, 1, 1], [args.blocks, 1])
-        .ok()
-        .filter(|_| args.threads <= u32::from(u16::MAX))
-        .with_context(|| {
-            format!(
-                "cannot launch {} block(s) of {} threads: a block holds 1 to 512 threads (16 warps), a launch at most 65,536",
-                args.blocks, args.threads
-            )
-        })?;
+    let geometry = args.launch.geometry()?;
     let total = geometry.total_threads();
     if args.thread >= total {
         bail!(
@@ -237,7 +127,7 @@ pub fn execute(
             total - 1
         );
     }
-    let config = args.sm.config()?;
+    let config = args.launch.sm.config()?;
     let config_timing = config.timing;
     let launch = VectorAdd::new(geometry);
     let mut iss = launch.iss()?;
@@ -283,7 +173,7 @@ pub fn execute(
         references: args.references,
         vector_check: args.vector_check,
         timing: config_timing,
-        blocks_per_core: args.sm.blocks_per_core,
+        blocks_per_core: args.launch.sm.blocks_per_core,
     };
     if args.json {
         report.print_json()?;

@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
+use flexpmu_sim::engine::Engine;
 use flexpmu_sim::pmu::scenario::{self, Scenario, ScenarioLimits};
-use flexpmu_sim::pmu::scenario_runner::{run_scenario_on, ScenarioEngine, ScenarioResult};
+use flexpmu_sim::pmu::scenario_runner::{run_scenario_on, ScenarioResult};
 
-use super::WaveformArgs;
-use crate::output::Waveform;
+use super::{finish_waveform, WaveformArgs};
 
 #[derive(clap::Args)]
 pub struct SimArgs {
@@ -18,8 +18,8 @@ pub struct SimArgs {
     waveform: WaveformArgs,
     /// The engine that runs the PMU: the compiled engine, or rust-hdl's
     /// (the reference); both write the same waveform.
-    #[arg(long, value_enum, default_value_t = super::run::EngineArg::Compiled)]
-    engine: super::run::EngineArg,
+    #[arg(long, value_enum, default_value_t = Engine::Compiled)]
+    engine: Engine,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -32,11 +32,7 @@ pub fn sim(args: &SimArgs) -> Result<ExitCode> {
         Some(w) => Some((w.output()?, args.waveform.period_ps)),
         None => None,
     };
-    let engine = match args.engine {
-        super::run::EngineArg::Compiled => ScenarioEngine::Compiled,
-        super::run::EngineArg::RustHdl => ScenarioEngine::RustHdl,
-    };
-    let result = run_scenario_on(&scenario, writer, engine);
+    let result = run_scenario_on(&scenario, writer, args.engine);
     let vcd = finish_waveform(
         waveform,
         result
@@ -55,33 +51,6 @@ pub fn sim(args: &SimArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
-}
-
-/// Puts a waveform in place once its run is over: a complete run's, or
-/// one cut short by the design (useful to see why); not one whose
-/// writing failed. Returns its path if it was kept.
-pub fn finish_waveform(
-    waveform: Option<Waveform>,
-    error: Option<&(dyn std::error::Error + 'static)>,
-) -> Result<Option<PathBuf>> {
-    let Some(waveform) = waveform else {
-        return Ok(None);
-    };
-    let path = waveform.path().to_path_buf();
-    let write_failed =
-        std::iter::successors(error, |e| e.source()).any(|e| e.is::<std::io::Error>());
-    if write_failed {
-        return Err(anyhow::anyhow!(
-            "cannot write the waveform {}: {}",
-            path.display(),
-            error.map(|e| e.to_string()).unwrap_or_default()
-        ));
-    }
-    waveform.commit()?;
-    if error.is_some() {
-        eprintln!("waveform up to the failure: {}", path.display());
-    }
-    Ok(Some(path))
 }
 
 fn print_json(result: &ScenarioResult) -> Result<()> {

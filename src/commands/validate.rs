@@ -1,15 +1,15 @@
 //! `flexpmu validate`: the event-monitor validation procedure on the rbe
-//! suite (see `flexpmu_sim::validate`): expected against measured counts
+//! suite (see `flexpmu_studies::validate`): expected against measured counts
 //! per event, a verdict, and a plot.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use flexpmu_sim::validate::{self, rbe, EventReport, Options, Verdict};
+use flexpmu_studies::validate::{self, rbe, EventReport, Options, Verdict};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::run::SmArgs;
+use super::launch::SmArgs;
 use crate::output::{check_output, write_output};
 
 /// The suite that ships with flexpmu.

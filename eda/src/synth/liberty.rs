@@ -1,73 +1,39 @@
-//! The Liberty file of the `liberty` flow, checked and unpacked.
+//! The `liberty` flow (`synth_scripts/liberty.ys`): `dfflibmap` and
+//! `abc -liberty` onto a standard-cell library at the clock period's
+//! target, `stat -liberty`: cell area and ABC's logic-delay estimate.
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use flexpmu_tools::yosys::{number_after, Stat};
 
-use flexpmu_tools::Scratch;
+use super::liberty_file;
+use super::{FlowRun, FlowSteps, SynthError, SynthResult};
 
-use super::SynthError;
+const SCRIPT: &str = include_str!("../../../synth_scripts/liberty.ys");
 
-/// The library used when none is given: OSU 0.18 um standard cells, from
-/// Debian's `qflow-tech-osu018` (area, timing, leakage and internal power).
-pub const DEFAULT_LIBERTY: &str = "/usr/share/qflow/tech/osu018/osu018_stdcells.lib";
+pub(super) struct Liberty;
 
-/// `given`, or the default library if it is installed.
-pub fn liberty_or_default(given: Option<&Path>) -> Result<PathBuf, SynthError> {
-    resolve(given, Path::new(DEFAULT_LIBERTY))
-}
-
-fn resolve(given: Option<&Path>, default: &Path) -> Result<PathBuf, SynthError> {
-    match given {
-        Some(path) => Ok(path.to_path_buf()),
-        None if default.is_file() => Ok(default.to_path_buf()),
-        None => Err(SynthError::NoLiberty(default.display().to_string())),
+impl FlowSteps for Liberty {
+    fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError> {
+        let path = liberty_file::liberty_or_default(run.options.liberty.as_deref())?;
+        let lib = liberty_file::prepare(&path, &run.scratch)?;
+        run.values.push(("LIBERTY", lib));
+        run.values
+            .push(("DELAY_PS", run.options.period_ps.to_string()));
+        Ok(run.script(SCRIPT))
     }
-}
 
-/// Checks the Liberty file and unpacks it into `scratch` if gzipped;
-/// returns its name there.
-pub(super) fn prepare(path: &Path, scratch: &Scratch) -> Result<String, SynthError> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| SynthError::BadLiberty(shown.clone(), format!("cannot read it: {e}")))?;
-    let text = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = String::new();
-        flate2::read::GzDecoder::new(&bytes[..])
-            .read_to_string(&mut out)
-            .map_err(|e| {
-                SynthError::BadLiberty(shown.clone(), format!("not a readable gzip file: {e}"))
-            })?;
-        out
-    } else {
-        String::from_utf8(bytes)
-            .map_err(|_| SynthError::BadLiberty(shown.clone(), "not a text file".into()))?
-    };
-    if !text.trim_start().starts_with("library")
-        && !text.contains("library (")
-        && !text.contains("library(")
-    {
-        return Err(SynthError::BadLiberty(
-            shown,
-            "no `library (...)` group: not a Liberty file".into(),
-        ));
+    fn figures(
+        &mut self,
+        _run: &FlowRun,
+        stat: &Stat,
+        log: &str,
+        result: &mut SynthResult,
+    ) -> Result<(), SynthError> {
+        result.area_um2 = stat.area_um2;
+        result.delay_ps = log.lines().rev().find_map(|l| number_after(l, "Delay ="));
+        Ok(())
     }
-    scratch.write("cells.lib", &text)?;
-    Ok("cells.lib".into())
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_library_is_used_when_installed() {
-        let given = Path::new("cells.lib");
-        assert_eq!(resolve(Some(given), Path::new("/x")).unwrap(), given);
-        let err = resolve(None, Path::new("/nonexistent/osu018_stdcells.lib")).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("apt-get install -y qflow-tech-osu018"),
-            "{err}"
-        );
+    fn uses_liberty(&self) -> bool {
+        true
     }
 }

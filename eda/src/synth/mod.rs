@@ -1,9 +1,19 @@
 //! Area and timing estimates with open-source flows: Yosys (generic,
-//! CMOS transistor estimate, iCE40 with nextpnr, Liberty standard cells),
-//! driven by the scripts in `synth_scripts/`.
+//! CMOS transistor estimate, iCE40 with nextpnr, Liberty standard cells,
+//! OpenSTA), driven by the scripts in `synth_scripts/`.
+//!
+//! Every flow runs the same way ([`synthesize_design`]): the design's
+//! Verilog into a scratch directory, the flow's script filled in, Yosys,
+//! its `stat`; what differs is each flow's own steps ([`FlowSteps`]), one
+//! module per flow: `generic.rs`, `cmos.rs`, `ice40.rs`, `liberty.rs`,
+//! `sta.rs`.
 
+mod cmos;
+mod generic;
+mod ice40;
 mod ice40_harness;
 mod liberty;
+mod liberty_file;
 pub mod report;
 pub mod sta;
 
@@ -11,18 +21,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use flexpmu_export::{Design, DesignEntry, Language};
-use flexpmu_tools::yosys::{self, number_after, Stat};
-use flexpmu_tools::{files, nextpnr, Scratch, ToolError};
+use flexpmu_tools::yosys::{self, Stat};
+use flexpmu_tools::{files, Scratch, ToolError};
 
 pub use ice40_harness::{harness_flip_flops, ice40_harness};
-pub use liberty::{liberty_or_default, DEFAULT_LIBERTY};
+pub use liberty_file::{liberty_or_default, DEFAULT_LIBERTY};
 pub use sta::{PowerMw, StaFigures};
-
-const GENERIC: &str = include_str!("../../../synth_scripts/generic.ys");
-const CMOS: &str = include_str!("../../../synth_scripts/cmos.ys");
-const ICE40: &str = include_str!("../../../synth_scripts/ice40.ys");
-const LIBERTY: &str = include_str!("../../../synth_scripts/liberty.ys");
-const STA: &str = include_str!("../../../synth_scripts/sta.ys");
 
 /// A synthesis flow (one script in `synth_scripts/`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -68,6 +72,8 @@ pub enum SynthError {
     File(#[from] files::FileError),
     #[error("{0}")]
     Activity(String),
+    #[error("{0}")]
+    Options(String),
 }
 
 /// Options of one synthesis run.
@@ -139,32 +145,47 @@ fn fill(template: &str, values: &[(&str, String)]) -> String {
     text
 }
 
-/// A waveform fits `design` if it has each of its input ports, as wide.
-fn check_waveform(
-    activity: &flexpmu_sim::waveform::toggles::Activity,
-    design: &flexpmu_export::Design,
-    file: &str,
-) -> Result<(), SynthError> {
-    let top = design.top();
-    let mismatched: Vec<String> = top
-        .ports
-        .iter()
-        .filter(|p| p.direction == flexpmu_export::Direction::In && !p.clock)
-        .filter(|p| activity.signals.get(&p.name).map(Vec::len) != Some(p.width))
-        .map(|p| format!("{} ({} bits)", p.name, p.width))
-        .collect();
-    if mismatched.is_empty() {
-        return Ok(());
+/// One run of a flow on a design: what every flow's steps read and add
+/// to.
+pub(super) struct FlowRun<'a> {
+    /// The design's top module.
+    pub(super) module: String,
+    pub(super) exported: &'a Design,
+    pub(super) options: &'a SynthOptions,
+    pub(super) scratch: Scratch,
+    /// The design's Verilog (`design.v` in the scratch directory).
+    pub(super) verilog: String,
+    /// What the script's `{KEY}`s are replaced with.
+    pub(super) values: Vec<(&'static str, String)>,
+}
+
+impl FlowRun<'_> {
+    /// `template` (a script of `synth_scripts/`) with the run's values.
+    pub(super) fn script(&self, template: &str) -> String {
+        fill(template, &self.values)
     }
-    let shown: Vec<String> = mismatched.iter().take(5).cloned().collect();
-    Err(SynthError::Activity(format!(
-        "{file} is not a waveform of {}: its top scope `{}` lacks {} of the design's {} input ports, e.g. {}",
-        top.name,
-        activity.top,
-        mismatched.len(),
-        top.ports.iter().filter(|p| p.direction == flexpmu_export::Direction::In && !p.clock).count(),
-        shown.join(", ")
-    )))
+}
+
+/// A flow's own steps around the Yosys run every flow shares.
+pub(super) trait FlowSteps {
+    /// Before Yosys: the flow's inputs in the scratch directory and its
+    /// script, filled in.
+    fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError>;
+
+    /// After Yosys: the flow's own figures.
+    fn figures(
+        &mut self,
+        run: &FlowRun,
+        stat: &Stat,
+        log: &str,
+        result: &mut SynthResult,
+    ) -> Result<(), SynthError>;
+
+    /// Whether the flow maps onto a Liberty library (a failed Yosys run
+    /// that names it blames the library).
+    fn uses_liberty(&self) -> bool {
+        false
+    }
 }
 
 /// Runs `flow` on `design`.
@@ -178,103 +199,52 @@ pub fn synthesize_design(
     exported: &Design,
     options: &SynthOptions,
 ) -> Result<SynthResult, SynthError> {
+    if options.activity.is_some() && options.flow != Flow::Sta {
+        return Err(SynthError::Activity(
+            "--activity applies to the sta flow".to_string(),
+        ));
+    }
+    if options.netlist_dir.is_some() && options.flow != Flow::Generic {
+        return Err(SynthError::Options(
+            "a netlist directory applies to the generic flow".to_string(),
+        ));
+    }
     let module = exported.top().name.clone();
     let scratch = Scratch::new(&format!("synth-{top}-{}", options.flow.name()))?;
-    let dir = scratch.path();
     let verilog = exported.render(Language::Verilog, "synthesis input");
     scratch.write("design.v", &verilog)?;
-    let mut values = vec![
-        ("INPUT", "design.v".to_string()),
-        ("TOP", module.clone()),
-        ("STAT", "stat.txt".to_string()),
-    ];
-    let mut result = SynthResult {
-        top: top.to_string(),
-        flow: options.flow.name().to_string(),
-        ..Default::default()
+    let mut run = FlowRun {
+        values: vec![
+            ("INPUT", "design.v".to_string()),
+            ("TOP", module.clone()),
+            ("STAT", "stat.txt".to_string()),
+        ],
+        module,
+        exported,
+        options,
+        scratch,
+        verilog,
     };
-    // A waveform for the power analysis is read, and checked against the
-    // design's ports, before any synthesis.
-    let activity = match (&options.activity, options.flow) {
-        (Some(path), Flow::Sta) => {
-            let activity = sta::read_activity(path)?;
-            check_waveform(&activity, exported, &path.display().to_string())?;
-            Some((activity, path.display().to_string()))
-        }
-        (Some(_), _) => {
-            return Err(SynthError::Activity(
-                "--activity applies to the sta flow".to_string(),
-            ))
-        }
-        (None, _) => None,
+    // Each flow checks what it is given (a waveform, a netlist directory)
+    // before any synthesis.
+    let mut steps: Box<dyn FlowSteps> = match options.flow {
+        Flow::Generic => Box::new(generic::Generic::new(options)?),
+        Flow::Cmos => Box::new(cmos::Cmos),
+        Flow::Ice40 => Box::new(ice40::Ice40),
+        Flow::Liberty => Box::new(liberty::Liberty),
+        Flow::Sta => Box::new(sta::Sta::new(exported, options)?),
     };
-    let netlist_targets = match &options.netlist_dir {
-        Some(dir) => {
-            files::check_directory(dir)?;
-            Some([
-                dir.join(format!("{module}.v")),
-                dir.join(format!("{module}.json")),
-            ])
-        }
-        None => None,
-    };
-    let script = match options.flow {
-        Flow::Generic => {
-            // Yosys writes the netlist in the scratch directory; it is
-            // copied into place, whole, once the flow has succeeded.
-            if let Some(targets) = &netlist_targets {
-                for target in targets {
-                    files::check_target(target, options.force, &[])?;
-                }
-            }
-            values.push(("NETLIST_V", "netlist.v".to_string()));
-            values.push(("NETLIST_JSON", "netlist.json".to_string()));
-            fill(GENERIC, &values)
-        }
-        Flow::Cmos => fill(CMOS, &values),
-        Flow::Liberty => {
-            let path = liberty::liberty_or_default(options.liberty.as_deref())?;
-            let lib = liberty::prepare(&path, &scratch)?;
-            values.push(("LIBERTY", lib));
-            values.push(("DELAY_PS", options.period_ps.to_string()));
-            fill(LIBERTY, &values)
-        }
-        Flow::Sta => {
-            let path = liberty::liberty_or_default(options.liberty.as_deref())?;
-            let lib = liberty::prepare(&path, &scratch)?;
-            if !sta::has_power_data(&scratch.read(&lib)?) {
-                return Err(SynthError::BadLiberty(
-                    path.display().to_string(),
-                    "no power data (internal_power and leakage power): the sta flow reports power"
-                        .to_string(),
-                ));
-            }
-            values.push(("LIBERTY", lib));
-            values.push(("DELAY_PS", options.period_ps.to_string()));
-            values.push(("TIMING", "timing.v".to_string()));
-            values.push(("POWER", "power.v".to_string()));
-            fill(STA, &values)
-        }
-        Flow::Ice40 => {
-            scratch.write(
-                "design.v",
-                &format!("{verilog}\n{}", ice40_harness(exported)),
-            )?;
-            values[1].1 = "flexpmu_ice40_harness".into();
-            values.push(("JSON", "design.json".into()));
-            fill(ICE40, &values)
-        }
-    };
-    scratch.write("flow.ys", &script)?;
+    let script = steps.script(&mut run)?;
+    run.scratch.write("flow.ys", &script)?;
     let log = yosys::run_script(
-        dir,
+        run.scratch.path(),
         "flow.ys",
         &format!("{top} ({} flow)", options.flow.name()),
     );
     let log = match log {
         Ok(l) => l,
         Err(ToolError::Failed { tool, what, log })
-            if matches!(options.flow, Flow::Liberty | Flow::Sta) && log.contains("liberty") =>
+            if steps.uses_liberty() && log.contains("liberty") =>
         {
             return Err(SynthError::BadLiberty(
                 options
@@ -287,57 +257,18 @@ pub fn synthesize_design(
         }
         Err(e) => return Err(e.into()),
     };
-    let stat = Stat::parse(&scratch.read("stat.txt")?);
-    result.wires = stat.wires;
-    result.wire_bits = stat.wire_bits;
-    result.cells = stat.cells;
-    result.flip_flops = stat.flip_flops();
-    result.latches = stat.latches();
-    match options.flow {
-        Flow::Cmos => result.transistors = stat.transistors,
-        Flow::Liberty => {
-            result.area_um2 = stat.area_um2;
-            result.delay_ps = log.lines().rev().find_map(|l| number_after(l, "Delay ="));
-        }
-        Flow::Sta => {
-            result.area_um2 = stat.area_um2;
-            let figures = sta::analyse(
-                &scratch,
-                &module,
-                "cells.lib",
-                f64::from(options.period_ps) / 1000.0,
-                activity.as_ref().map(|(a, file)| (a, file.as_str())),
-            )?;
-            result.fmax_mhz = Some(figures.fmax_mhz).filter(|f| f.is_finite());
-            result.sta = Some(figures);
-        }
-        Flow::Ice40 => {
-            let count = |prefix: &str| -> u64 {
-                stat.cell_types
-                    .iter()
-                    .filter(|(k, _)| k.starts_with(prefix))
-                    .map(|(_, n)| n)
-                    .sum()
-            };
-            result.logic_cells = Some(count("SB_LUT4"));
-            result.carry_cells = Some(count("SB_CARRY"));
-            result.ram_cells = Some(count("SB_RAM"));
-            // The design's flip-flops, without the harness around it.
-            let harness = harness_flip_flops(exported);
-            result.harness_flip_flops = Some(harness);
-            result.flip_flops = result.flip_flops.saturating_sub(harness);
-            let timing = nextpnr::place_and_route(dir, "design.json", &options.device)?;
-            result.fmax_mhz = Some(timing.fmax_mhz);
-            result.critical_path = Some(timing.critical_path);
-        }
-        Flow::Generic => {}
-    }
+    let stat = Stat::parse(&run.scratch.read("stat.txt")?);
+    let mut result = SynthResult {
+        top: top.to_string(),
+        flow: options.flow.name().to_string(),
+        wires: stat.wires,
+        wire_bits: stat.wire_bits,
+        cells: stat.cells,
+        flip_flops: stat.flip_flops(),
+        latches: stat.latches(),
+        ..Default::default()
+    };
+    steps.figures(&run, &stat, &log, &mut result)?;
     result.cell_types = stat.cell_types;
-    if let (Some(dir), Some([v, json])) = (&options.netlist_dir, &netlist_targets) {
-        std::fs::create_dir_all(dir).map_err(|e| ToolError::io(dir, e))?;
-        files::copy_atomically(&scratch.join("netlist.v"), v)?;
-        files::copy_atomically(&scratch.join("netlist.json"), json)?;
-        result.netlist = Some(v.display().to_string());
-    }
     Ok(result)
 }

@@ -14,11 +14,112 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use flexpmu_sim::waveform::toggles::{self, Activity};
+use flexpmu_export::{Design, Direction};
+use flexpmu_sim::waveform::toggles::{self, SwitchingActivity};
 use flexpmu_tools::opensta::{self, CriticalPath, Power};
+use flexpmu_tools::yosys::Stat;
 use flexpmu_tools::{Scratch, ToolError};
 
-use super::SynthError;
+use super::liberty_file;
+use super::{FlowRun, FlowSteps, SynthError, SynthOptions, SynthResult};
+
+const SCRIPT: &str = include_str!("../../../synth_scripts/sta.ys");
+
+/// The sta flow, with the waveform its power analysis reads (and the
+/// waveform's file name).
+pub(super) struct Sta {
+    activity: Option<(SwitchingActivity, String)>,
+}
+
+impl Sta {
+    /// Reads the waveform, if any, and checks it against the design's
+    /// ports, before any synthesis.
+    pub(super) fn new(design: &Design, options: &SynthOptions) -> Result<Sta, SynthError> {
+        let activity = match &options.activity {
+            Some(path) => {
+                let activity = read_activity(path)?;
+                check_waveform(&activity, design, &path.display().to_string())?;
+                Some((activity, path.display().to_string()))
+            }
+            None => None,
+        };
+        Ok(Sta { activity })
+    }
+}
+
+impl FlowSteps for Sta {
+    fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError> {
+        let path = liberty_file::liberty_or_default(run.options.liberty.as_deref())?;
+        let lib = liberty_file::prepare(&path, &run.scratch)?;
+        if !has_power_data(&run.scratch.read(&lib)?) {
+            return Err(SynthError::BadLiberty(
+                path.display().to_string(),
+                "no power data (internal_power and leakage power): the sta flow reports power"
+                    .to_string(),
+            ));
+        }
+        run.values.push(("LIBERTY", lib));
+        run.values
+            .push(("DELAY_PS", run.options.period_ps.to_string()));
+        run.values.push(("TIMING", "timing.v".to_string()));
+        run.values.push(("POWER", "power.v".to_string()));
+        Ok(run.script(SCRIPT))
+    }
+
+    fn figures(
+        &mut self,
+        run: &FlowRun,
+        stat: &Stat,
+        _log: &str,
+        result: &mut SynthResult,
+    ) -> Result<(), SynthError> {
+        result.area_um2 = stat.area_um2;
+        let figures = analyse(
+            &run.scratch,
+            &run.module,
+            "cells.lib",
+            f64::from(run.options.period_ps) / 1000.0,
+            self.activity.as_ref().map(|(a, file)| (a, file.as_str())),
+        )?;
+        result.fmax_mhz = Some(figures.fmax_mhz).filter(|f| f.is_finite());
+        result.sta = Some(figures);
+        Ok(())
+    }
+
+    fn uses_liberty(&self) -> bool {
+        true
+    }
+}
+
+/// A waveform fits `design` if it has each of its input ports, as wide.
+fn check_waveform(
+    activity: &SwitchingActivity,
+    design: &Design,
+    file: &str,
+) -> Result<(), SynthError> {
+    let top = design.top();
+    let inputs = || {
+        top.ports
+            .iter()
+            .filter(|p| p.direction == Direction::In && !p.clock)
+    };
+    let mismatched: Vec<String> = inputs()
+        .filter(|p| activity.signals.get(&p.name).map(Vec::len) != Some(p.width))
+        .map(|p| format!("{} ({} bits)", p.name, p.width))
+        .collect();
+    if mismatched.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = mismatched.iter().take(5).cloned().collect();
+    Err(SynthError::Activity(format!(
+        "{file} is not a waveform of {}: its top scope `{}` lacks {} of the design's {} input ports, e.g. {}",
+        top.name,
+        activity.top,
+        mismatched.len(),
+        inputs().count(),
+        shown.join(", ")
+    )))
+}
 
 /// The activity of every input and register bit without a waveform
 /// (OpenSTA's own default for inputs): 10 % of the cycles, half the time
@@ -137,7 +238,7 @@ fn constraints(ports: &[(String, usize, bool)], period_ns: f64) -> String {
 /// register outputs (`<register>.q.i`); returns them and a description.
 fn activity_commands(
     ports: &[(String, usize, bool)],
-    activity: Option<(&Activity, &str)>,
+    activity: Option<(&SwitchingActivity, &str)>,
     design: &str,
 ) -> Result<(String, String), SynthError> {
     let (default_rate, default_duty) = DEFAULT_ACTIVITY;
@@ -210,7 +311,7 @@ fn activity_commands(
 }
 
 /// Reads a waveform's activity (VCD or FST).
-pub fn read_activity(path: &Path) -> Result<Activity, SynthError> {
+pub fn read_activity(path: &Path) -> Result<SwitchingActivity, SynthError> {
     let shown = path.display().to_string();
     let metadata = std::fs::metadata(path).map_err(|e| ToolError::io(path, e))?;
     if !metadata.is_file() {
@@ -228,7 +329,7 @@ pub(super) fn analyse(
     top: &str,
     liberty: &str,
     period_ns: f64,
-    activity: Option<(&Activity, &str)>,
+    activity: Option<(&SwitchingActivity, &str)>,
 ) -> Result<StaFigures, SynthError> {
     let timing_netlist = scratch.read("timing.v")?;
     let power_netlist = scratch.read("power.v")?;

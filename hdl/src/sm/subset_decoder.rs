@@ -37,6 +37,29 @@ pub mod op {
     pub const NOP_JOIN: u64 = 15;
 }
 
+/// The op class this decoder gives a reference instruction (what the
+/// behavioural stages compare its `op` output with).
+pub fn op_class(instruction: &g80::Instruction) -> u64 {
+    use g80::Instruction;
+    match instruction {
+        Instruction::MovU16 { .. } => op::MOV_U16,
+        Instruction::I2iU32U16 { .. } => op::I2I_U32_U16,
+        Instruction::ImadU16 { .. } => op::IMAD_U16,
+        Instruction::Shl { .. } => op::SHL,
+        Instruction::Iadd32 { .. } => op::IADD32,
+        Instruction::GldU32 { .. } => op::GLD_U32,
+        Instruction::GstU32 { .. } => op::GST_U32,
+        Instruction::Iset { .. } => op::ISET,
+        Instruction::Iadd32i { .. } => op::IADD32I,
+        Instruction::Bra { .. } => op::BRA,
+        Instruction::Ssy { .. } => op::SSY,
+        Instruction::NopJoin => op::NOP_JOIN,
+        Instruction::Ret => op::RET,
+        Instruction::Nop => op::NOP,
+        Instruction::Pmevent(_) => op::PMEVENT,
+    }
+}
+
 /// (op class, form) of the 64-bit forms.
 pub const LONG_FORMS: [(u64, g80::Form); 13] = [
     (op::MOV_U16, g80::MOV_U16),

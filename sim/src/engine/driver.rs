@@ -1,4 +1,4 @@
-//! The native cycle driver: steps a rust-hdl block directly, without
+//! The cycle driver: steps a rust-hdl block directly, without
 //! rust-hdl's threaded `Simulation`, settling the circuit after each edge.
 
 use std::io::Write;

@@ -1,11 +1,10 @@
 //! The GPU model around the hardware: the reference instruction-set
 //! simulator of the G80 subset ([`iss`]), the vector-addition launch
-//! ([`vector_add`]), the pipeline harness of the hooks ([`pipeline`]) and
-//! the SM slice ([`sm`]: the rust-hdl `SmCore` with cycle-level warp unit,
-//! fetch, read and write stages around it).
+//! ([`vector_add`]), a warp's active mask and reconvergence stack
+//! ([`simt`]) and the SM slice ([`sm`]: the rust-hdl `SmCore` with
+//! cycle-level warp unit, fetch, read and write stages around it).
 
 pub mod iss;
-pub mod pipeline;
 pub mod simt;
 pub mod sm;
 pub mod vector_add;

@@ -5,7 +5,7 @@
 use flexpmu_hdl::{CounterState, PmuConfig};
 use flexpmu_isa::PmuCommand;
 
-use crate::engine::SimError;
+use crate::engine::{Engine, SimError};
 use crate::pmu::compiled::{CompiledPmu, PmuEngine};
 use crate::pmu::rtl::PmuSim;
 use crate::pmu::scenario::{Scenario, Step};
@@ -90,16 +90,6 @@ pub fn scenario_cycles(scenario: &Scenario) -> Vec<PmuInputs> {
     cycles
 }
 
-/// Which engine runs a scenario's PMU.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub enum ScenarioEngine {
-    /// The compiled engine.
-    #[default]
-    Compiled,
-    /// rust-hdl's blocks under the cycle driver (the reference).
-    RustHdl,
-}
-
 /// Runs `scenario` on the thesis PMU (16 x 32-bit counters, 32-bit toggle
 /// channels) on the compiled engine, streaming a waveform (VCD or FST) if
 /// given.
@@ -107,19 +97,19 @@ pub fn run_scenario(
     scenario: &Scenario,
     waveform: Option<(crate::waveform::WaveformOut, u64)>,
 ) -> Result<ScenarioResult, RunError> {
-    run_scenario_on(scenario, waveform, ScenarioEngine::Compiled)
+    run_scenario_on(scenario, waveform, Engine::Compiled)
 }
 
 /// [`run_scenario`] on `engine`.
 pub fn run_scenario_on(
     scenario: &Scenario,
     waveform: Option<(crate::waveform::WaveformOut, u64)>,
-    engine: ScenarioEngine,
+    engine: Engine,
 ) -> Result<ScenarioResult, RunError> {
     let config = PmuConfig::uniform(16, 32);
     let mut rtl: Box<dyn PmuEngine> = match engine {
-        ScenarioEngine::Compiled => Box::new(CompiledPmu::new()?),
-        ScenarioEngine::RustHdl => Box::new(PmuSim::<16, 32, 32>::new(&config)?),
+        Engine::Compiled => Box::new(CompiledPmu::new()?),
+        Engine::RustHdl => Box::new(PmuSim::<16, 32, 32>::new(&config)?),
     };
     if let Some((out, period_ps)) = waveform {
         rtl.attach_waveform(out, period_ps)?;

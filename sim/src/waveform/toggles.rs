@@ -97,7 +97,7 @@ pub struct BitActivity {
 /// The switching activity of a waveform's signals, bit by bit, for power
 /// analysis.
 #[derive(Clone, Debug, Default)]
-pub struct Activity {
+pub struct SwitchingActivity {
     /// The top scope's name.
     pub top: String,
     /// Rising edges of the top scope's `clock`.
@@ -110,7 +110,7 @@ pub struct Activity {
     pub signals: HashMap<String, Vec<BitActivity>>,
 }
 
-impl Activity {
+impl SwitchingActivity {
     /// Toggles per clock cycle (OpenSTA's activity) and the fraction of the
     /// time at 1 (its duty), of `signal`'s bit `bit`.
     pub fn rate_and_duty(&self, signal: &str, bit: usize) -> Option<(f64, f64)> {
@@ -137,7 +137,7 @@ pub fn count(reader: impl WaveformSource, file: &str) -> Result<Vec<SignalActivi
 }
 
 /// The bit-by-bit switching activity of a waveform (see [`scan`]).
-pub fn activity(reader: impl WaveformSource, file: &str) -> Result<Activity, ToggleError> {
+pub fn activity(reader: impl WaveformSource, file: &str) -> Result<SwitchingActivity, ToggleError> {
     let (signals, mut activity) = scan(reader, file)?;
     let prefix = format!("{}.", activity.top);
     for signal in signals {
@@ -184,7 +184,10 @@ fn state_of(value: SignalValueRef<'_>) -> State {
 /// Values are read as VCD defines them (a short vector is extended with 0,
 /// or with `x`/`z` if its leftmost bit is one); a value wider than its
 /// declaration, or a declaration wider than [`MAX_SIGNAL_BITS`], is an error.
-fn scan(reader: impl WaveformSource, file: &str) -> Result<(Vec<Tracked>, Activity), ToggleError> {
+fn scan(
+    reader: impl WaveformSource,
+    file: &str,
+) -> Result<(Vec<Tracked>, SwitchingActivity), ToggleError> {
     let invalid = |what: String| ToggleError::Parse(file.to_string(), what);
     let options = wellen::LoadOptions {
         multi_thread: false,
@@ -310,7 +313,7 @@ fn scan(reader: impl WaveformSource, file: &str) -> Result<(Vec<Tracked>, Activi
             }
         }
     }
-    let activity = Activity {
+    let activity = SwitchingActivity {
         top,
         cycles,
         start: start.unwrap_or(0),

@@ -1,9 +1,11 @@
 //! Fault injection on the compiled engine: every net and register bit of
-//! a design is a site with its hierarchical name and its unit; a fault
-//! forces a bit to 0 or 1 from a cycle on (stuck-at) or flips a register
-//! bit at a cycle (single-event upset). With a fault armed the design runs
-//! on the evaluation loop, which applies it; with none, native code runs
-//! at full speed.
+//! a design is a site with its hierarchical name; a fault forces a bit to
+//! 0 or 1 from a cycle on (stuck-at) or flips a register bit at a cycle
+//! (single-event upset). With a fault armed, register faults act on the
+//! state and, when a net fault changes a value, the evaluation loop
+//! re-evaluates the forced nodes' fan-out cone after the generated code
+//! (or every node, for a design without it); `step` then runs as settle
+//! and clock. Which site belongs to which unit is a study's business.
 
 use super::netlist::{Netlist, Op};
 
@@ -23,10 +25,9 @@ pub struct Site {
     /// Hierarchical name (`pmu.counters_3.count_reg.q`, as in waveforms).
     pub name: String,
     pub width: usize,
-    /// The unit it belongs to: `ports` for the top's ports, `hooks` for
-    /// anything inside a `hook` instance, else its first instance
-    /// (`decode`, `execute`, `pmu`, ...).
-    pub unit: String,
+    /// The net is one of the design's top-level ports (under one of its
+    /// names).
+    pub port: bool,
     pub kind: SiteKind,
 }
 
@@ -67,17 +68,6 @@ pub enum FaultError {
     FlipOnNet(String),
 }
 
-fn unit(name: &str, top_port: bool) -> String {
-    if top_port {
-        return "ports".to_string();
-    }
-    let parts: Vec<&str> = name.split('.').collect();
-    if parts.contains(&"hook") {
-        return "hooks".to_string();
-    }
-    parts[0].to_string()
-}
-
 /// Every site of `netlist`: one per net (by its display name; constant
 /// nets and the clock are not sites), then one per register.
 pub fn sites(netlist: &Netlist) -> Vec<Site> {
@@ -100,7 +90,7 @@ pub fn sites(netlist: &Netlist) -> Vec<Site> {
         sites.push(Site {
             name: signal.name.clone(),
             width: signal.width,
-            unit: unit(&signal.name, port),
+            port,
             kind: SiteKind::Net(signal.node),
         });
     }
@@ -108,7 +98,7 @@ pub fn sites(netlist: &Netlist) -> Vec<Site> {
         sites.push(Site {
             name: register.name.clone(),
             width: register.width,
-            unit: unit(&register.name, false),
+            port: false,
             kind: SiteKind::Register(index),
         });
     }

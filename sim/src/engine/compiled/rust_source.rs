@@ -1,9 +1,9 @@
-//! Rust source of a netlist: the compiled engine's native code for the
-//! registry's designs (`flexpmu export --native DIR` writes it, checked in
-//! under `sim/src/engine/compiled/native/`). The same nodes as the
-//! evaluation loop, as straight-line code LLVM optimises: `step` computes
-//! the outputs and the next state only; `eval` stores every node, for
-//! observing every signal.
+//! Rust source of a netlist: the compiled engine's generated code for the
+//! registry's hot designs (`flexpmu export --rust DIR` writes it, checked
+//! in as the `flexpmu-generated` crate, `generated_rust/src/designs/`).
+//! The same nodes as the evaluation loop, as straight-line code LLVM
+//! optimises: `step` computes the outputs and the next state only; `eval`
+//! stores every node, for observing every signal.
 
 use std::fmt::Write as _;
 
@@ -19,7 +19,7 @@ fn mask(width: usize) -> u64 {
     }
 }
 
-/// A stable digest of everything the generated code depends on: native
+/// A stable digest of everything the generated code depends on: generated
 /// code is used only for a netlist with the same fingerprint.
 pub fn fingerprint(netlist: &Netlist) -> u64 {
     let mut text = String::new();
@@ -180,25 +180,25 @@ pub fn rust_source(netlist: &Netlist, top: &str, header: &str) -> String {
     out
 }
 
-/// The `mod.rs` listing the native designs (module names).
-pub fn native_index(modules: &[String], header: &str) -> String {
+/// The `mod.rs` listing the generated designs (module names).
+pub fn designs_index(modules: &[String], header: &str) -> String {
     let mut out = String::new();
     for line in header.lines() {
         let _ = writeln!(out, "// {line}");
     }
     out.push_str(
-        "//! Native code of the registry's designs for the compiled engine (see\n\
-         //! `rust_source.rs`); a design runs on it when its netlist's\n\
-         //! fingerprint matches, and on the evaluation loop otherwise.\n\n",
+        "//! Generated code of the registry's hot designs for the compiled engine\n\
+         //! (see the crate's documentation); a design runs on it when its\n\
+         //! netlist's fingerprint matches, and on the evaluation loop otherwise.\n\n",
     );
     for m in modules {
         let _ = writeln!(out, "pub mod {m};");
     }
-    out.push_str("\nuse super::NativeCode;\n\n/// The native code for a netlist fingerprint.\npub fn find(fingerprint: u64) -> Option<NativeCode> {\n    match fingerprint {\n");
+    out.push_str("\nuse super::GeneratedCode;\n\n/// The generated code for a netlist fingerprint.\npub fn find(fingerprint: u64) -> Option<GeneratedCode> {\n    match fingerprint {\n");
     for m in modules {
         let _ = writeln!(
             out,
-            "        {m}::FINGERPRINT => Some(NativeCode {{\n            \
+            "        {m}::FINGERPRINT => Some(GeneratedCode {{\n            \
              name: \"{m}\",\n            \
              step: |i, s, o| {{\n                \
              {m}::step(i.try_into().ok()?, s.try_into().ok()?, o.try_into().ok()?);\n                \

@@ -67,9 +67,9 @@ fn apply_compiled(sim: &mut CompiledSim, inputs: &PmuInputs) {
 fn the_pmu_equals_rust_hdl_on_every_signal_and_400000_cycles() {
     let design = registry::get("pmu").design().unwrap();
     let mut sim = CompiledSim::new(&design).unwrap();
-    assert_eq!(sim.backend(), "native flexpmu_pmu");
-    // The evaluation loop, for designs without native code, alongside.
-    let mut looped = CompiledSim::new(&design).unwrap().without_native_code();
+    assert_eq!(sim.backend(), "generated flexpmu_pmu");
+    // The evaluation loop, for designs without generated code, alongside.
+    let mut looped = CompiledSim::new(&design).unwrap().without_generated_code();
     let mut driver = CycleDriver::new(DefaultPmu::default()).unwrap();
     let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, 7);
     let out = sim.output_index("monitor_out").unwrap();
@@ -137,21 +137,21 @@ fn the_pmu_equals_rust_hdl_on_every_signal_and_400000_cycles() {
     assert_eq!(compared, 1_000 * sim.netlist().signals.len());
 }
 
-/// Every exported design runs on native code, and `step` (outputs and
+/// Every design with generated Rust runs on it, and `step` (outputs and
 /// registers only) agrees with `settle` + `clock` on random inputs.
 #[test]
-fn exported_designs_run_natively_and_step_agrees_with_settle() {
+fn generated_designs_run_their_code_and_step_agrees_with_settle() {
     use rand::{Rng, SeedableRng};
-    for entry in registry::exported() {
+    for entry in registry::generated_rust() {
         let design = entry.design().unwrap();
         let mut fast = CompiledSim::new(&design).unwrap();
-        assert!(
-            fast.backend().starts_with("native"),
-            "{}: {}",
-            entry.name,
-            fast.backend()
+        assert_eq!(
+            fast.backend(),
+            format!("generated {}", entry.module),
+            "{}",
+            entry.name
         );
-        let mut full = CompiledSim::new(&design).unwrap().without_native_code();
+        let mut full = CompiledSim::new(&design).unwrap().without_generated_code();
         let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
         let inputs = fast.netlist().inputs.len();
         let outputs = fast.netlist().outputs.len();
@@ -244,8 +244,8 @@ mod faults {
             .unwrap();
         assert_eq!(
             faulty.backend(),
-            "native flexpmu_pmu",
-            "native code stays, unused while armed"
+            "generated flexpmu_pmu",
+            "generated code stays, unused while armed"
         );
         let first = first_difference(&mut clean, &mut faulty, 2_000).expect("the fault shows");
         assert_eq!(first, 300);
@@ -265,7 +265,7 @@ mod faults {
         let mut faulty = pmu();
         let sites = faulty.fault_sites();
         let decoder = site(&faulty, "decoder.sub_command_3");
-        assert_eq!(sites[decoder].unit, "decoder");
+        assert!(!sites[decoder].port);
         for bit in 0..2 {
             faulty
                 .arm_fault(&Fault {
@@ -347,32 +347,66 @@ mod faults {
     }
 
     #[test]
-    fn sm_core_sites_name_their_units() {
+    fn sm_core_sites_cover_its_registers_and_mark_its_ports() {
         let sim = CompiledSim::new(&registry::get("sm-core").design().unwrap()).unwrap();
         let sites = sim.fault_sites();
-        let mut units: Vec<&str> = sites.iter().map(|s| s.unit.as_str()).collect();
-        units.sort();
-        units.dedup();
-        assert_eq!(units, ["decode", "execute", "hooks", "pmu", "ports"]);
         // The PMU's registers: 16 counters of 32 + 2 bits and 16 converters'
         // 32-bit previous values.
         let pmu_register_bits: usize = sites
             .iter()
             .filter(|s| {
-                s.unit == "pmu" && matches!(s.kind, super::super::faults::SiteKind::Register(_))
+                s.name.starts_with("pmu.")
+                    && matches!(s.kind, super::super::faults::SiteKind::Register(_))
             })
             .map(|s| s.width)
             .sum();
         assert_eq!(pmu_register_bits, 16 * 34 + 16 * 32);
         assert!(sites.iter().any(|s| s.name == "pmu.counters_3.count_reg.q"));
+        // Every top-level port is one site marked as a port (a port and
+        // the wires it drives are one net), and nothing else is.
+        let netlist = sim.netlist();
+        let port_names: Vec<&str> = netlist
+            .inputs
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .chain(netlist.outputs.iter().map(|o| o.name.as_str()))
+            .filter(|name| *name != "clock")
+            .collect();
+        let port_nodes: std::collections::BTreeSet<usize> = netlist
+            .signals
+            .iter()
+            .filter(|signal| {
+                signal
+                    .aliases
+                    .iter()
+                    .any(|a| port_names.contains(&a.as_str()))
+            })
+            .map(|signal| signal.node)
+            .filter(|&node| {
+                !matches!(
+                    netlist.nodes[node].op,
+                    super::super::Op::Const(_) | super::super::Op::State(_)
+                )
+            })
+            .collect();
+        let marked: std::collections::BTreeSet<usize> = sites
+            .iter()
+            .filter(|s| s.port)
+            .map(|s| match s.kind {
+                super::super::faults::SiteKind::Net(node) => node,
+                super::super::faults::SiteKind::Register(_) => panic!("{}: a register", s.name),
+            })
+            .collect();
+        assert_eq!(marked, port_nodes);
+        assert!(sites.iter().any(|s| s.port && s.name == "sm_warp_pc"));
     }
 
-    /// Under a fault, native code plus the forced nodes' fan-out cone
+    /// Under a fault, generated code plus the forced nodes' fan-out cone
     /// equals the evaluation loop on every node, in every cycle: the SM
     /// core, random inputs, stuck-at faults on nets and registers across
     /// the units, and two faults at once.
     #[test]
-    fn faulty_native_evaluation_equals_the_loop() {
+    fn faulty_generated_evaluation_equals_the_loop() {
         use rand::{Rng, SeedableRng};
         let design = registry::get("sm-core").design().unwrap();
         let base = CompiledSim::new(&design).unwrap();
@@ -380,8 +414,8 @@ mod faults {
         let sites = base.fault_sites();
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         for trial in 0..40 {
-            let mut native = base.clone();
-            let mut reference = base.clone().without_native_code();
+            let mut generated = base.clone();
+            let mut reference = base.clone().without_generated_code();
             let faults = if trial % 8 == 7 { 2 } else { 1 };
             for _ in 0..faults {
                 let site = rng.gen_range(0..sites.len());
@@ -395,7 +429,7 @@ mod faults {
                     },
                     cycle: rng.gen_range(0..20),
                 };
-                native.arm_fault(&fault).unwrap();
+                generated.arm_fault(&fault).unwrap();
                 reference.arm_fault(&fault).unwrap();
             }
             let inputs = base.netlist().inputs.len();
@@ -407,16 +441,16 @@ mod faults {
                     } else {
                         rng.gen()
                     };
-                    native.set_input(k, value);
+                    generated.set_input(k, value);
                     reference.set_input(k, value);
                 }
-                native.settle();
+                generated.settle();
                 reference.settle();
                 assert_eq!(
-                    native.values, reference.values,
+                    generated.values, reference.values,
                     "trial {trial}, cycle {cycle}"
                 );
-                native.clock();
+                generated.clock();
                 reference.clock();
             }
         }

@@ -1,6 +1,6 @@
 //! [`SmCore`] behind one port-level interface, on either engine: the
 //! rust-hdl engine (the reference; waveforms) or the compiled engine
-//! (the export IR's native code). The behavioural units set
+//! (the export IR, as generated code). The behavioural units set
 //! [`CoreInputs`] and read a [`CoreView`]; neither knows which engine
 //! runs the core.
 
@@ -11,28 +11,8 @@ use rust_hdl::prelude::Block;
 use super::SmError;
 use crate::engine::compiled::trace::TracedSim;
 use crate::engine::compiled::CompiledSim;
-use crate::engine::{CycleDriver, SimError};
+use crate::engine::{CycleDriver, Engine, SimError};
 use crate::waveform::WaveformOut;
-
-/// Which engine runs the core.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub enum CoreEngine {
-    /// The compiled engine (native code of the export IR).
-    #[default]
-    Compiled,
-    /// rust-hdl's blocks under the native cycle driver (the reference;
-    /// the only one that writes waveforms so far).
-    RustHdl,
-}
-
-impl CoreEngine {
-    pub fn name(self) -> &'static str {
-        match self {
-            CoreEngine::Compiled => "compiled",
-            CoreEngine::RustHdl => "rust-hdl",
-        }
-    }
-}
 
 /// The core's inputs in a cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -151,7 +131,7 @@ const OUTPUTS: [&str; 16] = [
     "exec_half_write",
 ];
 
-pub(super) struct CompiledCore {
+struct CompiledCore {
     run: TracedSim,
     /// The block compiled, for its waveform's declarations (a fork has
     /// none: it writes no waveform).
@@ -162,7 +142,7 @@ pub(super) struct CompiledCore {
 }
 
 impl CompiledCore {
-    /// Compiles `core` as built (its export; native code when the
+    /// Compiles `core` as built (its export; generated code when the
     /// registry's export of the same build has it, the loop otherwise).
     fn new(mut core: SmCore) -> Result<Self, SmError> {
         core.connect_all();
@@ -239,29 +219,36 @@ impl CompiledCore {
     }
 }
 
-/// The core on one engine.
-pub(super) enum CoreSim {
+/// The core on one engine. An observer of a run sees it every cycle
+/// ([`digest`](Self::digest), [`rust_hdl`](Self::rust_hdl)).
+pub struct CoreSim {
+    on: CoreOn,
+}
+
+/// The engine that runs the core, with its state.
+enum CoreOn {
     RustHdl(Box<CycleDriver<SmCore>>),
     Compiled(Box<CompiledCore>),
 }
 
 impl CoreSim {
-    pub(super) fn new(core: SmCore, engine: CoreEngine) -> Result<Self, SmError> {
-        Ok(match engine {
-            CoreEngine::RustHdl => CoreSim::RustHdl(Box::new(CycleDriver::new(core)?)),
-            CoreEngine::Compiled => {
+    pub(super) fn new(core: SmCore, engine: Engine) -> Result<Self, SmError> {
+        let on = match engine {
+            Engine::RustHdl => CoreOn::RustHdl(Box::new(CycleDriver::new(core)?)),
+            Engine::Compiled => {
                 let mut compiled = CompiledCore::new(core)?;
                 compiled.run.sim.settle();
-                CoreSim::Compiled(Box::new(compiled))
+                CoreOn::Compiled(Box::new(compiled))
             }
-        })
+        };
+        Ok(CoreSim { on })
     }
 
     /// Streams the run to a waveform in `out`'s format.
     pub(super) fn attach(&mut self, out: WaveformOut, period_ps: u64) -> Result<(), SmError> {
-        match self {
-            CoreSim::RustHdl(driver) => Ok(driver.attach(out, "sm", period_ps)?),
-            CoreSim::Compiled(core) => {
+        match &mut self.on {
+            CoreOn::RustHdl(driver) => Ok(driver.attach(out, "sm", period_ps)?),
+            CoreOn::Compiled(core) => {
                 let block = core
                     .block
                     .as_deref()
@@ -277,25 +264,25 @@ impl CoreSim {
     /// A copy of the compiled core in its current state, without a
     /// waveform; `None` on the rust-hdl engine or with a waveform attached.
     pub(super) fn fork(&self) -> Option<CoreSim> {
-        match self {
-            CoreSim::Compiled(core) if !core.run.traced() => {
-                Some(CoreSim::Compiled(Box::new(CompiledCore {
+        match &self.on {
+            CoreOn::Compiled(core) if !core.run.traced() => Some(CoreSim {
+                on: CoreOn::Compiled(Box::new(CompiledCore {
                     run: TracedSim::new(core.run.sim.clone()),
                     block: None,
                     at: core.at.clone(),
                     pmu_address: core.pmu_address,
                     pmu_command: core.pmu_command,
-                })))
-            }
+                })),
+            }),
             _ => None,
         }
     }
 
     /// A digest of what the core shows the behavioural units now.
-    pub(super) fn digest(&self) -> u64 {
-        match self {
-            CoreSim::Compiled(core) => core.run.sim.output_digest(),
-            CoreSim::RustHdl(_) => {
+    pub fn digest(&self) -> u64 {
+        match &self.on {
+            CoreOn::Compiled(core) => core.run.sim.output_digest(),
+            CoreOn::RustHdl(_) => {
                 use std::hash::{Hash, Hasher};
                 let mut hasher = std::collections::hash_map::DefaultHasher::new();
                 self.view().hash(&mut hasher);
@@ -306,31 +293,31 @@ impl CoreSim {
 
     /// Whether two compiled cores hold the same registers and inputs.
     pub(super) fn same_state(&self, other: &CoreSim) -> bool {
-        match (self, other) {
-            (CoreSim::Compiled(a), CoreSim::Compiled(b)) => a.run.sim.same_state(&b.run.sim),
+        match (&self.on, &other.on) {
+            (CoreOn::Compiled(a), CoreOn::Compiled(b)) => a.run.sim.same_state(&b.run.sim),
             _ => false,
         }
     }
 
     /// The compiled core's engine (fault sites and arming).
     pub(super) fn compiled(&mut self) -> Option<&mut CompiledSim> {
-        match self {
-            CoreSim::Compiled(core) => Some(&mut core.run.sim),
-            CoreSim::RustHdl(_) => None,
+        match &mut self.on {
+            CoreOn::Compiled(core) => Some(&mut core.run.sim),
+            CoreOn::RustHdl(_) => None,
         }
     }
 
     /// The rust-hdl core, if that engine runs it.
-    pub(super) fn rust_hdl(&self) -> Option<&SmCore> {
-        match self {
-            CoreSim::RustHdl(driver) => Some(driver.uut()),
-            CoreSim::Compiled(_) => None,
+    pub fn rust_hdl(&self) -> Option<&SmCore> {
+        match &self.on {
+            CoreOn::RustHdl(driver) => Some(driver.uut()),
+            CoreOn::Compiled(_) => None,
         }
     }
 
     pub(super) fn set_inputs(&mut self, i: &CoreInputs) {
-        match self {
-            CoreSim::RustHdl(driver) => {
+        match &mut self.on {
+            CoreOn::RustHdl(driver) => {
                 let uut = driver.uut_mut();
                 uut.reset.next = i.reset;
                 uut.pipeline_fetch_done.next = i.pipeline_fetch_done;
@@ -360,7 +347,7 @@ impl CoreSim {
                 uut.sm_mem_address.next = u64::from(i.sm_mem_address).into();
                 uut.sm_mem_data.next = u64::from(i.sm_mem_data).into();
             }
-            CoreSim::Compiled(core) => {
+            CoreOn::Compiled(core) => {
                 let values: [u64; 22] = [
                     u64::from(i.reset),
                     u64::from(i.pipeline_fetch_done),
@@ -399,9 +386,9 @@ impl CoreSim {
 
     /// Propagates the inputs (no clock edge).
     pub(super) fn settle(&mut self) -> Result<(), SmError> {
-        match self {
-            CoreSim::RustHdl(driver) => driver.settle()?,
-            CoreSim::Compiled(core) => core.run.sim.settle(),
+        match &mut self.on {
+            CoreOn::RustHdl(driver) => driver.settle()?,
+            CoreOn::Compiled(core) => core.run.sim.settle(),
         }
         Ok(())
     }
@@ -409,26 +396,26 @@ impl CoreSim {
     /// The rising clock edge, then the core settles with the same inputs
     /// (so the view shows the registers' new values).
     pub(super) fn step(&mut self) -> Result<(), SmError> {
-        match self {
-            CoreSim::RustHdl(driver) => driver.step()?,
-            CoreSim::Compiled(core) => core.run.step().map_err(SimError::from)?,
+        match &mut self.on {
+            CoreOn::RustHdl(driver) => driver.step()?,
+            CoreOn::Compiled(core) => core.run.step().map_err(SimError::from)?,
         }
         Ok(())
     }
 
     /// Ends the waveform, if any.
     pub(super) fn finish(&mut self) -> Result<(), SmError> {
-        match self {
-            CoreSim::RustHdl(driver) => driver.finish()?,
-            CoreSim::Compiled(core) => core.run.finish().map_err(SimError::from)?,
+        match &mut self.on {
+            CoreOn::RustHdl(driver) => driver.finish()?,
+            CoreOn::Compiled(core) => core.run.finish().map_err(SimError::from)?,
         }
         Ok(())
     }
 
     /// What the core shows now.
     pub(super) fn view(&self) -> CoreView {
-        match self {
-            CoreSim::RustHdl(driver) => {
+        match &self.on {
+            CoreOn::RustHdl(driver) => {
                 let u = driver.uut();
                 CoreView {
                     fetch_stall: u.fetch_stall.val(),
@@ -455,7 +442,7 @@ impl CoreSim {
                     pmu_monitor_in: std::array::from_fn(|i| u.pmu.monitor_in[i].val().to_u64()),
                 }
             }
-            CoreSim::Compiled(core) => {
+            CoreOn::Compiled(core) => {
                 let s = &core.run.sim;
                 let o = |k: usize| s.output(core.at.outputs[k]);
                 let signal = |index: usize| s.signal(index);
@@ -489,9 +476,9 @@ impl CoreSim {
 
     /// The PMU's 16 counters.
     pub(super) fn counts(&self) -> Vec<u64> {
-        match self {
-            CoreSim::RustHdl(driver) => driver.uut().pmu.counts(),
-            CoreSim::Compiled(core) => core
+        match &self.on {
+            CoreOn::RustHdl(driver) => driver.uut().pmu.counts(),
+            CoreOn::Compiled(core) => core
                 .at
                 .counters
                 .iter()

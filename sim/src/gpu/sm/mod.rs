@@ -53,17 +53,27 @@
 //! # Code
 //!
 //! One file per unit: `warp_unit.rs` (scheduling and fetch),
-//! `read_stage.rs` (a decoded pass in, its operands out),
+//! `read_stage.rs` (a decoded pass in, its operands out), `pass_tag.rs`
+//! (what the behavioural units keep of a pass while execute holds it),
 //! `write_stage.rs` (a pass's results into registers and memory),
 //! `core_ports.rs` (what the behavioural units present to [`SmCore`] and
-//! what the PMU sees), `timing.rs` (stage costs, set-up), `result.rs`
-//! (what a run returns). Each cycle, `Sm::plan_cycle` decides every
-//! unit's move from the core's registered outputs, the core settles and is
-//! clocked, and `Sm::clock_edge` moves the behavioural units at the same
-//! edge.
+//! what the PMU sees), `core_sim.rs` (the core on either engine),
+//! `timing.rs` (stage costs, set-up). Around them: this file (the SM,
+//! its units' state between edges, one cycle's work), `config.rs`
+//! (options and limits), `error.rs`, `cycle.rs` (the cycle loop),
+//! `observer.rs` (what a run shows its caller), `checkpoint.rs` (a run's
+//! state to resume from and compare with) and `result.rs` (what a run
+//! returns). The units import from this file, never from each other's
+//! behaviour.
 
+mod checkpoint;
+mod config;
 mod core_ports;
 mod core_sim;
+mod cycle;
+mod error;
+mod observer;
+mod pass_tag;
 mod read_stage;
 mod result;
 #[cfg(test)]
@@ -76,136 +86,30 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::ops::Range;
 
-use flexpmu_hdl::pmu::ChannelMode;
-use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::SmCore;
 
 use crate::engine::compiled::faults::{Fault, Site};
-use crate::engine::compiled::Activity;
-use crate::engine::SimError;
-use crate::gpu::iss::{
-    GlobalMemory, Iss, IssError, LaunchState, ThreadState, WarpContext, WARP_SIZE,
-};
+use crate::engine::compiled::ValuesSeen;
+use crate::gpu::iss::{GlobalMemory, Iss, IssError, LaunchState, ThreadState};
 use crate::pmu::{PmuCommandSeen, PmuInputs};
 use crate::waveform::WaveformOut;
 use core_ports::Observed;
-pub use core_sim::CoreEngine;
-use core_sim::CoreSim;
+use pass_tag::PassTag;
 use read_stage::ReadSlot;
 use timing::Timing;
 use warp_unit::{FetchSlot, PassRef, Scheduler, Warp};
-use write_stage::{PassTag, WriteBack};
+use write_stage::WriteBack;
 
+pub use checkpoint::Checkpoint;
+pub use config::{
+    SmConfig, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_CORE, MAX_RESIDENT_WARPS, MEMORY_CYCLES,
+    OBSERVED_WARPS, PASSES,
+};
+pub use core_sim::CoreSim;
+pub use error::SmError;
+pub use observer::RunObserver;
 pub use result::{differing_threads, PmuRead, RoundRecord, SmRun};
 pub use warp_unit::WarpState;
-
-/// Passes per warp instruction: 32 threads on 8 lanes.
-pub const PASSES: u32 = WARP_SIZE / LANES as u32;
-
-/// Default cycles the write stage spends on a GLD/GST pass with the simple
-/// timing; see [`SmConfig::memory_cycles`].
-pub const MEMORY_CYCLES: u64 = 2;
-
-/// Warps whose state is packed into `sm_warp_states` (2 bits each).
-pub const OBSERVED_WARPS: usize = 16;
-
-/// Blocks the SM takes at a time by default (FlexGripPlus' testbench).
-pub const DEFAULT_BLOCKS_PER_CORE: u32 = 2;
-
-/// Most blocks per round (FlexGripPlus' 4-bit `blocks_per_core`).
-pub const MAX_BLOCKS_PER_CORE: u32 = 15;
-
-/// Most resident warps with FlexGripPlus timing (its 5-bit `warp_id`).
-pub const MAX_RESIDENT_WARPS: u32 = 32;
-
-/// Options of a run.
-#[derive(Clone, Copy, Debug)]
-pub struct SmConfig {
-    /// Stage timing.
-    pub timing: Timing,
-    /// Blocks resident at a time (1 to [`MAX_BLOCKS_PER_CORE`]).
-    pub blocks_per_core: u32,
-    /// Build the core with the PMU and its hooks (without: PMEVENTs are
-    /// no-ops, as in FlexGripPlus without the PMU).
-    pub pmu: bool,
-    /// Give up if the kernel has not finished after this many cycles.
-    /// `None`: a bound derived from the program and the launch (without
-    /// backward branches each warp runs at most every instruction once;
-    /// with them, twice the warp instructions the reference ISS executes,
-    /// and a loop the ISS gives up on is an error at once).
-    pub max_cycles: Option<u64>,
-    /// Keep the PMU's input ports of every cycle ([`SmRun::pmu_ports`]).
-    pub record_pmu_ports: bool,
-    /// Simple timing: cycles the write stage spends on a global-memory
-    /// pass (at least 1).
-    pub memory_cycles: u64,
-    /// The engine that runs [`SmCore`].
-    pub engine: CoreEngine,
-    /// The PMU's converter mode per channel; `None`: the monitored-signal
-    /// map's. Another choice builds a deliberately wrong PMU (the tests of
-    /// the validation procedure).
-    pub channel_modes: Option<[ChannelMode; 16]>,
-    /// Stop with [`SmError::DecoderMismatch`] when the hardware decoder's
-    /// op class differs from the reference decoder's (a defect of the
-    /// model). Off in fault campaigns, where a faulty decoder is the
-    /// point: the behavioural stages then follow the hardware's op (their
-    /// timing still the instruction in memory's).
-    pub check_decoder: bool,
-}
-
-impl Default for SmConfig {
-    fn default() -> Self {
-        SmConfig {
-            timing: Timing::default(),
-            blocks_per_core: DEFAULT_BLOCKS_PER_CORE,
-            pmu: true,
-            max_cycles: None,
-            record_pmu_ports: false,
-            memory_cycles: MEMORY_CYCLES,
-            engine: CoreEngine::default(),
-            channel_modes: None,
-            check_decoder: true,
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SmError {
-    #[error(transparent)]
-    Sim(#[from] SimError),
-    #[error("the kernel did not finish within {0} cycles")]
-    Timeout(u64),
-    #[error("{0}")]
-    Engine(String),
-    /// A stage broke the pipeline handshake (a defect of the model).
-    #[error("cycle {cycle}: pipeline handshake violated: {what}")]
-    Handshake { cycle: u64, what: &'static str },
-    /// The instruction does not decode (outside the subset), fetch ran
-    /// off the program, or a `g[]` or global-memory access failed: the
-    /// same errors, with the same messages, as the reference ISS's.
-    #[error(transparent)]
-    Architectural(#[from] IssError),
-    #[error("{warp}: address {address}: the hardware decoder (op {hardware}) and the reference decoder (`{reference}`) disagree on {words}")]
-    DecoderMismatch {
-        warp: WarpContext,
-        address: usize,
-        words: String,
-        hardware: u64,
-        reference: String,
-    },
-    /// The caller stopped the run at a checkpoint (a fault campaign, once
-    /// a faulty run's state equals the golden run's).
-    #[error("stopped by the caller at cycle {0}")]
-    Stopped(u64),
-    #[error("blocks per core must be 1 to {MAX_BLOCKS_PER_CORE} (FlexGripPlus' 4-bit blocks_per_core), not {0}")]
-    BlocksPerCore(u32),
-    #[error("{blocks} resident block(s) of {warps_per_block} warp(s) are {warps} warps: FlexGripPlus holds at most {MAX_RESIDENT_WARPS} (its warp_id has 5 bits); take fewer blocks per core, or the simple timing")]
-    TooManyWarps {
-        blocks: u32,
-        warps_per_block: u32,
-        warps: u32,
-    },
-}
 
 /// The SM slice with a launch loaded.
 pub struct Sm {
@@ -227,28 +131,10 @@ pub struct Sm {
     loop_instructions: Option<u64>,
 }
 
-/// What a run shows its caller in every cycle.
-enum Watch<'a> {
-    Nothing,
-    /// The rust-hdl core block.
-    Block(&'a mut dyn FnMut(&SmCore)),
-    /// A digest of the core's view.
-    Digest(&'a mut dyn FnMut(u64, u64)),
-    /// The digest, and every `every` cycles the whole state between two
-    /// cycles; the run stops ([`SmError::Stopped`]) when `checkpoint`
-    /// says so.
-    Checkpoints {
-        every: u64,
-        on_cycle: &'a mut dyn FnMut(u64, u64),
-        checkpoint: &'a mut dyn FnMut(&Sm, &Execution) -> bool,
-    },
-}
-
-/// The harness's state between two cycles (with the [`Sm`]: everything a
-/// run's future depends on), to copy a run at a checkpoint and compare
-/// two runs.
+/// The harness's state between two cycles: a run's position, to copy at
+/// a checkpoint and compare with another run's.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Execution {
+pub struct HarnessState {
     pipeline: Pipeline,
     records: Records,
     /// Cycles and counters at the end of the kernel, once it is over.
@@ -257,27 +143,11 @@ pub struct Execution {
     cycle: u64,
 }
 
-impl Execution {
+impl HarnessState {
+    /// The next cycle to run.
     pub fn cycle(&self) -> u64 {
         self.cycle
     }
-}
-
-/// Whether `program` may run an instruction more than once per warp: it
-/// has a BRA to an address at or before its own (a word that does not
-/// decode stops the run when reached, so it is skipped here).
-fn loops(program: &[u32]) -> bool {
-    let mut address = 0;
-    while address < program.len() {
-        match flexpmu_isa::g80::decode(program, address) {
-            Ok((flexpmu_isa::g80::Instruction::Bra { target, .. }, _)) if target <= address => {
-                return true
-            }
-            Ok((_, used)) => address += used,
-            Err(_) => address += 1,
-        }
-    }
-    false
 }
 
 /// Where the SM is in the launch.
@@ -377,7 +247,7 @@ impl Sm {
         // counts its warp instructions for the default bound, and stops a
         // loop that never ends quickly. (Its PMU reads are 0 here; any
         // other error is left for the run to report.)
-        let loop_instructions = if config.max_cycles.is_none() && loops(program) {
+        let loop_instructions = if config.max_cycles.is_none() && cycle::loops(program) {
             let mut probe = iss.clone();
             match probe.run(program, |_, event| {
                 (event.command == flexpmu_isa::PmuCommand::Idl).then_some(0)
@@ -419,9 +289,9 @@ impl Sm {
         })
     }
 
-    /// A copy of this SM, not yet run, for another run of the same launch
-    /// (a fault campaign's runs); `None` unless its core is on the compiled
-    /// engine without a waveform.
+    /// A copy of this SM in its current state, for another run of the
+    /// same launch (a fault campaign's runs); `None` unless its core is on
+    /// the compiled engine without a waveform.
     pub fn fork(&self) -> Option<Sm> {
         Some(Sm {
             core: self.core.fork()?,
@@ -464,84 +334,21 @@ impl Sm {
             .map_err(|e| SmError::Engine(e.to_string()))
     }
 
-    /// [`Sm::run`], calling `on_cycle(cycle, digest)` in every cycle with
-    /// a digest of everything the core shows the behavioural units (its
-    /// outputs once settled, before the clock edge): two runs whose
-    /// digests agree in a cycle saw the same core in it.
-    pub fn run_digested(mut self, on_cycle: &mut dyn FnMut(u64, u64)) -> Result<SmRun, SmError> {
-        self.execute(None, Watch::Digest(on_cycle))
-    }
-
-    /// [`Sm::run_checkpointed`] from the start, also recording which bits
-    /// of each node of the compiled core were 1 and 0 in each interval of
-    /// `every` cycles (a campaign's golden run: a stuck-at fault on a bit
-    /// that keeps its stuck value from some cycle on changes nothing from
-    /// there).
-    pub fn run_recording(
-        mut self,
-        every: u64,
-        on_cycle: &mut dyn FnMut(u64, u64),
-        checkpoint: &mut dyn FnMut(&Sm, &Execution) -> bool,
-    ) -> Result<(SmRun, Activity), SmError> {
-        let sim = self
-            .core
+    /// Records, from now on, which bits of each node of the compiled
+    /// core are 1 and which are 0 in each interval of `every` cycles (a
+    /// campaign's golden run: a stuck-at fault on a bit that keeps its
+    /// stuck value from some cycle on changes nothing from there).
+    pub fn record_values_seen(&mut self, every: u64) -> Result<(), SmError> {
+        self.core
             .compiled()
-            .ok_or_else(|| SmError::Engine("recording needs the compiled engine".into()))?;
-        sim.record_activity(every);
-        let result = self.execute(
-            None,
-            Watch::Checkpoints {
-                every: every.max(1),
-                on_cycle,
-                checkpoint,
-            },
-        );
-        let activity = self
-            .core
-            .compiled()
-            .and_then(|sim| sim.take_activity())
-            .unwrap_or_default();
-        Ok((result?, activity))
+            .ok_or_else(|| SmError::Engine("recording needs the compiled engine".into()))?
+            .record_values_seen(every);
+        Ok(())
     }
 
-    /// [`Sm::run_digested`], handing `checkpoint` the SM and the harness's
-    /// state at every `every`-th cycle (before it runs); stops with
-    /// [`SmError::Stopped`] when it returns true. `from` resumes a copy
-    /// of a checkpoint instead of starting (this SM must then be a copy
-    /// of the checkpoint's).
-    pub fn run_checkpointed(
-        mut self,
-        from: Option<Execution>,
-        every: u64,
-        on_cycle: &mut dyn FnMut(u64, u64),
-        checkpoint: &mut dyn FnMut(&Sm, &Execution) -> bool,
-    ) -> Result<SmRun, SmError> {
-        self.execute(
-            from,
-            Watch::Checkpoints {
-                every: every.max(1),
-                on_cycle,
-                checkpoint,
-            },
-        )
-    }
-
-    /// Whether this SM with `execution` is in the same state as `other`
-    /// with `other_execution`: the core's registers and inputs, the
-    /// harness, the registers of every thread, memory. Two runs in the
-    /// same state (and the same faults from then on) end the same.
-    pub fn same_state(
-        &self,
-        execution: &Execution,
-        other: &Sm,
-        other_execution: &Execution,
-    ) -> bool {
-        execution == other_execution
-            && self.core_inputs == other.core_inputs
-            && self.core.same_state(&other.core)
-            && self.warps == other.warps
-            && self.threads == other.threads
-            && self.memory == other.memory
+    /// What [`record_values_seen`](Self::record_values_seen) recorded.
+    pub fn take_values_seen(&mut self) -> Option<ValuesSeen> {
+        self.core.compiled().and_then(|sim| sim.take_values_seen())
     }
 
     /// Streams the run to a VCD waveform (top scope `sm`).
@@ -565,323 +372,22 @@ impl Sm {
 
     /// Runs the kernel to completion, then the final reset cycle.
     pub fn run(mut self) -> Result<SmRun, SmError> {
-        self.execute(None, Watch::Nothing)
+        self.execute(None, &mut |_: u64, _: &CoreSim| {})
     }
 
-    /// [`Sm::run`], calling `observe` with the core in every cycle once
-    /// its inputs have settled, before the clock edge.
-    /// The core is rust-hdl's ([`CoreEngine::RustHdl`]).
-    pub fn run_observed(mut self, mut observe: impl FnMut(&SmCore)) -> Result<SmRun, SmError> {
-        if self.core.rust_hdl().is_none() {
-            return Err(SmError::Engine(
-                "observing the core block needs the rust-hdl engine".into(),
-            ));
-        }
-        self.execute(None, Watch::Block(&mut observe))
+    /// [`Sm::run`], shown to `observer` as it goes; the SM stays, in its
+    /// final state (or where the observer stopped it).
+    pub fn run_observed(&mut self, observer: &mut dyn RunObserver) -> Result<SmRun, SmError> {
+        self.execute(None, observer)
     }
 
-    /// Cycles the pipeline is idle before round `round` can issue.
-    fn idle_before(&self, round: usize) -> u64 {
-        match self.config.timing {
-            Timing::Simple => 1,
-            Timing::FlexGripPlus => {
-                let warps = self.rounds[round].len() as u64;
-                let blocks = {
-                    let range = &self.rounds[round];
-                    let first = self.warps[range.start].context.block_index;
-                    let last = self.warps[range.end - 1].context.block_index;
-                    u64::from(last - first + 1)
-                };
-                let lead = if round == 0 {
-                    timing::START_CYCLES
-                } else {
-                    timing::ROUND_SWITCH_CYCLES
-                };
-                lead + timing::setup_cycles(blocks, self.threads_per_block, warps, self.params)
-                    + timing::FIRST_ISSUE_CYCLES
-            }
-        }
-    }
-
-    /// The cycle bound when none is given: every warp instruction's
-    /// passes through the slowest stage one after another, set-up, slack.
-    fn default_max_cycles(&self) -> u64 {
-        let per_pass = 120 + self.config.memory_cycles;
-        let setup: u64 = (0..self.rounds.len()).map(|r| self.idle_before(r)).sum();
-        let warp_instructions = match self.loop_instructions {
-            // Twice the ISS's count: its reads were 0, the SM's are not.
-            Some(count) => count.saturating_mul(2),
-            None if loops(&self.program) => crate::gpu::iss::DEFAULT_STEP_LIMIT,
-            None => (self.warps.len() as u64).saturating_mul(self.program.len() as u64 + 1),
-        };
-        warp_instructions
-            .saturating_mul(u64::from(PASSES) * per_pass)
-            .saturating_add(setup)
-            .saturating_add(1000)
-    }
-
-    /// The harness's state before the first cycle.
-    fn start(&self) -> Execution {
-        Execution {
-            pipeline: Pipeline {
-                phase: Phase::Idle {
-                    until: self.idle_before(0),
-                    round: 0,
-                },
-                scheduler: Scheduler::default(),
-                fetch: None,
-                decoding: None,
-                read: None,
-                in_execute: VecDeque::new(),
-                write_free_at: 0,
-                observed: Observed::default(),
-            },
-            records: Records::default(),
-            end: None,
-            cycle: 0,
-        }
-    }
-
-    /// Runs from `from` (or the start) to the end; a failed run still
-    /// ends its waveform (whose own error is secondary to the one being
-    /// reported), up to the failure.
-    fn execute(&mut self, from: Option<Execution>, watch: Watch) -> Result<SmRun, SmError> {
-        let execution = from.unwrap_or_else(|| self.start());
-        let result = self.execute_from(execution, watch);
-        if result.is_err() {
-            let _ = self.core.finish();
-        }
-        result
-    }
-
-    /// Runs from `execution` (the harness's state at its cycle) on.
-    fn execute_from(&mut self, execution: Execution, mut watch: Watch) -> Result<SmRun, SmError> {
-        let max_cycles = self
-            .config
-            .max_cycles
-            .unwrap_or_else(|| self.default_max_cycles());
-        let Execution {
-            mut pipeline,
-            mut records,
-            mut end,
-            cycle: first,
-        } = execution;
-
-        for cycle in first.. {
-            if let Watch::Checkpoints {
-                every, checkpoint, ..
-            } = &mut watch
-            {
-                if cycle % *every == 0 {
-                    let execution = Execution {
-                        pipeline,
-                        records,
-                        end,
-                        cycle,
-                    };
-                    if checkpoint(self, &execution) {
-                        return Err(SmError::Stopped(cycle));
-                    }
-                    Execution {
-                        pipeline,
-                        records,
-                        end,
-                        ..
-                    } = execution;
-                }
-            }
-            let final_reset = end.is_some();
-            if cycle >= max_cycles && !final_reset {
-                return Err(SmError::Timeout(max_cycles));
-            }
-            let work = self.plan_cycle(&mut pipeline, cycle, final_reset)?;
-            self.drive_core(&mut pipeline, &work);
-            self.core.settle()?;
-            match &mut watch {
-                Watch::Nothing => {}
-                Watch::Block(observe) => {
-                    if let Some(core) = self.core.rust_hdl() {
-                        observe(core);
-                    }
-                }
-                Watch::Digest(on_cycle) | Watch::Checkpoints { on_cycle, .. } => {
-                    on_cycle(cycle, self.core.digest())
-                }
-            }
-            self.record_pmu(&mut records, cycle, &work);
-            self.core.step()?;
-            if final_reset {
-                self.core.finish()?;
-                let (cycles, counters_at_end) = end.take().unwrap_or_default();
-                return Ok(self.result(records, cycles, counters_at_end));
-            }
-            self.clock_edge(&mut pipeline, &mut records, cycle, work)?;
-            match pipeline.phase {
-                Phase::Running { round } if self.round_drained(&pipeline, round) => {
-                    records.rounds.push(result::RoundRecord {
-                        warps: self.rounds[round].len(),
-                        end_cycle: cycle + 1,
-                    });
-                    pipeline.phase = if round + 1 < self.rounds.len() {
-                        Phase::Idle {
-                            until: cycle + 1 + self.idle_before(round + 1),
-                            round: round + 1,
-                        }
-                    } else {
-                        Phase::Ending {
-                            until: cycle + 1 + self.end_cycles(),
-                        }
-                    };
-                }
-                Phase::Idle { until, round } if cycle + 1 >= until => {
-                    pipeline.phase = Phase::Running { round };
-                    pipeline.scheduler = Scheduler::default();
-                }
-                Phase::Ending { until } if cycle + 1 >= until => {
-                    end = Some((cycle + 1, self.core.counts()));
-                }
-                _ => {}
-            }
-        }
-        unreachable!("the cycle loop only ends by returning")
-    }
-
-    fn end_cycles(&self) -> u64 {
-        match self.config.timing {
-            Timing::Simple => 0,
-            Timing::FlexGripPlus => timing::END_CYCLES,
-        }
-    }
-
-    /// Before the edge: what each unit does in this cycle, from the
-    /// core's registered outputs.
-    fn plan_cycle(
+    /// [`Sm::run_observed`] from `state`, a [`Checkpoint`]'s (this SM a
+    /// copy of the checkpoint's, see [`Checkpoint::fork`]).
+    pub fn resume(
         &mut self,
-        pipeline: &mut Pipeline,
-        cycle: u64,
-        final_reset: bool,
-    ) -> Result<CycleWork, SmError> {
-        pipeline.observed.clear_strobes();
-        // The processor reset: at power-up, before each later round (the
-        // SM controller resets the SM), and after the kernel.
-        let reset = final_reset
-            || match pipeline.phase {
-                Phase::Idle { until, round } => {
-                    cycle == until - self.idle_before(round) && (round > 0 || cycle == 0)
-                }
-                _ => false,
-            };
-        let Phase::Running { round } = pipeline.phase else {
-            return Ok(CycleWork {
-                reset,
-                ..CycleWork::default()
-            });
-        };
-        self.release_warps(cycle, round);
-        let (fetch_stall, dec_done, execute_done, execute_stall) = {
-            let uut = self.core.view();
-            (
-                uut.fetch_stall,
-                uut.dec_done,
-                uut.execute_done,
-                uut.execute_stall,
-            )
-        };
-        let write_back = if execute_done {
-            Some(self.receive_pass(pipeline, cycle)?)
-        } else {
-            None
-        };
-        let write_stall = cycle < pipeline.write_free_at;
-        // Read sends its pass when it is done and execute can take it.
-        let read_ready = pipeline
-            .read
-            .as_ref()
-            .is_some_and(|slot| cycle >= slot.ready_at);
-        let execute_busy = match self.config.timing {
-            Timing::FlexGripPlus => execute_stall,
-            Timing::Simple => write_stall,
-        };
-        let read_done = match pipeline.read.as_ref() {
-            Some(slot) if read_ready && !execute_busy => Some(self.operands(slot)?),
-            _ => None,
-        };
-        let new_pass = if dec_done {
-            let pass = pipeline.decoding.take().ok_or(SmError::Handshake {
-                cycle,
-                what: "decode handed over a pass it was never given",
-            })?;
-            if pipeline.read.is_some() && read_done.is_none() {
-                return Err(SmError::Handshake {
-                    cycle,
-                    what: "decode handed over to a busy read stage",
-                });
-            }
-            Some(self.take_decoded(pass, cycle)?)
-        } else {
-            None
-        };
-        // Read stalls decode until the cycle it sends its pass on.
-        let read_stall = new_pass.is_some() || (pipeline.read.is_some() && read_done.is_none());
-        let fetch_done = match pipeline.fetch.as_ref() {
-            Some(slot) if cycle >= slot.ready_at && !fetch_stall => Some(slot.pass),
-            _ => None,
-        };
-        let issue = self.schedule(pipeline, cycle, round)?;
-        Ok(CycleWork {
-            reset,
-            write_back,
-            read_done,
-            new_pass,
-            fetch_done,
-            issue,
-            read_stall,
-            write_stall,
-        })
-    }
-
-    /// At the edge: the behavioural units move with the core's registers.
-    fn clock_edge(
-        &mut self,
-        pipeline: &mut Pipeline,
-        records: &mut Records,
-        cycle: u64,
-        work: CycleWork,
-    ) -> Result<(), SmError> {
-        if let Some(write_back) = work.write_back {
-            self.write_back(pipeline, records, cycle, write_back)?;
-        }
-        if let Some(operands) = work.read_done {
-            self.send_pass(pipeline, records, cycle, operands)?;
-        }
-        if let Some(slot) = work.new_pass {
-            pipeline.read = Some(slot);
-        }
-        if let Some(pass) = work.fetch_done {
-            pipeline.fetch = None;
-            pipeline.decoding = Some(pass);
-            if pass.pass == 0 {
-                records.warp_instructions += 1;
-            }
-        }
-        if let Some(slot) = work.issue {
-            pipeline.fetch = Some(slot);
-        }
-        Ok(())
-    }
-
-    /// Round `round` is over: its warps have finished and nothing is in
-    /// flight.
-    fn round_drained(&self, pipeline: &Pipeline, round: usize) -> bool {
-        let uut = self.core.view();
-        pipeline.fetch.is_none()
-            && pipeline.decoding.is_none()
-            && pipeline.read.is_none()
-            && pipeline.in_execute.is_empty()
-            && !uut.dec_done
-            && !uut.execute_done
-            && self.rounds[round]
-                .clone()
-                .all(|w| self.warps[w].state == WarpState::Finished)
+        state: HarnessState,
+        observer: &mut dyn RunObserver,
+    ) -> Result<SmRun, SmError> {
+        self.execute(Some(state), observer)
     }
 }

@@ -4,12 +4,12 @@
 //! and execute is free.
 
 use flexpmu_hdl::sm::execute_stage::LANES;
-use flexpmu_hdl::sm::subset_decoder::op;
+use flexpmu_hdl::sm::subset_decoder::{op, op_class};
 use flexpmu_isa::g80::{self, HalfReg, Instruction, Reg};
 
+use super::pass_tag::PassTag;
 use super::timing;
 use super::warp_unit::PassRef;
-use super::write_stage::PassTag;
 use super::{Pipeline, Records, Sm, SmError};
 use crate::gpu::iss::{self, IssError};
 
@@ -225,26 +225,5 @@ impl Sm {
             write_cycles: slot.write_cycles,
         });
         Ok(())
-    }
-}
-
-/// The decoder's op class of a reference instruction.
-pub(super) fn op_class(instruction: &Instruction) -> u64 {
-    match instruction {
-        Instruction::MovU16 { .. } => op::MOV_U16,
-        Instruction::I2iU32U16 { .. } => op::I2I_U32_U16,
-        Instruction::ImadU16 { .. } => op::IMAD_U16,
-        Instruction::Shl { .. } => op::SHL,
-        Instruction::Iadd32 { .. } => op::IADD32,
-        Instruction::GldU32 { .. } => op::GLD_U32,
-        Instruction::GstU32 { .. } => op::GST_U32,
-        Instruction::Iset { .. } => op::ISET,
-        Instruction::Iadd32i { .. } => op::IADD32I,
-        Instruction::Bra { .. } => op::BRA,
-        Instruction::Ssy { .. } => op::SSY,
-        Instruction::NopJoin => op::NOP_JOIN,
-        Instruction::Ret => op::RET,
-        Instruction::Nop => op::NOP,
-        Instruction::Pmevent(_) => op::PMEVENT,
     }
 }

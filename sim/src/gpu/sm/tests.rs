@@ -123,7 +123,7 @@ fn random_programs_match_the_reference_iss() {
             .unwrap_or_else(|err| panic!("case {case}: {err}"));
         // The rust-hdl engine, the reference, runs the same launch alike.
         let reference_engine = SmConfig {
-            engine: super::CoreEngine::RustHdl,
+            engine: crate::engine::Engine::RustHdl,
             ..config
         };
         let on_rust_hdl = Sm::new(&iss, &program, reference_engine)

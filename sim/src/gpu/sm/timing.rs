@@ -45,9 +45,11 @@ use flexpmu_isa::g80::{Instruction, Src32};
 
 /// Which timing the SM slice follows.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Timing {
     /// FlexGripPlus 4.4's stage timing, block set-up and rounds.
     #[default]
+    #[cfg_attr(feature = "clap", value(name = "flexgripplus"))]
     FlexGripPlus,
     /// Every stage as fast as the handshake allows.
     Simple,

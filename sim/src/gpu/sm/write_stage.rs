@@ -5,33 +5,13 @@
 //! [`timing`](super::timing)).
 
 use flexpmu_hdl::sm::execute_stage::LANES;
-use flexpmu_hdl::sm::subset_decoder::op;
+use flexpmu_hdl::sm::subset_decoder::{op, op_class};
 use flexpmu_isa::g80::{flags, HalfReg, Instruction, Reg};
 
-use super::read_stage::op_class;
+use super::pass_tag::PassTag;
 use super::timing::{self, Timing};
 use super::{Pipeline, PmuRead, Records, Sm, SmError, WarpState, PASSES};
 use crate::gpu::iss::{self, IssError, WarpContext};
-
-/// A pass on its way through execute to write (side band).
-#[derive(Clone, PartialEq, Eq)]
-pub(super) struct PassTag {
-    pub(super) warp: usize,
-    pub(super) address: usize,
-    /// Words of the instruction.
-    pub(super) length: usize,
-    pub(super) instruction: Instruction,
-    pub(super) op: u64,
-    pub(super) pass: u32,
-    /// Active lanes of this pass (bit i = lane i).
-    pub(super) active: u8,
-    /// GST's data per lane.
-    pub(super) store: [u32; LANES],
-    /// A PMEVENT read: (counter, destination register).
-    pub(super) pmu_read: Option<(u8, u8)>,
-    /// Cycles the write stage spends on it.
-    pub(super) write_cycles: u64,
-}
 
 /// A completed pass with the execute stage's registered outputs.
 pub(super) struct WriteBack {

@@ -1,0 +1,61 @@
+//! The `ice40` flow (`synth_scripts/ice40.ys`): `synth_ice40` on the
+//! design inside its timing harness, then nextpnr-ice40: logic, carry and
+//! RAM cells, the maximum frequency and the critical path. The harness'
+//! flip-flops are reported apart from the design's.
+
+use flexpmu_tools::nextpnr;
+use flexpmu_tools::yosys::Stat;
+
+use super::ice40_harness::{harness_flip_flops, ice40_harness};
+use super::{FlowRun, FlowSteps, SynthError, SynthResult};
+
+const SCRIPT: &str = include_str!("../../../synth_scripts/ice40.ys");
+
+/// The harness' top module, which the flow synthesises.
+const HARNESS_TOP: &str = "flexpmu_ice40_harness";
+
+pub(super) struct Ice40;
+
+impl FlowSteps for Ice40 {
+    fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError> {
+        run.scratch.write(
+            "design.v",
+            &format!("{}\n{}", run.verilog, ice40_harness(run.exported)),
+        )?;
+        for (key, value) in &mut run.values {
+            if *key == "TOP" {
+                *value = HARNESS_TOP.into();
+            }
+        }
+        run.values.push(("JSON", "design.json".into()));
+        Ok(run.script(SCRIPT))
+    }
+
+    fn figures(
+        &mut self,
+        run: &FlowRun,
+        stat: &Stat,
+        _log: &str,
+        result: &mut SynthResult,
+    ) -> Result<(), SynthError> {
+        let count = |prefix: &str| -> u64 {
+            stat.cell_types
+                .iter()
+                .filter(|(k, _)| k.starts_with(prefix))
+                .map(|(_, n)| n)
+                .sum()
+        };
+        result.logic_cells = Some(count("SB_LUT4"));
+        result.carry_cells = Some(count("SB_CARRY"));
+        result.ram_cells = Some(count("SB_RAM"));
+        // The design's flip-flops, without the harness around it.
+        let harness = harness_flip_flops(run.exported);
+        result.harness_flip_flops = Some(harness);
+        result.flip_flops = result.flip_flops.saturating_sub(harness);
+        let timing =
+            nextpnr::place_and_route(run.scratch.path(), "design.json", &run.options.device)?;
+        result.fmax_mhz = Some(timing.fmax_mhz);
+        result.critical_path = Some(timing.critical_path);
+        Ok(())
+    }
+}

@@ -1,0 +1,79 @@
+//! How a run goes: the options of [`SmConfig`] and the limits of the SM
+//! slice (passes per warp instruction, residency).
+
+use flexpmu_hdl::pmu::ChannelMode;
+use flexpmu_hdl::sm::execute_stage::LANES;
+
+use super::timing::Timing;
+use crate::engine::Engine;
+use crate::gpu::iss::WARP_SIZE;
+
+/// Passes per warp instruction: 32 threads on 8 lanes.
+pub const PASSES: u32 = WARP_SIZE / LANES as u32;
+
+/// Default cycles the write stage spends on a GLD/GST pass with the simple
+/// timing; see [`SmConfig::memory_cycles`].
+pub const MEMORY_CYCLES: u64 = 2;
+
+/// Warps whose state is packed into `sm_warp_states` (2 bits each).
+pub const OBSERVED_WARPS: usize = 16;
+
+/// Blocks the SM takes at a time by default (FlexGripPlus' testbench).
+pub const DEFAULT_BLOCKS_PER_CORE: u32 = 2;
+
+/// Most blocks per round (FlexGripPlus' 4-bit `blocks_per_core`).
+pub const MAX_BLOCKS_PER_CORE: u32 = 15;
+
+/// Most resident warps with FlexGripPlus timing (its 5-bit `warp_id`).
+pub const MAX_RESIDENT_WARPS: u32 = 32;
+
+/// Options of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct SmConfig {
+    /// Stage timing.
+    pub timing: Timing,
+    /// Blocks resident at a time (1 to [`MAX_BLOCKS_PER_CORE`]).
+    pub blocks_per_core: u32,
+    /// Build the core with the PMU and its hooks (without: PMEVENTs are
+    /// no-ops, as in FlexGripPlus without the PMU).
+    pub pmu: bool,
+    /// Give up if the kernel has not finished after this many cycles.
+    /// `None`: a bound derived from the program and the launch (without
+    /// backward branches each warp runs at most every instruction once;
+    /// with them, twice the warp instructions the reference ISS executes,
+    /// and a loop the ISS gives up on is an error at once).
+    pub max_cycles: Option<u64>,
+    /// Keep the PMU's input ports of every cycle ([`SmRun::pmu_ports`]).
+    pub record_pmu_ports: bool,
+    /// Simple timing: cycles the write stage spends on a global-memory
+    /// pass (at least 1).
+    pub memory_cycles: u64,
+    /// The engine that runs [`SmCore`].
+    pub engine: Engine,
+    /// The PMU's converter mode per channel; `None`: the monitored-signal
+    /// map's. Another choice builds a deliberately wrong PMU (the tests of
+    /// the validation procedure).
+    pub channel_modes: Option<[ChannelMode; 16]>,
+    /// Stop with [`SmError::DecoderMismatch`] when the hardware decoder's
+    /// op class differs from the reference decoder's (a defect of the
+    /// model). Off in fault campaigns, where a faulty decoder is the
+    /// point: the behavioural stages then follow the hardware's op (their
+    /// timing still the instruction in memory's).
+    pub check_decoder: bool,
+}
+
+impl Default for SmConfig {
+    fn default() -> Self {
+        SmConfig {
+            timing: Timing::default(),
+            blocks_per_core: DEFAULT_BLOCKS_PER_CORE,
+            pmu: true,
+            max_cycles: None,
+            record_pmu_ports: false,
+            memory_cycles: MEMORY_CYCLES,
+            engine: Engine::default(),
+            channel_modes: None,
+            check_decoder: true,
+        }
+    }
+}

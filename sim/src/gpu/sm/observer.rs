@@ -1,0 +1,34 @@
+//! What a run shows its caller as it goes: one interface for every
+//! observer (a waveform of the rust-hdl block's ports, a campaign's
+//! per-cycle digest and checkpoints). Every method does nothing by
+//! default, so an observer implements only what it needs; a closure
+//! `FnMut(u64, &CoreSim)` observes every cycle.
+
+use super::core_sim::CoreSim;
+use super::{HarnessState, Sm};
+
+/// Watches a run of the SM slice.
+pub trait RunObserver {
+    /// Every cycle, once the core has settled with the cycle's inputs,
+    /// before the clock edge.
+    fn cycle(&mut self, _cycle: u64, _core: &CoreSim) {}
+
+    /// Cycles between two calls of [`checkpoint`](Self::checkpoint)
+    /// (from cycle 0); `None`: no checkpoints.
+    fn checkpoint_every(&self) -> Option<u64> {
+        None
+    }
+
+    /// At every checkpoint, before its cycle runs: the SM and its
+    /// harness's state (everything the run's future depends on). `true`
+    /// stops the run with [`SmError::Stopped`](super::SmError::Stopped).
+    fn checkpoint(&mut self, _sm: &Sm, _state: &HarnessState) -> bool {
+        false
+    }
+}
+
+impl<F: FnMut(u64, &CoreSim)> RunObserver for F {
+    fn cycle(&mut self, cycle: u64, core: &CoreSim) {
+        self(cycle, core)
+    }
+}

@@ -1,0 +1,83 @@
+//! `flexpmu faults list`: the SM core's fault sites and faults per unit
+//! and model.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use flexpmu_sim::engine::compiled::faults::SiteKind;
+use flexpmu_studies::faults::population::{population, sites_per_unit};
+use flexpmu_studies::faults::Model;
+
+use super::{prepare, table, ListArgs};
+
+pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
+    let prepared = prepare(&args.launch, 1, args.json)?;
+    let campaign = &prepared.campaign;
+    let all = campaign.fault_list(&Model::ALL, &[]);
+    let sites = sites_per_unit(campaign.sites());
+    let faults = population(&all);
+    if args.json {
+        let site_list: Vec<serde_json::Value> = campaign
+            .sites()
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "name": s.name,
+                    "unit": s.unit,
+                    "width": s.width,
+                    "register": matches!(s.kind, SiteKind::Register(_)),
+                })
+            })
+            .collect();
+        let units: BTreeMap<&str, serde_json::Value> = sites
+            .iter()
+            .map(|(unit, s)| {
+                let models = faults.get(unit).cloned().unwrap_or_default();
+                (
+                    unit.as_str(),
+                    serde_json::json!({"sites": s.sites, "bits": s.bits, "faults": models}),
+                )
+            })
+            .collect();
+        outln!(
+            "{}",
+            serde_json::json!({
+                "golden_cycles": campaign.golden().run.cycles,
+                "faults": all.faults.len(),
+                "units": units,
+                "sites": site_list,
+            })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = table(&["unit", "sites", "bits", "sa0", "sa1", "flip", "faults"]);
+    let mut totals = [0u64; 6];
+    for (unit, s) in &sites {
+        let models = faults.get(unit).cloned().unwrap_or_default();
+        let m = |name: &str| models.get(name).copied().unwrap_or(0);
+        let row = [
+            s.sites,
+            s.bits,
+            m("sa0"),
+            m("sa1"),
+            m("flip"),
+            m("sa0") + m("sa1") + m("flip"),
+        ];
+        for (t, v) in totals.iter_mut().zip(row) {
+            *t += v;
+        }
+        let mut cells = vec![unit.to_string()];
+        cells.extend(row.iter().map(u64::to_string));
+        table.add_row(cells);
+    }
+    let mut cells = vec!["all".to_string()];
+    cells.extend(totals.iter().map(u64::to_string));
+    table.add_row(cells);
+    outln!(
+        "{}: {} cycles fault-free; the SM core's fault sites and faults\n{table}",
+        prepared.name,
+        campaign.golden().run.cycles
+    );
+    Ok(ExitCode::SUCCESS)
+}

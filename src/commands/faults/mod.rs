@@ -1,0 +1,205 @@
+//! `flexpmu faults`: fault-injection campaigns on the SM slice — the
+//! fault list, a campaign (exhaustive, sampled, sharded, resumable), one
+//! fault on its own, and the merge of shard results. The campaigns
+//! themselves are `flexpmu_studies::faults`; this is their command line.
+
+mod list;
+mod merge;
+mod one;
+mod report;
+mod run;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use flexpmu_sim::engine::Engine;
+use flexpmu_sim::gpu::iss::Iss;
+use flexpmu_sim::gpu::sm::SmConfig;
+use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_studies::faults::{Campaign, Model};
+
+use super::launch::{load_program, LaunchArgs};
+
+#[derive(clap::Args)]
+pub struct FaultsArgs {
+    #[command(subcommand)]
+    command: FaultsCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum FaultsCommand {
+    /// Count the fault sites and faults of the SM core per unit and model.
+    List(ListArgs),
+    /// Run a campaign (or one fault with --fault) and print the coverage.
+    Run(RunArgs),
+    /// Merge the results files of a campaign's shards into its summary.
+    Merge(MergeArgs),
+}
+
+/// The program and launch a campaign runs (as `flexpmu run` takes them).
+#[derive(clap::Args)]
+struct CampaignLaunch {
+    /// Program: `.sass` source, `.vhd` TP_instructions ROM or `.hex`.
+    file: PathBuf,
+    #[command(flatten)]
+    launch: LaunchArgs,
+}
+
+#[derive(clap::Args)]
+struct ListArgs {
+    #[command(flatten)]
+    launch: CampaignLaunch,
+    /// Print JSON (with every site) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ModelArg {
+    StuckAt,
+    Flip,
+    All,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    #[command(flatten)]
+    launch: CampaignLaunch,
+    /// Fault models: stuck-at (0 and 1, from cycle 0), flip (a register
+    /// bit, once, at a random cycle of the golden run), or all.
+    #[arg(long, value_enum, default_value_t = ModelArg::All)]
+    model: ModelArg,
+    /// Only sites of this unit (decode, execute, pmu, hooks, ports);
+    /// repeatable.
+    #[arg(long = "unit", value_name = "U")]
+    units: Vec<String>,
+    /// Every fault of the list (the default).
+    #[arg(long, conflicts_with_all = ["sample", "margin"])]
+    exhaustive: bool,
+    /// A random sample of this many faults.
+    #[arg(long, value_name = "N", conflicts_with = "margin")]
+    sample: Option<u64>,
+    /// A random sample sized for this margin of error (0.01 = 1 %) at
+    /// --confidence (Leveugle et al., DATE 2009).
+    #[arg(long, value_name = "E")]
+    margin: Option<f64>,
+    /// Confidence of the margins reported and of --margin's sample size.
+    #[arg(long, default_value_t = 0.99, value_name = "C")]
+    confidence: f64,
+    /// Seed of the sample and of the flips' cycles.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run shard K of N (0-based): every N-th fault of the selection.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Worker threads (default: every core).
+    #[arg(long, value_name = "J")]
+    jobs: Option<usize>,
+    /// Stream one JSON line per fault to this file (after a first line
+    /// describing the campaign).
+    #[arg(long, value_name = "FILE.jsonl")]
+    out: Option<PathBuf>,
+    /// Continue the campaign in --out: skip the faults already there.
+    #[arg(long, requires = "out")]
+    resume: bool,
+    /// Replace an existing --out file (or --vcd) instead of refusing.
+    #[arg(long)]
+    force: bool,
+    /// One fault on its own: `SITE:sa0`, `SITE:sa1` or `SITE:flip@CYCLE`
+    /// (SITE as `faults list --json` names it, with `[bit]` if wider than
+    /// one bit).
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["sample", "margin", "shard", "out", "exhaustive"])]
+    fault: Option<String>,
+    /// With --fault: write the faulty run's waveform (VCD) here.
+    #[arg(long, value_name = "PATH", requires = "fault")]
+    vcd: Option<PathBuf>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// Results files (`faults run --out`) of one campaign's shards.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn faults(args: &FaultsArgs) -> Result<ExitCode> {
+    match &args.command {
+        FaultsCommand::List(a) => list::list(a),
+        FaultsCommand::Run(a) => run::run(a),
+        FaultsCommand::Merge(a) => merge::merge(a),
+    }
+}
+
+/// A launch ready for faults, and what describes it.
+struct Prepared {
+    campaign: Campaign,
+    iss: Iss,
+    program: Vec<u32>,
+    config: SmConfig,
+    /// The program's file name.
+    name: String,
+}
+
+/// Loads the program, runs the golden run (with a spinner unless
+/// `quiet`).
+fn prepare(launch: &CampaignLaunch, seed: u64, quiet: bool) -> Result<Prepared> {
+    // The same launch options as `flexpmu run`; a campaign injects faults
+    // into the compiled core, and measures what the PMU adds.
+    if launch.launch.sm.no_pmu {
+        bail!("--no-pmu: a campaign measures what the PMU adds; it needs the PMU");
+    }
+    if launch.launch.sm.engine != Engine::Compiled {
+        bail!(
+            "--engine {}: faults are injected on the compiled engine",
+            launch.launch.sm.engine.name()
+        );
+    }
+    let config = launch.launch.sm.config()?;
+    let program = load_program(&launch.file)?;
+    let iss = VectorAdd::new(launch.launch.geometry()?).iss()?;
+    let spinner = (!quiet).then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_message("golden run");
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        bar
+    });
+    let campaign = Campaign::new(&iss, &program, config, seed)
+        .with_context(|| format!("{}: the fault-free run failed", launch.file.display()))?;
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+    }
+    let name = launch
+        .file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Prepared {
+        campaign,
+        iss,
+        program,
+        config,
+        name,
+    })
+}
+
+fn models(arg: ModelArg) -> Vec<Model> {
+    match arg {
+        ModelArg::StuckAt => vec![Model::StuckAt0, Model::StuckAt1],
+        ModelArg::Flip => vec![Model::Flip],
+        ModelArg::All => Model::ALL.to_vec(),
+    }
+}
+
+fn table(header: &[&str]) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(header.to_vec());
+    table
+}

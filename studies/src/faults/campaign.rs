@@ -1,0 +1,428 @@
+//! A campaign: the golden run of a launch, then each fault on a copy of
+//! the same SM (compiled core, the fault armed), classified against it.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind, Site, SiteKind};
+use flexpmu_sim::engine::Engine;
+use flexpmu_sim::gpu::iss::Iss;
+use flexpmu_sim::gpu::sm::{
+    Checkpoint, CoreSim, HarnessState, RunObserver, Sm, SmConfig, SmError, SmRun,
+};
+
+use super::list::{bit_name, fault_cycle, FaultList, FaultSpec, Model};
+use super::outcome::{classify, differences, Differences, Golden, Outcome};
+use super::site::FaultSite;
+
+/// One fault's result: a line of a campaign's JSON Lines file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultResult {
+    pub id: u64,
+    /// The site and bit, `pmu.counters_0.count_reg.q[2]`.
+    pub site: String,
+    pub unit: String,
+    /// `sa0`, `sa1` or `flip`.
+    pub model: String,
+    /// The cycle the fault acts from (0 for stuck-at).
+    pub cycle: u64,
+    pub outcome: Outcome,
+    /// The first cycle in which the core showed the behavioural units
+    /// something else than in the golden run.
+    pub first_divergence: Option<u64>,
+    /// Bit i: counter i differs from the golden run's at the end of the
+    /// kernel (the detection matrix).
+    pub counters_differing: u16,
+    /// Why the system stopped the run (`hang`, `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// A faulty run's result, with what differs (for `--fault`).
+pub struct FaultRun {
+    pub result: FaultResult,
+    pub run: Result<SmRun, SmError>,
+    pub differences: Option<Differences>,
+}
+
+/// The cycle limit of a faulty run: twice the golden run, and then some.
+fn cycle_limit(golden_cycles: u64) -> u64 {
+    golden_cycles.saturating_mul(2).saturating_add(10_000)
+}
+
+/// Cycles between two checkpoints of the golden run.
+pub const CHECKPOINT_CYCLES: u64 = 2048;
+
+/// A launch ready for faults: its golden run done, its SM ready to copy.
+pub struct Campaign {
+    template: Sm,
+    /// The core's sites as the engine arms them ...
+    engine_sites: Vec<Site>,
+    /// ... and as the campaign names and counts them (the same order).
+    sites: Vec<FaultSite>,
+    /// Per site, per checkpoint j: the bits that were 1 and the bits that
+    /// were 0 in the golden run from checkpoint j on.
+    site_values_seen: Vec<Vec<(u64, u64)>>,
+    /// The golden run's state every [`CHECKPOINT_CYCLES`] cycles.
+    checkpoints: Vec<Checkpoint>,
+    golden: Golden,
+    seed: u64,
+    /// Stop runs early and start flips at a checkpoint (off: every run
+    /// from cycle 0 to its end, to check that the shortcuts change no
+    /// result).
+    shortcuts: bool,
+}
+
+impl Campaign {
+    /// Runs `program` on the launch of `iss` fault-free (the compiled
+    /// core; the decoder check off, so a faulty decoder's op is followed).
+    pub fn new(iss: &Iss, program: &[u32], config: SmConfig, seed: u64) -> Result<Self, SmError> {
+        let config = faulty_config(config);
+        let mut template = Sm::new(iss, program, config)?;
+        let engine_sites = template
+            .fault_sites()
+            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let sites: Vec<FaultSite> = engine_sites.iter().map(FaultSite::of_core).collect();
+        let mut golden_sm = fork(&template)?;
+        golden_sm.record_values_seen(CHECKPOINT_CYCLES)?;
+        let mut recorder = GoldenRecorder::default();
+        let run = golden_sm.run_observed(&mut recorder)?;
+        let seen = golden_sm.take_values_seen().unwrap_or_default();
+        if recorder.fork_failed {
+            return Err(SmError::Engine(
+                "the SM cannot be copied at a checkpoint".into(),
+            ));
+        }
+        let sim_nodes = template
+            .state_nodes()
+            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let intervals = seen.ones.len();
+        let site_values_seen = sites
+            .iter()
+            .map(|site: &FaultSite| {
+                let node = match site.kind {
+                    SiteKind::Net(node) => Some(node),
+                    SiteKind::Register(r) => sim_nodes.get(r).copied().flatten(),
+                };
+                // Suffix unions: from checkpoint j on. A register no node
+                // reads: both values, always (never skipped).
+                let mut from = vec![(u64::MAX, u64::MAX); intervals + 1];
+                if let Some(n) = node {
+                    from[intervals] = (0, 0);
+                    for j in (0..intervals).rev() {
+                        from[j] = (
+                            from[j + 1].0 | seen.ones[j][n],
+                            from[j + 1].1 | seen.zeros[j][n],
+                        );
+                    }
+                }
+                from
+            })
+            .collect();
+        Ok(Campaign {
+            template,
+            engine_sites,
+            sites,
+            site_values_seen,
+            checkpoints: recorder.checkpoints,
+            golden: Golden {
+                run,
+                digests: recorder.digests,
+            },
+            seed,
+            shortcuts: true,
+        })
+    }
+
+    /// Turns the shortcuts (early stops, flips from a checkpoint, faults
+    /// never activated not run) off or on.
+    pub fn set_shortcuts(&mut self, on: bool) {
+        self.shortcuts = on;
+    }
+
+    pub fn sites(&self) -> &[FaultSite] {
+        &self.sites
+    }
+
+    pub fn golden(&self) -> &Golden {
+        &self.golden
+    }
+
+    /// The fault list of `models` on `units` (all if empty).
+    pub fn fault_list(&self, models: &[Model], units: &[String]) -> FaultList {
+        FaultList::new(self.sites.clone(), models, units)
+    }
+
+    /// Runs one fault to its outcome (a flip at its seeded cycle). A
+    /// stuck-at fault on a bit that held its stuck value throughout the
+    /// golden run is masked without running: forcing a value a node
+    /// already has changes nothing, cycle after cycle.
+    pub fn run(&self, fault: &FaultSpec) -> Result<FaultResult, SmError> {
+        if self.shortcuts && !self.activated_from(fault, 0) {
+            return Ok(self.result(fault, 0, Outcome::Masked, None, 0, None));
+        }
+        let cycle = fault_cycle(fault, self.seed, self.golden.run.cycles);
+        // A flip starts from the last checkpoint before its cycle.
+        let start = match fault.model {
+            Model::Flip if self.shortcuts => {
+                let j = ((cycle / CHECKPOINT_CYCLES) as usize)
+                    .min(self.checkpoints.len().saturating_sub(1));
+                self.checkpoints.get(j)
+            }
+            _ => None,
+        };
+        let (sm, state) = match start {
+            Some(checkpoint) => {
+                let (sm, state) = checkpoint.fork()?;
+                (sm, Some(state))
+            }
+            None => (self.copy()?, None),
+        };
+        Ok(self
+            .run_from(sm, state, fault, Some(cycle), self.shortcuts)?
+            .result)
+    }
+
+    /// Whether the golden run ever had the faulty bit at the other value.
+    pub fn activated(&self, fault: &FaultSpec) -> bool {
+        self.activated_from(fault, 0)
+    }
+
+    /// Whether the golden run had the faulty bit at the other value from
+    /// checkpoint `j` on (a flip: always).
+    fn activated_from(&self, fault: &FaultSpec, j: usize) -> bool {
+        let from = &self.site_values_seen[fault.site];
+        let (ones, zeros) = from[j.min(from.len() - 1)];
+        let bit = 1u64 << fault.bit;
+        match fault.model {
+            Model::StuckAt0 => ones & bit != 0,
+            Model::StuckAt1 => zeros & bit != 0,
+            Model::Flip => true,
+        }
+    }
+
+    fn result(
+        &self,
+        fault: &FaultSpec,
+        cycle: u64,
+        outcome: Outcome,
+        first_divergence: Option<u64>,
+        counters_differing: u16,
+        detail: Option<String>,
+    ) -> FaultResult {
+        let site = &self.sites[fault.site];
+        FaultResult {
+            id: fault.id,
+            site: bit_name(site, fault.bit),
+            unit: site.unit.clone(),
+            model: fault.model.name().to_string(),
+            cycle,
+            outcome,
+            first_divergence,
+            counters_differing,
+            detail,
+        }
+    }
+
+    /// A copy of the launch's SM, not yet run.
+    pub fn copy(&self) -> Result<Sm, SmError> {
+        fork(&self.template)
+    }
+
+    /// Runs one fault on `sm` (a [`copy`](Self::copy), or a fresh SM of
+    /// the same launch with a waveform attached), from `cycle` (default:
+    /// 0 for stuck-at, the seeded cycle for a flip), keeping its run.
+    pub fn run_on(
+        &self,
+        sm: Sm,
+        fault: &FaultSpec,
+        cycle: Option<u64>,
+    ) -> Result<FaultRun, SmError> {
+        self.run_from(sm, None, fault, cycle, false)
+    }
+
+    /// [`run_on`](Self::run_on) from `state` (a golden checkpoint's, with
+    /// `sm` a copy of its SM) or from the start. With `stop_early`, the
+    /// run stops at a checkpoint where its state equals the golden run's
+    /// and the fault cannot act again (a flip already done, a stuck-at bit
+    /// the golden run keeps at its stuck value from there): from then on
+    /// it would follow the golden run to its end.
+    fn run_from(
+        &self,
+        mut sm: Sm,
+        state: Option<HarnessState>,
+        fault: &FaultSpec,
+        cycle: Option<u64>,
+        stop_early: bool,
+    ) -> Result<FaultRun, SmError> {
+        let cycle = cycle.unwrap_or_else(|| fault_cycle(fault, self.seed, self.golden.run.cycles));
+        let kind = match fault.model {
+            Model::StuckAt0 => FaultKind::StuckAt0,
+            Model::StuckAt1 => FaultKind::StuckAt1,
+            Model::Flip => FaultKind::Flip,
+        };
+        sm.set_max_cycles(cycle_limit(self.golden.run.cycles));
+        sm.arm_fault(
+            &self.engine_sites,
+            &Fault {
+                site: fault.site,
+                bit: fault.bit,
+                kind,
+                cycle,
+            },
+        )?;
+        let mut watch = FaultyRunWatch {
+            campaign: self,
+            fault,
+            cycle,
+            stop_early,
+            first_divergence: None,
+        };
+        let run = match state {
+            Some(state) => sm.resume(state, &mut watch),
+            None => sm.run_observed(&mut watch),
+        };
+        let first_divergence = watch.first_divergence;
+        if let Err(SmError::Stopped(_)) = run {
+            // The golden run's state: it ends as the golden run does.
+            let outcome = if first_divergence.is_some() {
+                Outcome::Latent
+            } else {
+                Outcome::Masked
+            };
+            return Ok(FaultRun {
+                result: self.result(fault, cycle, outcome, first_divergence, 0, None),
+                run,
+                differences: Some(Differences::default()),
+            });
+        }
+        let outcome = classify(&self.golden, &run, first_divergence.is_some());
+        let differences = run.as_ref().ok().map(|r| differences(&self.golden.run, r));
+        let result = self.result(
+            fault,
+            cycle,
+            outcome,
+            first_divergence,
+            differences.as_ref().map_or(0, |d| d.counters),
+            run.as_ref().err().map(ToString::to_string),
+        );
+        Ok(FaultRun {
+            result,
+            run,
+            differences,
+        })
+    }
+
+    /// Runs `faults` on `threads` threads, handing each result to
+    /// `on_result` as it comes (in no particular order); stops early,
+    /// with the faults not run left out, when `on_result` says so.
+    pub fn run_all(
+        &self,
+        faults: &[FaultSpec],
+        threads: usize,
+        on_result: &(dyn Fn(FaultResult) -> bool + Sync),
+    ) -> Result<(), SmError> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| SmError::Engine(format!("cannot start {threads} threads: {e}")))?;
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        pool.install(|| {
+            faults.par_iter().try_for_each(|fault| {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    return Ok(());
+                }
+                let result = self.run(fault)?;
+                if !on_result(result) {
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                Ok(())
+            })
+        })
+    }
+}
+
+/// How a campaign's SMs run: the compiled core, the decoder check off.
+pub fn faulty_config(config: SmConfig) -> SmConfig {
+    SmConfig {
+        engine: Engine::Compiled,
+        check_decoder: false,
+        ..config
+    }
+}
+
+fn fork(sm: &Sm) -> Result<Sm, SmError> {
+    sm.fork().ok_or_else(|| {
+        SmError::Engine("the SM cannot be copied (not on the compiled engine)".into())
+    })
+}
+
+/// The golden run's observer: the digest of every cycle, and a
+/// checkpoint every [`CHECKPOINT_CYCLES`] cycles.
+#[derive(Default)]
+struct GoldenRecorder {
+    digests: Vec<u64>,
+    checkpoints: Vec<Checkpoint>,
+    fork_failed: bool,
+}
+
+impl RunObserver for GoldenRecorder {
+    fn cycle(&mut self, _cycle: u64, core: &CoreSim) {
+        self.digests.push(core.digest());
+    }
+
+    fn checkpoint_every(&self) -> Option<u64> {
+        Some(CHECKPOINT_CYCLES)
+    }
+
+    fn checkpoint(&mut self, sm: &Sm, state: &HarnessState) -> bool {
+        match sm.checkpoint(state) {
+            Some(checkpoint) => self.checkpoints.push(checkpoint),
+            None => self.fork_failed = true,
+        }
+        false
+    }
+}
+
+/// A faulty run's observer: the first cycle the core shows the
+/// behavioural units something else than in the golden run, and (with
+/// `stop_early`) the stop at a checkpoint equal to the golden run's once
+/// the fault cannot act again.
+struct FaultyRunWatch<'a> {
+    campaign: &'a Campaign,
+    fault: &'a FaultSpec,
+    /// The cycle the fault acts from.
+    cycle: u64,
+    stop_early: bool,
+    first_divergence: Option<u64>,
+}
+
+impl RunObserver for FaultyRunWatch<'_> {
+    fn cycle(&mut self, cycle: u64, core: &CoreSim) {
+        if self.first_divergence.is_none()
+            && self.campaign.golden.digests.get(cycle as usize) != Some(&core.digest())
+        {
+            self.first_divergence = Some(cycle);
+        }
+    }
+
+    fn checkpoint_every(&self) -> Option<u64> {
+        Some(CHECKPOINT_CYCLES)
+    }
+
+    fn checkpoint(&mut self, sm: &Sm, state: &HarnessState) -> bool {
+        let at = state.cycle();
+        let j = (at / CHECKPOINT_CYCLES) as usize;
+        let done = match self.fault.model {
+            Model::Flip => at > self.cycle,
+            _ => !self.campaign.activated_from(self.fault, j),
+        };
+        self.stop_early
+            && done
+            && self
+                .campaign
+                .checkpoints
+                .get(j)
+                .is_some_and(|golden| golden.cycle() == at && sm.same_state(state, golden))
+    }
+}

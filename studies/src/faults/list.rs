@@ -1,0 +1,248 @@
+//! The fault list: every site of the core, every bit, every model, in
+//! one deterministic order (a fault's `id` is its place in it), and the
+//! selection a campaign runs — all of it, a seeded random sample, one
+//! shard of either.
+
+use rand::{Rng, SeedableRng};
+
+use flexpmu_sim::engine::compiled::faults::SiteKind;
+
+use super::site::FaultSite;
+
+/// A fault model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Model {
+    /// Permanent: the bit reads 0 from cycle 0 on.
+    StuckAt0,
+    /// Permanent: the bit reads 1 from cycle 0 on.
+    StuckAt1,
+    /// Transient: a register bit inverted once, at a cycle drawn
+    /// uniformly over the golden run.
+    Flip,
+}
+
+impl Model {
+    pub const ALL: [Model; 3] = [Model::StuckAt0, Model::StuckAt1, Model::Flip];
+
+    /// The name in reports and fault specifications.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::StuckAt0 => "sa0",
+            Model::StuckAt1 => "sa1",
+            Model::Flip => "flip",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Whether the model applies to a site (flips only hit registers).
+    pub fn applies_to(self, site: &FaultSite) -> bool {
+        self != Model::Flip || matches!(site.kind, SiteKind::Register(_))
+    }
+}
+
+/// One fault of the list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultSpec {
+    /// Place in the whole list (all units, all models), stable across
+    /// selections and shards.
+    pub id: u64,
+    /// Index in the site list.
+    pub site: usize,
+    pub bit: usize,
+    pub model: Model,
+}
+
+/// The whole population of faults for some models and units.
+#[derive(Clone, Debug)]
+pub struct FaultList {
+    pub sites: Vec<FaultSite>,
+    pub faults: Vec<FaultSpec>,
+}
+
+impl FaultList {
+    /// Every fault of `models` on the sites of `units` (all units if
+    /// empty). Ids count over every unit and model, so a fault keeps its
+    /// id whatever is selected.
+    pub fn new(sites: Vec<FaultSite>, models: &[Model], units: &[String]) -> FaultList {
+        let mut faults = Vec::new();
+        let mut id = 0u64;
+        for (index, site) in sites.iter().enumerate() {
+            for bit in 0..site.width {
+                for model in Model::ALL {
+                    if !model.applies_to(site) {
+                        continue;
+                    }
+                    let wanted =
+                        models.contains(&model) && (units.is_empty() || units.contains(&site.unit));
+                    if wanted {
+                        faults.push(FaultSpec {
+                            id,
+                            site: index,
+                            bit,
+                            model,
+                        });
+                    }
+                    id += 1;
+                }
+            }
+        }
+        FaultList { sites, faults }
+    }
+
+    /// The site name of a fault with its bit: `pmu.counters_0.count_reg.q[2]`.
+    pub fn site_name(&self, fault: &FaultSpec) -> String {
+        bit_name(&self.sites[fault.site], fault.bit)
+    }
+
+    /// The fault at `site_name` (as [`site_name`](Self::site_name) writes
+    /// it, or a 1-bit site's name with `[0]`) with `model`, among all
+    /// faults (any unit).
+    pub fn find(sites: &[FaultSite], site_name: &str, model: Model) -> Option<FaultSpec> {
+        let (name, bit) = match site_name.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
+            Some((name, bit)) => (name, bit.parse::<usize>().ok()?),
+            None => (site_name, 0),
+        };
+        let all = FaultList::new(sites.to_vec(), &[model], &[]);
+        all.faults
+            .into_iter()
+            .find(|f| all.sites[f.site].name == name && f.bit == bit)
+    }
+}
+
+/// A site's bit by name: the site's name, with `[bit]` if it is wider
+/// than one bit (as [`FaultList::find`] reads it).
+pub fn bit_name(site: &FaultSite, bit: usize) -> String {
+    if site.width == 1 {
+        site.name.clone()
+    } else {
+        format!("{}[{}]", site.name, bit)
+    }
+}
+
+/// Which faults of the population a campaign runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Selection {
+    /// Every fault.
+    Exhaustive,
+    /// This many, drawn without replacement with the campaign's seed.
+    Sample(u64),
+}
+
+/// The faults `selection` picks out of `population` (in id order), then
+/// shard `shard` of `shards` of them (every `shards`-th, from `shard`).
+pub fn select(
+    population: &[FaultSpec],
+    selection: Selection,
+    seed: u64,
+    shard: (u64, u64),
+) -> Vec<FaultSpec> {
+    let mut chosen: Vec<FaultSpec> = match selection {
+        Selection::Exhaustive => population.to_vec(),
+        Selection::Sample(n) if n as usize >= population.len() => population.to_vec(),
+        Selection::Sample(n) => {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let mut picked =
+                rand::seq::index::sample(&mut rng, population.len(), n as usize).into_vec();
+            picked.sort_unstable();
+            picked.into_iter().map(|i| population[i]).collect()
+        }
+    };
+    let (k, n) = shard;
+    if n > 1 {
+        chosen = chosen
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| *i as u64 % n == k)
+            .map(|(_, f)| f)
+            .collect();
+    }
+    chosen
+}
+
+/// The cycle a fault acts from: 0 for stuck-at, for a flip a cycle drawn
+/// uniformly in `0..golden_cycles` from the seed and the fault's id alone
+/// (the same on any thread, in any shard).
+pub fn fault_cycle(fault: &FaultSpec, seed: u64, golden_cycles: u64) -> u64 {
+    match fault.model {
+        Model::Flip => {
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(
+                seed ^ fault.id.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            );
+            rng.gen_range(0..golden_cycles.max(1))
+        }
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sites() -> Vec<FaultSite> {
+        vec![
+            FaultSite {
+                name: "decode.op".into(),
+                width: 2,
+                unit: "decode".into(),
+                kind: SiteKind::Net(3),
+            },
+            FaultSite {
+                name: "pmu.counters_0.count_reg.q".into(),
+                width: 3,
+                unit: "pmu".into(),
+                kind: SiteKind::Register(0),
+            },
+        ]
+    }
+
+    #[test]
+    fn ids_count_every_model_on_every_bit() {
+        let all = FaultList::new(sites(), &Model::ALL, &[]);
+        // A net: sa0, sa1 per bit; a register: sa0, sa1, flip per bit.
+        assert_eq!(all.faults.len(), 2 * 2 + 3 * 3);
+        assert!(all.faults.iter().enumerate().all(|(i, f)| f.id == i as u64));
+        let pmu_flips = FaultList::new(sites(), &[Model::Flip], &["pmu".into()]);
+        assert_eq!(
+            pmu_flips.faults.iter().map(|f| f.id).collect::<Vec<_>>(),
+            [6, 9, 12]
+        );
+        assert_eq!(
+            all.site_name(&all.faults[5]),
+            "pmu.counters_0.count_reg.q[0]"
+        );
+        let found = FaultList::find(&all.sites, "pmu.counters_0.count_reg.q[1]", Model::Flip);
+        assert_eq!(found.map(|f| f.id), Some(9));
+        assert_eq!(
+            FaultList::find(&all.sites, "decode.op[7]", Model::StuckAt0),
+            None
+        );
+    }
+
+    #[test]
+    fn samples_and_shards_are_deterministic_and_disjoint() {
+        let all = FaultList::new(sites(), &Model::ALL, &[]);
+        let sample = select(&all.faults, Selection::Sample(7), 42, (0, 1));
+        assert_eq!(sample.len(), 7);
+        assert_eq!(
+            sample,
+            select(&all.faults, Selection::Sample(7), 42, (0, 1))
+        );
+        assert_ne!(
+            sample,
+            select(&all.faults, Selection::Sample(7), 43, (0, 1))
+        );
+        let mut shards: Vec<FaultSpec> = (0..3)
+            .flat_map(|k| select(&all.faults, Selection::Sample(7), 42, (k, 3)))
+            .collect();
+        shards.sort_by_key(|f| f.id);
+        assert_eq!(shards, sample);
+        let flip = all.faults.iter().find(|f| f.model == Model::Flip).unwrap();
+        let cycle = fault_cycle(flip, 1, 1000);
+        assert!(cycle < 1000);
+        assert_eq!(cycle, fault_cycle(flip, 1, 1000));
+        assert_eq!(fault_cycle(&all.faults[0], 1, 1000), 0);
+    }
+}

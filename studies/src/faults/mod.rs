@@ -1,0 +1,31 @@
+//! Fault-injection campaigns on the SM slice: what the PMU is worth for
+//! the in-field test of a GPU (the thesis' open question).
+//!
+//! A campaign runs a launch fault-free (the golden run), then once per
+//! fault of the list ([`list`]) on a copy of the same SM with the fault
+//! armed in its compiled core, and classifies each run by what differs
+//! from the golden one ([`outcome`]): memory (`output`), the counter values
+//! the kernel's PMEVENT IDLs read (`pmu`), the 16 counters at the end
+//! (`counters`), or nothing a test sees. [`summary`] turns results into
+//! coverage per unit and model, with the statistical margin of a sample
+//! ([`sampling`]).
+//!
+//! Sites and their units: [`site`]; counting a list: [`population`];
+//! the results file a campaign streams, resumes and merges:
+//! [`results_file`].
+
+pub mod campaign;
+pub mod list;
+pub mod outcome;
+pub mod population;
+pub mod results_file;
+pub mod sampling;
+pub mod site;
+pub mod summary;
+
+pub use campaign::{Campaign, FaultResult, FaultRun};
+pub use list::{FaultList, FaultSpec, Model, Selection};
+pub use outcome::{Golden, Outcome};
+pub use results_file::CampaignInfo;
+pub use site::{FaultSite, UNITS};
+pub use summary::Summary;

@@ -1,0 +1,251 @@
+//! A campaign's results file (`faults run --out`, JSON Lines): a first
+//! line describing the campaign ([`CampaignInfo`]), then one line per
+//! fault ([`FaultResult`]) as it comes. Written by one campaign at a time
+//! (a file lock), resumable after a cut (a truncated last line is
+//! dropped), read back by `--resume` and `faults merge`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::{BufRead, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::campaign::FaultResult;
+
+/// How a results file starts (so a later run may replace it).
+pub const RESULTS_MARKER: &str = "{\"campaign\":";
+
+/// The longest results line read back (a line is about 200 bytes).
+const MAX_LINE_BYTES: usize = 1 << 16;
+
+/// What a campaign ran: the first line of its results file. Shards of one
+/// campaign differ only in `shard`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CampaignInfo {
+    /// The program's file name and a digest of its words
+    /// ([`program_digest`]).
+    pub program: String,
+    pub program_digest: String,
+    pub threads: u32,
+    pub blocks: u16,
+    pub timing: String,
+    pub blocks_per_core: u32,
+    pub golden_cycles: u64,
+    pub models: Vec<String>,
+    pub units: Vec<String>,
+    /// Faults of the models and units: per unit, per model.
+    pub population: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Faults selected (all of them, or the sample), before sharding.
+    pub selected: u64,
+    pub seed: u64,
+    pub confidence: f64,
+    /// `[k, n]`: this file holds shard k of n.
+    pub shard: [u64; 2],
+}
+
+impl CampaignInfo {
+    pub fn population_total(&self) -> u64 {
+        self.population.values().flat_map(|m| m.values()).sum()
+    }
+
+    /// Whether `other` is another shard (or a resumption) of the same
+    /// campaign.
+    pub fn same_campaign(&self, other: &CampaignInfo) -> bool {
+        CampaignInfo {
+            shard: other.shard,
+            ..self.clone()
+        } == *other
+    }
+}
+
+/// A digest of a program's words (FNV-1a, 64 bits, as 16 hex digits):
+/// two campaigns on different programs of the same name differ in it.
+pub fn program_digest(program: &[u32]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for word in program {
+        for byte in word.to_le_bytes() {
+            h = (h ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// Why a results file cannot be read or written; each names its file
+/// (and line).
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsFileError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a regular file")]
+    NotAFile { path: PathBuf },
+    #[error("{path}:{line}: {what}")]
+    Malformed {
+        path: PathBuf,
+        line: u64,
+        what: String,
+    },
+    #[error("{path}: no complete campaign line: not a `flexpmu faults run --out` file")]
+    NoCampaign { path: PathBuf },
+    #[error(
+        "{path}: another `flexpmu faults run` is writing it; wait for it, or use another --out"
+    )]
+    Locked { path: PathBuf },
+    #[error("{path}: holds another campaign (program, launch, models, units, sample, seed or shard differ): run without --resume, with another --out")]
+    OtherCampaign { path: PathBuf },
+}
+
+/// A results file read back.
+pub struct ResultsFile {
+    pub info: CampaignInfo,
+    /// One per fault id (a fault listed twice, by a file appended to
+    /// twice, counts once), in file order.
+    pub results: Vec<FaultResult>,
+    /// Bytes of the complete lines (a truncated last line is not counted).
+    pub complete_bytes: u64,
+}
+
+/// Reads a results file: its campaign line and its results, stopping at a
+/// truncated last line (a run stopped while writing).
+pub fn read_results(path: &Path) -> Result<ResultsFile, ResultsFileError> {
+    let read_error = |source| ResultsFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let malformed = |line: u64, what: String| ResultsFileError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        what,
+    };
+    let file = File::open(path).map_err(read_error)?;
+    if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
+        return Err(ResultsFileError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut reader = std::io::BufReader::new(file);
+    let mut info = None;
+    let mut results = Vec::new();
+    let mut good = 0u64;
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        let read = std::io::Read::take(&mut reader, MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(read_error)?;
+        if read == 0 {
+            break;
+        }
+        if line.len() > MAX_LINE_BYTES {
+            return Err(malformed(
+                number,
+                format!("line longer than {MAX_LINE_BYTES} bytes: not a flexpmu results file"),
+            ));
+        }
+        if line.last() != Some(&b'\n') {
+            // Truncated: the run stopped while writing it.
+            break;
+        }
+        let text = std::str::from_utf8(&line).map_err(|_| malformed(number, "not UTF-8".into()))?;
+        if number == 1 {
+            #[derive(Deserialize)]
+            struct Header {
+                campaign: CampaignInfo,
+            }
+            let header: Header = serde_json::from_str(text).map_err(|e| {
+                malformed(
+                    1,
+                    format!("expected the campaign line of a `flexpmu faults run --out` file: {e}"),
+                )
+            })?;
+            info = Some(header.campaign);
+        } else {
+            let result: FaultResult = serde_json::from_str(text)
+                .map_err(|e| malformed(number, format!("expected a fault's result: {e}")))?;
+            results.push(result);
+        }
+        good += read as u64;
+    }
+    let info = info.ok_or_else(|| ResultsFileError::NoCampaign {
+        path: path.to_path_buf(),
+    })?;
+    let mut seen = BTreeSet::new();
+    results.retain(|r| seen.insert(r.id));
+    Ok(ResultsFile {
+        info,
+        results,
+        complete_bytes: good,
+    })
+}
+
+/// Opens `path` for a campaign's results: a new file with its campaign
+/// line, or (with `resume`) the same campaign's file, cut after its last
+/// complete line, with the results it holds. The file stays locked for
+/// this campaign while the returned handle lives.
+pub fn open_results(
+    path: &Path,
+    info: &CampaignInfo,
+    resume: bool,
+) -> Result<(Vec<FaultResult>, File), ResultsFileError> {
+    let write_error = |source| ResultsFileError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let existed = path.exists();
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(write_error)?;
+    // One campaign writes a results file at a time.
+    if let Err(e) = file.try_lock() {
+        return Err(match e {
+            std::fs::TryLockError::WouldBlock => ResultsFileError::Locked {
+                path: path.to_path_buf(),
+            },
+            std::fs::TryLockError::Error(e) => write_error(e),
+        });
+    }
+    if resume && existed {
+        let found = read_results(path)?;
+        if found.info != *info {
+            return Err(ResultsFileError::OtherCampaign {
+                path: path.to_path_buf(),
+            });
+        }
+        file.set_len(found.complete_bytes).map_err(write_error)?;
+        file.seek(std::io::SeekFrom::End(0)).map_err(write_error)?;
+        return Ok((found.results, file));
+    }
+    file.set_len(0).map_err(write_error)?;
+    let line = serde_json::json!({ "campaign": info }).to_string();
+    writeln!(file, "{line}")
+        .and_then(|()| file.flush())
+        .map_err(write_error)?;
+    Ok((Vec::new(), file))
+}
+
+/// Appends one fault's result to a file [`open_results`] opened.
+pub fn append_result(
+    file: &mut File,
+    path: &Path,
+    result: &FaultResult,
+) -> Result<(), ResultsFileError> {
+    let line = serde_json::to_string(result).unwrap_or_default();
+    writeln!(file, "{line}")
+        .and_then(|()| file.flush())
+        .map_err(|source| ResultsFileError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+}

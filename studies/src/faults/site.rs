@@ -1,0 +1,76 @@
+//! Fault sites as a campaign sees them: the engine's sites of the SM
+//! core, named as in the run's waveform, each in the unit a report counts
+//! it under.
+
+use flexpmu_sim::engine::compiled::faults::{Site, SiteKind};
+
+/// The units, in report order: the core's decode and execute stages, the
+/// PMEVENT hooks, the PMU, and the core's ports (the signals of the
+/// behavioural units around it: warp unit, read and write stages,
+/// memories).
+pub const UNITS: [&str; 5] = ["decode", "execute", "hooks", "pmu", "ports"];
+
+/// A place a fault can be, in its unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultSite {
+    /// Hierarchical name in the run's waveform (`sm.pmu.counters_3.count_reg.q`).
+    pub name: String,
+    pub width: usize,
+    /// One of [`UNITS`].
+    pub unit: String,
+    pub kind: SiteKind,
+}
+
+impl FaultSite {
+    /// The SM core's `site` (named inside the core) under the top scope
+    /// `sm` of the run's waveform.
+    pub fn of_core(site: &Site) -> FaultSite {
+        FaultSite {
+            name: format!("sm.{}", site.name),
+            width: site.width,
+            unit: unit(site).to_string(),
+            kind: site.kind,
+        }
+    }
+}
+
+/// The unit of a site of the SM core: `ports` for the core's ports,
+/// `hooks` for anything inside a `hook` instance (the decode and execute
+/// hooks sit inside the stages), else its first instance (`decode`,
+/// `execute`, `pmu`).
+pub fn unit(site: &Site) -> &str {
+    if site.port {
+        return "ports";
+    }
+    if site.name.split('.').any(|part| part == "hook") {
+        return "hooks";
+    }
+    site.name.split('.').next().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(name: &str, port: bool) -> Site {
+        Site {
+            name: name.into(),
+            width: 1,
+            port,
+            kind: SiteKind::Net(0),
+        }
+    }
+
+    #[test]
+    fn units_follow_the_hierarchy() {
+        assert_eq!(unit(&site("decode.hook.queue_read_0.q", false)), "hooks");
+        assert_eq!(unit(&site("execute.alus_0.result", false)), "execute");
+        assert_eq!(unit(&site("pmu.counters_3.count_reg.q", false)), "pmu");
+        assert_eq!(unit(&site("sm_warp_pc", true)), "ports");
+        let named = FaultSite::of_core(&site("decode.op", false));
+        assert_eq!(
+            (named.name.as_str(), named.unit.as_str()),
+            ("sm.decode.op", "decode")
+        );
+    }
+}

@@ -1,0 +1,17 @@
+//! Studies on top of flexpmu's GPU model: what the PMU is worth, measured
+//! on the SM slice that `flexpmu-sim` simulates.
+//!
+//! * [`faults`]: fault-injection campaigns — the fault list and the unit
+//!   each site belongs to, sampling, the golden run and each faulty run,
+//!   outcome classes, results files (shards, resumption, merges) and the
+//!   coverage summary;
+//! * [`validate`]: the event-monitor validation procedure, automated on
+//!   the SM slice with representative benchmarks.
+//!
+//! `flexpmu-sim` provides the mechanism a study needs (copy an SM, arm a
+//! fault, checkpoints, state comparison, the reference ISS); the policy —
+//! which faults, what counts as detected, what a counter should read —
+//! is here.
+
+pub mod faults;
+pub mod validate;
