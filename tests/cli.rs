@@ -410,6 +410,38 @@ fn checked_in_exports_are_current() {
     );
 }
 
+/// Generated Rust that differs from what the designs print is named by
+/// `export --check --rust`.
+#[test]
+fn export_check_names_stale_generated_rust() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = temp();
+    let designs = dir.path().join("designs");
+    std::fs::create_dir(&designs).unwrap();
+    for entry in std::fs::read_dir(repo.join("generated_rust/src/designs")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, designs.join(path.file_name().unwrap())).unwrap();
+    }
+    let stale = designs.join("flexpmu_pmu.rs");
+    let text = std::fs::read_to_string(&stale).unwrap();
+    std::fs::write(
+        &stale,
+        text.replacen("pub const NODES", "pub const  NODES", 1),
+    )
+    .unwrap();
+    let out = flexpmu(
+        &["export", "--check", "--rust", designs.to_str().unwrap()],
+        repo,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("designs/flexpmu_pmu.rs")
+            && !stderr(&out).contains("flexpmu_sm_core.rs"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn export_check_names_stale_files_and_export_respects_foreign_files() {
     let dir = temp();

@@ -137,6 +137,30 @@ fn the_pmu_equals_rust_hdl_on_every_signal_and_400000_cycles() {
     assert_eq!(compared, 1_000 * sim.netlist().signals.len());
 }
 
+/// Generated code runs only the netlist it was printed from: the SM core
+/// built otherwise (one-cycle execute, or without the PMU) has another
+/// fingerprint and runs on the evaluation loop, so code left stale by a
+/// change of the design is never run.
+#[test]
+fn a_changed_design_does_not_run_generated_code() {
+    use flexpmu_hdl::sm::execute_stage::ExecuteLatency;
+    use flexpmu_hdl::SmCore;
+    let backend = |mut core: SmCore| {
+        core.connect_all();
+        let design = flexpmu_export::export(&core, "flexpmu_sm_core").unwrap();
+        CompiledSim::new(&design).unwrap().backend()
+    };
+    assert_eq!(
+        backend(SmCore::new(true, ExecuteLatency::FlexGripPlus)),
+        "generated flexpmu_sm_core"
+    );
+    assert_eq!(backend(SmCore::new(true, ExecuteLatency::OneCycle)), "loop");
+    assert_eq!(
+        backend(SmCore::new(false, ExecuteLatency::FlexGripPlus)),
+        "loop"
+    );
+}
+
 /// Every design with generated Rust runs on it, and `step` (outputs and
 /// registers only) agrees with `settle` + `clock` on random inputs.
 #[test]
