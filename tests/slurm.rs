@@ -244,6 +244,12 @@ fn a_campaign_sharded_on_slurm_equals_the_whole() {
     let object = whole.as_object_mut().unwrap();
     object.remove("faults_per_second");
     object.remove("golden_cycles");
+    object.remove("peak_rss_mib");
+    let mut merged = merged;
+    assert_eq!(
+        merged.as_object_mut().unwrap().remove("missing"),
+        Some(0.into())
+    );
     assert_eq!(merged, whole);
     assert_eq!(merged["faults"], 24);
     drop(daemons);

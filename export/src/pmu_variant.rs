@@ -34,6 +34,7 @@ use toml::Spanned;
 use crate::registry::connected;
 use crate::{export, Design, ExportError};
 use flexpmu_hdl::pmu::{ChannelConfig, ChannelMode, Pmu, PmuConfig};
+use flexpmu_isa::source::shorten;
 
 /// Width of every `monitor_in` port of a variant.
 pub const INPUT_WIDTH: usize = 32;
@@ -58,6 +59,8 @@ pub enum VariantError {
     },
     #[error("{path}: {size} bytes; a PMU configuration is at most {MAX_FILE_BYTES} bytes")]
     TooLarge { path: PathBuf, size: u64 },
+    #[error("{path}: not a regular file")]
+    NotAFile { path: PathBuf },
     #[error("{path}:{line}: {what}")]
     Invalid {
         path: PathBuf,
@@ -109,6 +112,13 @@ impl PmuVariant {
             path: path.to_path_buf(),
             source,
         };
+        // Checked before opening: opening a FIFO would wait for a writer.
+        let metadata = std::fs::metadata(path).map_err(io)?;
+        if !metadata.is_file() {
+            return Err(VariantError::NotAFile {
+                path: path.to_path_buf(),
+            });
+        }
         let file = std::fs::File::open(path).map_err(io)?;
         let size = file.metadata().map_err(io)?.len();
         if size > MAX_FILE_BYTES {
@@ -195,7 +205,10 @@ impl PmuVariant {
                     other => {
                         return Err(invalid(
                             m.span(),
-                            format!("mode = \"{other}\": expected \"toggle\" or \"level\""),
+                            format!(
+                                "mode = \"{}\": expected \"toggle\" or \"level\"",
+                                shorten(other)
+                            ),
                         ))
                     }
                 },
@@ -264,7 +277,7 @@ impl PmuVariant {
                         format!(
                             "name = \"{}\": expected lower-case letters, digits and single underscores, \
                              starting with a letter, at most {MAX_NAME} characters",
-                            n.escape_debug()
+                            shorten(&n.escape_debug().to_string())
                         ),
                     ));
                 }

@@ -114,7 +114,10 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
     let period_ps = match args.period_ns {
         None => 2000,
         Some(ns) if ns.is_finite() && (0.01..=1000.0).contains(&ns) => (ns * 1000.0).round() as u32,
-        Some(ns) => bail!("--period-ns {ns}: expected a clock period from 0.01 to 1000 ns"),
+        Some(ns) => bail!(
+            "--period-ns {}: expected a clock period from 0.01 to 1000 ns",
+            flexpmu_isa::source::shorten(&ns.to_string())
+        ),
     };
     if args.device.is_some() && args.flow != Flow::Ice40 {
         bail!("--device applies to the ice40 flow: add --flow ice40");

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use flexpmu_studies::validate::{self, rbe, EventReport, Options, Verdict};
+use flexpmu_studies::validate::{self, rbe, EventReport, Options, Progress, Verdict};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::launch::SmArgs;
@@ -37,6 +37,9 @@ pub struct ValidateArgs {
     force: bool,
     #[command(flatten)]
     sm: SmArgs,
+    /// Cycles one point may run on the SM slice before it is an error.
+    #[arg(long, value_name = "N", default_value_t = validate::MAX_POINT_CYCLES, value_parser = clap::value_parser!(u64).range(1..))]
+    max_cycles: u64,
 }
 
 pub fn validate(args: &ValidateArgs) -> Result<ExitCode> {
@@ -66,17 +69,25 @@ pub fn validate(args: &ValidateArgs) -> Result<ExitCode> {
         ProgressBar::new(total as u64)
     };
     bar.set_style(
-        ProgressStyle::with_template("{prefix:>16} [{bar:40}] {pos}/{len} runs")
+        ProgressStyle::with_template("{prefix:>16} [{bar:40}] {pos}/{len} runs {msg}")
             .expect("static template")
             .progress_chars("=> "),
     );
     let options = Options {
         config,
         prepare: None,
+        max_point_cycles: args.max_cycles,
     };
-    let reports = validate::validate(&rbes, &options, &mut |name, _| {
-        bar.set_prefix(name.to_string());
-        bar.inc(1);
+    let reports = validate::validate(&rbes, &options, &mut |progress| match progress {
+        Progress::Running { rbe, n, cycles } => {
+            bar.set_prefix(rbe.to_string());
+            bar.set_message(format!("(N = {n}: {} M cycles)", cycles / 1_000_000));
+        }
+        Progress::Done { rbe, .. } => {
+            bar.set_prefix(rbe.to_string());
+            bar.set_message("");
+            bar.inc(1);
+        }
     });
     bar.finish_and_clear();
     let reports = reports?;

@@ -25,7 +25,7 @@ fn one_warp(seed: u64) -> Campaign {
 
 fn outcome(campaign: &Campaign, site: &str, model: Model) -> FaultResult {
     let fault =
-        FaultList::find(campaign.sites(), site, model).unwrap_or_else(|| panic!("no site {site}"));
+        FaultList::find(campaign.sites(), site, model).unwrap_or_else(|e| panic!("{site}: {e}"));
     campaign.run(&fault).unwrap()
 }
 
@@ -111,7 +111,7 @@ fn a_flip_acts_from_its_cycle_on_registers_only() {
     assert_eq!(run.result.counters_differing, 1 << 9);
     assert_eq!(run.result.outcome, Outcome::Counters);
     // Flips need registers.
-    assert!(FaultList::find(sites, "sm.execute.alus_0.result[2]", Model::Flip).is_none());
+    assert!(FaultList::find(sites, "sm.execute.alus_0.result[2]", Model::Flip).is_err());
 }
 
 #[test]
@@ -194,7 +194,7 @@ fn shortcuts_change_no_result() {
         .unwrap();
     let mut campaign = Campaign::new(&iss, &appendix(), SmConfig::default(), 3).unwrap();
     assert!(
-        campaign.golden().run.cycles > 4 * flexpmu_studies::faults::campaign::CHECKPOINT_CYCLES,
+        campaign.golden().run.cycles > 4 * flexpmu_studies::faults::budget::CHECKPOINT_CYCLES,
         "{} cycles",
         campaign.golden().run.cycles
     );
@@ -217,4 +217,74 @@ fn shortcuts_change_no_result() {
         .filter(|r| r.model == "flip" && matches!(r.outcome, Outcome::Masked | Outcome::Latent))
         .count();
     assert!(masked_flips > 10, "{masked_flips}");
+}
+
+/// What a campaign keeps of its golden run is bounded by its budget, and
+/// the budget changes no result: per-cycle digests and a generous budget,
+/// the default one, and one so tight that checkpoints thin out to a few,
+/// the values seen merge into two intervals and the digests into four
+/// blocks, give the same outcome and first divergence for every fault.
+#[test]
+fn a_campaign_budget_changes_no_result() {
+    use flexpmu_studies::faults::Budget;
+    let iss = VectorAdd::new(Geometry::threads(100).unwrap())
+        .iss()
+        .unwrap();
+    let campaign = |budget: &Budget| {
+        Campaign::with_budget(&iss, &appendix(), SmConfig::default(), 5, budget).unwrap()
+    };
+    let exact = campaign(&Budget {
+        digest_block: 1,
+        digest_blocks: 1 << 24,
+        ..Budget::default()
+    });
+    let default = campaign(&Budget::default());
+    let tight = campaign(&Budget {
+        max_checkpoints: 3,
+        values_seen_intervals: 2,
+        digest_blocks: 4,
+        ..Budget::default()
+    });
+    let golden = tight.golden();
+    assert!(golden.checkpoints().len() <= 3);
+    assert!(golden.checkpoint_spacing() > 2048);
+    assert!(golden.digests.sums.len() < 4 && golden.digests.block > 1024);
+    let list = exact.fault_list(&Model::ALL, &[]);
+    let sample = select(&list.faults, Selection::Sample(160), 5, (0, 1));
+    let expected = run_all(&exact, &sample, 2);
+    assert!(
+        expected
+            .iter()
+            .filter(|r| r.first_divergence.is_some())
+            .count()
+            > 40,
+        "too few divergences to compare"
+    );
+    assert_eq!(run_all(&default, &sample, 2), expected);
+    assert_eq!(run_all(&tight, &sample, 2), expected);
+    // A checkpoint alone over the byte budget: none kept, same results.
+    let none = campaign(&Budget {
+        checkpoint_bytes: 1,
+        ..Budget::default()
+    });
+    assert!(none.golden().checkpoints().is_empty());
+    assert_eq!(run_all(&none, &sample[..40], 2), expected[..40]);
+}
+
+/// The SM core's fault sites fall in the five units a report counts.
+#[test]
+fn sm_core_sites_name_their_units() {
+    let campaign = one_warp(1);
+    let mut units: Vec<&str> = campaign.sites().iter().map(|s| s.unit.as_str()).collect();
+    units.sort();
+    units.dedup();
+    assert_eq!(units, ["decode", "execute", "hooks", "pmu", "ports"]);
+    assert!(campaign
+        .sites()
+        .iter()
+        .any(|s| s.unit == "hooks" && s.name.starts_with("sm.decode.hook.")));
+    assert!(campaign
+        .sites()
+        .iter()
+        .any(|s| s.unit == "ports" && s.name == "sm.sm_warp_pc"));
 }

@@ -21,7 +21,7 @@ fn suite() -> Vec<rbe::Rbe> {
 }
 
 fn run(rbes: &[rbe::Rbe], options: &Options) -> Vec<EventReport> {
-    validate(rbes, options, &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"))
+    validate(rbes, options, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The reports that are not trusted.
@@ -98,6 +98,7 @@ fn a_counter_counting_before_its_start_is_a_constant_discrepancy() {
     let options = Options {
         config: SmConfig::default(),
         prepare: Some(&prepare),
+        ..Options::default()
     };
     let reports = run(&suite(), &options);
     let flagged = flagged(&reports);
@@ -130,7 +131,7 @@ fn a_wrong_converter_is_a_slope_and_constant_discrepancy() {
             channel_modes: Some(modes),
             ..SmConfig::default()
         },
-        prepare: None,
+        ..Options::default()
     };
     let rbes: Vec<_> = suite().into_iter().filter(|r| r.name == "passes").collect();
     let reports = run(&rbes, &options);

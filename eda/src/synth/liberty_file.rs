@@ -11,6 +11,10 @@ use super::SynthError;
 /// Debian's `qflow-tech-osu018` (area, timing, leakage and internal power).
 pub const DEFAULT_LIBERTY: &str = "/usr/share/qflow/tech/osu018/osu018_stdcells.lib";
 
+/// The largest Liberty file read, packed or unpacked (sky130's HD library
+/// is about 13 MB unpacked).
+const MAX_LIBERTY_BYTES: u64 = 512 << 20;
+
 /// `given`, or the default library if it is installed.
 pub fn liberty_or_default(given: Option<&Path>) -> Result<PathBuf, SynthError> {
     resolve(given, Path::new(DEFAULT_LIBERTY))
@@ -28,16 +32,31 @@ fn resolve(given: Option<&Path>, default: &Path) -> Result<PathBuf, SynthError> 
 /// returns its name there.
 pub(super) fn prepare(path: &Path, scratch: &Scratch) -> Result<String, SynthError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| SynthError::BadLiberty(shown.clone(), format!("cannot read it: {e}")))?;
+    let bad = |reason: String| SynthError::BadLiberty(shown.clone(), reason);
+    // Checked before opening: opening a FIFO would wait for a writer.
+    let metadata = std::fs::metadata(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    if !metadata.is_file() {
+        return Err(bad("not a regular file".into()));
+    }
+    if metadata.len() > MAX_LIBERTY_BYTES {
+        return Err(bad(format!(
+            "{} bytes: a Liberty file flexpmu reads has at most {MAX_LIBERTY_BYTES}",
+            metadata.len()
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
     let text = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = String::new();
+        let mut out = Vec::new();
         flate2::read::GzDecoder::new(&bytes[..])
-            .read_to_string(&mut out)
-            .map_err(|e| {
-                SynthError::BadLiberty(shown.clone(), format!("not a readable gzip file: {e}"))
-            })?;
-        out
+            .take(MAX_LIBERTY_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| bad(format!("not a readable gzip file: {e}")))?;
+        if out.len() as u64 > MAX_LIBERTY_BYTES {
+            return Err(bad(format!(
+                "unpacks to more than {MAX_LIBERTY_BYTES} bytes"
+            )));
+        }
+        String::from_utf8(out).map_err(|_| bad("not a text file".into()))?
     } else {
         String::from_utf8(bytes)
             .map_err(|_| SynthError::BadLiberty(shown.clone(), "not a text file".into()))?

@@ -26,6 +26,14 @@ pub enum FileError {
     NotDirectory(PathBuf),
     #[error("cannot write {path}: the directory {dir} does not exist")]
     NoDirectory { path: PathBuf, dir: PathBuf },
+    #[error("{path}:{line}: {what}")]
+    Malformed {
+        path: PathBuf,
+        line: usize,
+        what: String,
+    },
+    #[error("cannot create {dir}: its parent {parent} does not exist")]
+    NoParent { dir: PathBuf, parent: PathBuf },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -96,6 +104,30 @@ pub fn check_directory(dir: &Path) -> Result<(), FileError> {
         Ok(m) if m.is_dir() => Ok(()),
         Ok(_) => Err(FileError::NotDirectory(dir.to_path_buf())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(FileError::io(dir, e)),
+    }
+}
+
+/// Creates `dir` if it is missing, but not its parents: a missing parent
+/// is named (a mistyped path does not become a tree of new folders).
+pub fn create_directory(dir: &Path) -> Result<(), FileError> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => return Ok(()),
+        Ok(_) => return Err(FileError::NotDirectory(dir.to_path_buf())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(FileError::io(dir, e)),
+    }
+    let parent = parent_of(dir);
+    if !parent.is_dir() {
+        return Err(FileError::NoParent {
+            dir: dir.to_path_buf(),
+            parent,
+        });
+    }
+    match std::fs::create_dir(dir) {
+        Ok(()) => Ok(()),
+        // Another run made it meanwhile.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
         Err(e) => Err(FileError::io(dir, e)),
     }
 }

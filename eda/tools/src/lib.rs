@@ -10,6 +10,7 @@ pub mod equivalence;
 pub mod files;
 pub mod ghdl;
 pub mod icarus;
+pub mod manifest;
 pub mod nextpnr;
 pub mod opensta;
 pub mod runner;

@@ -97,8 +97,10 @@ pub enum AsmError {
         "{at}: unknown mnemonic `{}`: expected PMEVENT, an instruction of the G80 subset (IADD32, ISET.S32, BRA, ...) or a raw hex word such as 0x70000800"
     , shorten(.found))]
     UnknownMnemonic { at: Location, found: String },
-    #[error("{at}: label `{label}` is defined twice")]
+    #[error("{at}: label `{}` is defined twice", shorten(.label))]
     DuplicateLabel { at: Location, label: String },
+    #[error("{at}: the program passes {words} words here: a branch reaches at most {max} words (byte addresses below 0x80000)", max = g80::parse::BRANCH_WORDS)]
+    TooLong { at: Location, words: usize },
     #[error("{at}: expected {expected}, found `{}`", shorten(.found))]
     Syntax {
         at: Location,
@@ -178,6 +180,9 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
         } else {
             g80::parse::words_of(code)
         };
+        if address > g80::parse::BRANCH_WORDS {
+            return Err(AsmError::TooLong { at, words: address });
+        }
         lines.push(Line {
             at,
             code: code.to_string(),

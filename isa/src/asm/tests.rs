@@ -271,3 +271,47 @@ fn raw_pmevent_space_is_checked() {
         }
     ));
 }
+
+/// A label is held to the branch target field's reach as a literal is:
+/// one past it would wrap around to another address.
+#[test]
+fn labels_beyond_a_branch_reach_are_refused_like_literals() {
+    let words = crate::g80::parse::BRANCH_WORDS;
+    // `far` sits exactly at the first word no branch reaches (BRA and
+    // NOP are two words each).
+    let padding = "NOP\n".repeat(words / 2 - 1);
+    let source = format!("BRA far\n{padding}far:\n");
+    let err = asm_err(&source);
+    assert!(
+        err.to_string()
+            .contains("a label at a word address a branch can reach"),
+        "{err}"
+    );
+    assert!(matches!(&err, AsmError::Syntax { at, .. } if at.line == 1));
+    // The same target as a literal is refused too.
+    let err = asm_err(&format!("BRA 0x{:x}\nRET\n", 4 * words));
+    assert!(err.to_string().contains("below 0x80000"), "{err}");
+    // One word less reaches: both assemble to the same target.
+    let near = format!("BRA near\n{}near:\nRET\n", "NOP\n".repeat(words / 2 - 2));
+    let program = assemble(&near, "near.sass").unwrap();
+    let literal = assemble(&format!("BRA 0x{:x}", 4 * (words - 2)), "l.sass").unwrap();
+    assert_eq!(program.values()[..2], literal.values()[..2]);
+}
+
+/// A program longer than a branch can address is refused at the line
+/// that passes the limit.
+#[test]
+fn a_program_past_the_branch_reach_is_refused_at_its_line() {
+    let words = crate::g80::parse::BRANCH_WORDS;
+    let source = "NOP\n".repeat(words / 2 + 1);
+    let err = asm_err(&source);
+    assert!(
+        matches!(&err, AsmError::TooLong { at, words: w } if at.line == words / 2 + 1 && *w == words + 2),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("a branch reaches at most"),
+        "{err}"
+    );
+    assert!(assemble(&"NOP\n".repeat(words / 2), "ok.sass").is_ok());
+}

@@ -4,7 +4,8 @@
 //! label or a byte address (`0x40`).
 
 use super::{
-    BranchCondition, Compare, HalfReg, Instruction, Predicate, Reg, Shared16, Shared32, Src32,
+    fields, BranchCondition, Compare, HalfReg, Instruction, Predicate, Reg, Shared16, Shared32,
+    Src32,
 };
 
 /// What was expected where, for the assembler's message.
@@ -212,12 +213,17 @@ fn parse_predicate(text: &str) -> Result<Predicate, ParseError> {
     })
 }
 
-/// A label, or a word-aligned byte address.
+/// Words a branch target can address: BRA's and SSY's target field holds
+/// a word address (bits 27-11 of the byte address), so a program this
+/// long or longer has instructions no branch can reach.
+pub const BRANCH_WORDS: usize = 1 << fields::TARGET.width;
+
+/// A label, or a word-aligned byte address, within [`BRANCH_WORDS`].
 fn parse_target(text: &str, label: &dyn Fn(&str) -> Option<usize>) -> Result<usize, ParseError> {
     let text = text.trim();
     if text.starts_with(|c: char| c.is_ascii_digit()) {
         let address = immediate(text)?;
-        if address % 4 != 0 || address >= 1 << 19 {
+        if address % 4 != 0 || address as usize >= 4 * BRANCH_WORDS {
             return Err(error("a word-aligned byte address below 0x80000", text));
         }
         return Ok(address as usize / 4);
@@ -225,7 +231,15 @@ fn parse_target(text: &str, label: &dyn Fn(&str) -> Option<usize>) -> Result<usi
     if !is_label(text) {
         return Err(error("a label or a byte address such as 0x40", text));
     }
-    label(text).ok_or_else(|| error("a label defined in this file", text))
+    match label(text) {
+        None => Err(error("a label defined in this file", text)),
+        // A label past the field's reach would wrap to another address.
+        Some(address) if address >= BRANCH_WORDS => Err(error(
+            "a label at a word address a branch can reach (below 0x80000 bytes)",
+            text,
+        )),
+        Some(address) => Ok(address),
+    }
 }
 
 /// A label name: a letter or `_`, then letters, digits, `_` or `.`.

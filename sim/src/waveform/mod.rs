@@ -1,8 +1,10 @@
 //! Waveforms: [`vcd`] and [`fst`] stream a run to a file as it goes (the
 //! same declarations and timeline in both formats; [`Trace`] is either);
-//! [`toggles`] reads a VCD back and ranks its signals by activity.
+//! [`toggles`] reads any tool's VCD or FST back and ranks its signals by
+//! activity, after [`fst_check`] has checked an FST's block structure.
 
 pub mod fst;
+pub mod fst_check;
 pub mod toggles;
 pub mod vcd;
 

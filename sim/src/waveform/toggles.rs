@@ -4,7 +4,9 @@
 //! the PMU monitors, and the switching activity power analysis reads.
 
 use std::collections::HashMap;
-use std::io::{BufRead, Seek};
+use std::io::{BufRead, Seek, SeekFrom};
+
+use super::fst_check;
 
 use flexpmu_isa::source::shorten;
 use wellen::{SignalRef, SignalValueRef};
@@ -33,6 +35,11 @@ pub enum ToggleError {
 /// The widest signal counted; a declaration beyond it is refused rather
 /// than allocated.
 pub const MAX_SIGNAL_BITS: u32 = 1 << 16;
+/// The most bits all of a waveform's signals may declare together (the
+/// counts take about 20 bytes a bit).
+pub const MAX_TOTAL_BITS: u64 = 1 << 22;
+/// The most signals a waveform may declare.
+pub const MAX_SIGNALS: usize = 1 << 20;
 
 /// One bit's value: 0, 1, or unknown (`x`, `z`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -189,6 +196,29 @@ fn scan(
     file: &str,
 ) -> Result<(Vec<Tracked>, SwitchingActivity), ToggleError> {
     let invalid = |what: String| ToggleError::Parse(file.to_string(), what);
+    let mut reader = reader;
+    // An FST's block headers are checked before the reader allocates what
+    // they claim.
+    let first = reader
+        .fill_buf()
+        .map_err(|e| invalid(e.to_string()))?
+        .first()
+        .copied();
+    if first.is_some_and(fst_check::looks_like_fst) {
+        let length = reader
+            .seek(SeekFrom::End(0))
+            .map_err(|e| invalid(e.to_string()))?;
+        let blocks = fst_check::check(&mut reader, length).map_err(&invalid)?;
+        if blocks.value_changes == 0 {
+            return Err(invalid(
+                "holds no value changes: the FST is cut short before its first value-change block"
+                    .into(),
+            ));
+        }
+        reader
+            .seek(SeekFrom::Start(0))
+            .map_err(|e| invalid(e.to_string()))?;
+    }
     let options = wellen::LoadOptions {
         multi_thread: false,
         remove_scopes_with_empty_name: false,
@@ -197,16 +227,32 @@ fn scan(
         .map_err(invalid)?
         .map_err(|e| invalid(wellen_message(&e)))?;
     let hierarchy = waveform.hierarchy();
-    let mut signals: HashMap<SignalRef, Tracked> = HashMap::new();
+    // Every signal's declared width, before any per-bit state is made.
+    let mut declared: HashMap<SignalRef, u32> = HashMap::new();
     for var in hierarchy.all_vars().map(|v| &hierarchy[v]) {
-        let name = var.full_name(hierarchy);
         let width = var.length(hierarchy).unwrap_or(0);
         if width > MAX_SIGNAL_BITS {
             return Err(invalid(format!(
                 "signal {} declares {width} bits: expected at most {MAX_SIGNAL_BITS}",
-                shorten(&name),
+                shorten(&var.full_name(hierarchy)),
             )));
         }
+        declared.insert(var.signal_ref(), width);
+        if declared.len() > MAX_SIGNALS {
+            return Err(invalid(format!("declares more than {MAX_SIGNALS} signals")));
+        }
+    }
+    let total: u64 = declared.values().map(|&w| u64::from(w)).sum();
+    if total > MAX_TOTAL_BITS {
+        return Err(invalid(format!(
+            "its {} signals declare {total} bits: expected at most {MAX_TOTAL_BITS} in all",
+            declared.len()
+        )));
+    }
+    let mut signals: HashMap<SignalRef, Tracked> = HashMap::new();
+    for var in hierarchy.all_vars().map(|v| &hierarchy[v]) {
+        let name = var.full_name(hierarchy);
+        let width = var.length(hierarchy).unwrap_or(0);
         let entry = signals.entry(var.signal_ref()).or_insert_with(|| Tracked {
             activity: SignalActivity {
                 names: Vec::new(),
@@ -302,6 +348,11 @@ fn scan(
         }
     })
     .map_err(invalid)??;
+    if start.is_none() {
+        return Err(invalid(
+            "holds no value changes: nothing to count (is it cut short?)".into(),
+        ));
+    }
     // Close the time at 1 at the last timestamp.
     for signal in signals.values_mut() {
         if let Some(State::Bits(bits)) = &signal.value {

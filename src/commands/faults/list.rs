@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use flexpmu_eda::bench::peak_rss_kib;
 use flexpmu_sim::engine::compiled::faults::SiteKind;
 use flexpmu_studies::faults::population::{population, sites_per_unit};
 use flexpmu_studies::faults::Model;
@@ -44,6 +45,7 @@ pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
             "{}",
             serde_json::json!({
                 "golden_cycles": campaign.golden().run.cycles,
+                "peak_rss_mib": peak_rss_kib() as f64 / 1024.0,
                 "faults": all.faults.len(),
                 "units": units,
                 "sites": site_list,

@@ -124,6 +124,10 @@ struct MergeArgs {
     /// Results files (`faults run --out`) of one campaign's shards.
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// Summarise the faults the files hold even if some of the
+    /// campaign's are missing (what is missing is said).
+    #[arg(long)]
+    partial: bool,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,

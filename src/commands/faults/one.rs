@@ -3,10 +3,12 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use flexpmu_isa::source::shorten;
 use flexpmu_sim::gpu::iss::GlobalMemory;
 use flexpmu_sim::gpu::sm::{PmuRead, Sm};
 use flexpmu_studies::faults::campaign::faulty_config;
+use flexpmu_studies::faults::list::FindError;
 use flexpmu_studies::faults::{FaultList, Model};
 
 use super::{prepare, RunArgs};
@@ -16,22 +18,25 @@ use crate::output::Waveform;
 /// `@CYCLE`, the cycle it starts in).
 fn parse_fault(text: &str) -> Result<(String, Model, Option<u64>)> {
     let expected = "expected SITE:sa0, SITE:sa1 or SITE:flip@CYCLE";
+    let shown = shorten(text);
     let (site, rest) = text
         .rsplit_once(':')
-        .with_context(|| format!("--fault {text}: {expected}"))?;
+        .with_context(|| format!("--fault {shown}: {expected}"))?;
     let (model, cycle) = match rest.split_once('@') {
         Some((m, c)) => (
             m,
-            Some(
-                c.parse::<u64>()
-                    .with_context(|| format!("--fault {text}: `{c}` is not a cycle number"))?,
-            ),
+            Some(c.parse::<u64>().with_context(|| {
+                format!("--fault {shown}: `{}` is not a cycle number", shorten(c))
+            })?),
         ),
         None => (rest, None),
     };
-    let model = Model::from_name(model).with_context(|| format!("--fault {text}: {expected}"))?;
+    let model = Model::from_name(model).with_context(|| format!("--fault {shown}: {expected}"))?;
     if model == Model::Flip && cycle.is_none() {
-        bail!("--fault {text}: a flip needs its cycle, e.g. {site}:flip@100");
+        bail!(
+            "--fault {shown}: a flip needs its cycle, e.g. {}:flip@100",
+            shorten(site)
+        );
     }
     Ok((site.to_string(), model, cycle))
 }
@@ -46,13 +51,22 @@ pub(super) fn run_one(args: &RunArgs, spec: &str) -> Result<ExitCode> {
         .transpose()?;
     let prepared = prepare(&args.launch, args.seed, args.json)?;
     let campaign = &prepared.campaign;
-    let fault = FaultList::find(campaign.sites(), &site, model)
-        .with_context(|| {
-            format!(
-                "--fault {spec}: no site `{site}` with a {} fault (see `flexpmu faults list --json`; flips hit registers only)",
-                model.name()
-            )
-        })?;
+    let fault = FaultList::find(campaign.sites(), &site, model).map_err(|e| match e {
+        FindError::NoSite => anyhow!(
+            "--fault {}: no site `{}` (see `flexpmu faults list --json`)",
+            shorten(spec),
+            shorten(&site)
+        ),
+        other => anyhow!("--fault {}: {other}", shorten(spec)),
+    })?;
+    let golden_cycles = campaign.golden().run.cycles;
+    if let Some(c) = cycle.filter(|&c| c >= golden_cycles) {
+        bail!(
+            "--fault {}: cycle {c} is past the fault-free run, whose cycles are 0 to {}",
+            shorten(spec),
+            golden_cycles.saturating_sub(1)
+        );
+    }
     let mut sm = Sm::new(
         &prepared.iss,
         &prepared.program,

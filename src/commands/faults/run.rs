@@ -12,9 +12,12 @@ use anyhow::{bail, Result};
 use flexpmu_studies::faults::list::{select, Selection};
 use flexpmu_studies::faults::population::population;
 use flexpmu_studies::faults::results_file::{
-    append_result, open_results, program_digest, CampaignInfo, RESULTS_MARKER,
+    append_result, encode_ids, is_results_file, open_results, program_digest, CampaignInfo,
+    MAX_SHARDS,
 };
 use flexpmu_studies::faults::{sampling, FaultResult, FaultSpec, Summary, UNITS};
+
+use flexpmu_isa::source::shorten;
 
 use super::report::print_summary;
 use super::{models, prepare, RunArgs};
@@ -25,17 +28,53 @@ fn parse_shard(text: &str) -> Result<(u64, u64)> {
         .split_once('/')
         .and_then(|(k, n)| Some((k.trim().parse::<u64>().ok()?, n.trim().parse::<u64>().ok()?)));
     match parsed {
-        Some((k, n)) if n >= 1 && k < n => Ok((k, n)),
-        _ => bail!("--shard {text}: expected K/N with 0 <= K < N, e.g. 0/4"),
+        Some((k, n)) if n >= 1 && k < n && n <= MAX_SHARDS => Ok((k, n)),
+        _ => bail!(
+            "--shard {}: expected K/N with 0 <= K < N <= {MAX_SHARDS}, e.g. 0/4",
+            shorten(text)
+        ),
+    }
+}
+
+/// Worker threads per core at most: more only add switching (and each
+/// holds an SM of the launch).
+const MAX_JOBS_PER_CORE: usize = 4;
+
+/// `--jobs` (default: every core), at least 1 and at most
+/// [`MAX_JOBS_PER_CORE`] per core, with a note when capped.
+fn worker_threads(jobs: Option<usize>) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match jobs {
+        None => Ok(cores),
+        Some(0) => bail!("--jobs 0: a campaign needs at least 1 worker thread"),
+        Some(j) if j > MAX_JOBS_PER_CORE * cores => {
+            let cap = MAX_JOBS_PER_CORE * cores;
+            eprintln!(
+                "note: --jobs {j}: using {cap} worker threads ({MAX_JOBS_PER_CORE} per core, {cores} core(s))"
+            );
+            Ok(cap)
+        }
+        Some(j) => Ok(j),
     }
 }
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     for unit in &args.units {
         if !UNITS.contains(&unit.as_str()) {
-            bail!("--unit {unit}: expected one of {}", UNITS.join(", "));
+            bail!(
+                "--unit {}: expected one of {}",
+                shorten(unit),
+                UNITS.join(", ")
+            );
         }
     }
+    if args.vcd.is_some() && args.fault.is_none() {
+        bail!("--vcd writes the waveform of one fault's run: use it with --fault SITE:MODEL");
+    }
+    if args.sample == Some(0) {
+        bail!("--sample 0: a sample needs at least 1 fault");
+    }
+    let jobs = worker_threads(args.jobs)?;
     if !(0.5..1.0).contains(&args.confidence) {
         bail!(
             "--confidence {}: expected a level between 0.5 and 1 (e.g. 0.99)",
@@ -53,7 +92,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     }
     if let Some(out) = &args.out {
         if !args.resume {
-            crate::output::check_output(out, args.force, &[RESULTS_MARKER])?;
+            // Only a file that reads back as a results file is flexpmu's
+            // to replace without --force.
+            crate::output::check_output(out, args.force || is_results_file(out), &[])?;
         }
     }
     let prepared = prepare(&args.launch, args.seed, args.json)?;
@@ -82,6 +123,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         units: args.units.clone(),
         population,
         selected: selected_all.len() as u64,
+        selection: encode_ids(&selected_all.iter().map(|f| f.id).collect::<Vec<_>>()),
         seed: args.seed,
         confidence: args.confidence,
         shard: [k, n],
@@ -99,9 +141,6 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         .into_iter()
         .filter(|f| !done.contains(&f.id))
         .collect();
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let bar = indicatif::ProgressBar::new(todo.len() as u64);
     if args.json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -147,6 +186,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         let mut json = summary.json();
         json["faults_per_second"] = serde_json::json!(rate);
         json["golden_cycles"] = serde_json::json!(info.golden_cycles);
+        json["peak_rss_mib"] =
+            serde_json::json!(flexpmu_eda::bench::peak_rss_kib() as f64 / 1024.0);
         outln!("{json}");
     } else {
         print_summary(&summary, &info)?;

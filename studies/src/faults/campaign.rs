@@ -1,18 +1,24 @@
 //! A campaign: the golden run of a launch, then each fault on a copy of
-//! the same SM (compiled core, the fault armed), classified against it.
+//! the same SM (compiled core, the fault armed), classified against it,
+//! with three shortcuts that change no result: a stuck-at fault whose bit
+//! holds its stuck value throughout the golden run is masked without
+//! running; a flip starts from the golden checkpoint before its cycle;
+//! a run stops at a checkpoint where its state equals the golden run's
+//! and the fault cannot act again.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind, Site, SiteKind};
+use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind, Site};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
-use flexpmu_sim::gpu::sm::{
-    Checkpoint, CoreSim, HarnessState, RunObserver, Sm, SmConfig, SmError, SmRun,
-};
+use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmConfig, SmError, SmRun};
 
+use super::budget::Budget;
+use super::digests::BlockWatch;
+use super::golden::Golden;
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec, Model};
-use super::outcome::{classify, differences, Differences, Golden, Outcome};
+use super::outcome::{classify, differences, Differences, Outcome};
 use super::site::FaultSite;
 
 /// One fault's result: a line of a campaign's JSON Lines file.
@@ -50,9 +56,6 @@ fn cycle_limit(golden_cycles: u64) -> u64 {
     golden_cycles.saturating_mul(2).saturating_add(10_000)
 }
 
-/// Cycles between two checkpoints of the golden run.
-pub const CHECKPOINT_CYCLES: u64 = 2048;
-
 /// A launch ready for faults: its golden run done, its SM ready to copy.
 pub struct Campaign {
     template: Sm,
@@ -60,11 +63,6 @@ pub struct Campaign {
     engine_sites: Vec<Site>,
     /// ... and as the campaign names and counts them (the same order).
     sites: Vec<FaultSite>,
-    /// Per site, per checkpoint j: the bits that were 1 and the bits that
-    /// were 0 in the golden run from checkpoint j on.
-    site_values_seen: Vec<Vec<(u64, u64)>>,
-    /// The golden run's state every [`CHECKPOINT_CYCLES`] cycles.
-    checkpoints: Vec<Checkpoint>,
     golden: Golden,
     seed: u64,
     /// Stop runs early and start flips at a checkpoint (off: every run
@@ -75,60 +73,32 @@ pub struct Campaign {
 
 impl Campaign {
     /// Runs `program` on the launch of `iss` fault-free (the compiled
-    /// core; the decoder check off, so a faulty decoder's op is followed).
+    /// core; the decoder check off, so a faulty decoder's op is followed),
+    /// keeping records of it within the default [`Budget`].
     pub fn new(iss: &Iss, program: &[u32], config: SmConfig, seed: u64) -> Result<Self, SmError> {
+        Self::with_budget(iss, program, config, seed, &Budget::default())
+    }
+
+    /// [`Campaign::new`] within `budget`.
+    pub fn with_budget(
+        iss: &Iss,
+        program: &[u32],
+        config: SmConfig,
+        seed: u64,
+        budget: &Budget,
+    ) -> Result<Self, SmError> {
         let config = faulty_config(config);
         let mut template = Sm::new(iss, program, config)?;
         let engine_sites = template
             .fault_sites()
             .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
         let sites: Vec<FaultSite> = engine_sites.iter().map(FaultSite::of_core).collect();
-        let mut golden_sm = fork(&template)?;
-        golden_sm.record_values_seen(CHECKPOINT_CYCLES)?;
-        let mut recorder = GoldenRecorder::default();
-        let run = golden_sm.run_observed(&mut recorder)?;
-        let seen = golden_sm.take_values_seen().unwrap_or_default();
-        if recorder.fork_failed {
-            return Err(SmError::Engine(
-                "the SM cannot be copied at a checkpoint".into(),
-            ));
-        }
-        let sim_nodes = template
-            .state_nodes()
-            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
-        let intervals = seen.ones.len();
-        let site_values_seen = sites
-            .iter()
-            .map(|site: &FaultSite| {
-                let node = match site.kind {
-                    SiteKind::Net(node) => Some(node),
-                    SiteKind::Register(r) => sim_nodes.get(r).copied().flatten(),
-                };
-                // Suffix unions: from checkpoint j on. A register no node
-                // reads: both values, always (never skipped).
-                let mut from = vec![(u64::MAX, u64::MAX); intervals + 1];
-                if let Some(n) = node {
-                    from[intervals] = (0, 0);
-                    for j in (0..intervals).rev() {
-                        from[j] = (
-                            from[j + 1].0 | seen.ones[j][n],
-                            from[j + 1].1 | seen.zeros[j][n],
-                        );
-                    }
-                }
-                from
-            })
-            .collect();
+        let golden = Golden::record(fork(&template)?, &sites, budget)?;
         Ok(Campaign {
             template,
             engine_sites,
             sites,
-            site_values_seen,
-            checkpoints: recorder.checkpoints,
-            golden: Golden {
-                run,
-                digests: recorder.digests,
-            },
+            golden,
             seed,
             shortcuts: true,
         })
@@ -158,17 +128,13 @@ impl Campaign {
     /// golden run is masked without running: forcing a value a node
     /// already has changes nothing, cycle after cycle.
     pub fn run(&self, fault: &FaultSpec) -> Result<FaultResult, SmError> {
-        if self.shortcuts && !self.activated_from(fault, 0) {
+        if self.shortcuts && !self.activated(fault) {
             return Ok(self.result(fault, 0, Outcome::Masked, None, 0, None));
         }
         let cycle = fault_cycle(fault, self.seed, self.golden.run.cycles);
         // A flip starts from the last checkpoint before its cycle.
         let start = match fault.model {
-            Model::Flip if self.shortcuts => {
-                let j = ((cycle / CHECKPOINT_CYCLES) as usize)
-                    .min(self.checkpoints.len().saturating_sub(1));
-                self.checkpoints.get(j)
-            }
+            Model::Flip if self.shortcuts => self.golden.checkpoint_before(cycle),
             _ => None,
         };
         let (sm, state) = match start {
@@ -185,20 +151,8 @@ impl Campaign {
 
     /// Whether the golden run ever had the faulty bit at the other value.
     pub fn activated(&self, fault: &FaultSpec) -> bool {
-        self.activated_from(fault, 0)
-    }
-
-    /// Whether the golden run had the faulty bit at the other value from
-    /// checkpoint `j` on (a flip: always).
-    fn activated_from(&self, fault: &FaultSpec, j: usize) -> bool {
-        let from = &self.site_values_seen[fault.site];
-        let (ones, zeros) = from[j.min(from.len() - 1)];
-        let bit = 1u64 << fault.bit;
-        match fault.model {
-            Model::StuckAt0 => ones & bit != 0,
-            Model::StuckAt1 => zeros & bit != 0,
-            Model::Flip => true,
-        }
+        self.golden
+            .activated_from(fault.site, fault.bit, fault.model, 0)
     }
 
     fn result(
@@ -276,13 +230,14 @@ impl Campaign {
             fault,
             cycle,
             stop_early,
-            first_divergence: None,
+            blocks: BlockWatch::default(),
+            last_cycle: None,
         };
         let run = match state {
             Some(state) => sm.resume(state, &mut watch),
             None => sm.run_observed(&mut watch),
         };
-        let first_divergence = watch.first_divergence;
+        let first_divergence = self.first_divergence(watch)?;
         if let Err(SmError::Stopped(_)) = run {
             // The golden run's state: it ends as the golden run does.
             let outcome = if first_divergence.is_some() {
@@ -296,7 +251,7 @@ impl Campaign {
                 differences: Some(Differences::default()),
             });
         }
-        let outcome = classify(&self.golden, &run, first_divergence.is_some());
+        let outcome = classify(&self.golden.run, &run, first_divergence.is_some());
         let differences = run.as_ref().ok().map(|r| differences(&self.golden.run, r));
         let result = self.result(
             fault,
@@ -311,6 +266,47 @@ impl Campaign {
             run,
             differences,
         })
+    }
+
+    /// The first cycle a faulty run's core showed something else than the
+    /// golden run's: the block its watch found, to the cycle, by running
+    /// the golden run again over that block.
+    fn first_divergence(&self, watch: FaultyRunWatch) -> Result<Option<u64>, SmError> {
+        let golden = &self.golden.digests;
+        let Some((start, faulty)) = watch.blocks.finish(golden, watch.last_cycle) else {
+            return Ok(None);
+        };
+        let end = (start + faulty.len() as u64).min(golden.cycles);
+        let replayed = self.golden_digests(start, end)?;
+        Ok(faulty
+            .iter()
+            .enumerate()
+            .find(|&(i, digest)| replayed.get(i) != Some(digest))
+            .map(|(i, _)| start + i as u64))
+    }
+
+    /// The golden run's digests of cycles `start..end`, run again from the
+    /// checkpoint before `start`.
+    fn golden_digests(&self, start: u64, end: u64) -> Result<Vec<u64>, SmError> {
+        let mut replay = Replay {
+            start,
+            end,
+            digests: Vec::with_capacity(end.saturating_sub(start) as usize),
+        };
+        if start < end {
+            let run = match self.golden.checkpoint_before(start) {
+                Some(checkpoint) => {
+                    let (mut sm, state) = checkpoint.fork()?;
+                    sm.resume(state, &mut replay)
+                }
+                None => self.copy()?.run_observed(&mut replay),
+            };
+            match run {
+                Ok(_) | Err(SmError::Stopped(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(replay.digests)
     }
 
     /// Runs `faults` on `threads` threads, handing each result to
@@ -357,72 +353,69 @@ fn fork(sm: &Sm) -> Result<Sm, SmError> {
     })
 }
 
-/// The golden run's observer: the digest of every cycle, and a
-/// checkpoint every [`CHECKPOINT_CYCLES`] cycles.
-#[derive(Default)]
-struct GoldenRecorder {
-    digests: Vec<u64>,
-    checkpoints: Vec<Checkpoint>,
-    fork_failed: bool,
-}
-
-impl RunObserver for GoldenRecorder {
-    fn cycle(&mut self, _cycle: u64, core: &CoreSim) {
-        self.digests.push(core.digest());
-    }
-
-    fn checkpoint_every(&self) -> Option<u64> {
-        Some(CHECKPOINT_CYCLES)
-    }
-
-    fn checkpoint(&mut self, sm: &Sm, state: &HarnessState) -> bool {
-        match sm.checkpoint(state) {
-            Some(checkpoint) => self.checkpoints.push(checkpoint),
-            None => self.fork_failed = true,
-        }
-        false
-    }
-}
-
-/// A faulty run's observer: the first cycle the core shows the
-/// behavioural units something else than in the golden run, and (with
-/// `stop_early`) the stop at a checkpoint equal to the golden run's once
-/// the fault cannot act again.
+/// A faulty run's observer: its digests against the golden run's blocks
+/// and (with `stop_early`) the stop at a checkpoint equal to the golden
+/// run's once the fault cannot act again.
 struct FaultyRunWatch<'a> {
     campaign: &'a Campaign,
     fault: &'a FaultSpec,
     /// The cycle the fault acts from.
     cycle: u64,
     stop_early: bool,
-    first_divergence: Option<u64>,
+    blocks: BlockWatch,
+    /// The last cycle observed.
+    last_cycle: Option<u64>,
 }
 
 impl RunObserver for FaultyRunWatch<'_> {
     fn cycle(&mut self, cycle: u64, core: &CoreSim) {
-        if self.first_divergence.is_none()
-            && self.campaign.golden.digests.get(cycle as usize) != Some(&core.digest())
-        {
-            self.first_divergence = Some(cycle);
+        self.last_cycle = Some(cycle);
+        if self.blocks.differs.is_none() {
+            self.blocks
+                .push(&self.campaign.golden.digests, cycle, core.digest());
         }
     }
 
     fn checkpoint_every(&self) -> Option<u64> {
-        Some(CHECKPOINT_CYCLES)
+        Some(self.campaign.golden.checkpoint_spacing())
     }
 
     fn checkpoint(&mut self, sm: &Sm, state: &HarnessState) -> bool {
+        if !self.stop_early {
+            return false;
+        }
         let at = state.cycle();
-        let j = (at / CHECKPOINT_CYCLES) as usize;
+        let golden = &self.campaign.golden;
         let done = match self.fault.model {
             Model::Flip => at > self.cycle,
-            _ => !self.campaign.activated_from(self.fault, j),
+            _ => !golden.activated_from(self.fault.site, self.fault.bit, self.fault.model, at),
         };
-        self.stop_early
-            && done
-            && self
-                .campaign
-                .checkpoints
-                .get(j)
-                .is_some_and(|golden| golden.cycle() == at && sm.same_state(state, golden))
+        done && golden
+            .checkpoint_at(at)
+            .is_some_and(|checkpoint| sm.same_state(state, checkpoint))
+    }
+}
+
+/// A run of the golden run again, keeping its digests of cycles
+/// `start..end` and stopping there.
+struct Replay {
+    start: u64,
+    end: u64,
+    digests: Vec<u64>,
+}
+
+impl RunObserver for Replay {
+    fn cycle(&mut self, cycle: u64, core: &CoreSim) {
+        if (self.start..self.end).contains(&cycle) {
+            self.digests.push(core.digest());
+        }
+    }
+
+    fn checkpoint_every(&self) -> Option<u64> {
+        Some(1)
+    }
+
+    fn checkpoint(&mut self, _sm: &Sm, state: &HarnessState) -> bool {
+        state.cycle() >= self.end
     }
 }

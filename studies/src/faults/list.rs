@@ -98,18 +98,58 @@ impl FaultList {
     }
 
     /// The fault at `site_name` (as [`site_name`](Self::site_name) writes
-    /// it, or a 1-bit site's name with `[0]`) with `model`, among all
-    /// faults (any unit).
-    pub fn find(sites: &[FaultSite], site_name: &str, model: Model) -> Option<FaultSpec> {
+    /// it: a site wider than one bit needs its `[bit]`; a 1-bit site may
+    /// take `[0]`) with `model`, among all faults (any unit).
+    pub fn find(
+        sites: &[FaultSite],
+        site_name: &str,
+        model: Model,
+    ) -> Result<FaultSpec, FindError> {
         let (name, bit) = match site_name.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
-            Some((name, bit)) => (name, bit.parse::<usize>().ok()?),
-            None => (site_name, 0),
+            Some((name, bit)) => (
+                name,
+                Some(bit.parse::<usize>().map_err(|_| FindError::NoSite)?),
+            ),
+            None => (site_name, None),
         };
+        let index = sites
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or(FindError::NoSite)?;
+        let site = &sites[index];
+        let bit = match bit {
+            Some(bit) if bit < site.width => bit,
+            Some(_) => return Err(FindError::NoBit { width: site.width }),
+            None if site.width == 1 => 0,
+            None => {
+                return Err(FindError::NeedsBit {
+                    name: site.name.clone(),
+                    width: site.width,
+                })
+            }
+        };
+        if !model.applies_to(site) {
+            return Err(FindError::NotARegister);
+        }
         let all = FaultList::new(sites.to_vec(), &[model], &[]);
         all.faults
             .into_iter()
-            .find(|f| all.sites[f.site].name == name && f.bit == bit)
+            .find(|f| f.site == index && f.bit == bit)
+            .ok_or(FindError::NoSite)
     }
+}
+
+/// Why [`FaultList::find`] finds no fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FindError {
+    #[error("no such site")]
+    NoSite,
+    #[error("the site has {width} bit(s): bits are 0 to {}", .width - 1)]
+    NoBit { width: usize },
+    #[error("the site has {width} bits: name one, e.g. {name}[0]")]
+    NeedsBit { name: String, width: usize },
+    #[error("the site is a net: only a register bit can flip")]
+    NotARegister,
 }
 
 /// A site's bit by name: the site's name, with `[bit]` if it is wider
@@ -214,10 +254,22 @@ mod tests {
             "pmu.counters_0.count_reg.q[0]"
         );
         let found = FaultList::find(&all.sites, "pmu.counters_0.count_reg.q[1]", Model::Flip);
-        assert_eq!(found.map(|f| f.id), Some(9));
+        assert_eq!(found.map(|f| f.id), Ok(9));
+        // A multi-bit site needs its bit; a flip needs a register.
+        assert_eq!(
+            FaultList::find(&all.sites, "decode.op", Model::StuckAt1),
+            Err(FindError::NeedsBit {
+                name: "decode.op".into(),
+                width: 2
+            })
+        );
+        assert_eq!(
+            FaultList::find(&all.sites, "decode.op[1]", Model::Flip),
+            Err(FindError::NotARegister)
+        );
         assert_eq!(
             FaultList::find(&all.sites, "decode.op[7]", Model::StuckAt0),
-            None
+            Err(FindError::NoBit { width: 2 })
         );
     }
 

@@ -12,10 +12,14 @@
 //!
 //! Sites and their units: [`site`]; counting a list: [`population`];
 //! the results file a campaign streams, resumes and merges:
-//! [`results_file`].
+//! [`results_file`], [`merge`].
 
+pub mod budget;
 pub mod campaign;
+pub mod digests;
+pub mod golden;
 pub mod list;
+pub mod merge;
 pub mod outcome;
 pub mod population;
 pub mod results_file;
@@ -23,9 +27,11 @@ pub mod sampling;
 pub mod site;
 pub mod summary;
 
+pub use budget::Budget;
 pub use campaign::{Campaign, FaultResult, FaultRun};
+pub use golden::Golden;
 pub use list::{FaultList, FaultSpec, Model, Selection};
-pub use outcome::{Golden, Outcome};
+pub use outcome::Outcome;
 pub use results_file::CampaignInfo;
 pub use site::{FaultSite, UNITS};
 pub use summary::Summary;

@@ -57,14 +57,6 @@ impl Outcome {
     }
 }
 
-/// The fault-free run a campaign compares with.
-#[derive(Clone, Debug)]
-pub struct Golden {
-    pub run: SmRun,
-    /// Per cycle, the digest of what the core showed the behavioural units.
-    pub digests: Vec<u64>,
-}
-
 /// What differs between a faulty run and the golden one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Differences {
@@ -130,12 +122,12 @@ pub fn differences(golden: &SmRun, faulty: &SmRun) -> Differences {
 
 /// The outcome of a faulty run: `run` is its result, `diverged` whether
 /// the core ever showed something else than in the golden run.
-pub fn classify(golden: &Golden, run: &Result<SmRun, SmError>, diverged: bool) -> Outcome {
+pub fn classify(golden: &SmRun, run: &Result<SmRun, SmError>, diverged: bool) -> Outcome {
     match run {
         Err(SmError::Timeout(_)) => Outcome::Hang,
         Err(_) => Outcome::Error,
         Ok(faulty) => {
-            let d = differences(&golden.run, faulty);
+            let d = differences(golden, faulty);
             if d.memory_differs {
                 Outcome::Output
             } else if !d.reads.is_empty() {

@@ -3,6 +3,12 @@
 //! fault ([`FaultResult`]) as it comes. Written by one campaign at a time
 //! (a file lock), resumable after a cut (a truncated last line is
 //! dropped), read back by `--resume` and `faults merge`.
+//!
+//! A file proves its own completeness: its campaign line lists every fault
+//! id of the campaign's selection (a bitset) and which shard of it the
+//! file holds, so a reader rejects an id the shard cannot contain and a
+//! fault with two different results, and a merge says exactly which
+//! shards and how many faults are missing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -13,11 +19,16 @@ use serde::{Deserialize, Serialize};
 
 use super::campaign::FaultResult;
 
-/// How a results file starts (so a later run may replace it).
-pub const RESULTS_MARKER: &str = "{\"campaign\":";
+/// The longest results line read back (a fault's line is about 200
+/// bytes; the campaign line holds the selection, one bit per fault id).
+const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// The longest results line read back (a line is about 200 bytes).
-const MAX_LINE_BYTES: usize = 1 << 16;
+/// The most shards a campaign is split into.
+pub const MAX_SHARDS: u64 = 1 << 16;
+
+/// The most fault ids a selection may span (what the campaign line's
+/// bitset can hold).
+pub const MAX_FAULT_IDS: u64 = 4 * (MAX_LINE_BYTES as u64 - 4096);
 
 /// What a campaign ran: the first line of its results file. Shards of one
 /// campaign differ only in `shard`.
@@ -38,6 +49,8 @@ pub struct CampaignInfo {
     pub population: BTreeMap<String, BTreeMap<String, u64>>,
     /// Faults selected (all of them, or the sample), before sharding.
     pub selected: u64,
+    /// Their ids ([`encode_ids`]: a bitset over fault ids, as hex).
+    pub selection: String,
     pub seed: u64,
     pub confidence: f64,
     /// `[k, n]`: this file holds shard k of n.
@@ -57,6 +70,72 @@ impl CampaignInfo {
             ..self.clone()
         } == *other
     }
+
+    /// The selection's fault ids, ascending; why not, for a campaign line
+    /// that does not hold together (its bitset is not hex, or does not
+    /// count `selected` ids, or the shard is not k of n with k < n).
+    pub fn selected_ids(&self) -> Result<Vec<u64>, String> {
+        let ids = decode_ids(&self.selection)?;
+        if ids.len() as u64 != self.selected {
+            return Err(format!(
+                "its selection holds {} fault ids, not the {} it states",
+                ids.len(),
+                self.selected
+            ));
+        }
+        let [k, n] = self.shard;
+        if n == 0 || k >= n || n > MAX_SHARDS {
+            return Err(format!(
+                "shard {k}/{n} is not one of at most {MAX_SHARDS} shards"
+            ));
+        }
+        Ok(ids)
+    }
+
+    /// The fault ids of this file's shard: every n-th of the selection,
+    /// from the k-th.
+    pub fn shard_ids(&self) -> Result<Vec<u64>, String> {
+        let [k, n] = self.shard;
+        Ok(self
+            .selected_ids()?
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| *i as u64 % n == k)
+            .map(|(_, id)| id)
+            .collect())
+    }
+}
+
+/// Fault ids as a bitset (bit `id % 8` of byte `id / 8`), in hex.
+pub fn encode_ids(ids: &[u64]) -> String {
+    let Some(&last) = ids.iter().max() else {
+        return String::new();
+    };
+    let mut bytes = vec![0u8; (last / 8 + 1) as usize];
+    for &id in ids {
+        bytes[(id / 8) as usize] |= 1 << (id % 8);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The ids of an [`encode_ids`] bitset, ascending.
+pub fn decode_ids(hex: &str) -> Result<Vec<u64>, String> {
+    if !hex.len().is_multiple_of(2) || hex.len() as u64 > MAX_FAULT_IDS / 4 {
+        return Err("its selection is not a bitset of fault ids".into());
+    }
+    let mut ids = Vec::new();
+    for (index, pair) in hex.as_bytes().chunks(2).enumerate() {
+        let byte = std::str::from_utf8(pair)
+            .ok()
+            .and_then(|p| u8::from_str_radix(p, 16).ok())
+            .ok_or("its selection is not a bitset of fault ids")?;
+        for bit in 0..8 {
+            if byte & (1 << bit) != 0 {
+                ids.push(index as u64 * 8 + bit);
+            }
+        }
+    }
+    Ok(ids)
 }
 
 /// A digest of a program's words (FNV-1a, 64 bits, as 16 hex digits):
@@ -125,12 +204,13 @@ pub fn read_results(path: &Path) -> Result<ResultsFile, ResultsFileError> {
         line,
         what,
     };
-    let file = File::open(path).map_err(read_error)?;
-    if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
+    // Checked before opening: opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path).map_err(read_error)?.is_file() {
         return Err(ResultsFileError::NotAFile {
             path: path.to_path_buf(),
         });
     }
+    let file = File::open(path).map_err(read_error)?;
     let mut reader = std::io::BufReader::new(file);
     let mut info = None;
     let mut results = Vec::new();
@@ -170,20 +250,62 @@ pub fn read_results(path: &Path) -> Result<ResultsFile, ResultsFileError> {
         } else {
             let result: FaultResult = serde_json::from_str(text)
                 .map_err(|e| malformed(number, format!("expected a fault's result: {e}")))?;
-            results.push(result);
+            results.push((number, result));
         }
         good += read as u64;
     }
     let info = info.ok_or_else(|| ResultsFileError::NoCampaign {
         path: path.to_path_buf(),
     })?;
-    let mut seen = BTreeSet::new();
-    results.retain(|r| seen.insert(r.id));
+    let allowed: BTreeSet<u64> = info
+        .shard_ids()
+        .map_err(|what| malformed(1, format!("a campaign line whose {what}")))?
+        .into_iter()
+        .collect();
+    // Each fault once: a fault listed twice with one result (a file
+    // appended to twice) counts once; with two results, the file is wrong.
+    let mut seen: BTreeMap<u64, (u64, FaultResult)> = BTreeMap::new();
+    let mut kept = Vec::with_capacity(results.len());
+    for (line, result) in results {
+        if !allowed.contains(&result.id) {
+            let [k, n] = info.shard;
+            return Err(malformed(
+                line,
+                format!(
+                    "fault {} is not in this campaign's shard {k}/{n}",
+                    result.id
+                ),
+            ));
+        }
+        match seen.get(&result.id) {
+            Some((first, earlier)) if *earlier != result => {
+                return Err(malformed(
+                    line,
+                    format!(
+                        "fault {} has another result than on line {first}",
+                        result.id
+                    ),
+                ))
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(result.id, (line, result.clone()));
+                kept.push(result);
+            }
+        }
+    }
     Ok(ResultsFile {
         info,
-        results,
+        results: kept,
         complete_bytes: good,
     })
+}
+
+/// Whether `path` is a results file flexpmu wrote: its campaign line
+/// parses and holds together, and every complete line after it is a
+/// result of a fault of its shard.
+pub fn is_results_file(path: &Path) -> bool {
+    read_results(path).is_ok()
 }
 
 /// Opens `path` for a campaign's results: a new file with its campaign
@@ -199,7 +321,15 @@ pub fn open_results(
         path: path.to_path_buf(),
         source,
     };
-    let existed = path.exists();
+    let existed = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => true,
+        Ok(_) => {
+            return Err(ResultsFileError::NotAFile {
+                path: path.to_path_buf(),
+            })
+        }
+        Err(_) => false,
+    };
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)

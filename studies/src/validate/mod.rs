@@ -33,9 +33,14 @@ use flexpmu_isa::pmevent::PmuCommand;
 
 use fit::Line;
 use flexpmu_sim::gpu::iss::{Geometry, GlobalMemory, Iss, IssError};
-use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError};
+use flexpmu_sim::gpu::sm::{CoreSim, Sm, SmConfig, SmError};
 use iss_events::IssEvents;
 use rbe::{Launch, Rbe, RbeError};
+
+/// Cycles one point may run on the SM slice by default (about 20 s): an
+/// rbe's loop counts should make runs of thousands of cycles, not
+/// billions.
+pub const MAX_POINT_CYCLES: u64 = 20_000_000;
 
 /// Where the output array starts (`g[0x5]`).
 pub const OUT: u32 = 0x0001_0000;
@@ -120,18 +125,43 @@ pub enum ValidateError {
     },
     #[error("{rbe}: the kernel never reads CNT{counter} (`PMEVENT CNT{counter}, Rd, IDL`), so its count cannot be measured")]
     NotRead { rbe: String, counter: u8 },
+    #[error("{rbe} at N = {n}: the kernel did not finish within {cycles} cycles, the bound for one point: choose smaller loop counts (or a larger bound)")]
+    TooLong { rbe: String, n: u32, cycles: u64 },
 }
+
+/// How far validation is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress<'a> {
+    /// A point is running (every [`PROGRESS_CYCLES`] cycles).
+    Running { rbe: &'a str, n: u32, cycles: u64 },
+    /// A point is done.
+    Done { rbe: &'a str, n: u32 },
+}
+
+/// Cycles between two [`Progress::Running`] reports.
+pub const PROGRESS_CYCLES: u64 = 1 << 20;
 
 /// Alters the SM before a run (arms a fault, in the procedure's own
 /// tests).
 pub type Prepare<'a> = &'a dyn Fn(&mut Sm) -> Result<(), SmError>;
 
-/// How to run the rbe: the SM's configuration, and what to do to the SM
-/// before each run.
-#[derive(Default)]
+/// How to run the rbe: the SM's configuration, what to do to the SM
+/// before each run, and how long one point may run.
 pub struct Options<'a> {
     pub config: SmConfig,
     pub prepare: Option<Prepare<'a>>,
+    /// Cycles one point may run before it is an error.
+    pub max_point_cycles: u64,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options {
+            config: SmConfig::default(),
+            prepare: None,
+            max_point_cycles: MAX_POINT_CYCLES,
+        }
+    }
 }
 
 /// The launch of `rbe` at loop count `n`.
@@ -151,6 +181,7 @@ fn run_point(
     rbe: &Rbe,
     n: u32,
     options: &Options,
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Vec<(u64, Option<u64>)>, ValidateError> {
     let iss_error = |source| ValidateError::Iss {
         rbe: rbe.name.clone(),
@@ -167,7 +198,29 @@ fn run_point(
     if let Some(prepare) = options.prepare {
         prepare(&mut sm).map_err(sm_error)?;
     }
-    let run = sm.run().map_err(sm_error)?;
+    let bound = options.max_point_cycles.max(1);
+    if sm.max_cycles() > bound {
+        sm.set_max_cycles(bound);
+    }
+    let mut report = |cycle: u64, _: &CoreSim| {
+        if cycle > 0 && cycle.is_multiple_of(PROGRESS_CYCLES) {
+            progress(Progress::Running {
+                rbe: &rbe.name,
+                n,
+                cycles: cycle,
+            });
+        }
+    };
+    let run = match sm.run_observed(&mut report) {
+        Err(SmError::Timeout(cycles)) if cycles == bound => {
+            return Err(ValidateError::TooLong {
+                rbe: rbe.name.clone(),
+                n,
+                cycles,
+            })
+        }
+        other => other.map_err(sm_error)?,
+    };
     // The ISS, its reads answered with the SM's, counting what it sees.
     let events = RefCell::new(IssEvents::default());
     let mut replay = run.replay();
@@ -219,17 +272,17 @@ fn run_point(
 }
 
 /// Runs every rbe at every point and judges each expected counter;
-/// `progress` is called after each point.
+/// `progress` hears how far it is.
 pub fn validate(
     rbes: &[Rbe],
     options: &Options,
-    progress: &mut dyn FnMut(&str, u32),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Vec<EventReport>, ValidateError> {
     let mut reports = Vec::new();
     for rbe in rbes {
         let mut measured: Vec<Vec<Point>> = vec![Vec::new(); rbe.expects.len()];
         for &n in &rbe.points {
-            let counts = run_point(rbe, n, options)?;
+            let counts = run_point(rbe, n, options, progress)?;
             for ((expect, points), (count, iss)) in
                 rbe.expects.iter().zip(&mut measured).zip(counts)
             {
@@ -244,7 +297,7 @@ pub fn validate(
                     iss,
                 });
             }
-            progress(&rbe.name, n);
+            progress(Progress::Done { rbe: &rbe.name, n });
         }
         for (expect, points) in rbe.expects.iter().zip(measured) {
             reports.push(judge(rbe, expect.counter, &expect.formula, points));

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use evalexpr::{ContextWithMutableVariables, HashMapContext, Node, Value};
 use flexpmu_isa::asm::{assemble, AsmError};
-use flexpmu_isa::source::{read_text, ReadError, MAX_PROGRAM_BYTES};
+use flexpmu_isa::source::{read_text, shorten, ReadError, MAX_PROGRAM_BYTES};
 
 use flexpmu_sim::gpu::iss::MAX_THREADS_PER_BLOCK;
 
@@ -36,6 +36,10 @@ pub const MAX_RBES: usize = 256;
 pub const MAX_POINTS: usize = 64;
 /// Largest loop count a point may ask for.
 pub const MAX_N: u32 = 1_000_000;
+/// Longest formula, in characters.
+pub const MAX_FORMULA_CHARS: usize = 256;
+/// Deepest nesting of parentheses in a formula.
+pub const MAX_FORMULA_DEPTH: usize = 16;
 
 /// One `expect` line.
 #[derive(Clone, Debug)]
@@ -120,7 +124,7 @@ pub enum RbeError {
         line: usize,
         reason: String,
     },
-    #[error("{file}:{line}: formula `{formula}`: {reason}")]
+    #[error("{file}:{line}: formula `{}`: {reason}", shorten(.formula))]
     Formula {
         file: String,
         line: usize,
@@ -140,6 +144,9 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
     let mut expects = Vec::new();
     let mut points = None;
     let mut threads = 32;
+    // The line of each one-per-file header, once seen.
+    let mut points_line = None;
+    let mut threads_line = None;
     for (index, text) in source.lines().enumerate() {
         let line = index + 1;
         let Some(header) = text.trim().strip_prefix('#') else {
@@ -158,7 +165,8 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
             "expect" => {
                 let (counter, formula) = rest.split_once('=').ok_or_else(|| {
                     header_error(format!(
-                        "expected `# expect CNTk = FORMULA`, found `# {header}`"
+                        "expected `# expect CNTk = FORMULA`, found `# {}`",
+                        shorten(header)
                     ))
                 })?;
                 let counter = counter.trim();
@@ -167,12 +175,21 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
                     .and_then(|k| k.parse::<u8>().ok())
                     .filter(|&k| k < 16)
                     .ok_or_else(|| {
-                        header_error(format!("expected a counter CNT0..CNT15, found `{counter}`"))
+                        header_error(format!(
+                            "expected a counter CNT0..CNT15, found `{}`",
+                            shorten(counter)
+                        ))
                     })?;
                 if expects.iter().any(|e: &Expect| e.counter == k) {
                     return Err(header_error(format!("CNT{k} is expected twice")));
                 }
                 let formula = formula.trim().to_string();
+                check_formula(&formula).map_err(|reason| RbeError::Formula {
+                    file: file.clone(),
+                    line,
+                    formula: formula.clone(),
+                    reason,
+                })?;
                 let tree =
                     evalexpr::build_operator_tree(&formula).map_err(|e| RbeError::Formula {
                         file: file.clone(),
@@ -189,13 +206,19 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
                 });
             }
             "points" => {
+                if let Some(first) = points_line.replace(line) {
+                    return Err(header_error(format!(
+                        "a second `points` line (the first is line {first})"
+                    )));
+                }
                 let values = rest
                     .trim()
                     .strip_prefix('N')
                     .and_then(|r| r.trim().strip_prefix('='))
                     .ok_or_else(|| {
                         header_error(format!(
-                            "expected `# points N = 0, 1, 2`, found `# {header}`"
+                            "expected `# points N = 0, 1, 2`, found `# {}`",
+                            shorten(header)
                         ))
                     })?;
                 let mut list = Vec::new();
@@ -208,17 +231,26 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
                         .ok_or_else(|| {
                             header_error(format!(
                                 "expected a loop count 0..{MAX_N}, found `{}`",
-                                value.trim()
+                                shorten(value.trim())
                             ))
                         })?;
                     if list.len() == MAX_POINTS {
                         return Err(header_error(format!("more than {MAX_POINTS} points")));
+                    }
+                    if list.contains(&n) {
+                        // A repeated point would weigh twice in the fits.
+                        return Err(header_error(format!("loop count {n} is listed twice")));
                     }
                     list.push(n);
                 }
                 points = Some(list);
             }
             "threads" => {
+                if let Some(first) = threads_line.replace(line) {
+                    return Err(header_error(format!(
+                        "a second `threads` line (the first is line {first})"
+                    )));
+                }
                 threads = rest
                     .trim()
                     .parse::<u32>()
@@ -227,7 +259,7 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
                     .ok_or_else(|| {
                         header_error(format!(
                             "expected a thread count 1..{MAX_THREADS_PER_BLOCK}, found `{}`",
-                            rest.trim()
+                            shorten(rest.trim())
                         ))
                     })?;
             }
@@ -256,6 +288,31 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
         }
     }
     Ok(rbe)
+}
+
+/// A formula short and shallow enough to parse and evaluate (the parser
+/// recurses on nesting); why not, otherwise.
+fn check_formula(formula: &str) -> Result<(), String> {
+    let chars = formula.chars().count();
+    if chars > MAX_FORMULA_CHARS {
+        return Err(format!(
+            "{chars} characters: a formula has at most {MAX_FORMULA_CHARS}"
+        ));
+    }
+    let mut depth = 0usize;
+    for c in formula.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                if depth > MAX_FORMULA_DEPTH {
+                    return Err(format!("parentheses nest deeper than {MAX_FORMULA_DEPTH}"));
+                }
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Loads one rbe file.
@@ -332,9 +389,54 @@ mod tests {
                 "# expect CNT1 = N\n# expect CNT1 = 2\n# points N = 1",
                 "x.sass:2: CNT1 is expected twice",
             ),
+            (
+                "# expect CNT1 = N\n# points N = 1\n# points N = 2",
+                "x.sass:3: a second `points` line (the first is line 2)",
+            ),
+            (
+                "# expect CNT1 = N\n# points N = 1\n# threads 32\n# threads 64",
+                "x.sass:4: a second `threads` line (the first is line 3)",
+            ),
+            (
+                "# expect CNT1 = N\n# points N = 1, 2, 1",
+                "x.sass:2: loop count 1 is listed twice",
+            ),
         ] {
             let err = rbe(header).unwrap_err().to_string();
             assert!(err.starts_with(message), "{header}: {err}");
         }
+    }
+
+    /// Hostile formulas are refused before the (recursive) parser sees
+    /// them, and echoed cut short.
+    #[test]
+    fn formulas_are_bounded_in_length_and_depth() {
+        let deep = format!("{}N{}", "(".repeat(100_000), ")".repeat(100_000));
+        let err = rbe(&format!("# expect CNT1 = {deep}\n# points N = 1"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("characters: a formula has at most 256"),
+            "{err}"
+        );
+        assert!(err.len() < 200, "{err}");
+        let minus = format!("{}N", "-".repeat(100_000));
+        let err = rbe(&format!("# expect CNT1 = {minus}\n# points N = 1"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a formula has at most 256"), "{err}");
+        let nested = format!("{}N{}", "(".repeat(17), ")".repeat(17));
+        let err = rbe(&format!("# expect CNT1 = {nested}\n# points N = 1"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("parentheses nest deeper than 16"), "{err}");
+        // At the limits, formulas still work.
+        let ok = format!("{}N{}", "(".repeat(16), ")".repeat(16));
+        let rbe = rbe(&format!(
+            "# expect CNT1 = {ok} + {}1\n# points N = 3",
+            "-".repeat(200)
+        ))
+        .unwrap();
+        assert_eq!(rbe.expects[0].evaluate(rbe.launch(3)).unwrap(), 4);
     }
 }

@@ -12,12 +12,15 @@ pub mod faults;
 pub mod netlist;
 pub mod rust_source;
 pub mod trace;
+mod values_seen;
 
 use flexpmu_export::ir::{BinOp, ReduceOp, ShiftOp};
 use flexpmu_export::Design;
 use flexpmu_generated::GeneratedCode;
 
 pub use netlist::{Netlist, NetlistError, Node, Op};
+use values_seen::Recording;
+pub use values_seen::ValuesSeen;
 
 /// One instruction of the evaluation loop: the node's operation with its
 /// operands resolved to value slots, and its width mask.
@@ -110,19 +113,8 @@ pub struct CompiledSim {
     /// changes a value.
     cone: Vec<usize>,
     /// Per node, the bits that were 1 and the bits that were 0 in some
-    /// settle, while recording (a campaign's golden run).
-    values_seen: Option<Box<ValuesSeen>>,
-}
-
-/// Which bits of each node took each value over a run, per interval of
-/// `every` cycles (by the cycle counter at each settle).
-#[derive(Clone, Debug, Default)]
-pub struct ValuesSeen {
-    pub every: u64,
-    /// Per interval, per node: the bits that were 1.
-    pub ones: Vec<Vec<u64>>,
-    /// Per interval, per node: the bits that were 0.
-    pub zeros: Vec<Vec<u64>>,
+    /// settle, while recording (a campaign's golden run; not copied).
+    values_seen: Recording,
 }
 
 impl CompiledSim {
@@ -195,7 +187,7 @@ impl CompiledSim {
             faults: Vec::new(),
             forced,
             cone: Vec::new(),
-            values_seen: None,
+            values_seen: Recording::default(),
         }
     }
 
@@ -297,43 +289,39 @@ impl CompiledSim {
         for (out, signal) in self.outputs.iter_mut().zip(&self.netlist.outputs) {
             *out = self.values[signal.node];
         }
-        if let Some(seen) = self.values_seen.as_mut() {
-            let interval = (self.cycle / seen.every.max(1)) as usize;
-            let n = self.values.len();
-            while seen.ones.len() <= interval {
-                seen.ones.push(vec![0; n]);
-                seen.zeros.push(vec![0; n]);
-            }
-            for ((ones, zeros), (&value, node)) in seen.ones[interval]
-                .iter_mut()
-                .zip(seen.zeros[interval].iter_mut())
-                .zip(self.values.iter().zip(&self.netlist.nodes))
-            {
-                *ones |= value;
-                *zeros |= !value & mask(node.width);
-            }
+        if let Some(seen) = self.values_seen.0.as_mut() {
+            seen.record(self.cycle, &self.values, &self.netlist.nodes);
         }
     }
 
     /// Records, from now on, which bits of each node are ever 1 and ever
-    /// 0 after a settle, per interval of `every` cycles
+    /// 0 after a settle, per interval of `every` cycles, at most
+    /// `max_intervals` of them (longer intervals past that)
     /// ([`take_values_seen`](Self::take_values_seen)).
-    pub fn record_values_seen(&mut self, every: u64) {
-        self.values_seen = Some(Box::new(ValuesSeen {
-            every: every.max(1),
-            ones: Vec::new(),
-            zeros: Vec::new(),
-        }));
+    pub fn record_values_seen(&mut self, every: u64, max_intervals: usize) {
+        self.values_seen = Recording(Some(Box::new(ValuesSeen::new(every, max_intervals))));
     }
 
     /// What [`record_values_seen`](Self::record_values_seen) recorded.
     pub fn take_values_seen(&mut self) -> Option<ValuesSeen> {
-        self.values_seen.take().map(|a| *a)
+        self.values_seen.0.take().map(|a| *a)
     }
 
     /// Whether `other` (a copy of the same design) holds the same register
     /// state and inputs at the same cycle: then, with the same inputs and
     /// faults from now on, it computes the same values.
+    /// About how many bytes a copy of this simulation holds of its own
+    /// (the netlist is shared between copies).
+    pub fn state_bytes(&self) -> usize {
+        8 * (self.values.len()
+            + self.inputs.len()
+            + self.outputs.len()
+            + self.state.len()
+            + self.next.len()
+            + self.cone.len())
+            + self.forced.len()
+    }
+
     pub fn same_state(&self, other: &CompiledSim) -> bool {
         self.cycle == other.cycle && self.state == other.state && self.inputs == other.inputs
     }

@@ -44,6 +44,11 @@ impl Checkpoint {
         self.state.cycle
     }
 
+    /// About how many bytes it holds.
+    pub fn bytes(&self) -> usize {
+        self.sm.state_bytes() + self.state.bytes()
+    }
+
     /// A copy to resume: an SM to run (arm a fault first, if wanted) with
     /// [`Sm::resume`] from the state.
     pub fn fork(&self) -> Result<(Sm, HarnessState), SmError> {

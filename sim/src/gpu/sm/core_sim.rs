@@ -291,6 +291,14 @@ impl CoreSim {
         }
     }
 
+    /// About how many bytes a copy of the core holds.
+    pub(super) fn state_bytes(&self) -> usize {
+        match &self.on {
+            CoreOn::Compiled(core) => core.run.sim.state_bytes(),
+            CoreOn::RustHdl(_) => 0,
+        }
+    }
+
     /// Whether two compiled cores hold the same registers and inputs.
     pub(super) fn same_state(&self, other: &CoreSim) -> bool {
         match (&self.on, &other.on) {

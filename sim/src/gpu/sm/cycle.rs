@@ -57,7 +57,7 @@ impl Sm {
 
     /// The cycle bound when none is given: every warp instruction's
     /// passes through the slowest stage one after another, set-up, slack.
-    fn default_max_cycles(&self) -> u64 {
+    pub(super) fn default_max_cycles(&self) -> u64 {
         let per_pass = 120 + self.config.memory_cycles;
         let setup: u64 = (0..self.rounds.len()).map(|r| self.idle_before(r)).sum();
         let warp_instructions = match self.loop_instructions {
@@ -116,10 +116,7 @@ impl Sm {
         state: HarnessState,
         observer: &mut dyn RunObserver,
     ) -> Result<SmRun, SmError> {
-        let max_cycles = self
-            .config
-            .max_cycles
-            .unwrap_or_else(|| self.default_max_cycles());
+        let max_cycles = self.max_cycles();
         let every = observer.checkpoint_every().map(|every| every.max(1));
         let HarnessState {
             mut pipeline,

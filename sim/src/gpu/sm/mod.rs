@@ -148,6 +148,21 @@ impl HarnessState {
     pub fn cycle(&self) -> u64 {
         self.cycle
     }
+
+    /// About how many bytes it holds (what the run has recorded so far).
+    pub fn bytes(&self) -> usize {
+        let r = &self.records;
+        std::mem::size_of::<HarnessState>()
+            + r.rounds.len() * std::mem::size_of::<result::RoundRecord>()
+            + r.pmu_commands.len() * std::mem::size_of::<PmuCommandSeen>()
+            + r.pmu_reads.len() * std::mem::size_of::<PmuRead>()
+            + r.pmu_ports.len() * std::mem::size_of::<PmuInputs>()
+            + r.pending_reads.len() * 24
+            + self
+                .end
+                .as_ref()
+                .map_or(0, |(_, counters)| counters.len() * 8)
+    }
 }
 
 /// Where the SM is in the launch.
@@ -309,9 +324,30 @@ impl Sm {
         })
     }
 
+    /// About how many bytes a copy of this SM holds (every thread's
+    /// registers, global memory, the `g[]` segments, the program, the
+    /// core): what a checkpoint of it costs.
+    pub fn state_bytes(&self) -> usize {
+        const MEMORY_WORD: usize = 48; // a word and its share of the map
+        self.threads.len() * std::mem::size_of::<ThreadState>()
+            + self.memory.len() * MEMORY_WORD
+            + self.segments.iter().map(Vec::len).sum::<usize>()
+            + self.program.len() * 4
+            + self.warps.len() * std::mem::size_of::<Warp>()
+            + self.core.state_bytes()
+    }
+
     /// Gives up with [`SmError::Timeout`] after `cycles` cycles.
     pub fn set_max_cycles(&mut self, cycles: u64) {
         self.config.max_cycles = Some(cycles);
+    }
+
+    /// The cycles a run may take before it gives up: the configured bound,
+    /// or one derived from the program and the launch.
+    pub fn max_cycles(&self) -> u64 {
+        self.config
+            .max_cycles
+            .unwrap_or_else(|| self.default_max_cycles())
     }
 
     /// Every fault site of the core (compiled engine only).
@@ -335,14 +371,15 @@ impl Sm {
     }
 
     /// Records, from now on, which bits of each node of the compiled
-    /// core are 1 and which are 0 in each interval of `every` cycles (a
-    /// campaign's golden run: a stuck-at fault on a bit that keeps its
-    /// stuck value from some cycle on changes nothing from there).
-    pub fn record_values_seen(&mut self, every: u64) -> Result<(), SmError> {
+    /// core are 1 and which are 0 in each interval of `every` cycles, at
+    /// most `max_intervals` of them (a campaign's golden run: a stuck-at
+    /// fault on a bit that keeps its stuck value from some cycle on changes
+    /// nothing from there).
+    pub fn record_values_seen(&mut self, every: u64, max_intervals: usize) -> Result<(), SmError> {
         self.core
             .compiled()
             .ok_or_else(|| SmError::Engine("recording needs the compiled engine".into()))?
-            .record_values_seen(every);
+            .record_values_seen(every, max_intervals);
         Ok(())
     }
 

@@ -1,6 +1,8 @@
 //! `flexpmu export`: Verilog and VHDL of every synthesizable design, with
 //! their testbenches and the figure-3.1 golden vectors.
 
+mod write;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,10 +19,10 @@ use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_sim::pmu::scenario::{self, ScenarioLimits};
 use flexpmu_sim::pmu::scenario_runner::scenario_cycles;
 
+use flexpmu_tools::manifest::Origin;
+
 use super::ExportedDesignArg;
 use crate::embedded;
-use crate::output::{markers, write_output};
-use flexpmu_tools::files;
 
 /// Which languages `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -256,18 +258,6 @@ fn appendix_a_vectors(design: &Design) -> Result<String> {
     )))
 }
 
-/// Whether a file starts with flexpmu's marker for exported files.
-fn is_generated(path: &Path) -> bool {
-    flexpmu_tools::files::starts_with_marker(path, markers::EXPORT)
-}
-
-/// Whether `path` holds exactly `text` (read no further than its length).
-fn holds(path: &Path, text: &str) -> bool {
-    let same_size =
-        std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == text.len() as u64);
-    same_size && std::fs::read(path).is_ok_and(|bytes| bytes == text.as_bytes())
-}
-
 pub fn export(args: &ExportArgs) -> Result<ExitCode> {
     let (out, testbenches, check, force) = (&args.out, &args.testbenches, args.check, args.force);
     let languages = match args.lang {
@@ -280,131 +270,44 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
     } else {
         args.design.iter().map(|d| d.0).collect()
     };
-    let (files, leftovers) = match &args.pmu_config {
+    if args.rust.is_some() && args.pmu_config.is_some() {
+        bail!("--rust and --pmu-config: export one at a time");
+    }
+    let folders = match &args.pmu_config {
         Some(config) => {
             if !args.design.is_empty() {
                 bail!("--pmu-config exports the PMU variant alone: leave out --design");
             }
-            (variant_exports(config, &languages, out)?, Vec::new())
+            let files = variant_exports(config, &languages, out)?;
+            write::folders(&[(out, Vec::new())], Origin::Variant, files)
         }
         None => {
             let mut files = exports(&languages, &designs, out, testbenches)?;
+            // What a whole export of these languages removes when it no
+            // longer produces it.
+            let hdl: Vec<&'static str> = languages.iter().map(|l| l.extension()).collect();
+            let mut benches = hdl.clone();
+            if languages.contains(&Language::Verilog) {
+                benches.push("cpp");
+            }
+            benches.push("vec");
+            let mut dirs: Vec<(&Path, Vec<&'static str>)> =
+                vec![(out, hdl), (testbenches, benches)];
             if let Some(dir) = &args.rust {
                 if !args.design.is_empty() {
                     bail!("--rust writes the code of every hot design: leave out --design");
                 }
                 files.extend(rust_sources(dir)?);
+                dirs.push((dir, vec!["rs"]));
             }
-            // Only a whole export knows which modules are gone.
-            let leftovers = if args.design.is_empty() {
-                leftovers(out, &files, &languages)
-            } else {
-                Vec::new()
-            };
-            (files, leftovers)
+            write::folders(&dirs, Origin::Export, files)
         }
     };
-    if args.rust.is_some() && args.pmu_config.is_some() {
-        bail!("--rust and --pmu-config: export one at a time");
-    }
-    let mut dirs: Vec<&Path> = match &args.pmu_config {
-        Some(_) => vec![out],
-        None => vec![out, testbenches],
-    };
-    if let Some(rust) = &args.rust {
-        dirs.push(rust);
-    }
+    // Only a whole export knows which of its files are gone.
+    let whole = args.design.is_empty();
     if check {
-        let stale: Vec<String> = files
-            .iter()
-            .filter(|(path, text)| !holds(path, text))
-            .map(|(path, _)| path.display().to_string())
-            .chain(
-                leftovers
-                    .iter()
-                    .map(|p| format!("{} (no longer generated)", p.display())),
-            )
-            .collect();
-        if stale.is_empty() {
-            let mut places: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            let last = places.pop().unwrap_or_default();
-            let places = if places.is_empty() {
-                vec![last]
-            } else {
-                vec![places.join(", "), last]
-            };
-            outln!(
-                "{} exported files in {} are current",
-                files.len(),
-                places.join(" and ")
-            );
-            return Ok(ExitCode::SUCCESS);
-        }
-        eprintln!("these exports differ from what the current design generates:");
-        for path in &stale {
-            eprintln!("  {path}");
-        }
-        eprintln!("run `flexpmu export` (same options, without --check) and review the difference");
-        return Ok(ExitCode::from(1));
+        write::check(&folders, whole)
+    } else {
+        write::write(&folders, whole, force)
     }
-    // Check every target before writing anything, so a run never stops
-    // half-way over a file it may not replace.
-    for (path, _) in &files {
-        if let Some(parent) = path.parent().filter(|p| !dirs.contains(p)) {
-            dirs.push(parent);
-        }
-    }
-    for dir in &dirs {
-        files::check_directory(dir)?;
-    }
-    for dir in &dirs {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let mut refused = Vec::new();
-    for (path, _) in &files {
-        match files::check_target(
-            path,
-            force,
-            &[markers::EXPORT, markers::PMU_VARIANT].concat(),
-        ) {
-            Ok(()) => {}
-            Err(files::FileError::Exists(path)) => refused.push(path.display().to_string()),
-            Err(other) => return Err(other.into()),
-        }
-    }
-    if !refused.is_empty() {
-        bail!(
-            "these files exist and were not generated by flexpmu: {} (pass --force to replace them)",
-            refused.join(", ")
-        );
-    }
-    for (path, text) in &files {
-        write_output(path, text)?;
-        outln!("wrote {} ({} lines)", path.display(), text.lines().count());
-    }
-    for path in &leftovers {
-        std::fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
-        outln!("removed {} (no longer generated)", path.display());
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// HDL files flexpmu generated earlier in `out` that the current export
-/// no longer produces (a renamed module): left in place, they would
-/// declare a module twice when the folder is compiled as a whole.
-fn leftovers(out: &Path, files: &[(PathBuf, String)], languages: &[Language]) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(out) else {
-        return Vec::new();
-    };
-    let mut found: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| {
-            let extension = path.extension().and_then(|e| e.to_str());
-            languages.iter().any(|l| Some(l.extension()) == extension)
-        })
-        .filter(|path| !files.iter().any(|(p, _)| p == path))
-        .filter(|path| is_generated(path))
-        .collect();
-    found.sort();
-    found
 }

@@ -1,0 +1,179 @@
+//! A campaign's golden run: the fault-free run of the launch and what the
+//! campaign keeps of it (within its [`Budget`]) — checkpoints to start
+//! flips from and to stop faulty runs at, which values each fault site
+//! took, and what the core showed in each cycle.
+
+use flexpmu_sim::engine::compiled::faults::SiteKind;
+use flexpmu_sim::gpu::sm::{Checkpoint, CoreSim, HarnessState, RunObserver, Sm, SmError, SmRun};
+
+use super::budget::Budget;
+use super::digests::BlockDigests;
+use super::list::Model;
+use super::site::FaultSite;
+
+/// The fault-free run a campaign compares with, and its records.
+pub struct Golden {
+    pub run: SmRun,
+    /// What the core showed the behavioural units, per block of cycles.
+    pub digests: BlockDigests,
+    /// Checkpoints, ascending by cycle, every `spacing` cycles.
+    checkpoints: Vec<Checkpoint>,
+    spacing: u64,
+    /// Per site, per interval j of `seen_every` cycles: the bits that
+    /// were 1 and the bits that were 0 from interval j on.
+    site_values: Vec<Vec<(u64, u64)>>,
+    seen_every: u64,
+}
+
+impl Golden {
+    /// Runs `sm` (a copy of the campaign's template) fault-free, keeping
+    /// records of it within `budget`.
+    pub fn record(mut sm: Sm, sites: &[FaultSite], budget: &Budget) -> Result<Golden, SmError> {
+        sm.record_values_seen(budget.checkpoint_cycles, budget.values_seen_intervals)?;
+        let mut recorder = Recorder {
+            digests: BlockDigests::new(budget.digest_block, budget.digest_blocks),
+            checkpoints: Vec::new(),
+            bytes: 0,
+            spacing: budget.checkpoint_cycles.max(1),
+            budget: *budget,
+            failed: false,
+            disabled: false,
+        };
+        let run = sm.run_observed(&mut recorder)?;
+        if recorder.failed {
+            return Err(SmError::Engine(
+                "the SM cannot be copied at a checkpoint".into(),
+            ));
+        }
+        let seen = sm.take_values_seen().unwrap_or_default();
+        let state_nodes = sm
+            .state_nodes()
+            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let intervals = seen.ones.len();
+        let site_values = sites
+            .iter()
+            .map(|site| {
+                let node = match site.kind {
+                    SiteKind::Net(node) => Some(node),
+                    SiteKind::Register(r) => state_nodes.get(r).copied().flatten(),
+                };
+                // Suffix unions: from interval j on. A register no node
+                // reads: both values, always (never skipped).
+                let mut from = vec![(u64::MAX, u64::MAX); intervals + 1];
+                if let Some(n) = node {
+                    from[intervals] = (0, 0);
+                    for j in (0..intervals).rev() {
+                        from[j] = (
+                            from[j + 1].0 | seen.ones[j][n],
+                            from[j + 1].1 | seen.zeros[j][n],
+                        );
+                    }
+                }
+                from
+            })
+            .collect();
+        Ok(Golden {
+            run,
+            digests: recorder.digests,
+            checkpoints: recorder.checkpoints,
+            spacing: recorder.spacing,
+            site_values,
+            seen_every: seen.every.max(1),
+        })
+    }
+
+    /// Cycles between two checkpoints.
+    pub fn checkpoint_spacing(&self) -> u64 {
+        self.spacing
+    }
+
+    pub fn checkpoints(&self) -> &[Checkpoint] {
+        &self.checkpoints
+    }
+
+    /// The last checkpoint at or before `cycle`.
+    pub fn checkpoint_before(&self, cycle: u64) -> Option<&Checkpoint> {
+        let after = self.checkpoints.partition_point(|c| c.cycle() <= cycle);
+        after.checked_sub(1).map(|i| &self.checkpoints[i])
+    }
+
+    /// The checkpoint at exactly `cycle`.
+    pub fn checkpoint_at(&self, cycle: u64) -> Option<&Checkpoint> {
+        self.checkpoint_before(cycle).filter(|c| c.cycle() == cycle)
+    }
+
+    /// Whether the golden run had bit `bit` of `site` at the value other
+    /// than `model`'s stuck one at some cycle from `cycle` on (a flip:
+    /// always). Conservative: the interval holding `cycle` counts whole.
+    pub fn activated_from(&self, site: usize, bit: usize, model: Model, cycle: u64) -> bool {
+        let from = &self.site_values[site];
+        let j = ((cycle / self.seen_every) as usize).min(from.len() - 1);
+        let (ones, zeros) = from[j];
+        let bit = 1u64 << bit;
+        match model {
+            Model::StuckAt0 => ones & bit != 0,
+            Model::StuckAt1 => zeros & bit != 0,
+            Model::Flip => true,
+        }
+    }
+}
+
+/// The golden run's observer: every cycle's digest, and checkpoints
+/// within the budget.
+struct Recorder {
+    digests: BlockDigests,
+    checkpoints: Vec<Checkpoint>,
+    /// Bytes the checkpoints hold.
+    bytes: usize,
+    spacing: u64,
+    budget: Budget,
+    failed: bool,
+    /// A checkpoint alone is over the budget: none are taken.
+    disabled: bool,
+}
+
+impl Recorder {
+    /// Every other checkpoint dropped, the spacing doubled.
+    fn thin(&mut self) {
+        self.spacing *= 2;
+        let spacing = self.spacing;
+        self.checkpoints.retain(|c| c.cycle() % spacing == 0);
+        self.bytes = self.checkpoints.iter().map(Checkpoint::bytes).sum();
+    }
+}
+
+impl RunObserver for Recorder {
+    fn cycle(&mut self, _cycle: u64, core: &CoreSim) {
+        self.digests.push(core.digest());
+    }
+
+    fn checkpoint_every(&self) -> Option<u64> {
+        Some(self.budget.checkpoint_cycles.max(1))
+    }
+
+    fn checkpoint(&mut self, sm: &Sm, state: &HarnessState) -> bool {
+        if self.disabled || !state.cycle().is_multiple_of(self.spacing) {
+            return false;
+        }
+        let Some(checkpoint) = sm.checkpoint(state) else {
+            self.failed = true;
+            return false;
+        };
+        let bytes = checkpoint.bytes();
+        if bytes > self.budget.checkpoint_bytes {
+            // One alone is over the budget: keep none.
+            self.checkpoints.clear();
+            self.bytes = 0;
+            self.disabled = true;
+            return false;
+        }
+        self.checkpoints.push(checkpoint);
+        self.bytes += bytes;
+        while self.checkpoints.len() > self.budget.max_checkpoints
+            || self.bytes > self.budget.checkpoint_bytes
+        {
+            self.thin();
+        }
+        false
+    }
+}
