@@ -199,6 +199,45 @@ fn only_regular_files_that_flexpmu_wrote_are_replaced() {
     );
 }
 
+/// A launch bigger than FlexGripPlus' 256 KiB global memory is refused,
+/// naming the `--gmem-bits` that holds it; a width outside 12 to 32 is
+/// refused by the option's check.
+#[test]
+fn a_launch_too_big_for_the_global_memory_names_the_width_that_holds_it() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let big = ["--threads", "512", "--blocks", "64"];
+    for command in [
+        &["run", &sass][..],
+        &["faults", "run", &sass, "--sample", "3"],
+    ] {
+        let out = flexpmu(&[command, &big[..]].concat(), dir.path());
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(
+                "32768 threads do not fit the 18-bit global memory (256 KiB): take --gmem-bits 19"
+            ),
+            "{err}"
+        );
+    }
+    let out = flexpmu(&["run", &sass, "--gmem-bits", "40"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("12..=32"), "{}", stderr(&out));
+    // With the width it names, the launch runs.
+    let out = flexpmu(
+        &[&["run", &sass, "--gmem-bits", "19", "--json"][..], &big[..]].concat(),
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("\"output_ok\":true"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(others(dir.path(), &[]), Vec::<String>::new());
+}
+
 #[test]
 fn interrupted_and_concurrent_runs_never_leave_a_broken_file() {
     let dir = temp();
@@ -212,6 +251,8 @@ fn interrupted_and_concurrent_runs_never_leave_a_broken_file() {
             "512",
             "--blocks",
             "64",
+            "--gmem-bits",
+            "20",
         ])
         .args(["--vcd", "big.vcd", "--force"])
         .current_dir(dir.path())

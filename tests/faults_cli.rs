@@ -186,7 +186,7 @@ fn one_fault_on_its_own_shows_what_differs() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("sm.execute.alus_0.result[2] sa1 from cycle 0: output"),
+        text.contains("sm.execute.alus_0.result[2] sa1 from cycle 0: sdc"),
         "{text}"
     );
     assert!(text.contains("memory 0x"), "{text}");

@@ -8,9 +8,12 @@
 //!   testbenches that replay them against the exports;
 //! * [`verify`]: the reference model, rust-hdl and the exports under
 //!   GHDL, Icarus Verilog and Verilator on one stimulus;
-//! * [`bench`](mod@bench): simulation speed of each engine, Verilator included.
+//! * [`bench`](mod@bench): simulation speed of each engine, Verilator included;
+//! * [`fault_injection`]: a campaign's fault forced into the Verilog
+//!   export under Icarus, the oracle of its first divergence.
 
 pub mod bench;
+pub mod fault_injection;
 pub mod golden;
 pub mod synth;
 pub mod testbench;

@@ -15,6 +15,9 @@
 //! `Verilog::Custom` blocks recognised (they become clocked processes);
 //! any other custom, black-box or wrapper block is refused with an error
 //! naming it.
+//!
+//! [`net_paths`] finds a design's signal in the exported Verilog, for a
+//! testbench that forces a fault there.
 
 mod collect;
 pub mod flexgripplus;
@@ -23,6 +26,7 @@ pub use flexpmu_hdl::support::reset_dff::ResetKind;
 pub mod identifiers;
 pub mod ir;
 pub mod module_names;
+pub mod net_paths;
 pub mod pmu_variant;
 pub mod registry;
 mod rust_hdl_verilog;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use flexpmu_hdl::sm::core::sm_pmu_config;
 use flexpmu_isa::asm::{assemble, assemble_file};
-use flexpmu_sim::gpu::iss::{Geometry, IssResult};
+use flexpmu_sim::gpu::iss::{Geometry, IssResult, MemoryModel};
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{CoreSim, Sm, SmConfig, SmError, SmRun, PASSES};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
@@ -348,23 +348,54 @@ fn a_program_without_ret_is_an_error() {
     assert!(message.contains("without RET"), "{message}");
 }
 
+/// Runs `source` on one warp of the vector-addition launch in `memory`.
+fn run_in(source: &str, memory: MemoryModel) -> (VectorAdd, Result<SmRun, SmError>) {
+    let program = assemble(source, "test.sass").unwrap().values();
+    let launch = VectorAdd::new(Geometry::threads(32).unwrap()).with_memory(memory);
+    let iss = launch.iss().unwrap();
+    let run = Sm::new(&iss, &program, SmConfig::default()).unwrap().run();
+    (launch, run)
+}
+
 #[test]
-fn bad_memory_and_g_accesses_name_the_thread_and_address() {
-    // GLD.U32 R1, global14[R0] with R0 = tid: thread 0 loads address 0,
-    // where nothing was given.
-    let message = sm_error("0xd00e0005 0x80c00780\n0x30000003 0x00000780\n");
+fn a_wrong_address_wraps_in_flexgripplus_memory_and_traps_in_a_protected_one() {
+    // GLD.U32 R1, global14[R0] with R0 = tid: thread t loads address t,
+    // which no buffer holds (A starts at 1 MiB).
+    let source = "0xd00e0005 0x80c00780\n0x30000003 0x00000780\n";
+    // FlexGripPlus' 256 KiB memory drops the address's high bits: A's
+    // base lands on byte 0, so thread t reads bytes t..t+4 of A.
+    let (launch, run) = run_in(source, MemoryModel::default());
+    let run = run.unwrap();
+    let bytes: Vec<u8> = launch.a.iter().flat_map(|w| w.to_le_bytes()).collect();
+    for (t, thread) in run.threads.iter().enumerate() {
+        let expected = u32::from_le_bytes(bytes[t..t + 4].try_into().unwrap());
+        assert_eq!(thread.regs[1], expected, "thread {t}");
+    }
+    // A protected memory traps, naming the thread, instruction, address.
+    let (_, run) = run_in(source, MemoryModel::Protected);
+    let message = run.unwrap_err().to_string();
     assert!(
         message.contains("thread 0")
             && message.contains("GLD.U32 R1, global14[R0]")
-            && message.contains("0x00000000 holds no word"),
+            && message.contains("0x00000000 is outside the launch's buffers"),
         "{message}"
     );
-    // MOV.U16 R0H, g[0x1f].U16: byte 62 of a 28-byte segment.
-    let message = sm_error("0x10007e05 0x0023c780\n0x30000003 0x00000780\n");
-    assert!(
-        message.contains("g[] bytes 62..64") && message.contains("28 bytes"),
-        "{message}"
-    );
+}
+
+#[test]
+fn a_g_read_past_the_parameters_reads_the_zeroed_allocation() {
+    // MOV.U16 R0H, g[0x1f].U16: bytes 62..64 of the block's 256-byte
+    // allocation, past its 28 bytes of header and parameters: zero, on
+    // the SM slice and the ISS alike.
+    let program = assemble(
+        "0x10007e05 0x0023c780\n0x30000003 0x00000780\n",
+        "test.sass",
+    )
+    .unwrap()
+    .values();
+    let (_, run, reference) = run(Geometry::threads(32).unwrap(), &program);
+    assert!(run.threads.iter().all(|t| t.regs[0] >> 16 == 0));
+    assert_eq!(run.threads, reference.threads);
 }
 
 #[test]

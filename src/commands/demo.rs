@@ -44,7 +44,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
         launch: LaunchArgs {
             threads: 512,
             blocks: 4,
-            sm: SmArgs::default(),
+            ..LaunchArgs::default()
         },
         thread: 0,
         period_ps: 2000,
@@ -77,6 +77,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
                 blocks_per_core: 4,
                 ..SmArgs::default()
             },
+            ..LaunchArgs::default()
         },
     )?;
     outln!(

@@ -10,9 +10,10 @@ use flexpmu_isa::rom::parse_hex_words;
 use flexpmu_isa::source::{read_text, MAX_PROGRAM_BYTES};
 use flexpmu_isa::tp_rom::parse_tp_vhdl;
 use flexpmu_sim::engine::Engine;
-use flexpmu_sim::gpu::iss::Geometry;
+use flexpmu_sim::gpu::iss::{Geometry, Iss, MemoryModel, FLEXGRIPPLUS_GMEM_ADDR_BITS};
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{SmConfig, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_CORE};
+use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 /// How the SM slice runs: its timing, residency, PMU and engine.
 #[derive(clap::Args, Clone, Copy)]
@@ -68,8 +69,21 @@ impl SmArgs {
     }
 }
 
-/// A launch of the vector-addition kernel's shape: the grid, and how the
-/// SM slice runs it.
+/// The global memory a launch runs in.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemoryKind {
+    /// FlexGripPlus' own: a flat byte array (`--gmem-bits` wide) whose
+    /// address wraps; a wrong pointer reads or overwrites another word,
+    /// nothing traps.
+    #[default]
+    Flexgripplus,
+    /// A GPU with memory protection: an access outside the launch's
+    /// buffers, or a misaligned one, traps (a `due` outcome).
+    Protected,
+}
+
+/// A launch of the vector-addition kernel's shape: the grid, its global
+/// memory, and how the SM slice runs it.
 #[derive(clap::Args, Clone, Copy)]
 pub struct LaunchArgs {
     /// Threads per block (1 to 512).
@@ -78,8 +92,31 @@ pub struct LaunchArgs {
     /// Blocks in the grid (x).
     #[arg(long, default_value_t = 1)]
     pub blocks: u16,
+    /// Global memory: FlexGripPlus' (flat, wrapping, no traps) or a
+    /// protected one (out-of-buffer accesses trap).
+    #[arg(long, value_enum, default_value_t = MemoryKind::Flexgripplus)]
+    pub memory: MemoryKind,
+    /// Address bits of FlexGripPlus' global memory (12 to 32; its
+    /// GMEM_ADDR_SIZE is 18: 256 KiB, room for 16,384 threads' vectors).
+    #[arg(long, default_value_t = FLEXGRIPPLUS_GMEM_ADDR_BITS, value_name = "BITS",
+          value_parser = clap::value_parser!(u8).range(12..=32))]
+    pub gmem_bits: u8,
     #[command(flatten)]
     pub sm: SmArgs,
+}
+
+impl Default for LaunchArgs {
+    /// One warp (32 threads, 1 block) in FlexGripPlus' memory, the SM
+    /// slice's defaults.
+    fn default() -> Self {
+        LaunchArgs {
+            threads: 32,
+            blocks: 1,
+            memory: MemoryKind::Flexgripplus,
+            gmem_bits: FLEXGRIPPLUS_GMEM_ADDR_BITS,
+            sm: SmArgs::default(),
+        }
+    }
 }
 
 impl LaunchArgs {
@@ -94,6 +131,47 @@ impl LaunchArgs {
                     self.blocks, self.threads
                 )
             })
+    }
+
+    /// The global memory's model.
+    pub fn memory_model(&self) -> MemoryModel {
+        match self.memory {
+            MemoryKind::Flexgripplus => MemoryModel::Flat {
+                address_bits: self.gmem_bits,
+            },
+            MemoryKind::Protected => MemoryModel::Protected,
+        }
+    }
+
+    /// The vector-addition launch, its buffers in its global memory; an
+    /// error naming the width that holds them when they do not fit.
+    pub fn vector_add(&self) -> Result<VectorAdd> {
+        let geometry = self.geometry()?;
+        let launch = VectorAdd::new(geometry).with_memory(self.memory_model());
+        if let Err(error) = launch.memory() {
+            let fits = (self.gmem_bits + 1..=32).find(|&bits| {
+                launch
+                    .clone()
+                    .with_memory(MemoryModel::Flat { address_bits: bits })
+                    .memory()
+                    .is_ok()
+            });
+            return Err(error).with_context(|| {
+                let hint = fits.map_or(String::new(), |bits| format!(": take --gmem-bits {bits}"));
+                format!(
+                    "the vectors A, B and C of {} threads do not fit the {}-bit global memory ({} KiB){hint}",
+                    geometry.total_threads(),
+                    self.gmem_bits,
+                    (1u64 << self.gmem_bits) / 1024
+                )
+            });
+        }
+        Ok(launch)
+    }
+
+    /// The reference ISS of the vector-addition launch.
+    pub fn iss(&self) -> Result<Iss> {
+        Ok(self.vector_add()?.iss()?)
     }
 }
 

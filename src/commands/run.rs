@@ -104,7 +104,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 /// Thread 0's registers after `program` runs on `launch` (no waveform,
 /// no report).
 pub fn run_reads(program: &[u32], launch: &LaunchArgs) -> Result<[u32; 8]> {
-    let iss = VectorAdd::new(launch.geometry()?).iss()?;
+    let iss = launch.iss()?;
     let run = Sm::new(&iss, program, launch.sm.config()?)?.run()?;
     Ok(std::array::from_fn(|r| run.threads[0].regs[r]))
 }
@@ -129,7 +129,7 @@ pub fn execute(
     }
     let config = args.launch.sm.config()?;
     let config_timing = config.timing;
-    let launch = VectorAdd::new(geometry);
+    let launch = args.launch.vector_add()?;
     let mut iss = launch.iss()?;
     let mut sm = Sm::new(&iss, program, config)?;
     if let Some(waveform) = &waveform {

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use flexpmu_isa::asm::assemble_file;
-use flexpmu_sim::gpu::iss::Geometry;
+use flexpmu_sim::gpu::iss::{Geometry, MemoryModel};
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_studies::faults::list::{select, Selection};
@@ -64,7 +64,7 @@ fn outcomes_land_where_they_must() {
     assert!(r.counters_differing & 1 != 0, "{r:?}");
     // Lane 0's ALU result, bit 2: C = A + B of thread 0 comes out wrong.
     let r = outcome(&campaign, "sm.execute.alus_0.result[2]", Model::StuckAt1);
-    assert_eq!(r.outcome, Outcome::Output, "{r:?}");
+    assert_eq!(r.outcome, Outcome::Sdc, "{r:?}");
     assert_eq!(r.unit, "execute");
     // CNT7 is never read: its faults show in the counters at most.
     let list = campaign.fault_list(&Model::ALL, &["pmu".into()]);
@@ -92,6 +92,39 @@ fn outcomes_land_where_they_must() {
         .iter()
         .filter(|r| r.outcome == Outcome::Counters)
         .all(|r| r.counters_differing == 1 << 7));
+}
+
+/// An address fault in FlexGripPlus' flat memory reads and writes other
+/// words (an output error, or nothing); in a protected memory it traps:
+/// `due`, with the trap named, and its first divergence recorded.
+#[test]
+fn a_wrong_address_is_due_only_in_a_protected_memory() {
+    let campaign = |memory: MemoryModel| {
+        let iss = VectorAdd::new(Geometry::threads(32).unwrap())
+            .with_memory(memory)
+            .iss()
+            .unwrap();
+        Campaign::new(&iss, &appendix(), SmConfig::default(), 1).unwrap()
+    };
+    let flat = campaign(MemoryModel::default());
+    let protected = campaign(MemoryModel::Protected);
+    // Bit 20 of lane 0's ALU result stuck at 1: thread 0's byte offset
+    // and addresses gain 1 MiB, and so does its sum. FlexGripPlus' 256 KiB
+    // memory drops the address bit (the accesses land where they should)
+    // but C[0] is wrong; a protected memory traps on the first access
+    // outside the buffers.
+    let site = "sm.execute.alus_0.result[20]";
+    let r = outcome(&flat, site, Model::StuckAt1);
+    assert_eq!(r.outcome, Outcome::Sdc, "{r:?}");
+    let r = outcome(&protected, site, Model::StuckAt1);
+    assert_eq!(r.outcome, Outcome::Due, "{r:?}");
+    assert!(
+        r.detail
+            .as_deref()
+            .is_some_and(|d| d.contains("a protected memory traps")),
+        "{r:?}"
+    );
+    assert!(r.first_divergence.is_some(), "{r:?}");
 }
 
 #[test]
@@ -149,14 +182,20 @@ fn exhaustive_stuck_at_on_one_warp() {
     assert_eq!(results.len(), list.faults.len());
     assert!(results.len() > 9000, "{}", results.len());
     let count = |o: Outcome| results.iter().filter(|r| r.outcome == o).count();
+    // FlexGripPlus' memory traps nothing: no `due`; every other class
+    // occurs.
     for o in Outcome::ALL {
-        assert!(count(o) > 0, "no {} fault", o.name());
+        if o == Outcome::Due {
+            assert_eq!(count(o), 0);
+        } else {
+            assert!(count(o) > 0, "no {} fault", o.name());
+        }
     }
     // Faults in the PMU never change memory.
     assert!(results
         .iter()
         .filter(|r| r.unit == "pmu")
-        .all(|r| r.outcome != Outcome::Output));
+        .all(|r| r.outcome != Outcome::Sdc));
 }
 
 /// A stuck-at fault whose bit always had its stuck value in the golden

@@ -15,6 +15,51 @@ pub fn compile_check(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// A testbench compiled once (`iverilog`), to run as often as needed
+/// (`vvp`), each run with its own plusargs.
+pub struct Compiled {
+    scratch: Scratch,
+}
+
+impl Compiled {
+    /// Compiles the `design` files with the testbench texts `sources`
+    /// (file name, text), with `tops` as the top modules.
+    pub fn new(
+        design: &[PathBuf],
+        sources: &[(&str, &str)],
+        tops: &[&str],
+    ) -> Result<Compiled, ToolError> {
+        let scratch = Scratch::new(&format!("icarus-{}", tops.first().unwrap_or(&"tb")))?;
+        for (name, text) in sources {
+            scratch.write(name, text)?;
+        }
+        let design = crate::absolute_all(design)?;
+        let mut args = vec!["-g2005"];
+        for top in tops {
+            args.extend(["-s", top]);
+        }
+        args.extend(["-o", "sim.vvp"]);
+        args.extend(design.iter().map(String::as_str));
+        args.extend(sources.iter().map(|(name, _)| *name));
+        run("iverilog", &args, scratch.path(), "the Icarus testbench")?;
+        Ok(Compiled { scratch })
+    }
+
+    /// Runs it with `plusargs` (`+vectors=FILE`, ...) and reads its
+    /// report.
+    pub fn run(&self, plusargs: &[String]) -> Result<TestbenchResult, ToolError> {
+        let mut args = vec!["-n", "sim.vvp"];
+        args.extend(plusargs.iter().map(String::as_str));
+        let log = run("vvp", &args, self.scratch.path(), "the Icarus testbench")?;
+        testbench_log::parse(&log, "vvp")
+    }
+}
+
+/// The plusarg that names a vector file.
+pub fn vectors_plusarg(vectors: &Path) -> Result<String, ToolError> {
+    Ok(format!("+vectors={}", absolute(vectors)?.display()))
+}
+
 /// Runs the Verilog testbench `tb_<top>` (text `testbench`) against
 /// the `design` files, replaying `vectors` (`+vectors=FILE`).
 pub fn run_testbench(
@@ -23,20 +68,6 @@ pub fn run_testbench(
     vectors: &Path,
     top: &str,
 ) -> Result<TestbenchResult, ToolError> {
-    let scratch = Scratch::new(&format!("icarus-{top}"))?;
-    scratch.write("tb.v", testbench)?;
-    let design = crate::absolute_all(design)?;
     let tb_top = format!("tb_{top}");
-    let mut args = vec!["-g2005", "-s", &tb_top, "-o", "sim.vvp"];
-    args.extend(design.iter().map(String::as_str));
-    args.push("tb.v");
-    run("iverilog", &args, scratch.path(), "the Icarus testbench")?;
-    let plusarg = format!("+vectors={}", absolute(vectors)?.display());
-    let log = run(
-        "vvp",
-        &["-n", "sim.vvp", &plusarg],
-        scratch.path(),
-        "the Icarus testbench",
-    )?;
-    testbench_log::parse(&log, "vvp")
+    Compiled::new(design, &[("tb.v", testbench)], &[&tb_top])?.run(&[vectors_plusarg(vectors)?])
 }

@@ -3,7 +3,7 @@
 //! parameters (`g[0x4]` = A, `g[0x5]` = B, `g[0x6]` = C), and the check of
 //! the output.
 
-use crate::gpu::iss::{Geometry, GlobalMemory, Iss, IssError};
+use crate::gpu::iss::{Geometry, GlobalMemory, Iss, IssError, MemoryModel};
 
 /// Byte address of A; B and C follow, each in its own 64 KiB-aligned
 /// region so that no vector of the largest launch overlaps another.
@@ -17,6 +17,8 @@ pub const C_INITIAL: u32 = 0xdead_beef;
 #[derive(Clone, Debug)]
 pub struct VectorAdd {
     pub geometry: Geometry,
+    /// The global memory it runs in.
+    pub memory_model: MemoryModel,
     pub a_base: u32,
     pub b_base: u32,
     pub c_base: u32,
@@ -41,11 +43,20 @@ impl VectorAdd {
         let region = ((4 * n as u32).div_ceil(0x1_0000)).max(1) * 0x1_0000;
         VectorAdd {
             geometry,
+            memory_model: MemoryModel::default(),
             a_base: A_BASE,
             b_base: A_BASE + region,
             c_base: A_BASE + 2 * region,
             a: (0..n).map(a_value).collect(),
             b: (0..n).map(b_value).collect(),
+        }
+    }
+
+    /// The same launch in a global memory of `model`.
+    pub fn with_memory(self, model: MemoryModel) -> Self {
+        VectorAdd {
+            memory_model: model,
+            ..self
         }
     }
 
@@ -55,27 +66,24 @@ impl VectorAdd {
     }
 
     /// Global memory before the kernel: A, B, and C filled with
-    /// [`C_INITIAL`].
-    pub fn memory(&self) -> GlobalMemory {
-        let mut memory = GlobalMemory::new();
+    /// [`C_INITIAL`]; an error if they do not fit its model's memory (a
+    /// flat memory too small for the launch: where they land overlaps).
+    pub fn memory(&self) -> Result<GlobalMemory, IssError> {
+        let mut memory = GlobalMemory::with_model(self.memory_model);
         let c = vec![C_INITIAL; self.a.len()];
         for (base, words) in [
             (self.a_base, &self.a),
             (self.b_base, &self.b),
             (self.c_base, &c),
         ] {
-            // Bases are 64 KiB-aligned and the largest launch (2^16 threads)
-            // ends below 2 MiB, so this cannot fail.
-            memory
-                .write_words(base, words)
-                .expect("vector regions are aligned and in range");
+            memory.write_words(base, words).map_err(IssError::Buffers)?;
         }
-        memory
+        Ok(memory)
     }
 
     /// The reference simulator for this launch.
     pub fn iss(&self) -> Result<Iss, IssError> {
-        Iss::new(self.geometry, &self.params(), self.memory())
+        Iss::new(self.geometry, &self.params(), self.memory()?)
     }
 
     /// Indices `i` whose `C[i]` is not `A[i] + B[i]` (mod 2^32) in `memory`.
@@ -97,7 +105,7 @@ mod tests {
         let launch = VectorAdd::new(Geometry::threads(512).unwrap());
         assert!(launch.a_base + 4 * 512 <= launch.b_base);
         assert!(launch.b_base + 4 * 512 <= launch.c_base);
-        let memory = launch.memory();
+        let memory = launch.memory().unwrap();
         assert_eq!(memory.len(), 3 * 512);
         assert_eq!(launch.wrong_elements(&memory).len(), 512, "C starts wrong");
     }

@@ -16,7 +16,6 @@ use anyhow::{bail, Context, Result};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
-use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_studies::faults::{Campaign, Model};
 
 use super::launch::{load_program, LaunchArgs};
@@ -167,7 +166,7 @@ fn prepare(launch: &CampaignLaunch, seed: u64, quiet: bool) -> Result<Prepared> 
     }
     let config = launch.launch.sm.config()?;
     let program = load_program(&launch.file)?;
-    let iss = VectorAdd::new(launch.launch.geometry()?).iss()?;
+    let iss = launch.launch.iss()?;
     let spinner = (!quiet).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_message("golden run");

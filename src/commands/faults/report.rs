@@ -2,7 +2,7 @@
 //! and model, the PMU's contribution, and what each counter caught.
 
 use anyhow::Result;
-use flexpmu_studies::faults::{CampaignInfo, Outcome, Summary};
+use flexpmu_studies::faults::{CampaignInfo, Coverage, Outcome, Summary};
 
 use super::table;
 
@@ -10,10 +10,32 @@ fn percent(x: f64) -> String {
     format!("{:.1}", 100.0 * x)
 }
 
+/// The coverage columns of one row: the checks, then what no check
+/// catches but is not harmless either.
+fn coverage_cells(c: &Coverage, margin: f64) -> [String; 7] {
+    [
+        percent(c.output),
+        percent(c.output_pmu),
+        percent(c.output_counters),
+        percent(c.due),
+        percent(c.hang),
+        percent(c.unmodelled),
+        percent(margin),
+    ]
+}
+
 pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()> {
     let mut header = vec!["unit", "model", "faults"];
     header.extend(Outcome::ALL.iter().map(|o| o.name()));
-    header.extend(["output %", "+pmu %", "+counters %", "±"]);
+    header.extend([
+        "sdc %",
+        "+pmu %",
+        "+counters %",
+        "due %",
+        "hang %",
+        "unmodelled %",
+        "±",
+    ]);
     let mut t = table(&header);
     for (unit, models) in &summary.units {
         for (model, counts) in models {
@@ -21,12 +43,7 @@ pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()
             let mut row = vec![unit.clone(), model.clone(), run.to_string()];
             row.extend(Outcome::ALL.iter().map(|o| counts[o.name()].to_string()));
             if let Some((c, margin)) = summary.part(info, unit, model) {
-                row.extend([
-                    percent(c.output),
-                    percent(c.output_pmu),
-                    percent(c.output_counters),
-                    percent(margin),
-                ]);
+                row.extend(coverage_cells(&c, margin));
             }
             t.add_row(row);
         }
@@ -38,15 +55,10 @@ pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()
             .map(|o| summary.outcomes[o.name()].to_string()),
     );
     let c = summary.coverage;
-    row.extend([
-        percent(c.output),
-        percent(c.output_pmu),
-        percent(c.output_counters),
-        percent(summary.margin),
-    ]);
+    row.extend(coverage_cells(&c, summary.margin));
     t.add_row(row);
     outln!(
-        "{}: {} of {} faults ({}), {} threads × {} block(s), {} cycles fault-free\n{t}",
+        "{}: {} of {} faults ({}), {} threads × {} block(s), {} memory, {} cycles fault-free\n{t}",
         info.program,
         summary.faults,
         summary.population,
@@ -61,15 +73,30 @@ pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()
         },
         info.threads,
         info.blocks,
+        info.memory,
         info.golden_cycles
     );
+    let m = summary.margins;
+    let with_margin = |x: f64, margin: f64| {
+        if summary.faults >= summary.population {
+            format!("{} %", percent(x))
+        } else {
+            format!("{} ± {} %", percent(x), percent(margin))
+        }
+    };
     outln!(
-        "coverage: output {} %, + the kernel's PMU reads {} % (+{} points), + all 16 counters {} % (+{} points)",
-        percent(c.output),
-        percent(c.output_pmu),
+        "coverage: output check (sdc) {}, + the kernel's PMU reads {} (+{} points), + all 16 counters {} (+{} points)",
+        with_margin(c.output, m.output),
+        with_margin(c.output_pmu, m.output_pmu),
         percent(c.output_pmu - c.output),
-        percent(c.output_counters),
+        with_margin(c.output_counters, m.output_counters),
         percent(c.output_counters - c.output)
+    );
+    outln!(
+        "apart from the checks: due {} (traps of a protected memory), hang {} (a watchdog's), unmodelled {} (runs that left what the model implements: neither caught nor masked)",
+        with_margin(c.due, m.due),
+        with_margin(c.hang, m.hang),
+        with_margin(c.unmodelled, m.unmodelled)
     );
     let caught: Vec<String> = summary
         .detections_per_counter

@@ -118,6 +118,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         blocks: args.launch.launch.blocks,
         timing: args.launch.launch.sm.timing.name().to_string(),
         blocks_per_core: args.launch.launch.sm.blocks_per_core,
+        memory: args.launch.launch.memory_model().to_string(),
         golden_cycles: campaign.golden().run.cycles,
         models: models.iter().map(|m| m.name().to_string()).collect(),
         units: args.units.clone(),

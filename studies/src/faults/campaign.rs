@@ -39,7 +39,7 @@ pub struct FaultResult {
     /// Bit i: counter i differs from the golden run's at the end of the
     /// kernel (the detection matrix).
     pub counters_differing: u16,
-    /// Why the system stopped the run (`hang`, `error`).
+    /// Why the run stopped (`hang`, `due`, `unmodelled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
@@ -232,6 +232,7 @@ impl Campaign {
             stop_early,
             blocks: BlockWatch::default(),
             last_cycle: None,
+            failed_at: None,
         };
         let run = match state {
             Some(state) => sm.resume(state, &mut watch),
@@ -270,11 +271,14 @@ impl Campaign {
 
     /// The first cycle a faulty run's core showed something else than the
     /// golden run's: the block its watch found, to the cycle, by running
-    /// the golden run again over that block.
+    /// the golden run again over that block. A run that stopped before
+    /// any digest differed stopped on what the core showed in its last
+    /// cycle: the golden run, in the same state, went on.
     fn first_divergence(&self, watch: FaultyRunWatch) -> Result<Option<u64>, SmError> {
         let golden = &self.golden.digests;
+        let failed_at = watch.failed_at;
         let Some((start, faulty)) = watch.blocks.finish(golden, watch.last_cycle) else {
-            return Ok(None);
+            return Ok(failed_at);
         };
         let end = (start + faulty.len() as u64).min(golden.cycles);
         let replayed = self.golden_digests(start, end)?;
@@ -282,7 +286,8 @@ impl Campaign {
             .iter()
             .enumerate()
             .find(|&(i, digest)| replayed.get(i) != Some(digest))
-            .map(|(i, _)| start + i as u64))
+            .map(|(i, _)| start + i as u64)
+            .or(failed_at))
     }
 
     /// The golden run's digests of cycles `start..end`, run again from the
@@ -365,6 +370,9 @@ struct FaultyRunWatch<'a> {
     blocks: BlockWatch,
     /// The last cycle observed.
     last_cycle: Option<u64>,
+    /// The cycle a stage could not go on in (the model's limit, or a
+    /// protected memory's trap).
+    failed_at: Option<u64>,
 }
 
 impl RunObserver for FaultyRunWatch<'_> {
@@ -393,6 +401,12 @@ impl RunObserver for FaultyRunWatch<'_> {
         done && golden
             .checkpoint_at(at)
             .is_some_and(|checkpoint| sm.same_state(state, checkpoint))
+    }
+
+    fn failed(&mut self, cycle: u64, error: &SmError) {
+        if !matches!(error, SmError::Timeout(_) | SmError::Stopped(_)) {
+            self.failed_at = Some(cycle);
+        }
     }
 }
 

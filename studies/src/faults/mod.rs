@@ -4,11 +4,13 @@
 //! A campaign runs a launch fault-free (the golden run), then once per
 //! fault of the list ([`list`]) on a copy of the same SM with the fault
 //! armed in its compiled core, and classifies each run by what differs
-//! from the golden one ([`outcome`]): memory (`output`), the counter values
+//! from the golden one ([`outcome`]): memory (`sdc`), the counter values
 //! the kernel's PMEVENT IDLs read (`pmu`), the 16 counters at the end
-//! (`counters`), or nothing a test sees. [`summary`] turns results into
-//! coverage per unit and model, with the statistical margin of a sample
-//! ([`sampling`]).
+//! (`counters`), a protected memory's trap (`due`), the cycle limit
+//! (`hang`), a run the model cannot follow (`unmodelled`), or nothing a
+//! test sees (`latent`, `masked`). [`summary`] turns results into
+//! coverage per unit and model, with the statistical margin of each
+//! figure for a sample ([`sampling`]).
 //!
 //! Sites and their units: [`site`]; counting a list: [`population`];
 //! the results file a campaign streams, resumes and merges:
@@ -34,4 +36,4 @@ pub use list::{FaultList, FaultSpec, Model, Selection};
 pub use outcome::Outcome;
 pub use results_file::CampaignInfo;
 pub use site::{FaultSite, UNITS};
-pub use summary::Summary;
+pub use summary::{Coverage, Summary};

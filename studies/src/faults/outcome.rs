@@ -3,57 +3,62 @@
 
 use serde::{Deserialize, Serialize};
 
+use flexpmu_sim::gpu::iss::IssError;
 use flexpmu_sim::gpu::sm::{differing_threads, PmuRead, SmError, SmRun};
 
-/// A fault's effect, by the first check (in this order) that sees it.
+/// A fault's effect, in the terms of fault-injection studies (NVBitFI,
+/// gpuFI): by the first check, in this order, that sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
-    /// Global memory differs: a test that checks its results catches it.
-    Output,
+    /// Silent data corruption: global memory differs; a test that checks
+    /// its results catches it.
+    Sdc,
     /// Memory equal, but a value a PMEVENT IDL read into a register
     /// differs: a test that stores its counter reads catches it.
     Pmu,
     /// Memory and reads equal, but a counter at the end of the kernel
     /// differs: reading all 16 counters would catch it.
     Counters,
-    /// The kernel did not finish within the cycle limit.
+    /// Detected unrecoverable error: the system trapped (only a GPU with
+    /// memory protection does: `--memory protected`).
+    Due,
+    /// The kernel did not finish within the cycle limit (a watchdog sees
+    /// it).
     Hang,
-    /// The system stopped it: an instruction outside the subset, a memory
-    /// access out of range, or a broken pipeline handshake.
-    Error,
-    /// Only registers, timing or the core's internal behaviour differ.
+    /// The run left what the model implements (an instruction outside the
+    /// subset, a reconvergence stack it cannot follow): neither detected
+    /// nor masked, a limit of the simulator.
+    Unmodelled,
+    /// Only registers, timing or the core's outputs in some cycle differ.
     Latent,
     /// Nothing differs.
     Masked,
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 7] = [
-        Outcome::Output,
+    pub const ALL: [Outcome; 8] = [
+        Outcome::Sdc,
         Outcome::Pmu,
         Outcome::Counters,
+        Outcome::Due,
         Outcome::Hang,
-        Outcome::Error,
+        Outcome::Unmodelled,
         Outcome::Latent,
         Outcome::Masked,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
-            Outcome::Output => "output",
+            Outcome::Sdc => "sdc",
             Outcome::Pmu => "pmu",
             Outcome::Counters => "counters",
+            Outcome::Due => "due",
             Outcome::Hang => "hang",
-            Outcome::Error => "error",
+            Outcome::Unmodelled => "unmodelled",
             Outcome::Latent => "latent",
             Outcome::Masked => "masked",
         }
-    }
-
-    /// Caught by the output check or by the system.
-    pub fn detected_by_output(self) -> bool {
-        matches!(self, Outcome::Output | Outcome::Hang | Outcome::Error)
     }
 }
 
@@ -125,11 +130,13 @@ pub fn differences(golden: &SmRun, faulty: &SmRun) -> Differences {
 pub fn classify(golden: &SmRun, run: &Result<SmRun, SmError>, diverged: bool) -> Outcome {
     match run {
         Err(SmError::Timeout(_)) => Outcome::Hang,
-        Err(_) => Outcome::Error,
+        // A global-memory access only errs in a protected memory: a trap.
+        Err(SmError::Architectural(IssError::Memory { .. })) => Outcome::Due,
+        Err(_) => Outcome::Unmodelled,
         Ok(faulty) => {
             let d = differences(golden, faulty);
             if d.memory_differs {
-                Outcome::Output
+                Outcome::Sdc
             } else if !d.reads.is_empty() {
                 Outcome::Pmu
             } else if d.counters != 0 {

@@ -42,6 +42,8 @@ pub struct CampaignInfo {
     pub blocks: u16,
     pub timing: String,
     pub blocks_per_core: u32,
+    /// The global memory's model: `flat-18` (FlexGripPlus'), `protected`.
+    pub memory: String,
     pub golden_cycles: u64,
     pub models: Vec<String>,
     pub units: Vec<String>,

@@ -55,6 +55,7 @@ mod tests {
     fn site(name: &str, port: bool) -> Site {
         Site {
             name: name.into(),
+            aliases: vec![name.into()],
             width: 1,
             port,
             kind: SiteKind::Net(0),

@@ -11,16 +11,23 @@ use super::outcome::Outcome;
 use super::results_file::CampaignInfo;
 use super::sampling;
 
-/// Coverage: the fraction of faults a check catches (the system's hang
-/// and error detection included in each).
+/// Coverage: the fraction of faults each check catches, and the fractions
+/// that are neither caught by a check nor harmless (the denominator is
+/// every fault run, `unmodelled` included).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Coverage {
-    /// The kernel's output check alone.
+    /// The kernel's output check alone (`sdc`).
     pub output: f64,
     /// Output, plus the values the kernel's PMEVENT reads stored.
     pub output_pmu: f64,
     /// Output, plus all 16 counters read at the end.
     pub output_counters: f64,
+    /// Trapped by a memory-protected GPU (`due`; 0 in FlexGripPlus).
+    pub due: f64,
+    /// Stopped by the cycle limit: a watchdog's catch.
+    pub hang: f64,
+    /// Left what the model implements: neither caught nor masked.
+    pub unmodelled: f64,
 }
 
 impl Coverage {
@@ -30,16 +37,31 @@ impl Coverage {
             return Coverage::default();
         }
         let count = |o: Outcome| counts.get(o.name()).copied().unwrap_or(0);
-        let output = count(Outcome::Output) + count(Outcome::Hang) + count(Outcome::Error);
+        let fraction = |n: u64| n as f64 / total as f64;
+        let output = count(Outcome::Sdc);
         let pmu = count(Outcome::Pmu);
         let counters = count(Outcome::Counters);
-        let t = total as f64;
         Coverage {
-            output: output as f64 / t,
-            output_pmu: (output + pmu) as f64 / t,
+            output: fraction(output),
+            output_pmu: fraction(output + pmu),
             // The reads are counters too: all 16 at the end see what the
             // reads saw (a read's counter differs at the read or later).
-            output_counters: (output + pmu + counters) as f64 / t,
+            output_counters: fraction(output + pmu + counters),
+            due: fraction(count(Outcome::Due)),
+            hang: fraction(count(Outcome::Hang)),
+            unmodelled: fraction(count(Outcome::Unmodelled)),
+        }
+    }
+
+    /// Each figure mapped through `f` (its margin, from its proportion).
+    fn map(self, f: impl Fn(f64) -> f64) -> Coverage {
+        Coverage {
+            output: f(self.output),
+            output_pmu: f(self.output_pmu),
+            output_counters: f(self.output_counters),
+            due: f(self.due),
+            hang: f(self.hang),
+            unmodelled: f(self.unmodelled),
         }
     }
 }
@@ -106,11 +128,7 @@ impl Summary {
             units,
             coverage,
             margin: margin_of(0.5),
-            margins: Coverage {
-                output: margin_of(coverage.output),
-                output_pmu: margin_of(coverage.output_pmu),
-                output_counters: margin_of(coverage.output_counters),
-            },
+            margins: coverage.map(margin_of),
             population,
             confidence: info.confidence,
             detections_per_counter,

@@ -172,7 +172,7 @@ pub fn iss_for(rbe: &Rbe, n: u32) -> Result<Iss, IssError> {
     memory
         .write_words(IN, &input)
         .and_then(|_| memory.write_words(OUT, &vec![0; threads as usize]))
-        .expect("the arrays are aligned and below 4 GiB");
+        .map_err(IssError::Buffers)?;
     Iss::new(Geometry::threads(threads)?, &[n, OUT, IN], memory)
 }
 

@@ -24,6 +24,10 @@ pub enum SiteKind {
 pub struct Site {
     /// Hierarchical name (`pmu.counters_3.count_reg.q`, as in waveforms).
     pub name: String,
+    /// Every name the net has (signals joined by plain assignment, a
+    /// child's port and what its parent connects to it), `name` first: a
+    /// fault on the site is on all of them.
+    pub aliases: Vec<String>,
     pub width: usize,
     /// The net is one of the design's top-level ports (under one of its
     /// names).
@@ -71,6 +75,16 @@ pub enum FaultError {
 /// Every site of `netlist`: one per net (by its display name; constant
 /// nets and the clock are not sites), then one per register.
 pub fn sites(netlist: &Netlist) -> Vec<Site> {
+    // Every name of each node, over all the signals it carries.
+    let mut names: std::collections::HashMap<usize, Vec<String>> = Default::default();
+    for signal in &netlist.signals {
+        let names = names.entry(signal.node).or_default();
+        for alias in std::iter::once(&signal.name).chain(&signal.aliases) {
+            if !names.contains(alias) {
+                names.push(alias.clone());
+            }
+        }
+    }
     let mut seen = std::collections::HashSet::new();
     let mut sites = Vec::new();
     let top_inputs: Vec<&str> = netlist.inputs.iter().map(|(n, _)| n.as_str()).collect();
@@ -83,12 +97,13 @@ pub fn sites(netlist: &Netlist) -> Vec<Site> {
         if !seen.insert(signal.node) {
             continue;
         }
-        let port = signal
-            .aliases
+        let aliases = names.remove(&signal.node).unwrap_or_default();
+        let port = aliases
             .iter()
             .any(|a| top_inputs.contains(&a.as_str()) || top_outputs.contains(&a.as_str()));
         sites.push(Site {
             name: signal.name.clone(),
+            aliases,
             width: signal.width,
             port,
             kind: SiteKind::Net(signal.node),
@@ -97,6 +112,7 @@ pub fn sites(netlist: &Netlist) -> Vec<Site> {
     for (index, register) in netlist.registers.iter().enumerate() {
         sites.push(Site {
             name: register.name.clone(),
+            aliases: vec![register.name.clone()],
             width: register.width,
             port: false,
             kind: SiteKind::Register(index),

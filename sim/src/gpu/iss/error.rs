@@ -52,7 +52,9 @@ pub enum IssError {
         #[source]
         source: MemoryError,
     },
-    #[error("{warp}: `{instruction}` at address {address} reads g[] bytes {byte_address}..{} but the segment holds {size} bytes (header and parameters)", byte_address + width)]
+    #[error("the launch's buffers do not fit its global memory: {0}")]
+    Buffers(MemoryError),
+    #[error("{warp}: `{instruction}` at address {address} reads g[] bytes {byte_address}..{} past the block's {size}-byte shared-memory allocation: the reference ISS does not model the other blocks' segments there (the SM slice reads them as FlexGripPlus does)", byte_address + width)]
     SharedRead {
         warp: WarpContext,
         address: usize,

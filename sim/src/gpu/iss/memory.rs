@@ -1,53 +1,157 @@
-//! Global memory: 32-bit words at 4-byte-aligned byte addresses; an
-//! address never written or given holds no word.
+//! Global memory, as FlexGripPlus 4.4 has it or as a GPU with memory
+//! protection would.
+//!
+//! FlexGripPlus' global memory (`gpgpu_ml605_top_level.vhd`,
+//! `uGlobalMemory`) is a byte-wide RAM of 2^`GMEM_ADDR_SIZE` bytes (18:
+//! 256 KiB), zero where its initialisation file says nothing. The global
+//! memory controllers of the read stage (GLD) and the write stage (GST)
+//! cut an address to its low `GMEM_ADDR_SIZE` bits
+//! (`global_memory_controller.vhd`) and move a word one byte at a time,
+//! little-endian, at that address and the three after it
+//! (`memory_controller.vhd`): nothing checks bounds or alignment, an
+//! address past the array wraps around, every write lands, and nothing
+//! traps. [`MemoryModel::Flat`] does the same. [`MemoryModel::Protected`]
+//! is a GPU that traps any access outside the buffers its launch was given
+//! (what fault-injection studies call a detected unrecoverable error).
 
 use std::collections::BTreeMap;
 
-/// Why global memory refuses an access.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MemoryError {
-    #[error("byte address {address:#010x} is not 4-byte aligned")]
-    Misaligned { address: u32 },
-    #[error("byte address {address:#010x} holds no word (never written or given)")]
-    Unmapped { address: u32 },
-    #[error("{count} words from byte address {base:#010x} run past the 32-bit address space")]
-    Overflow { base: u32, count: usize },
+/// FlexGripPlus 4.4's global memory address width (`GMEM_ADDR_SIZE`).
+pub const FLEXGRIPPLUS_GMEM_ADDR_BITS: u8 = 18;
+
+/// How global memory answers an access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryModel {
+    /// A byte-addressed RAM of 2^`address_bits` bytes, zero until written:
+    /// an address is taken modulo its size, a word is the four bytes from
+    /// its address (aligned or not), and every access succeeds.
+    Flat { address_bits: u8 },
+    /// Only the words the launch gave exist; any other access, and any
+    /// misaligned one, traps.
+    Protected,
 }
 
-/// Global memory: 32-bit words at 4-byte-aligned byte addresses.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+impl Default for MemoryModel {
+    /// FlexGripPlus 4.4's memory.
+    fn default() -> Self {
+        MemoryModel::Flat {
+            address_bits: FLEXGRIPPLUS_GMEM_ADDR_BITS,
+        }
+    }
+}
+
+impl MemoryModel {
+    /// The address widths a flat memory may have.
+    pub const ADDRESS_BITS: std::ops::RangeInclusive<u8> = 12..=32;
+
+    /// The byte address an access reaches (a flat memory drops the high
+    /// bits).
+    fn place(self, address: u32) -> u32 {
+        match self {
+            MemoryModel::Flat { address_bits } if address_bits < 32 => {
+                address & ((1u32 << address_bits) - 1)
+            }
+            _ => address,
+        }
+    }
+
+    /// The bits of an address the memory keeps (a protected memory all
+    /// 32).
+    pub fn address_bits(self) -> u8 {
+        match self {
+            MemoryModel::Flat { address_bits } => address_bits.min(32),
+            MemoryModel::Protected => 32,
+        }
+    }
+}
+
+impl std::fmt::Display for MemoryModel {
+    /// `flat-18` (FlexGripPlus' own), `flat-20`, `protected`: how a
+    /// results file names the memory its campaign ran in.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MemoryModel::Flat { address_bits } => write!(f, "flat-{address_bits}"),
+            MemoryModel::Protected => f.write_str("protected"),
+        }
+    }
+}
+
+/// Why global memory refuses an access (a protected memory traps) or a
+/// launch's buffers.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    #[error("byte address {address:#010x} is not 4-byte aligned: a protected memory traps")]
+    Misaligned { address: u32 },
+    #[error(
+        "byte address {address:#010x} is outside the launch's buffers: a protected memory traps"
+    )]
+    Protected { address: u32 },
+    #[error("{count} words from byte address {base:#010x} run past the 32-bit address space")]
+    Overflow { base: u32, count: usize },
+    #[error("words from byte address {base:#010x} wrap onto byte address {first:#010x}, which a buffer already holds (the memory holds {} bytes)", 1u64 << address_bits)]
+    Overlap {
+        base: u32,
+        first: u32,
+        address_bits: u8,
+    },
+}
+
+/// Global memory: 32-bit words at byte addresses, as its model says. Two
+/// memories are equal when they hold the same words (in a flat memory a
+/// word written 0 equals one never written).
+#[derive(Clone, Debug, Default)]
 pub struct GlobalMemory {
+    model: MemoryModel,
+    /// Aligned words by byte address (where they land); in a flat memory
+    /// an absent word is 0.
     words: BTreeMap<u32, u32>,
 }
 
 impl GlobalMemory {
+    /// An empty memory of FlexGripPlus 4.4's kind.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Byte addresses whose word differs between the two memories (a word
-    /// written in one only counts), in address order.
+    /// An empty memory of `model`.
+    pub fn with_model(model: MemoryModel) -> Self {
+        GlobalMemory {
+            model,
+            words: BTreeMap::new(),
+        }
+    }
+
+    pub fn model(&self) -> MemoryModel {
+        self.model
+    }
+
+    /// Byte addresses whose word differs between the two memories (in a
+    /// flat memory an absent word is 0), in address order.
     pub fn differing_words(&self, other: &GlobalMemory) -> Vec<u32> {
+        let value = |memory: &GlobalMemory, address: u32| match memory.model {
+            MemoryModel::Flat { .. } => Some(memory.words.get(&address).copied().unwrap_or(0)),
+            MemoryModel::Protected => memory.words.get(&address).copied(),
+        };
         let mut addresses: Vec<u32> = self
             .words
-            .iter()
-            .filter(|(a, w)| other.words.get(a) != Some(w))
-            .map(|(a, _)| *a)
-            .chain(
-                other
-                    .words
-                    .keys()
-                    .filter(|a| !self.words.contains_key(a))
-                    .copied(),
-            )
+            .keys()
+            .chain(other.words.keys())
+            .copied()
+            .filter(|&a| value(self, a) != value(other, a))
             .collect();
         addresses.sort_unstable();
+        addresses.dedup();
         addresses
     }
 
-    /// Stores `words` at `base`, `base + 4`, ...
+    /// Gives the launch's `words` at `base`, `base + 4`, ... (aligned): the
+    /// buffers a protected memory allows. An error if they run past the
+    /// address space or land on words already given (a flat memory too
+    /// small for the launch).
     pub fn write_words(&mut self, base: u32, words: &[u32]) -> Result<(), MemoryError> {
-        check_aligned(base)?;
+        if !base.is_multiple_of(4) {
+            return Err(MemoryError::Misaligned { address: base });
+        }
         let span = u64::try_from(words.len())
             .unwrap_or(u64::MAX)
             .saturating_mul(4);
@@ -57,16 +161,33 @@ impl GlobalMemory {
                 count: words.len(),
             });
         }
-        // Fits: checked above, so no address wraps.
-        for (index, &word) in words.iter().enumerate() {
-            self.words.insert(base + 4 * index as u32, word);
+        let address_bits = self.model.address_bits();
+        if span > 1 << address_bits {
+            return Err(MemoryError::Overlap {
+                base,
+                first: base,
+                address_bits,
+            });
+        }
+        // Fits the address space: checked above, so no address wraps.
+        let places: Vec<u32> = (0..words.len())
+            .map(|i| self.model.place(base + 4 * i as u32))
+            .collect();
+        if let Some(&first) = places.iter().find(|a| self.words.contains_key(a)) {
+            return Err(MemoryError::Overlap {
+                base,
+                first,
+                address_bits,
+            });
+        }
+        for (place, &word) in places.into_iter().zip(words) {
+            self.words.insert(place, word);
         }
         Ok(())
     }
 
     /// `count` words from `base`.
     pub fn read_words(&self, base: u32, count: usize) -> Result<Vec<u32>, MemoryError> {
-        check_aligned(base)?;
         (0..count)
             .map(|i| {
                 let address = u32::try_from(i * 4)
@@ -78,31 +199,76 @@ impl GlobalMemory {
             .collect()
     }
 
+    /// The word at `address`: in a flat memory the four bytes from where
+    /// it lands, little-endian (0 where never written).
     pub fn read_u32(&self, address: u32) -> Result<u32, MemoryError> {
-        check_aligned(address)?;
-        self.words
-            .get(&address)
-            .copied()
-            .ok_or(MemoryError::Unmapped { address })
+        match self.model {
+            MemoryModel::Protected => {
+                if !address.is_multiple_of(4) {
+                    return Err(MemoryError::Misaligned { address });
+                }
+                self.words
+                    .get(&address)
+                    .copied()
+                    .ok_or(MemoryError::Protected { address })
+            }
+            MemoryModel::Flat { .. } => Ok((0..4u32).fold(0, |word, i| {
+                word | u32::from(self.byte(address.wrapping_add(i))) << (8 * i)
+            })),
+        }
     }
 
+    /// Stores `value` at `address` (in a flat memory, its four bytes from
+    /// where it lands).
     pub fn write_u32(&mut self, address: u32, value: u32) -> Result<(), MemoryError> {
-        check_aligned(address)?;
-        self.words.insert(address, value);
-        Ok(())
+        match self.model {
+            MemoryModel::Protected => {
+                if !address.is_multiple_of(4) {
+                    return Err(MemoryError::Misaligned { address });
+                }
+                match self.words.get_mut(&address) {
+                    Some(word) => {
+                        *word = value;
+                        Ok(())
+                    }
+                    None => Err(MemoryError::Protected { address }),
+                }
+            }
+            MemoryModel::Flat { .. } => {
+                for i in 0..4u32 {
+                    self.set_byte(address.wrapping_add(i), (value >> (8 * i)) as u8);
+                }
+                Ok(())
+            }
+        }
     }
 
-    /// The word at `address`, if any.
+    /// A flat memory's byte at `address` (taken modulo its size).
+    fn byte(&self, address: u32) -> u8 {
+        let at = self.model.place(address);
+        let word = self.words.get(&(at & !3)).copied().unwrap_or(0);
+        (word >> (8 * (at & 3))) as u8
+    }
+
+    fn set_byte(&mut self, address: u32, value: u8) {
+        let at = self.model.place(address);
+        let shift = 8 * (at & 3);
+        let word = self.words.entry(at & !3).or_insert(0);
+        *word = (*word & !(0xff << shift)) | (u32::from(value) << shift);
+    }
+
+    /// The word at `address`, if the memory holds one there (a flat
+    /// memory holds one everywhere).
     pub fn get(&self, address: u32) -> Option<u32> {
-        self.words.get(&address).copied()
+        self.read_u32(address).ok()
     }
 
-    /// All words, by address.
+    /// The words stored, by the address they landed at.
     pub fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.words.iter().map(|(&address, &word)| (address, word))
     }
 
-    /// Number of words held.
+    /// Number of words stored.
     pub fn len(&self) -> usize {
         self.words.len()
     }
@@ -112,10 +278,69 @@ impl GlobalMemory {
     }
 }
 
-fn check_aligned(address: u32) -> Result<(), MemoryError> {
-    if address.is_multiple_of(4) {
-        Ok(())
-    } else {
-        Err(MemoryError::Misaligned { address })
+impl PartialEq for GlobalMemory {
+    fn eq(&self, other: &GlobalMemory) -> bool {
+        self.model == other.model
+            && (self.words == other.words || self.differing_words(other).is_empty())
+    }
+}
+
+impl Eq for GlobalMemory {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flat_memory_wraps_zero_fills_and_reads_misaligned_words() {
+        let mut memory = GlobalMemory::with_model(MemoryModel::Flat { address_bits: 18 });
+        memory
+            .write_words(0x0010_0000, &[0x1122_3344, 0x5566_7788])
+            .unwrap();
+        // 0x00100000 lands on byte 0: the high bits are dropped.
+        assert_eq!(memory.read_u32(0), Ok(0x1122_3344));
+        assert_eq!(memory.read_u32(0x0004_0004), Ok(0x5566_7788));
+        // Never written: 0. Misaligned: the bytes from there.
+        assert_eq!(memory.read_u32(0x200), Ok(0));
+        assert_eq!(memory.read_u32(0x0010_0002), Ok(0x7788_1122));
+        memory.write_u32(0x3_fffe, 0xaabb_ccdd).unwrap();
+        assert_eq!(memory.read_u32(0), Ok(0x1122_aabb), "wraps past the end");
+        assert_eq!(memory.read_u32(0x3_fffc), Ok(0xccdd_0000));
+        // Words given twice where they land: the launch does not fit.
+        assert!(matches!(
+            memory.write_words(0x0014_0000, &[1]),
+            Err(MemoryError::Overlap { first: 0, .. })
+        ));
+        // Absent words are 0 when memories are compared.
+        let mut other = memory.clone();
+        other.write_u32(0x100, 0).unwrap();
+        assert_eq!(memory, other);
+        other.write_u32(0x100, 7).unwrap();
+        assert_eq!(memory.differing_words(&other), [0x100]);
+    }
+
+    #[test]
+    fn a_protected_memory_traps_outside_its_buffers() {
+        let mut memory = GlobalMemory::with_model(MemoryModel::Protected);
+        memory.write_words(0x100, &[1, 2, 3]).unwrap();
+        assert_eq!(memory.read_words(0x100, 3), Ok(vec![1, 2, 3]));
+        assert_eq!(
+            memory.read_u32(0x10c),
+            Err(MemoryError::Protected { address: 0x10c })
+        );
+        assert_eq!(
+            memory.read_u32(0x101),
+            Err(MemoryError::Misaligned { address: 0x101 })
+        );
+        assert_eq!(
+            memory.write_u32(0x200, 1),
+            Err(MemoryError::Protected { address: 0x200 })
+        );
+        memory.write_u32(0x104, 9).unwrap();
+        assert_eq!(memory.get(0x104), Some(9));
+        assert!(matches!(
+            memory.write_words(0xffff_fffc, &[1, 2]),
+            Err(MemoryError::Overflow { .. })
+        ));
     }
 }

@@ -114,13 +114,20 @@ use flexpmu_isa::pmevent::Pmevent;
 use super::simt::WarpFlow;
 pub use error::IssError;
 pub use geometry::Geometry;
-pub use memory::{GlobalMemory, MemoryError};
+pub use memory::{GlobalMemory, MemoryError, MemoryModel, FLEXGRIPPLUS_GMEM_ADDR_BITS};
 pub use step::branch_taken;
 use step::step;
 pub use thread::{
     read16, read32, read_shared, write16, write32, IssResult, LaunchState, ThreadState,
 };
 pub use warp_context::WarpContext;
+
+/// The bytes of shared memory a block is given for `used` bytes of header,
+/// parameters and shared data: rounded up to 256 (FlexGripPlus'
+/// `block_scheduler.vhd`).
+pub fn shared_allocation(used: usize) -> usize {
+    (used + 255) & !255
+}
 
 /// Warp instructions a run executes at most by default.
 pub const DEFAULT_STEP_LIMIT: u64 = 50_000_000;
@@ -199,19 +206,25 @@ impl Iss {
         &self.memory
     }
 
-    /// The `g[]` segment of block `block_index`, as FlexGripPlus fills it.
+    /// The `g[]` segment of block `block_index`, as FlexGripPlus fills it:
+    /// its whole shared-memory allocation, the header and the parameters
+    /// then zeros.
     pub fn shared_segment(&self, block_index: u32) -> Vec<u8> {
         let [bx, by, bz] = self.geometry.block();
         let [gx, gy] = self.geometry.grid();
         let [cx, cy] = self.geometry.ctaid(block_index);
         let header = [0, bx, by, bz, gx, gy, cx, cy];
-        let mut bytes = Vec::with_capacity(SHARED_HEADER_BYTES as usize + 4 * self.params.len());
+        let used = SHARED_HEADER_BYTES as usize + 4 * self.params.len();
+        let mut bytes = Vec::with_capacity(shared_allocation(used));
         for half in header {
             bytes.extend_from_slice(&half.to_le_bytes());
         }
         for param in &self.params {
             bytes.extend_from_slice(&param.to_le_bytes());
         }
+        // The rest of the block's allocation holds zeros (FlexGripPlus'
+        // shared memory starts zeroed; the subset never stores to it).
+        bytes.resize(shared_allocation(used), 0);
         bytes
     }
 

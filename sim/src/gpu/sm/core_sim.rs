@@ -66,9 +66,8 @@ pub(super) struct CoreView {
     pub(super) exec_half_write: bool,
     pub(super) pmu_address: u64,
     pub(super) pmu_command: u64,
-    /// Inside the core: the decode hook's "the pass leaving execute is a
-    /// PMU read", and what the PMU receives.
-    pub(super) pmu_read_exec: bool,
+    /// Inside the core: what the PMU receives (recorded for the tests'
+    /// replay on the reference model; no check reads it).
     pub(super) pmu_reset: bool,
     pub(super) pmu_monitor_in: [u64; 16],
 }
@@ -80,8 +79,7 @@ struct Indices {
     lanes: [[usize; LANES]; 3],
     outputs: [usize; 16],
     result: [usize; LANES],
-    /// Signals inside the core: pmu_read_exec, the PMU's reset and inputs.
-    pmu_read_exec: usize,
+    /// Signals inside the core: the PMU's reset and inputs.
     pmu_reset: usize,
     pmu_monitor_in: [usize; 16],
     counters: [usize; 16],
@@ -184,7 +182,6 @@ impl CompiledCore {
         for (lane, slot) in result.iter_mut().enumerate() {
             *slot = output(&format!("result_{lane}"))?;
         }
-        let pmu_read_exec = signal("decode.pmu_read_exec")?;
         let pmu_reset = signal("pmu.reset")?;
         let mut pmu_monitor_in = [0; 16];
         let mut counters = [0; 16];
@@ -208,7 +205,6 @@ impl CompiledCore {
                 lanes,
                 outputs,
                 result,
-                pmu_read_exec,
                 pmu_reset,
                 pmu_monitor_in,
                 counters,
@@ -445,7 +441,6 @@ impl CoreSim {
                     exec_half_write: u.exec_half_write.val(),
                     pmu_address: u.pmu_address.val().to_u64(),
                     pmu_command: u.pmu_command.val().to_u64(),
-                    pmu_read_exec: u.decode.pmu_read_exec.val(),
                     pmu_reset: u.pmu.reset.val(),
                     pmu_monitor_in: std::array::from_fn(|i| u.pmu.monitor_in[i].val().to_u64()),
                 }
@@ -474,7 +469,6 @@ impl CoreSim {
                     exec_half_write: o(15) != 0,
                     pmu_address: s.output(core.pmu_address),
                     pmu_command: s.output(core.pmu_command),
-                    pmu_read_exec: signal(core.at.pmu_read_exec) != 0,
                     pmu_reset: signal(core.at.pmu_reset) != 0,
                     pmu_monitor_in: std::array::from_fn(|i| signal(core.at.pmu_monitor_in[i])),
                 }

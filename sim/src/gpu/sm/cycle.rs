@@ -83,8 +83,10 @@ impl Sm {
                 scheduler: Scheduler::default(),
                 fetch: None,
                 decoding: None,
+                last_decoding: None,
                 read: None,
                 in_execute: VecDeque::new(),
+                last_executed: None,
                 write_free_at: 0,
                 observed: Observed::default(),
             },
@@ -103,18 +105,22 @@ impl Sm {
         observer: &mut dyn RunObserver,
     ) -> Result<SmRun, SmError> {
         let state = from.unwrap_or_else(|| self.start());
-        let result = self.execute_from(state, observer);
-        if result.is_err() {
+        let mut at = state.cycle;
+        let result = self.execute_from(state, observer, &mut at);
+        if let Err(error) = &result {
+            observer.failed(at, error);
             let _ = self.core.finish();
         }
         result
     }
 
-    /// Runs from `state` (the harness's state at its cycle) on.
+    /// Runs from `state` (the harness's state at its cycle) on, keeping
+    /// the cycle it is in at `at`.
     fn execute_from(
         &mut self,
         state: HarnessState,
         observer: &mut dyn RunObserver,
+        at: &mut u64,
     ) -> Result<SmRun, SmError> {
         let max_cycles = self.max_cycles();
         let every = observer.checkpoint_every().map(|every| every.max(1));
@@ -126,6 +132,7 @@ impl Sm {
         } = state;
 
         for cycle in first.. {
+            *at = cycle;
             if every.is_some_and(|every| cycle % every == 0) {
                 let state = HarnessState {
                     pipeline,
@@ -231,7 +238,7 @@ impl Sm {
             )
         };
         let write_back = if execute_done {
-            Some(self.receive_pass(pipeline, cycle)?)
+            self.receive_pass(pipeline, cycle)?
         } else {
             None
         };
@@ -246,23 +253,22 @@ impl Sm {
             Timing::Simple => write_stall,
         };
         let read_done = match pipeline.read.as_ref() {
-            Some(slot) if read_ready && !execute_busy => Some(self.operands(slot)?),
+            Some(slot) if read_ready && !execute_busy => Some(self.operands(slot)),
             _ => None,
         };
-        let new_pass = if dec_done {
-            let pass = pipeline.decoding.take().ok_or(SmError::Handshake {
-                cycle,
-                what: "decode handed over a pass it was never given",
-            })?;
-            if pipeline.read.is_some() && read_done.is_none() {
-                return Err(SmError::Handshake {
-                    cycle,
-                    what: "decode handed over to a busy read stage",
-                });
-            }
-            Some(self.take_decoded(pass, cycle)?)
+        // As FlexGripPlus' stages do with a faulty core: decode's done
+        // without a new pass hands over what it holds (the last pass fetch
+        // gave it), and a read stage that is busy ignores it (the pass is
+        // lost).
+        let handed = if dec_done {
+            pipeline.decoding.take().or(pipeline.last_decoding)
         } else {
             None
+        };
+        let read_busy = pipeline.read.is_some() && read_done.is_none();
+        let new_pass = match handed {
+            Some(pass) if !read_busy => Some(self.take_decoded(pass, cycle)?),
+            _ => None,
         };
         // Read stalls decode until the cycle it sends its pass on.
         let read_stall = new_pass.is_some() || (pipeline.read.is_some() && read_done.is_none());
@@ -303,6 +309,7 @@ impl Sm {
         if let Some(pass) = work.fetch_done {
             pipeline.fetch = None;
             pipeline.decoding = Some(pass);
+            pipeline.last_decoding = Some(pass);
             if pass.pass == 0 {
                 records.warp_instructions += 1;
             }

@@ -60,7 +60,8 @@
 //! what the PMU sees), `core_sim.rs` (the core on either engine),
 //! `timing.rs` (stage costs, set-up). Around them: this file (the SM,
 //! its units' state between edges, one cycle's work), `config.rs`
-//! (options and limits), `error.rs`, `cycle.rs` (the cycle loop),
+//! (options and limits), `shared_memory.rs` (the core's `g[]` array as
+//! FlexGripPlus lays it out), `error.rs`, `cycle.rs` (the cycle loop),
 //! `observer.rs` (what a run shows its caller), `checkpoint.rs` (a run's
 //! state to resume from and compare with) and `result.rs` (what a run
 //! returns). The units import from this file, never from each other's
@@ -76,6 +77,7 @@ mod observer;
 mod pass_tag;
 mod read_stage;
 mod result;
+mod shared_memory;
 #[cfg(test)]
 mod tests;
 pub mod timing;
@@ -192,10 +194,14 @@ struct Pipeline {
     fetch: Option<FetchSlot>,
     /// The pass in decode (side band of the handshake).
     decoding: Option<PassRef>,
+    /// The last pass fetch handed to decode (what decode holds).
+    last_decoding: Option<PassRef>,
     /// The pass in the read stage.
     read: Option<ReadSlot>,
     /// Passes in execute, oldest first.
     in_execute: VecDeque<PassTag>,
+    /// The last pass that left execute (what its outputs still show).
+    last_executed: Option<PassTag>,
     /// First cycle in which the write stage can take a pass.
     write_free_at: u64,
     /// What the behavioural units show the PMU.

@@ -5,7 +5,7 @@
 //! `FnMut(u64, &CoreSim)` observes every cycle.
 
 use super::core_sim::CoreSim;
-use super::{HarnessState, Sm};
+use super::{HarnessState, Sm, SmError};
 
 /// Watches a run of the SM slice.
 pub trait RunObserver {
@@ -25,6 +25,11 @@ pub trait RunObserver {
     fn checkpoint(&mut self, _sm: &Sm, _state: &HarnessState) -> bool {
         false
     }
+
+    /// The run stopped with `error` in `cycle` (possibly before
+    /// [`cycle`](Self::cycle) was called for it: a stage could not go on
+    /// with what the core showed in that cycle).
+    fn failed(&mut self, _cycle: u64, _error: &SmError) {}
 }
 
 impl<F: FnMut(u64, &CoreSim)> RunObserver for F {

@@ -10,7 +10,7 @@ use flexpmu_isa::g80::{self, HalfReg, Instruction, Reg};
 use super::pass_tag::PassTag;
 use super::timing;
 use super::warp_unit::PassRef;
-use super::{Pipeline, Records, Sm, SmError};
+use super::{shared_memory, Pipeline, Records, Sm, SmError, PASSES};
 use crate::gpu::iss::{self, IssError};
 
 /// The pass in the read stage, with decode's fields.
@@ -46,9 +46,15 @@ pub(super) struct PassOperands {
 
 impl Sm {
     /// The read stage takes the pass decode hands over (in its
-    /// `pipeline_dec_done` cycle), checked against the reference decoder.
+    /// `pipeline_dec_done` cycle), checked against the reference decoder
+    /// unless faults are expected; the pass number is the one decode's
+    /// `warp_lane_id` output shows, as FlexGripPlus' read stage takes it.
     pub(super) fn take_decoded(&self, pass: PassRef, cycle: u64) -> Result<ReadSlot, SmError> {
         let uut = self.core.view();
+        let pass = PassRef {
+            pass: uut.dec_lane as u32 % PASSES,
+            ..pass
+        };
         let context = self.context(pass.warp, pass.address);
         let code = uut.dec_op;
         let mismatch = |reference: String| SmError::DecoderMismatch {
@@ -67,19 +73,14 @@ impl Sm {
                 .into())
             }
             Ok((instruction, _)) if op_class(&instruction) == code => instruction,
-            // A faulty decoder: the stages follow its op (below).
-            Ok((instruction, _)) if !self.config.check_decoder && code != op::UNSUPPORTED => {
-                instruction
-            }
+            // A faulty decoder: the stages follow its op (below); an op it
+            // does not know (UNSUPPORTED) writes nothing and moves no
+            // control flow, as FlexGripPlus runs an opcode its decoder
+            // does not know.
+            Ok((instruction, _)) if !self.config.check_decoder => instruction,
             Ok((instruction, _)) => return Err(mismatch(instruction.to_string())),
             Err(source) => return Err(mismatch(source.to_string())),
         };
-        if uut.dec_lane != u64::from(pass.pass) {
-            return Err(SmError::Handshake {
-                cycle,
-                what: "decode handed over another pass than fetch gave it",
-            });
-        }
         let pmu_read = uut.dec_pmu_read;
         let active = self.pass_mask(pass.warp, pass.pass);
         let cost = timing::pass_cost(
@@ -118,7 +119,7 @@ impl Sm {
     }
 
     /// The read stage's register-file and `g[]` reads for its pass.
-    pub(super) fn operands(&self, slot: &ReadSlot) -> Result<PassOperands, SmError> {
+    pub(super) fn operands(&self, slot: &ReadSlot) -> PassOperands {
         let warp = slot.pass.warp;
         let mut operands = PassOperands {
             a: [0; LANES],
@@ -140,25 +141,22 @@ impl Sm {
             Instruction::Iadd32i { imm, .. } => imm,
             _ => 0,
         };
-        let segment = &self.segments[self.warps[warp].context.block_index as usize];
-        let shared = |width: u32| -> Result<u32, SmError> {
-            let byte_address = u32::from(slot.shared_offset) * width;
-            iss::read_shared(segment, byte_address, width).ok_or(
-                IssError::SharedRead {
-                    warp: self.context(warp, slot.pass.address),
-                    address: slot.pass.address,
-                    instruction: slot.instruction,
-                    byte_address,
-                    width,
-                    size: segment.len() as u32,
-                }
-                .into(),
+        // FlexGripPlus' shared memory has no bound: a faulty offset reads
+        // zeros or another block's segment.
+        let block = self.warps[warp].context.block_index as usize;
+        let shared = |width: u32| {
+            shared_memory::read(
+                &self.segments,
+                self.config.blocks_per_core as usize,
+                block,
+                u32::from(slot.shared_offset) * width,
+                width,
             )
         };
         // `g[]` operands are the same for every lane of the block.
         let shared_a = match slot.op {
-            op::MOV_U16 | op::IMAD_U16 => Some(shared(2)?),
-            op::IADD32 if slot.src1_shared => Some(shared(4)?),
+            op::MOV_U16 | op::IMAD_U16 => Some(shared(2)),
+            op::IADD32 if slot.src1_shared => Some(shared(4)),
             _ => None,
         };
         for lane in (0..LANES).filter(|lane| slot.active & (1 << lane) != 0) {
@@ -192,7 +190,7 @@ impl Sm {
                 operands.store[lane] = iss::read32(regs, Reg(slot.dest));
             }
         }
-        Ok(operands)
+        operands
     }
 
     /// At the edge: execute takes the read stage's pass.
