@@ -8,6 +8,7 @@ use flexpmu_isa::asm::assemble_file;
 use flexpmu_sim::gpu::iss::{Geometry, MemoryModel};
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_studies::faults::candidates::Mode;
 use flexpmu_studies::faults::list::{select, Selection};
 use flexpmu_studies::faults::{Campaign, FaultList, FaultResult, Model, Outcome};
 
@@ -251,6 +252,30 @@ fn shortcuts_change_no_result() {
     campaign.set_shortcuts(false);
     let slow = run_all(&campaign, &sample, 2);
     assert_eq!(fast, slow);
+    // The detection matrix counts as the PMU does: a counter on today's
+    // channel k (candidate `map.<name>` placed on channel k) differs
+    // exactly when the real counter k differs at the end.
+    let matrix = campaign.matrix().unwrap();
+    let on_map: Vec<usize> = (0..16)
+        .map(|k| {
+            let name = format!("map.{}", flexpmu_hdl::sm::MONITOR_MAP[k].name);
+            let mode = Mode::of_channel(flexpmu_hdl::sm::MONITOR_MAP[k].mode);
+            matrix.candidates.find(&name, mode).unwrap()
+        })
+        .collect();
+    // (The PMU's own faults change a count, not the signal counted.)
+    for r in fast
+        .iter()
+        .filter(|r| r.detail.is_none() && r.unit != "pmu")
+    {
+        let predicted = (0..16).fold(0u16, |m, k| m | (r.revealed.mask(on_map[k]) & 1 << k));
+        assert_eq!(predicted, r.counters_differing, "{r:?}");
+    }
+    let revealing = fast.iter().filter(|r| !r.revealed.is_empty()).count();
+    assert!(
+        revealing > 20,
+        "{revealing} faults revealed by some candidate"
+    );
     let masked_flips = fast
         .iter()
         .filter(|r| r.model == "flip" && matches!(r.outcome, Outcome::Masked | Outcome::Latent))
@@ -265,12 +290,22 @@ fn shortcuts_change_no_result() {
 /// blocks, give the same outcome and first divergence for every fault.
 #[test]
 fn a_campaign_budget_changes_no_result() {
-    use flexpmu_studies::faults::Budget;
+    use flexpmu_studies::faults::{Budget, Options};
     let iss = VectorAdd::new(Geometry::threads(100).unwrap())
         .iss()
         .unwrap();
     let campaign = |budget: &Budget| {
-        Campaign::with_budget(&iss, &appendix(), SmConfig::default(), 5, budget).unwrap()
+        Campaign::with_options(
+            &iss,
+            &appendix(),
+            SmConfig::default(),
+            5,
+            &Options {
+                budget: *budget,
+                matrix: true,
+            },
+        )
+        .unwrap()
     };
     let exact = campaign(&Budget {
         digest_block: 1,

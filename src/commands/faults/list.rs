@@ -13,7 +13,7 @@ use flexpmu_studies::faults::Model;
 use super::{prepare, table, ListArgs};
 
 pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
-    let prepared = prepare(&args.launch, 1, args.json)?;
+    let prepared = prepare(&args.launch, 1, false, args.json)?;
     let campaign = &prepared.campaign;
     let all = campaign.fault_list(&Model::ALL, &[]);
     let sites = sites_per_unit(campaign.sites());

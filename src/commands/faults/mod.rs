@@ -16,7 +16,7 @@ use anyhow::{bail, Context, Result};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
-use flexpmu_studies::faults::{Campaign, Model};
+use flexpmu_studies::faults::{Campaign, Model, Options};
 
 use super::launch::{load_program, LaunchArgs};
 
@@ -116,6 +116,10 @@ struct RunArgs {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
+    /// Do not count the candidate signals in every run (no detection
+    /// matrix: `faults select` cannot use the results).
+    #[arg(long)]
+    no_matrix: bool,
 }
 
 #[derive(clap::Args)]
@@ -150,9 +154,9 @@ struct Prepared {
     name: String,
 }
 
-/// Loads the program, runs the golden run (with a spinner unless
-/// `quiet`).
-fn prepare(launch: &CampaignLaunch, seed: u64, quiet: bool) -> Result<Prepared> {
+/// Loads the program, runs the golden run (counting the candidates with
+/// `matrix`; with a spinner unless `quiet`).
+fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Result<Prepared> {
     // The same launch options as `flexpmu run`; a campaign injects faults
     // into the compiled core, and measures what the PMU adds.
     if launch.launch.sm.no_pmu {
@@ -173,7 +177,11 @@ fn prepare(launch: &CampaignLaunch, seed: u64, quiet: bool) -> Result<Prepared> 
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
         bar
     });
-    let campaign = Campaign::new(&iss, &program, config, seed)
+    let options = Options {
+        matrix,
+        ..Options::default()
+    };
+    let campaign = Campaign::with_options(&iss, &program, config, seed, &options)
         .with_context(|| format!("{}: the fault-free run failed", launch.file.display()))?;
     if let Some(bar) = spinner {
         bar.finish_and_clear();

@@ -49,7 +49,7 @@ pub(super) fn run_one(args: &RunArgs, spec: &str) -> Result<ExitCode> {
         .as_deref()
         .map(|p| Waveform::create(p, args.force))
         .transpose()?;
-    let prepared = prepare(&args.launch, args.seed, args.json)?;
+    let prepared = prepare(&args.launch, args.seed, !args.no_matrix, args.json)?;
     let campaign = &prepared.campaign;
     let fault = FaultList::find(campaign.sites(), &site, model).map_err(|e| match e {
         FindError::NoSite => anyhow!(

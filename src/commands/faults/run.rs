@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use flexpmu_studies::faults::list::{select, Selection};
+use flexpmu_studies::faults::matrix::MatrixInfo;
 use flexpmu_studies::faults::population::population;
 use flexpmu_studies::faults::results_file::{
     append_result, encode_ids, is_results_file, open_results, program_digest, CampaignInfo,
@@ -97,7 +98,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
             crate::output::check_output(out, args.force || is_results_file(out), &[])?;
         }
     }
-    let prepared = prepare(&args.launch, args.seed, args.json)?;
+    let prepared = prepare(&args.launch, args.seed, !args.no_matrix, args.json)?;
     let campaign = &prepared.campaign;
     let models = models(args.model);
     let list = campaign.fault_list(&models, &args.units);
@@ -128,6 +129,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         seed: args.seed,
         confidence: args.confidence,
         shard: [k, n],
+        matrix: campaign
+            .matrix()
+            .zip(campaign.golden().counts.as_ref())
+            .map(|(matrix, golden)| MatrixInfo::of(matrix, golden)),
     };
     // Earlier results of this campaign (--resume), and the file to append to.
     let (mut results, mut sink) = match &args.out {

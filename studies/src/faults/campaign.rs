@@ -18,7 +18,10 @@ use super::budget::Budget;
 use super::digests::BlockWatch;
 use super::golden::Golden;
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec, Model};
+use super::matrix::Matrix;
+use super::monitor_counts::MonitorCounts;
 use super::outcome::{classify, differences, Differences, Outcome};
+use super::revealed::Revealed;
 use super::site::FaultSite;
 
 /// One fault's result: a line of a campaign's JSON Lines file.
@@ -39,6 +42,11 @@ pub struct FaultResult {
     /// Bit i: counter i differs from the golden run's at the end of the
     /// kernel (the detection matrix).
     pub counters_differing: u16,
+    /// The candidates on which a counter would reveal the fault, and in
+    /// which channels (the detection matrix's row; empty with the matrix
+    /// off, and for a run that did not complete).
+    #[serde(default, skip_serializing_if = "Revealed::is_empty")]
+    pub revealed: Revealed,
     /// Why the run stopped (`hang`, `due`, `unmodelled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
@@ -56,6 +64,24 @@ fn cycle_limit(golden_cycles: u64) -> u64 {
     golden_cycles.saturating_mul(2).saturating_add(10_000)
 }
 
+/// How a campaign runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// How much of the golden run it keeps.
+    pub budget: Budget,
+    /// Whether every run counts the candidates (the detection matrix).
+    pub matrix: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            budget: Budget::default(),
+            matrix: true,
+        }
+    }
+}
+
 /// A launch ready for faults: its golden run done, its SM ready to copy.
 pub struct Campaign {
     template: Sm,
@@ -63,6 +89,8 @@ pub struct Campaign {
     engine_sites: Vec<Site>,
     /// ... and as the campaign names and counts them (the same order).
     sites: Vec<FaultSite>,
+    /// The candidates every run counts (the matrix on).
+    matrix: Option<Matrix>,
     golden: Golden,
     seed: u64,
     /// Stop runs early and start flips at a checkpoint (off: every run
@@ -74,18 +102,19 @@ pub struct Campaign {
 impl Campaign {
     /// Runs `program` on the launch of `iss` fault-free (the compiled
     /// core; the decoder check off, so a faulty decoder's op is followed),
-    /// keeping records of it within the default [`Budget`].
+    /// keeping records of it within the default [`Budget`], the detection
+    /// matrix on.
     pub fn new(iss: &Iss, program: &[u32], config: SmConfig, seed: u64) -> Result<Self, SmError> {
-        Self::with_budget(iss, program, config, seed, &Budget::default())
+        Self::with_options(iss, program, config, seed, &Options::default())
     }
 
-    /// [`Campaign::new`] within `budget`.
-    pub fn with_budget(
+    /// [`Campaign::new`] with `options`.
+    pub fn with_options(
         iss: &Iss,
         program: &[u32],
         config: SmConfig,
         seed: u64,
-        budget: &Budget,
+        options: &Options,
     ) -> Result<Self, SmError> {
         let config = faulty_config(config);
         let mut template = Sm::new(iss, program, config)?;
@@ -93,11 +122,19 @@ impl Campaign {
             .fault_sites()
             .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
         let sites: Vec<FaultSite> = engine_sites.iter().map(FaultSite::of_core).collect();
-        let golden = Golden::record(fork(&template)?, &sites, budget)?;
+        let matrix = match options.matrix {
+            true => Some(
+                Matrix::of_core(&engine_sites, &sites)
+                    .map_err(|e| SmError::Engine(e.to_string()))?,
+            ),
+            false => None,
+        };
+        let golden = Golden::record(fork(&template)?, &sites, &options.budget, matrix.as_ref())?;
         Ok(Campaign {
             template,
             engine_sites,
             sites,
+            matrix,
             golden,
             seed,
             shortcuts: true,
@@ -118,6 +155,11 @@ impl Campaign {
         &self.golden
     }
 
+    /// The candidates of the detection matrix (`None`: the matrix off).
+    pub fn matrix(&self) -> Option<&Matrix> {
+        self.matrix.as_ref()
+    }
+
     /// The fault list of `models` on `units` (all if empty).
     pub fn fault_list(&self, models: &[Model], units: &[String]) -> FaultList {
         FaultList::new(self.sites.clone(), models, units)
@@ -129,7 +171,7 @@ impl Campaign {
     /// already has changes nothing, cycle after cycle.
     pub fn run(&self, fault: &FaultSpec) -> Result<FaultResult, SmError> {
         if self.shortcuts && !self.activated(fault) {
-            return Ok(self.result(fault, 0, Outcome::Masked, None, 0, None));
+            return Ok(self.result(fault, 0, Outcome::Masked));
         }
         let cycle = fault_cycle(fault, self.seed, self.golden.run.cycles);
         // A flip starts from the last checkpoint before its cycle.
@@ -155,15 +197,8 @@ impl Campaign {
             .activated_from(fault.site, fault.bit, fault.model, 0)
     }
 
-    fn result(
-        &self,
-        fault: &FaultSpec,
-        cycle: u64,
-        outcome: Outcome,
-        first_divergence: Option<u64>,
-        counters_differing: u16,
-        detail: Option<String>,
-    ) -> FaultResult {
+    /// A result with nothing found beside its outcome.
+    fn result(&self, fault: &FaultSpec, cycle: u64, outcome: Outcome) -> FaultResult {
         let site = &self.sites[fault.site];
         FaultResult {
             id: fault.id,
@@ -172,9 +207,10 @@ impl Campaign {
             model: fault.model.name().to_string(),
             cycle,
             outcome,
-            first_divergence,
-            counters_differing,
-            detail,
+            first_divergence: None,
+            counters_differing: 0,
+            revealed: Revealed::default(),
+            detail: None,
         }
     }
 
@@ -225,6 +261,16 @@ impl Campaign {
                 cycle,
             },
         )?;
+        // Counting from where the run starts: the golden run's counts at
+        // its checkpoint, or nothing.
+        let counts = self.matrix.as_ref().and_then(|m| match &state {
+            Some(state) => self
+                .golden_counts()?
+                .at(state.cycle())
+                .cloned()
+                .map(MonitorCounts::counting_only),
+            None => Some(m.start()),
+        });
         let mut watch = FaultyRunWatch {
             campaign: self,
             fault,
@@ -233,13 +279,24 @@ impl Campaign {
             blocks: BlockWatch::default(),
             last_cycle: None,
             failed_at: None,
+            counts,
+            stopped_at: None,
         };
         let run = match state {
             Some(state) => sm.resume(state, &mut watch),
             None => sm.run_observed(&mut watch),
         };
+        let counts = watch.counts.take();
+        let stopped_at = watch.stopped_at;
         let first_divergence = self.first_divergence(watch)?;
+        let golden_counts = self.golden_counts();
         if let Err(SmError::Stopped(_)) = run {
+            let revealed = match (golden_counts, &counts, stopped_at) {
+                (Some(golden), Some(counts), Some(at)) => {
+                    golden.row_of_stopped(counts, at).unwrap_or_default()
+                }
+                _ => Revealed::default(),
+            };
             // The golden run's state: it ends as the golden run does.
             let outcome = if first_divergence.is_some() {
                 Outcome::Latent
@@ -247,26 +304,37 @@ impl Campaign {
                 Outcome::Masked
             };
             return Ok(FaultRun {
-                result: self.result(fault, cycle, outcome, first_divergence, 0, None),
+                result: FaultResult {
+                    first_divergence,
+                    revealed,
+                    ..self.result(fault, cycle, outcome)
+                },
                 run,
                 differences: Some(Differences::default()),
             });
         }
         let outcome = classify(&self.golden.run, &run, first_divergence.is_some());
         let differences = run.as_ref().ok().map(|r| differences(&self.golden.run, r));
-        let result = self.result(
-            fault,
-            cycle,
-            outcome,
+        let revealed = match (golden_counts, &counts, &run) {
+            (Some(golden), Some(counts), Ok(run)) => golden.row_of_completed(counts, run.cycles),
+            _ => Revealed::default(),
+        };
+        let result = FaultResult {
             first_divergence,
-            differences.as_ref().map_or(0, |d| d.counters),
-            run.as_ref().err().map(ToString::to_string),
-        );
+            counters_differing: differences.as_ref().map_or(0, |d| d.counters),
+            detail: run.as_ref().err().map(ToString::to_string),
+            revealed,
+            ..self.result(fault, cycle, outcome)
+        };
         Ok(FaultRun {
             result,
             run,
             differences,
         })
+    }
+
+    fn golden_counts(&self) -> Option<&super::matrix::GoldenCounts> {
+        self.golden.counts.as_ref()
     }
 
     /// The first cycle a faulty run's core showed something else than the
@@ -373,11 +441,18 @@ struct FaultyRunWatch<'a> {
     /// The cycle a stage could not go on in (the model's limit, or a
     /// protected memory's trap).
     failed_at: Option<u64>,
+    /// What a counter on each candidate has counted (the matrix on).
+    counts: Option<MonitorCounts>,
+    /// The checkpoint the run stopped at.
+    stopped_at: Option<u64>,
 }
 
 impl RunObserver for FaultyRunWatch<'_> {
     fn cycle(&mut self, cycle: u64, core: &CoreSim) {
         self.last_cycle = Some(cycle);
+        if let (Some(matrix), Some(counts)) = (&self.campaign.matrix, &mut self.counts) {
+            matrix.observe(counts, cycle, core);
+        }
         if self.blocks.differs.is_none() {
             self.blocks
                 .push(&self.campaign.golden.digests, cycle, core.digest());
@@ -398,9 +473,22 @@ impl RunObserver for FaultyRunWatch<'_> {
             Model::Flip => at > self.cycle,
             _ => !golden.activated_from(self.fault.site, self.fault.bit, self.fault.model, at),
         };
-        done && golden
-            .checkpoint_at(at)
-            .is_some_and(|checkpoint| sm.same_state(state, checkpoint))
+        // Counting, the golden run's counters must also have seen the
+        // same last values (the next cycle's toggles depend on them).
+        let same_counts = match (&self.counts, &golden.counts) {
+            (Some(counts), Some(golden)) => golden.at(at).is_some_and(|g| g.same_previous(counts)),
+            (None, _) => self.campaign.matrix.is_none(),
+            (Some(_), None) => false,
+        };
+        let stop = done
+            && same_counts
+            && golden
+                .checkpoint_at(at)
+                .is_some_and(|checkpoint| sm.same_state(state, checkpoint));
+        if stop {
+            self.stopped_at = Some(at);
+        }
+        stop
     }
 
     fn failed(&mut self, cycle: u64, error: &SmError) {

@@ -9,6 +9,8 @@ use flexpmu_sim::gpu::sm::{Checkpoint, CoreSim, HarnessState, RunObserver, Sm, S
 use super::budget::Budget;
 use super::digests::BlockDigests;
 use super::list::Model;
+use super::matrix::{GoldenCounts, Matrix};
+use super::monitor_counts::MonitorCounts;
 use super::site::FaultSite;
 
 /// The fault-free run a campaign compares with, and its records.
@@ -23,14 +25,23 @@ pub struct Golden {
     /// were 1 and the bits that were 0 from interval j on.
     site_values: Vec<Vec<(u64, u64)>>,
     seen_every: u64,
+    /// What a counter on each candidate counted (with the matrix on).
+    pub counts: Option<GoldenCounts>,
 }
 
 impl Golden {
     /// Runs `sm` (a copy of the campaign's template) fault-free, keeping
-    /// records of it within `budget`.
-    pub fn record(mut sm: Sm, sites: &[FaultSite], budget: &Budget) -> Result<Golden, SmError> {
+    /// records of it within `budget`, and counting `matrix`'s candidates.
+    pub fn record(
+        mut sm: Sm,
+        sites: &[FaultSite],
+        budget: &Budget,
+        matrix: Option<&Matrix>,
+    ) -> Result<Golden, SmError> {
         sm.record_values_seen(budget.checkpoint_cycles, budget.values_seen_intervals)?;
         let mut recorder = Recorder {
+            matrix: matrix.map(|m| (m, m.start_golden())),
+            counts_at: Vec::new(),
             digests: BlockDigests::new(budget.digest_block, budget.digest_blocks),
             checkpoints: Vec::new(),
             bytes: 0,
@@ -45,6 +56,18 @@ impl Golden {
                 "the SM cannot be copied at a checkpoint".into(),
             ));
         }
+        let counts = recorder.matrix.as_ref().map(|(_, counts)| GoldenCounts {
+            at_checkpoints: recorder
+                .checkpoints
+                .iter()
+                .map(Checkpoint::cycle)
+                .zip(recorder.counts_at.drain(..))
+                .collect(),
+            end: counts.counts(run.cycles),
+            last_reset: counts.last_reset,
+            bit_toggles: counts.bit_toggles(),
+            changes: counts.changes(),
+        });
         let seen = sm.take_values_seen().unwrap_or_default();
         let state_nodes = sm
             .state_nodes()
@@ -79,6 +102,7 @@ impl Golden {
             spacing: recorder.spacing,
             site_values,
             seen_every: seen.every.max(1),
+            counts,
         })
     }
 
@@ -118,9 +142,12 @@ impl Golden {
     }
 }
 
-/// The golden run's observer: every cycle's digest, and checkpoints
-/// within the budget.
-struct Recorder {
+/// The golden run's observer: every cycle's digest and counts, and
+/// checkpoints (with the counts as of each) within the budget.
+struct Recorder<'a> {
+    matrix: Option<(&'a Matrix, MonitorCounts)>,
+    /// The counts as of each checkpoint kept.
+    counts_at: Vec<MonitorCounts>,
     digests: BlockDigests,
     checkpoints: Vec<Checkpoint>,
     /// Bytes the checkpoints hold.
@@ -132,19 +159,40 @@ struct Recorder {
     disabled: bool,
 }
 
-impl Recorder {
+impl Recorder<'_> {
     /// Every other checkpoint dropped, the spacing doubled.
     fn thin(&mut self) {
         self.spacing *= 2;
         let spacing = self.spacing;
-        self.checkpoints.retain(|c| c.cycle() % spacing == 0);
-        self.bytes = self.checkpoints.iter().map(Checkpoint::bytes).sum();
+        let keep = |c: &Checkpoint| c.cycle().is_multiple_of(spacing);
+        let counts = std::mem::take(&mut self.counts_at);
+        self.counts_at = self
+            .checkpoints
+            .iter()
+            .zip(counts)
+            .filter(|(c, _)| keep(c))
+            .map(|(_, counts)| counts)
+            .collect();
+        self.checkpoints.retain(keep);
+        self.bytes = self
+            .checkpoints
+            .iter()
+            .map(Checkpoint::bytes)
+            .sum::<usize>()
+            + self
+                .counts_at
+                .iter()
+                .map(MonitorCounts::bytes)
+                .sum::<usize>();
     }
 }
 
-impl RunObserver for Recorder {
-    fn cycle(&mut self, _cycle: u64, core: &CoreSim) {
+impl RunObserver for Recorder<'_> {
+    fn cycle(&mut self, cycle: u64, core: &CoreSim) {
         self.digests.push(core.digest());
+        if let Some((matrix, counts)) = &mut self.matrix {
+            matrix.observe(counts, cycle, core);
+        }
     }
 
     fn checkpoint_every(&self) -> Option<u64> {
@@ -159,15 +207,18 @@ impl RunObserver for Recorder {
             self.failed = true;
             return false;
         };
-        let bytes = checkpoint.bytes();
+        let counts = self.matrix.as_ref().map(|(_, counts)| counts.clone());
+        let bytes = checkpoint.bytes() + counts.as_ref().map_or(0, MonitorCounts::bytes);
         if bytes > self.budget.checkpoint_bytes {
             // One alone is over the budget: keep none.
             self.checkpoints.clear();
+            self.counts_at.clear();
             self.bytes = 0;
             self.disabled = true;
             return false;
         }
         self.checkpoints.push(checkpoint);
+        self.counts_at.extend(counts);
         self.bytes += bytes;
         while self.checkpoints.len() > self.budget.max_checkpoints
             || self.bytes > self.budget.checkpoint_bytes

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::campaign::FaultResult;
+use super::matrix::MatrixInfo;
 
 /// The longest results line read back (a fault's line is about 200
 /// bytes; the campaign line holds the selection, one bit per fault id).
@@ -57,6 +58,9 @@ pub struct CampaignInfo {
     pub confidence: f64,
     /// `[k, n]`: this file holds shard k of n.
     pub shard: [u64; 2],
+    /// The detection matrix's candidates (absent: the matrix off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<MatrixInfo>,
 }
 
 impl CampaignInfo {
@@ -259,6 +263,12 @@ pub fn read_results(path: &Path) -> Result<ResultsFile, ResultsFileError> {
     let info = info.ok_or_else(|| ResultsFileError::NoCampaign {
         path: path.to_path_buf(),
     })?;
+    if let Some(matrix) = &info.matrix {
+        matrix
+            .check()
+            .map_err(|what| malformed(1, format!("a detection matrix with {what}")))?;
+    }
+    let candidates = info.matrix.as_ref().map_or(0, |m| m.candidates.len());
     let allowed: BTreeSet<u64> = info
         .shard_ids()
         .map_err(|what| malformed(1, format!("a campaign line whose {what}")))?
@@ -269,6 +279,19 @@ pub fn read_results(path: &Path) -> Result<ResultsFile, ResultsFileError> {
     let mut seen: BTreeMap<u64, (u64, FaultResult)> = BTreeMap::new();
     let mut kept = Vec::with_capacity(results.len());
     for (line, result) in results {
+        if result
+            .revealed
+            .max_candidate()
+            .is_some_and(|c| c >= candidates)
+        {
+            return Err(malformed(
+                line,
+                format!(
+                    "fault {} names a candidate beyond the campaign's {candidates}",
+                    result.id
+                ),
+            ));
+        }
         if !allowed.contains(&result.id) {
             let [k, n] = info.shard;
             return Err(malformed(

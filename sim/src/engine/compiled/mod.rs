@@ -511,6 +511,17 @@ impl CompiledSim {
     pub fn register(&self, index: usize) -> u64 {
         self.state[index]
     }
+
+    /// Every node's value as of the last [`settle`](Self::settle) (by
+    /// node index, as [`Netlist::nodes`]).
+    pub fn values(&self) -> &[u64] {
+        &self.values
+    }
+
+    /// Every register's current state (by [`Netlist::registers`] index).
+    pub fn state(&self) -> &[u64] {
+        &self.state
+    }
 }
 
 #[cfg(test)]

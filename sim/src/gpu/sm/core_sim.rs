@@ -287,6 +287,16 @@ impl CoreSim {
         }
     }
 
+    /// The compiled core's node values as of the last settle and its
+    /// registers' state, by the netlist's indices (what a fault site names);
+    /// `None` on the rust-hdl engine.
+    pub fn values_and_state(&self) -> Option<(&[u64], &[u64])> {
+        match &self.on {
+            CoreOn::Compiled(core) => Some((core.run.sim.values(), core.run.sim.state())),
+            CoreOn::RustHdl(_) => None,
+        }
+    }
+
     /// About how many bytes a copy of the core holds.
     pub(super) fn state_bytes(&self) -> usize {
         match &self.on {
