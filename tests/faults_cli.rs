@@ -303,3 +303,150 @@ fn two_campaigns_never_write_one_results_file() {
         stderr(&out)
     );
 }
+
+/// `faults select` on a campaign's detection matrix: the greedy picks
+/// reveal what they claim, today's map reveals exactly the faults whose
+/// real counters differ at the end, the map written reads back, and a
+/// campaign run without the matrix is refused by name.
+#[test]
+fn faults_select_chooses_from_the_detection_matrix() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let run = flexpmu(
+        &[
+            "faults", "run", &sass, "--sample", "600", "--seed", "3", "--out", "c.jsonl", "--json",
+        ],
+        dir.path(),
+    );
+    json(&run);
+    let out = flexpmu(
+        &[
+            "faults",
+            "select",
+            "c.jsonl",
+            "--counters",
+            "4",
+            "--json",
+            "--write-map",
+            "m.toml",
+            "--svg",
+            "s.svg",
+            "--exact-nodes",
+            "1000",
+        ],
+        dir.path(),
+    );
+    let select = json(&out);
+    let methods = select["methods"].as_array().unwrap();
+    let revealed = |name: &str| {
+        methods
+            .iter()
+            .find(|m| m["method"].as_str().unwrap().starts_with(name))
+            .unwrap()["revealed"]
+            .as_f64()
+            .unwrap()
+    };
+    let picks = select["picks"].as_array().unwrap();
+    assert!(!picks.is_empty() && picks.len() <= 4, "{select}");
+    let gains: u64 = picks.iter().map(|p| p["gain"].as_u64().unwrap()).sum();
+    assert_eq!(revealed("selected") as u64, gains);
+    assert!(revealed("selected") >= revealed("today's"), "{select}");
+    assert!(gains <= select["revealable"].as_u64().unwrap());
+    // Today's map, recounted from the results file: the missed faults of
+    // the GPU proper whose counters differ at the end, on the 4 of its
+    // channels that reveal the most (the table's K).
+    let text = std::fs::read_to_string(dir.path().join("c.jsonl")).unwrap();
+    let differing: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| ["decode", "execute", "ports"].contains(&r["unit"].as_str().unwrap()))
+        .filter(|r| {
+            ["pmu", "counters", "latent", "masked"].contains(&r["outcome"].as_str().unwrap())
+        })
+        .map(|r| r["counters_differing"].as_u64().unwrap())
+        .collect();
+    let best_four = (0u32..1 << 16)
+        .filter(|m| m.count_ones() == 4)
+        .map(|m| differing.iter().filter(|&&d| d & u64::from(m) != 0).count())
+        .max()
+        .unwrap();
+    assert!(revealed("today's") as usize <= best_four);
+    let all = flexpmu(
+        &[
+            "faults",
+            "select",
+            "c.jsonl",
+            "--counters",
+            "16",
+            "--json",
+            "--exact-nodes",
+            "0",
+        ],
+        dir.path(),
+    );
+    let all = json(&all);
+    let today_all = all["methods"][1]["revealed"].as_f64().unwrap() as usize;
+    assert_eq!(today_all, differing.iter().filter(|&&d| d != 0).count());
+    // The map written reads back, 16 channels, the picks on theirs.
+    let map = std::fs::read_to_string(dir.path().join("m.toml")).unwrap();
+    assert!(map.starts_with("# flexpmu monitor map"), "{map}");
+    assert_eq!(map.matches("[[channel]]").count(), 16);
+    for p in picks {
+        let entry = format!(
+            "index = {}\nsignal = \"{}\"",
+            p["channel"],
+            p["signal"].as_str().unwrap()
+        );
+        assert!(map.contains(&entry), "{entry}\n{map}");
+    }
+    let svg = std::fs::read_to_string(dir.path().join("s.svg")).unwrap();
+    assert_eq!(svg.matches("<polyline").count(), 4);
+    // Written again: its own files are replaced; a file of the user's is not.
+    write(dir.path(), "mine.toml", "mine");
+    let refused = flexpmu(
+        &["faults", "select", "c.jsonl", "--write-map", "mine.toml"],
+        dir.path(),
+    );
+    assert_ne!(refused.status.code(), Some(0));
+    assert!(
+        stderr(&refused).contains("mine.toml"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("mine.toml")).unwrap(),
+        "mine"
+    );
+    // Without the matrix: refused, saying why.
+    json(&flexpmu(
+        &[
+            "faults",
+            "run",
+            &sass,
+            "--sample",
+            "20",
+            "--no-matrix",
+            "--out",
+            "n.jsonl",
+            "--json",
+        ],
+        dir.path(),
+    ));
+    let refused = flexpmu(&["faults", "select", "n.jsonl"], dir.path());
+    assert_ne!(refused.status.code(), Some(0));
+    assert!(
+        stderr(&refused).contains("n.jsonl: the campaign ran with --no-matrix"),
+        "{}",
+        stderr(&refused)
+    );
+    // A row naming a candidate the campaign does not have: the line named.
+    let bad = text.replacen("\"outcome\"", "\"revealed\":\"ffff:99999\",\"outcome\"", 1);
+    write(dir.path(), "bad.jsonl", &bad);
+    let refused = flexpmu(&["faults", "select", "bad.jsonl"], dir.path());
+    assert!(
+        stderr(&refused).contains("bad.jsonl:2:"),
+        "{}",
+        stderr(&refused)
+    );
+}

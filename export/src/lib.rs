@@ -26,6 +26,7 @@ pub use flexpmu_hdl::support::reset_dff::ResetKind;
 pub mod identifiers;
 pub mod ir;
 pub mod module_names;
+pub mod monitor_map;
 pub mod net_paths;
 pub mod pmu_variant;
 pub mod registry;

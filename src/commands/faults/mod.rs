@@ -8,6 +8,7 @@ mod merge;
 mod one;
 mod report;
 mod run;
+mod select;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,6 +35,9 @@ enum FaultsCommand {
     Run(RunArgs),
     /// Merge the results files of a campaign's shards into its summary.
     Merge(MergeArgs),
+    /// Choose the signals the PMU's counters monitor by the faults they
+    /// reveal (from campaigns' detection matrices).
+    Select(SelectArgs),
 }
 
 /// The program and launch a campaign runs (as `flexpmu run` takes them).
@@ -43,6 +47,11 @@ struct CampaignLaunch {
     file: PathBuf,
     #[command(flatten)]
     launch: LaunchArgs,
+    /// Launch as the rbe suite does (one block of --threads, parameters
+    /// N, OUT, IN with IN[t] = t) instead of appendix A's vector addition:
+    /// for `examples/rbe/` and `examples/random/` kernels.
+    #[arg(long, value_name = "N")]
+    loop_launch: Option<u32>,
 }
 
 #[derive(clap::Args)]
@@ -136,11 +145,50 @@ struct MergeArgs {
     json: bool,
 }
 
+#[derive(clap::Args)]
+struct SelectArgs {
+    /// Results files (`faults run --out`) to choose from and report on;
+    /// the shards of one campaign are merged, each campaign is a kernel.
+    files: Vec<PathBuf>,
+    /// Kernels to choose on (with --test: reported on the others).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    train: Vec<PathBuf>,
+    /// Held-out kernels the choice is reported on.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    test: Vec<PathBuf>,
+    /// Counters to choose signals for (1 to 16).
+    #[arg(long, default_value_t = 16, value_name = "K")]
+    counters: usize,
+    /// Faults of this unit (default: decode, execute and ports, the GPU
+    /// proper); repeatable.
+    #[arg(long = "unit", value_name = "U")]
+    units: Vec<String>,
+    /// Seed of the random maps.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Nodes branch and bound may visit to prove the best map (0: skip).
+    #[arg(long, default_value_t = 2_000_000, value_name = "N")]
+    exact_nodes: u64,
+    /// Plot coverage against the number of counters (SVG) here.
+    #[arg(long, value_name = "PATH")]
+    svg: Option<PathBuf>,
+    /// Write the chosen map here (`--monitor-map` reads it).
+    #[arg(long, value_name = "FILE.toml")]
+    write_map: Option<PathBuf>,
+    /// Replace existing --svg/--write-map files flexpmu did not write.
+    #[arg(long)]
+    force: bool,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
 pub fn faults(args: &FaultsArgs) -> Result<ExitCode> {
     match &args.command {
         FaultsCommand::List(a) => list::list(a),
         FaultsCommand::Run(a) => run::run(a),
         FaultsCommand::Merge(a) => merge::merge(a),
+        FaultsCommand::Select(a) => select::select(a),
     }
 }
 
@@ -170,7 +218,15 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
     }
     let config = launch.launch.sm.config()?;
     let program = load_program(&launch.file)?;
-    let iss = launch.launch.iss()?;
+    let iss = match launch.loop_launch {
+        Some(n) => {
+            if launch.launch.blocks != 1 {
+                bail!("--loop-launch runs one block: leave out --blocks");
+            }
+            flexpmu_studies::validate::loop_launch(launch.launch.threads, n)?
+        }
+        None => launch.launch.iss()?,
+    };
     let spinner = (!quiet).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_message("golden run");

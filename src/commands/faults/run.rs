@@ -129,6 +129,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         seed: args.seed,
         confidence: args.confidence,
         shard: [k, n],
+        loop_launch: args.launch.loop_launch,
         matrix: campaign
             .matrix()
             .zip(campaign.golden().counts.as_ref())

@@ -25,6 +25,7 @@ pub mod list;
 pub mod matrix;
 pub mod merge;
 pub mod monitor_counts;
+pub mod monitor_selection;
 pub mod outcome;
 pub mod population;
 pub mod results_file;

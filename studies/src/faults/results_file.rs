@@ -58,6 +58,9 @@ pub struct CampaignInfo {
     pub confidence: f64,
     /// `[k, n]`: this file holds shard k of n.
     pub shard: [u64; 2],
+    /// With `--loop-launch N`: N (the launch is the rbe suite's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_launch: Option<u32>,
     /// The detection matrix's candidates (absent: the matrix off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matrix: Option<MatrixInfo>,

@@ -166,7 +166,13 @@ impl Default for Options<'_> {
 
 /// The launch of `rbe` at loop count `n`.
 pub fn iss_for(rbe: &Rbe, n: u32) -> Result<Iss, IssError> {
-    let threads = rbe.threads;
+    loop_launch(rbe.threads, n)
+}
+
+/// The launch the rbe suite (and the random structured programs) run
+/// on: one block of `threads`, parameters `(n, OUT, IN)`, IN[t] = t and
+/// OUT zeroed.
+pub fn loop_launch(threads: u32, n: u32) -> Result<Iss, IssError> {
     let mut memory = GlobalMemory::new();
     let input: Vec<u32> = (0..threads).collect();
     memory

@@ -1,0 +1,268 @@
+//! A monitor map as data (`--monitor-map FILE.toml`): what each of the
+//! PMU's 16 channels counts in the SM core, instead of `MONITOR_MAP`.
+//!
+//! ```toml
+//! [[channel]]
+//! index = 0
+//! signal = "sm.decode.op"           # a signal as the fault list names it,
+//! mode = "toggle"                   # a 32-bit slice `sm.x[63:32]`, or
+//!                                   # today's channel `map.warp_issue`
+//! ```
+//!
+//! Every channel 0 to 15 once. Whether a signal exists is checked against
+//! the core it is applied to (the file's line named in the error).
+
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use flexpmu_hdl::pmu::ChannelMode;
+use flexpmu_hdl::sm::MONITOR_MAP;
+use flexpmu_isa::source::{read_text, shorten, ReadError};
+
+/// Channels of the PMU a map wires.
+pub const CHANNELS: usize = 16;
+
+/// The largest map file read.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024;
+
+/// One channel: the signal it counts and how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapEntry {
+    /// As the fault list names it (`sm.decode.op`), with a slice's bits
+    /// (`sm.instruction_in[63:32]`), or today's channel (`map.<name>`).
+    pub signal: String,
+    pub mode: ChannelMode,
+    /// The line of the file it came from (0: not from a file).
+    pub line: usize,
+}
+
+/// What the 16 channels count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MonitorMap {
+    pub channels: Vec<MapEntry>,
+    /// The file it was read from (for errors).
+    pub path: Option<PathBuf>,
+}
+
+/// A map file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum MapError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error("{path}:{line}: {what}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        what: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    channel: Vec<Spanned<Entry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    index: Spanned<usize>,
+    signal: Spanned<String>,
+    mode: Spanned<String>,
+}
+
+impl MonitorMap {
+    /// Today's map: channel k counts `map.<MONITOR_MAP[k].name>`.
+    pub fn today() -> MonitorMap {
+        MonitorMap {
+            channels: MONITOR_MAP
+                .iter()
+                .map(|s| MapEntry {
+                    signal: format!("map.{}", s.name),
+                    mode: s.mode,
+                    line: 0,
+                })
+                .collect(),
+            path: None,
+        }
+    }
+
+    /// Whether this is today's map.
+    pub fn is_today(&self) -> bool {
+        self.channels
+            .iter()
+            .zip(MonitorMap::today().channels)
+            .all(|(a, b)| a.signal == b.signal && a.mode == b.mode)
+    }
+
+    pub fn load(path: &Path) -> Result<MonitorMap, MapError> {
+        let text = read_text(path, MAX_FILE_BYTES)?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses a map's text (`path` names it in errors).
+    pub fn parse(text: &str, path: &Path) -> Result<MonitorMap, MapError> {
+        let invalid = |span: Range<usize>, what: String| MapError::Invalid {
+            path: path.to_path_buf(),
+            line: line_of(text, span.start),
+            what,
+        };
+        let file: File = toml::from_str(text).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            invalid(span, e.message().to_string())
+        })?;
+        let mut channels: Vec<Option<MapEntry>> = vec![None; CHANNELS];
+        for entry in &file.channel {
+            let e = entry.get_ref();
+            let index = *e.index.get_ref();
+            if index >= CHANNELS {
+                return Err(invalid(
+                    e.index.span(),
+                    format!("index = {index}: expected a channel 0 to {}", CHANNELS - 1),
+                ));
+            }
+            if channels[index].is_some() {
+                return Err(invalid(
+                    e.index.span(),
+                    format!("channel {index} is given twice"),
+                ));
+            }
+            let mode = match e.mode.get_ref().as_str() {
+                "toggle" => ChannelMode::Toggle,
+                "level" => ChannelMode::Level,
+                other => {
+                    return Err(invalid(
+                        e.mode.span(),
+                        format!(
+                            "mode = \"{}\": expected \"toggle\" or \"level\"",
+                            shorten(other)
+                        ),
+                    ))
+                }
+            };
+            let signal = e.signal.get_ref();
+            if signal.is_empty() || signal.len() > 200 || signal.chars().any(char::is_whitespace) {
+                return Err(invalid(
+                    e.signal.span(),
+                    format!(
+                        "signal = \"{}\": expected a signal's name, as `flexpmu faults list --json` names it",
+                        shorten(signal)
+                    ),
+                ));
+            }
+            channels[index] = Some(MapEntry {
+                signal: signal.clone(),
+                mode,
+                line: line_of(text, entry.span().start),
+            });
+        }
+        if let Some(missing) = channels.iter().position(Option::is_none) {
+            return Err(MapError::Invalid {
+                path: path.to_path_buf(),
+                line: line_of(text, text.len()),
+                what: format!("channel {missing} is not given: a map wires all {CHANNELS}"),
+            });
+        }
+        Ok(MonitorMap {
+            channels: channels.into_iter().flatten().collect(),
+            path: Some(path.to_path_buf()),
+        })
+    }
+
+    /// The map as a file, with `comment` lines on top.
+    pub fn render(&self, comment: &str) -> String {
+        let mut text = String::new();
+        for line in comment.lines() {
+            let _ = writeln!(text, "# {line}");
+        }
+        for (k, e) in self.channels.iter().enumerate() {
+            let mode = match e.mode {
+                ChannelMode::Toggle => "toggle",
+                ChannelMode::Level => "level",
+            };
+            let _ = write!(
+                text,
+                "\n[[channel]]\nindex = {k}\nsignal = \"{}\"\nmode = \"{mode}\"\n",
+                e.signal
+            );
+        }
+        text
+    }
+
+    /// An error at `entry`'s line.
+    pub fn error_at(&self, entry: &MapEntry, what: String) -> MapError {
+        MapError::Invalid {
+            path: self
+                .path
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("the monitor map")),
+            line: entry.line,
+            what,
+        }
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_map_reads_back_as_written() {
+        let mut map = MonitorMap::today();
+        map.channels[3] = MapEntry {
+            signal: "sm.instruction_in[63:32]".into(),
+            mode: ChannelMode::Toggle,
+            line: 0,
+        };
+        let text = map.render("written by a test");
+        let back = MonitorMap::parse(&text, Path::new("m.toml")).unwrap();
+        assert!(back
+            .channels
+            .iter()
+            .zip(&map.channels)
+            .all(|(a, b)| a.signal == b.signal && a.mode == b.mode));
+        assert!(!back.is_today());
+        assert!(
+            MonitorMap::parse(&MonitorMap::today().render(""), Path::new("t.toml"))
+                .unwrap()
+                .is_today()
+        );
+    }
+
+    #[test]
+    fn a_bad_map_names_its_line() {
+        let today = MonitorMap::today().render("");
+        let bad_mode = today.replacen("mode = \"level\"", "mode = \"edge\"", 1);
+        let e = MonitorMap::parse(&bad_mode, Path::new("m.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("m.toml:5: mode = \"edge\""), "{e}");
+        let twice = today.replacen("index = 1\n", "index = 0\n", 1);
+        let e = MonitorMap::parse(&twice, Path::new("m.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("m.toml:8: channel 0 is given twice"), "{e}");
+        let short: String = today
+            .split("\n[[channel]]")
+            .take(16)
+            .collect::<Vec<_>>()
+            .join("\n[[channel]]");
+        let e = MonitorMap::parse(&short, Path::new("m.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("channel 15 is not given"), "{e}");
+        let e = MonitorMap::parse("x = 1", Path::new("m.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("m.toml:1:"), "{e}");
+    }
+}

@@ -1,0 +1,380 @@
+//! `flexpmu faults select`: the K signals whose counters reveal the most
+//! faults the output check misses, chosen from campaigns' detection
+//! matrices (on training kernels), and reported beside today's map, the
+//! thesis' toggle criterion and random picks (on held-out kernels).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use flexpmu_export::monitor_map::{MapEntry, MonitorMap};
+use flexpmu_studies::faults::candidates::Candidate;
+use flexpmu_studies::faults::merge::merge;
+use flexpmu_studies::faults::monitor_selection::{
+    branch_and_bound, common_candidates, curve, greedy, on_channels, ordered, random_maps,
+    ranked_by_activity, today, Kernel, Pair, Pick, GPU_PROPER,
+};
+use flexpmu_studies::faults::results_file::read_results;
+use flexpmu_studies::faults::UNITS;
+
+use flexpmu_isa::source::shorten;
+
+use crate::output::{check_output, write_output};
+
+use super::{table, SelectArgs};
+
+const SVG_MARKER: &str = "<!-- flexpmu faults select -->";
+const MAP_MARKER: &str = "flexpmu monitor map";
+
+/// Random maps drawn for the baseline.
+const DRAWS: usize = 100;
+
+/// Campaigns grouped: the shard files of one campaign merged, each
+/// campaign a kernel.
+fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Candidate>)> {
+    let mut groups: Vec<(Vec<PathBuf>, flexpmu_studies::faults::CampaignInfo)> = Vec::new();
+    for path in files {
+        let info = read_results(path)?.info;
+        match groups.iter_mut().find(|(_, i)| i.same_campaign(&info)) {
+            Some((paths, _)) => paths.push(path.clone()),
+            None => groups.push((vec![path.clone()], info)),
+        }
+    }
+    let mut kernels = Vec::new();
+    let mut infos = Vec::new();
+    for (paths, _) in &groups {
+        let merged = merge(paths)?;
+        let name = paths[0].display().to_string();
+        if merged.missing() > 0 {
+            eprintln!(
+                "note: {name}: {} of the campaign's faults are in no file given ({}); selecting from the others",
+                merged.missing(),
+                merged.missing_description()
+            );
+        }
+        kernels.push(Kernel::of(&merged, &name, units)?);
+        infos.push((name, merged.info.matrix.clone()));
+    }
+    let named: Vec<(&str, &flexpmu_studies::faults::matrix::MatrixInfo)> = infos
+        .iter()
+        .filter_map(|(n, m)| m.as_ref().map(|m| (n.as_str(), m)))
+        .collect();
+    let candidates = common_candidates(&named)?.to_vec();
+    Ok((kernels, candidates))
+}
+
+/// One method's map and its figures on the held-out kernels.
+struct Row {
+    method: String,
+    /// Missed faults revealed, per held-out kernel.
+    revealed: Vec<f64>,
+    /// Over 1..K counters.
+    curve: Vec<f64>,
+    spread: Option<(f64, f64, f64)>,
+}
+
+pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
+    let units: Vec<String> = if args.units.is_empty() {
+        GPU_PROPER.iter().map(|u| u.to_string()).collect()
+    } else {
+        args.units.clone()
+    };
+    for unit in &units {
+        if !UNITS.contains(&unit.as_str()) {
+            bail!(
+                "--unit {}: expected one of {}",
+                shorten(unit),
+                UNITS.join(", ")
+            );
+        }
+    }
+    if !(1..=16).contains(&args.counters) {
+        bail!(
+            "--counters {}: expected 1 to 16 (the PMU's channels)",
+            args.counters
+        );
+    }
+    let train_files: Vec<PathBuf> = args.files.iter().chain(&args.train).cloned().collect();
+    if train_files.is_empty() {
+        bail!("no results file: give RESULTS.jsonl... or --train A.jsonl... (from `flexpmu faults run --out`)");
+    }
+    for (path, marker) in [(&args.svg, SVG_MARKER), (&args.write_map, MAP_MARKER)] {
+        if let Some(path) = path {
+            check_output(path, args.force, &[marker])?;
+        }
+    }
+    let (train, candidates) = kernels(&train_files, &units)?;
+    let (test, test_candidates) = if args.test.is_empty() {
+        (train.clone(), candidates.clone())
+    } else {
+        kernels(&args.test, &units)?
+    };
+    if test_candidates != candidates {
+        bail!("the --test campaigns ran on another core than the training ones (their candidates differ)");
+    }
+    let k = args.counters;
+    let picks = greedy(&train, &candidates, k);
+    let exact = branch_and_bound(&train, &candidates, k, args.exact_nodes);
+    let selected: Vec<Pair> = picks.iter().map(|p| p.pair).collect();
+    let today_map = ordered(&train, &candidates, &today(&candidates));
+    let today_k: Vec<Pair> = today_map.iter().take(k).copied().collect();
+    let toggles = on_channels(&ranked_by_activity(&train, &candidates), k);
+    let randoms = random_maps(&candidates, k, DRAWS, args.seed);
+
+    let on_test =
+        |map: &[Pair]| -> Vec<f64> { test.iter().map(|t| t.revealed(map) as f64).collect() };
+    let curve_of = |map: &[Pair]| -> Vec<f64> {
+        let mut c: Vec<f64> = curve(&test, map).into_iter().map(|v| v as f64).collect();
+        let last = c.last().copied().unwrap_or(0.0);
+        c.resize(k, last);
+        c
+    };
+    let mut rows = vec![
+        Row {
+            method: "selected (greedy)".into(),
+            revealed: on_test(&selected),
+            curve: curve_of(&selected),
+            spread: None,
+        },
+        Row {
+            method: "today's MONITOR_MAP".into(),
+            revealed: on_test(&today_k),
+            curve: curve_of(&today_map),
+            spread: None,
+        },
+        Row {
+            method: "toggle criterion (thesis)".into(),
+            revealed: on_test(&toggles),
+            curve: curve_of(&toggles),
+            spread: None,
+        },
+    ];
+    let random_revealed: Vec<Vec<f64>> = randoms.iter().map(|m| on_test(m)).collect();
+    let random_totals: Vec<f64> = random_revealed.iter().map(|r| r.iter().sum()).collect();
+    let mean = random_totals.iter().sum::<f64>() / DRAWS as f64;
+    let sd = (random_totals
+        .iter()
+        .map(|t| (t - mean).powi(2))
+        .sum::<f64>()
+        / DRAWS as f64)
+        .sqrt();
+    let min = random_totals.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = random_totals.iter().copied().fold(0.0, f64::max);
+    let mut random_curve = vec![0.0; k];
+    for m in &randoms {
+        for (acc, v) in random_curve.iter_mut().zip(curve_of(m)) {
+            *acc += v / DRAWS as f64;
+        }
+    }
+    rows.push(Row {
+        method: format!("random (mean of {DRAWS})"),
+        revealed: (0..test.len())
+            .map(|i| random_revealed.iter().map(|r| r[i]).sum::<f64>() / DRAWS as f64)
+            .collect(),
+        curve: random_curve,
+        spread: Some((sd, min, max)),
+    });
+
+    if let Some(path) = &args.write_map {
+        let mut map = MonitorMap::today();
+        for p in &picks {
+            let c = &candidates[p.pair.candidate];
+            map.channels[p.pair.channel] = MapEntry {
+                signal: c.name.clone(),
+                mode: c.mode.channel(),
+                line: 0,
+            };
+        }
+        let comment = format!(
+            "{MAP_MARKER}: written by `flexpmu faults select --counters {k}`\nfrom {}; channels not chosen keep today's signal",
+            train_files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        );
+        write_output(path, &map.render(&comment))?;
+    }
+    if let Some(path) = &args.svg {
+        write_output(path, &plot(&rows, &test))?;
+    }
+    let missed: u64 = test.iter().map(|t| t.missed.len() as u64).sum();
+    let revealable: u64 = test.iter().map(Kernel::revealable).sum();
+    if args.json {
+        let picks_json: Vec<_> = picks.iter().map(|p| pick_json(p, &candidates)).collect();
+        let methods: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "method": r.method,
+                    "revealed": r.revealed.iter().sum::<f64>(),
+                    "per_kernel": r.revealed,
+                    "curve": r.curve,
+                    "spread": r.spread.map(|(sd, min, max)| serde_json::json!({"sd": sd, "min": min, "max": max})),
+                })
+            })
+            .collect();
+        outln!(
+            "{}",
+            serde_json::json!({
+                "candidates": candidates.len(),
+                "units": units,
+                "counters": k,
+                "picks": picks_json,
+                "exact": {"best": exact.best, "proven": exact.proven, "upper_bound": exact.upper_bound},
+                "greedy": picks.iter().map(|p| p.gain).sum::<u64>(),
+                "train": train.iter().map(|t| &t.name).collect::<Vec<_>>(),
+                "test": test.iter().map(|t| &t.name).collect::<Vec<_>>(),
+                "missed": missed,
+                "revealable": revealable,
+                "methods": methods,
+            })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut chosen = table(&[
+        "#", "channel", "signal", "mode", "unit", "bits", "gain", "revealed",
+    ]);
+    let mut total = 0;
+    for (i, p) in picks.iter().enumerate() {
+        let c = &candidates[p.pair.candidate];
+        total += p.gain;
+        chosen.add_row(vec![
+            (i + 1).to_string(),
+            format!("CNT{}", p.pair.channel),
+            c.name.clone(),
+            c.mode.name().to_string(),
+            c.unit.clone(),
+            c.width.to_string(),
+            format!("+{}", p.gain),
+            total.to_string(),
+        ]);
+    }
+    let train_missed: u64 = train.iter().map(|t| t.missed.len() as u64).sum();
+    let train_revealable: u64 = train.iter().map(Kernel::revealable).sum();
+    outln!(
+        "{} candidates; training on {} kernel(s): {train_missed} faults of {} the output check misses, {train_revealable} of them revealed by some candidate\n{chosen}",
+        candidates.len(),
+        train.len(),
+        units.join(", ")
+    );
+    let greedy_total: u64 = picks.iter().map(|p| p.gain).sum();
+    if exact.proven && exact.best > greedy_total {
+        outln!(
+            "exact (branch and bound): {} faults with {k} counters, {} more than greedy",
+            exact.best,
+            exact.best - greedy_total
+        );
+    } else if exact.proven {
+        outln!(
+            "exact (branch and bound): {}: greedy is optimal here",
+            exact.best
+        );
+    } else {
+        outln!(
+            "exact (branch and bound): not proven within {} nodes (--exact-nodes); best found {}, greedy {greedy_total}; no map of {k} reveals more than {}",
+            args.exact_nodes,
+            exact.best,
+            exact.upper_bound
+        );
+    }
+    let mut compare = table(&[
+        "map",
+        "revealed",
+        "of missed",
+        "coverage (output + counters)",
+    ]);
+    let output: u64 = test.iter().map(|t| t.output).sum();
+    let faults: u64 = test.iter().map(|t| t.faults).sum();
+    for r in &rows {
+        let revealed: f64 = r.revealed.iter().sum();
+        let spread = r.spread.map_or(String::new(), |(sd, min, max)| {
+            format!(" ± {sd:.1} ({min:.0}-{max:.0})")
+        });
+        compare.add_row(vec![
+            r.method.clone(),
+            format!("{revealed:.1}{spread}"),
+            format!("{:.1} %", 100.0 * revealed / missed.max(1) as f64),
+            format!(
+                "{:.1} %",
+                100.0 * (output as f64 + revealed) / faults.max(1) as f64
+            ),
+        ]);
+    }
+    outln!(
+        "on {} kernel(s){}: {faults} faults, {output} caught by the output ({:.1} %), {missed} missed, {revealable} of them revealable by some candidate\n{compare}",
+        test.len(),
+        if args.test.is_empty() { "" } else { " held out" },
+        100.0 * output as f64 / faults.max(1) as f64
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pick_json(p: &Pick, candidates: &[Candidate]) -> serde_json::Value {
+    let c = &candidates[p.pair.candidate];
+    serde_json::json!({
+        "channel": p.pair.channel,
+        "signal": c.name,
+        "mode": c.mode.name(),
+        "unit": c.unit,
+        "width": c.width,
+        "gain": p.gain,
+    })
+}
+
+/// Coverage (output + counters) against the number of counters.
+fn plot(rows: &[Row], test: &[Kernel]) -> String {
+    let faults: f64 = test.iter().map(|t| t.faults as f64).sum::<f64>().max(1.0);
+    let output: f64 = test.iter().map(|t| t.output as f64).sum();
+    let k = rows.iter().map(|r| r.curve.len()).max().unwrap_or(1).max(1);
+    let coverage = |v: f64| 100.0 * (output + v) / faults;
+    let lo = coverage(0.0).floor();
+    let hi = rows
+        .iter()
+        .flat_map(|r| r.curve.iter().map(|&v| coverage(v)))
+        .fold(lo + 1.0, f64::max)
+        .ceil();
+    let (w, h, left, top, right, bottom) = (560.0, 340.0, 60.0, 30.0, 190.0, 40.0);
+    let x = |n: usize| left + (w - left - right) * (n as f64 - 1.0) / (k.max(2) as f64 - 1.0);
+    let y = |c: f64| top + (h - top - bottom) * (1.0 - (c - lo) / (hi - lo));
+    let mut svg = format!(
+        "{SVG_MARKER}\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"10\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{left}\" y=\"16\" font-size=\"12\">Coverage (output + counters) against counters</text>\n"
+    );
+    for n in 1..=k {
+        svg += &format!(
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{n}</text>\n",
+            x(n),
+            h - bottom + 14.0
+        );
+    }
+    for step in 0..=4 {
+        let c = lo + (hi - lo) * step as f64 / 4.0;
+        svg += &format!(
+            "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{c:.1} %</text>\n",
+            w - right,
+            y(c),
+            y(c),
+            left - 4.0,
+            y(c) + 3.0
+        );
+    }
+    svg += &format!(
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">counters</text>\n",
+        (left + w - right) / 2.0,
+        h - 6.0
+    );
+    let colours = ["#c0392b", "#2c3e50", "#27ae60", "#8e44ad"];
+    for (i, r) in rows.iter().enumerate() {
+        let colour = colours[i % colours.len()];
+        let points: Vec<String> = r
+            .curve
+            .iter()
+            .enumerate()
+            .map(|(n, &v)| format!("{:.1},{:.1}", x(n + 1), y(coverage(v))))
+            .collect();
+        svg += &format!(
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{}</text>\n",
+            points.join(" "),
+            w - right + 8.0,
+            top + 14.0 * i as f64,
+            r.method
+        );
+    }
+    svg + "</svg>\n"
+}
