@@ -16,18 +16,7 @@ use common::{example, flexpmu, stderr, stdout, temp, write};
 /// SIGXFSZ ignored so that writes past it fail with EFBIG: a full disk
 /// for the files it writes.
 fn flexpmu_with_disk_limit(args: &[&str], cwd: &Path, blocks: u32) -> std::process::Output {
-    let mut script = format!(
-        "trap '' XFSZ; ulimit -f {blocks}; exec '{}'",
-        env!("CARGO_BIN_EXE_flexpmu")
-    );
-    for arg in args {
-        script += &format!(" '{arg}'");
-    }
-    Command::new("sh")
-        .args(["-c", &script])
-        .current_dir(cwd)
-        .output()
-        .expect("run sh")
+    common::flexpmu_under(&format!("trap '' XFSZ; ulimit -f {blocks}"), args, cwd)
 }
 
 /// Files in `dir` other than `keep`: nothing half-written may remain.

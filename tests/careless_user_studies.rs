@@ -16,15 +16,7 @@ use common::{example, flexpmu, stderr, stdout, temp, write};
 
 /// Runs flexpmu with its address space limited to `kib` KiB.
 fn flexpmu_with_memory_limit(args: &[&str], cwd: &Path, kib: u64) -> Output {
-    let mut script = format!("ulimit -v {kib}; exec '{}'", env!("CARGO_BIN_EXE_flexpmu"));
-    for arg in args {
-        script += &format!(" '{arg}'");
-    }
-    Command::new("sh")
-        .args(["-c", &script])
-        .current_dir(cwd)
-        .output()
-        .expect("run sh")
+    common::flexpmu_under(&format!("ulimit -v {kib}"), args, cwd)
 }
 
 fn json(out: &Output) -> serde_json::Value {

@@ -193,18 +193,6 @@ impl MonitorMap {
         }
         text
     }
-
-    /// An error at `entry`'s line.
-    pub fn error_at(&self, entry: &MapEntry, what: String) -> MapError {
-        MapError::Invalid {
-            path: self
-                .path
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("the monitor map")),
-            line: entry.line,
-            what,
-        }
-    }
 }
 
 fn line_of(text: &str, offset: usize) -> usize {

@@ -12,6 +12,20 @@ pub fn flexpmu(args: &[&str], cwd: &Path) -> Output {
         .expect("run flexpmu")
 }
 
+/// Runs flexpmu from `sh` after the shell commands `limits` (a `ulimit`,
+/// a `trap`): a full disk, too little memory.
+pub fn flexpmu_under(limits: &str, args: &[&str], cwd: &Path) -> Output {
+    let mut script = format!("{limits}; exec '{}'", env!("CARGO_BIN_EXE_flexpmu"));
+    for arg in args {
+        script += &format!(" '{arg}'");
+    }
+    Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(cwd)
+        .output()
+        .expect("run sh")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

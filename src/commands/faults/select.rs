@@ -9,12 +9,12 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use flexpmu_export::monitor_map::{MapEntry, MonitorMap};
 use flexpmu_studies::faults::candidates::Candidate;
-use flexpmu_studies::faults::merge::merge;
+use flexpmu_studies::faults::merge::merge_read;
 use flexpmu_studies::faults::monitor_selection::{
     branch_and_bound, common_candidates, curve, greedy, on_channels, ordered, random_maps,
     ranked_by_activity, today, Kernel, Pair, Pick, GPU_PROPER,
 };
-use flexpmu_studies::faults::results_file::read_results;
+use flexpmu_studies::faults::results_file::{read_results, ResultsFile};
 use flexpmu_studies::faults::UNITS;
 
 use flexpmu_isa::source::shorten;
@@ -32,19 +32,23 @@ const DRAWS: usize = 100;
 /// Campaigns grouped: the shard files of one campaign merged, each
 /// campaign a kernel.
 fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Candidate>)> {
-    let mut groups: Vec<(Vec<PathBuf>, flexpmu_studies::faults::CampaignInfo)> = Vec::new();
+    // Each file read once, grouped by campaign.
+    let mut groups: Vec<Vec<(PathBuf, ResultsFile)>> = Vec::new();
     for path in files {
-        let info = read_results(path)?.info;
-        match groups.iter_mut().find(|(_, i)| i.same_campaign(&info)) {
-            Some((paths, _)) => paths.push(path.clone()),
-            None => groups.push((vec![path.clone()], info)),
+        let file = read_results(path)?;
+        match groups
+            .iter_mut()
+            .find(|g| g[0].1.info.same_campaign(&file.info))
+        {
+            Some(group) => group.push((path.clone(), file)),
+            None => groups.push(vec![(path.clone(), file)]),
         }
     }
     let mut kernels = Vec::new();
     let mut infos = Vec::new();
-    for (paths, _) in &groups {
-        let merged = merge(paths)?;
-        let name = paths[0].display().to_string();
+    for group in groups {
+        let name = group[0].0.display().to_string();
+        let merged = merge_read(group.into_iter().map(Ok))?;
         if merged.missing() > 0 {
             eprintln!(
                 "note: {name}: {} of the campaign's faults are in no file given ({}); selecting from the others",
@@ -53,7 +57,7 @@ fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Cand
             );
         }
         kernels.push(Kernel::of(&merged, &name, units)?);
-        infos.push((name, merged.info.matrix.clone()));
+        infos.push((name, merged.info.matrix));
     }
     let named: Vec<(&str, &flexpmu_studies::faults::matrix::MatrixInfo)> = infos
         .iter()

@@ -104,11 +104,6 @@ impl Candidate {
     pub fn label(&self) -> String {
         format!("{} ({})", self.name, self.mode.name())
     }
-
-    /// The signal this candidate counts, without a slice's bits.
-    pub fn signal(&self) -> &str {
-        self.name.split('[').next().unwrap_or(&self.name)
-    }
 }
 
 /// How a candidate's value is read, every cycle of every run: kept flat.

@@ -2,10 +2,10 @@
 //! whole, and exactly what is missing when some shard is absent or cut.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::campaign::FaultResult;
-use super::results_file::{read_results, CampaignInfo, ResultsFileError};
+use super::results_file::{read_results, CampaignInfo, ResultsFile, ResultsFileError};
 
 /// One shard of a merge.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,12 +87,26 @@ pub enum MergeError {
 /// Reads and merges the shard files of one campaign (a shard may be
 /// given twice; its results must then agree).
 pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
-    let first_path = paths.first().ok_or(MergeError::NoFiles)?;
+    // Read one at a time: only the results kept are held.
+    merge_read(
+        paths
+            .iter()
+            .map(|path| Ok((path.clone(), read_results(path)?))),
+    )
+}
+
+/// [`merge`] of files read (or failing to be read), each with its path.
+pub fn merge_read(
+    files: impl IntoIterator<Item = Result<(PathBuf, ResultsFile), MergeError>>,
+) -> Result<Merged, MergeError> {
+    // The files' paths; each result keeps the index of its file's.
+    let mut paths: Vec<PathBuf> = Vec::new();
     let mut first: Option<CampaignInfo> = None;
-    let mut results: BTreeMap<u64, (FaultResult, &Path)> = BTreeMap::new();
+    let mut results: BTreeMap<u64, (FaultResult, usize)> = BTreeMap::new();
     let mut files_per_shard: BTreeMap<u64, usize> = BTreeMap::new();
-    for path in paths {
-        let file = read_results(path)?;
+    for file in files {
+        let (path, file) = file?;
+        let first_path = paths.first().unwrap_or(&path).clone();
         let info = file.info;
         match &first {
             None => first = Some(info.clone()),
@@ -120,15 +134,16 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
                     return Err(MergeError::Contradiction {
                         path: path.clone(),
                         id: result.id,
-                        first: from.to_path_buf(),
+                        first: paths[*from].clone(),
                     })
                 }
                 Some(_) => {}
                 None => {
-                    results.insert(result.id, (result, path));
+                    results.insert(result.id, (result, paths.len()));
                 }
             }
         }
+        paths.push(path);
     }
     let mut info = first.ok_or(MergeError::NoFiles)?;
     let n = info.shard[1];

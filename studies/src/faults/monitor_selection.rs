@@ -234,7 +234,10 @@ pub fn greedy_among(
     k: usize,
     allowed: Option<&[Pair]>,
 ) -> Vec<Pick> {
-    let problem = Problem::new(kernels, candidates);
+    greedy_on(&Problem::new(kernels, candidates), k, allowed)
+}
+
+fn greedy_on(problem: &Problem, k: usize, allowed: Option<&[Pair]>) -> Vec<Pick> {
     let mut covered = vec![0u64; problem.words];
     let mut heap: BinaryHeap<(Key, usize)> = (0..problem.sets.len())
         .filter(|&i| !problem.sets[i].is_empty())
@@ -306,7 +309,7 @@ pub fn branch_and_bound(
         pairs.retain(|&i| seen.insert(problem.sets[i].clone()));
         *list = pairs;
     }
-    let start = greedy(kernels, candidates, k);
+    let start = greedy_on(&problem, k, None);
     let mut search = Search {
         problem: &problem,
         channels: &channels,
