@@ -27,6 +27,7 @@ pub mod identifiers;
 pub mod ir;
 pub mod module_names;
 pub mod monitor_map;
+pub mod monitor_wiring;
 pub mod net_paths;
 pub mod pmu_variant;
 pub mod registry;

@@ -36,8 +36,20 @@ pub struct MapEntry {
     /// (`sm.instruction_in[63:32]`), or today's channel (`map.<name>`).
     pub signal: String,
     pub mode: ChannelMode,
-    /// The line of the file it came from (0: not from a file).
+    /// The line of its `signal` in the file it came from (0: not from a
+    /// file).
     pub line: usize,
+}
+
+impl MapEntry {
+    /// `signal (mode)`.
+    pub fn label(&self) -> String {
+        let mode = match self.mode {
+            ChannelMode::Toggle => "toggle",
+            ChannelMode::Level => "level",
+        };
+        format!("{} ({mode})", self.signal)
+    }
 }
 
 /// What the 16 channels count.
@@ -158,7 +170,7 @@ impl MonitorMap {
             channels[index] = Some(MapEntry {
                 signal: signal.clone(),
                 mode,
-                line: line_of(text, entry.span().start),
+                line: line_of(text, e.signal.span().start),
             });
         }
         if let Some(missing) = channels.iter().position(Option::is_none) {

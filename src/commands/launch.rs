@@ -2,9 +2,11 @@
 //! (`run`, `demo`, `faults`, `validate`): one definition, one set of
 //! defaults, and the program loader they share.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use flexpmu_export::monitor_map::MonitorMap;
 use flexpmu_isa::asm;
 use flexpmu_isa::rom::parse_hex_words;
 use flexpmu_isa::source::{read_text, MAX_PROGRAM_BYTES};
@@ -16,7 +18,7 @@ use flexpmu_sim::gpu::sm::{SmConfig, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_COR
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 /// How the SM slice runs: its timing, residency, PMU and engine.
-#[derive(clap::Args, Clone, Copy)]
+#[derive(clap::Args, Clone)]
 pub struct SmArgs {
     /// Stage timing: FlexGripPlus 4.4's (block set-up, stage state
     /// machines, rounds) or the simple model (every stage as fast as the
@@ -36,6 +38,11 @@ pub struct SmArgs {
     /// rust-hdl's, the reference. Both write the same waveform.
     #[arg(long, value_enum, default_value_t = Engine::Compiled)]
     pub engine: Engine,
+    /// What the PMU's 16 channels count, instead of the built-in map: a
+    /// monitor map (TOML; `faults select --write-map` writes one). Runs
+    /// on the compiled engine's evaluation loop.
+    #[arg(long, value_name = "FILE.toml")]
+    pub monitor_map: Option<PathBuf>,
 }
 
 impl Default for SmArgs {
@@ -47,6 +54,7 @@ impl Default for SmArgs {
             blocks_per_core: DEFAULT_BLOCKS_PER_CORE,
             no_pmu: false,
             engine: Engine::Compiled,
+            monitor_map: None,
         }
     }
 }
@@ -59,11 +67,27 @@ impl SmArgs {
                 self.blocks_per_core
             );
         }
+        let monitor_map = match &self.monitor_map {
+            None => None,
+            Some(path) => {
+                if self.no_pmu {
+                    bail!("--monitor-map wires the PMU's channels: leave out --no-pmu");
+                }
+                if self.engine != Engine::Compiled {
+                    bail!(
+                        "--monitor-map runs on the compiled engine (rust-hdl runs the map flexpmu was built with): leave out --engine {}",
+                        self.engine.name()
+                    );
+                }
+                Some(Arc::new(MonitorMap::load(path)?))
+            }
+        };
         Ok(SmConfig {
             timing: self.timing,
             blocks_per_core: self.blocks_per_core,
             pmu: !self.no_pmu,
             engine: self.engine,
+            monitor_map,
             ..SmConfig::default()
         })
     }
@@ -84,7 +108,7 @@ pub enum MemoryKind {
 
 /// A launch of the vector-addition kernel's shape: the grid, its global
 /// memory, and how the SM slice runs it.
-#[derive(clap::Args, Clone, Copy)]
+#[derive(clap::Args, Clone)]
 pub struct LaunchArgs {
     /// Threads per block (1 to 512).
     #[arg(long, default_value_t = 32)]

@@ -85,7 +85,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let waveform = args.waveform.open()?;
     let program = load_program(&args.file)?;
     let options = RunOptions {
-        launch: args.launch,
+        launch: args.launch.clone(),
         thread: args.thread,
         period_ps: args.waveform.period_ps,
         json: args.json,

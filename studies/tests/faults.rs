@@ -362,3 +362,97 @@ fn sm_core_sites_name_their_units() {
         .iter()
         .any(|s| s.unit == "ports" && s.name == "sm.sm_warp_pc"));
 }
+
+/// Appendix A without its reads (nor the local reset): the counters
+/// count to the end of the kernel. A read carries a counter's value
+/// through the data path, and that value depends on what the counter
+/// counts: a channel counting it would count what the map itself changes.
+fn appendix_without_reads() -> Vec<u32> {
+    let path = format!("{}/../examples/appendix_a.sass", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).unwrap();
+    let kept: String = source
+        .lines()
+        .filter(|l| !(l.starts_with("PMEVENT") && (l.ends_with("IDL") || l.ends_with("RST"))))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(source.lines().count() - kept.lines().count(), 6);
+    flexpmu_isa::asm::assemble(&kept, "appendix_a_no_reads.sass")
+        .unwrap()
+        .values()
+}
+
+/// The honesty check of monitor selection: the coverage the detection
+/// matrix predicts for a chosen map is what a campaign measures with the
+/// PMU really built with that map (the same faults of the GPU proper,
+/// matched by site, bit and model; a flip's cycle depends on its site and
+/// bit only, so it flips at the same cycle on both cores), on a kernel
+/// that does not read its counters.
+#[test]
+fn a_selected_map_measures_what_the_matrix_predicts() {
+    use std::sync::Arc;
+
+    use flexpmu_studies::faults::monitor_selection::{
+        greedy, missed_by_output, monitor_map, Kernel, Pair, GPU_PROPER,
+    };
+
+    let units: Vec<String> = GPU_PROPER.iter().map(|u| u.to_string()).collect();
+    let iss = VectorAdd::new(Geometry::threads(32).unwrap())
+        .iss()
+        .unwrap();
+    let program = appendix_without_reads();
+    let today = Campaign::new(&iss, &program, SmConfig::default(), 5).unwrap();
+    let list = today.fault_list(&Model::ALL, &units);
+    let sample = select(&list.faults, Selection::Sample(700), 5, (0, 1));
+    let results = run_all(&today, &sample, 2);
+    let matrix = flexpmu_studies::faults::matrix::MatrixInfo::of(
+        today.matrix().unwrap(),
+        today.golden().counts.as_ref().unwrap(),
+    );
+    let kernel = Kernel::of_results("appendix A".into(), &matrix, &results, &units);
+    let picks = greedy(std::slice::from_ref(&kernel), &matrix.candidates, 16);
+    let chosen: Vec<Pair> = picks.iter().map(|p| p.pair).collect();
+    let predicted = kernel.revealed(&chosen);
+    assert!(predicted >= 20, "too few revealed to check anything: {predicted}");
+
+    let map = monitor_map(&matrix.candidates, &chosen);
+    assert!(!map.is_today());
+    let config = SmConfig {
+        monitor_map: Some(Arc::new(map)),
+        ..SmConfig::default()
+    };
+    let mapped = Campaign::new(&iss, &program, config, 5).unwrap();
+    assert_eq!(mapped.golden().run.cycles, today.golden().run.cycles);
+    let faults: Vec<_> = results
+        .iter()
+        .map(|r| {
+            let model = Model::ALL.into_iter().find(|m| m.name() == r.model).unwrap();
+            FaultList::find(mapped.sites(), &r.site, model)
+                .unwrap_or_else(|e| panic!("{} is not on the mapped core: {e}", r.site))
+        })
+        .collect();
+    let measured_results = run_all(&mapped, &faults, 2);
+    let by_site: std::collections::HashMap<(&str, &str), &FaultResult> = measured_results
+        .iter()
+        .map(|r| ((r.site.as_str(), r.model.as_str()), r))
+        .collect();
+    let mut measured = 0;
+    for r in &results {
+        let m = by_site[&(r.site.as_str(), r.model.as_str())];
+        assert_eq!(m.cycle, r.cycle, "{}", r.site);
+        // The GPU behaves alike; what the counters show is the map's.
+        assert_eq!(
+            missed_by_output(m.outcome),
+            missed_by_output(r.outcome),
+            "{} {}: {:?} on the mapped core, {:?} on today's",
+            r.site,
+            r.model,
+            m.outcome,
+            r.outcome
+        );
+        if missed_by_output(m.outcome) && m.counters_differing != 0 {
+            measured += 1;
+        }
+    }
+    eprintln!("predicted {predicted}, measured {measured}");
+    assert_eq!(measured, predicted);
+}

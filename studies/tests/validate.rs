@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use flexpmu_export::monitor_map::MonitorMap;
 use flexpmu_hdl::pmu::ChannelMode;
 use flexpmu_hdl::sm::MONITOR_MAP;
 use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind};
@@ -123,12 +124,12 @@ fn a_wrong_converter_is_a_slope_and_constant_discrepancy() {
         .iter()
         .position(|s| s.name == "sm_register_write")
         .unwrap();
-    let mut modes = MONITOR_MAP.map(|s| s.mode);
-    assert_eq!(modes[register_write], ChannelMode::Level);
-    modes[register_write] = ChannelMode::Toggle;
+    let mut map = MonitorMap::today();
+    assert_eq!(map.channels[register_write].mode, ChannelMode::Level);
+    map.channels[register_write].mode = ChannelMode::Toggle;
     let options = Options {
         config: SmConfig {
-            channel_modes: Some(modes),
+            monitor_map: Some(std::sync::Arc::new(map)),
             ..SmConfig::default()
         },
         ..Options::default()

@@ -237,7 +237,7 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
         matrix,
         ..Options::default()
     };
-    let campaign = Campaign::with_options(&iss, &program, config, seed, &options)
+    let campaign = Campaign::with_options(&iss, &program, config.clone(), seed, &options)
         .with_context(|| format!("{}: the fault-free run failed", launch.file.display()))?;
     if let Some(bar) = spinner {
         bar.finish_and_clear();

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
+use flexpmu_export::monitor_map::MapEntry;
 use flexpmu_studies::faults::list::{select, Selection};
 use flexpmu_studies::faults::matrix::MatrixInfo;
 use flexpmu_studies::faults::population::population;
@@ -130,6 +131,12 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         confidence: args.confidence,
         shard: [k, n],
         loop_launch: args.launch.loop_launch,
+        monitor_map: prepared
+            .config
+            .monitor_map
+            .as_deref()
+            .filter(|map| !map.is_today())
+            .map(|map| map.channels.iter().map(MapEntry::label).collect()),
         matrix: campaign
             .matrix()
             .zip(campaign.golden().counts.as_ref())

@@ -7,11 +7,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use flexpmu_export::monitor_map::{MapEntry, MonitorMap};
 use flexpmu_studies::faults::candidates::Candidate;
 use flexpmu_studies::faults::merge::merge_read;
 use flexpmu_studies::faults::monitor_selection::{
-    branch_and_bound, common_candidates, curve, greedy, on_channels, ordered, random_maps,
+    branch_and_bound, common_candidates, curve, greedy, monitor_map, on_channels, ordered, random_maps,
     ranked_by_activity, today, Kernel, Pair, Pick, GPU_PROPER,
 };
 use flexpmu_studies::faults::results_file::{read_results, ResultsFile};
@@ -36,6 +35,12 @@ fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Cand
     let mut groups: Vec<Vec<(PathBuf, ResultsFile)>> = Vec::new();
     for path in files {
         let file = read_results(path)?;
+        if file.info.monitor_map.is_some() {
+            bail!(
+                "{}: the campaign ran with --monitor-map; select chooses from campaigns of the built-in map (today's channels are its baseline)",
+                path.display()
+            );
+        }
         match groups
             .iter_mut()
             .find(|g| g[0].1.info.same_campaign(&file.info))
@@ -180,15 +185,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     });
 
     if let Some(path) = &args.write_map {
-        let mut map = MonitorMap::today();
-        for p in &picks {
-            let c = &candidates[p.pair.candidate];
-            map.channels[p.pair.channel] = MapEntry {
-                signal: c.name.clone(),
-                mode: c.mode.channel(),
-                line: 0,
-            };
-        }
+        let map = monitor_map(&candidates, &selected);
         let comment = format!(
             "{MAP_MARKER}: written by `flexpmu faults select --counters {k}`\nfrom {}; channels not chosen keep today's signal",
             train_files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")

@@ -15,6 +15,7 @@ use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmConfig, SmError, SmRun};
 
 use super::budget::Budget;
+use super::candidates::BuiltChannel;
 use super::digests::BlockWatch;
 use super::golden::Golden;
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec, Model};
@@ -117,14 +118,21 @@ impl Campaign {
         options: &Options,
     ) -> Result<Self, SmError> {
         let config = faulty_config(config);
+        let mapped = config.monitor_map.as_deref().is_some_and(|m| !m.is_today());
         let mut template = Sm::new(iss, program, config)?;
+        // The PMU's channels as candidates: today's by their names, a
+        // monitor map's by their index.
+        let channels = match mapped {
+            true => BuiltChannel::of_config(template.pmu_config()),
+            false => BuiltChannel::today(),
+        };
         let engine_sites = template
             .fault_sites()
             .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
         let sites: Vec<FaultSite> = engine_sites.iter().map(FaultSite::of_core).collect();
         let matrix = match options.matrix {
             true => Some(
-                Matrix::of_core(&engine_sites, &sites)
+                Matrix::of_core(&engine_sites, &sites, &channels)
                     .map_err(|e| SmError::Engine(e.to_string()))?,
             ),
             false => None,
@@ -173,7 +181,7 @@ impl Campaign {
         if self.shortcuts && !self.activated(fault) {
             return Ok(self.result(fault, 0, Outcome::Masked));
         }
-        let cycle = fault_cycle(fault, self.seed, self.golden.run.cycles);
+        let cycle = self.flip_cycle(fault);
         // A flip starts from the last checkpoint before its cycle.
         let start = match fault.model {
             Model::Flip if self.shortcuts => self.golden.checkpoint_before(cycle),
@@ -189,6 +197,12 @@ impl Campaign {
         Ok(self
             .run_from(sm, state, fault, Some(cycle), self.shortcuts)?
             .result)
+    }
+
+    /// The cycle `fault` acts from (0 for stuck-at).
+    fn flip_cycle(&self, fault: &FaultSpec) -> u64 {
+        let name = bit_name(&self.sites[fault.site], fault.bit);
+        fault_cycle(fault, &name, self.seed, self.golden.run.cycles)
     }
 
     /// Whether the golden run ever had the faulty bit at the other value.
@@ -245,7 +259,7 @@ impl Campaign {
         cycle: Option<u64>,
         stop_early: bool,
     ) -> Result<FaultRun, SmError> {
-        let cycle = cycle.unwrap_or_else(|| fault_cycle(fault, self.seed, self.golden.run.cycles));
+        let cycle = cycle.unwrap_or_else(|| self.flip_cycle(fault));
         let kind = match fault.model {
             Model::StuckAt0 => FaultKind::StuckAt0,
             Model::StuckAt1 => FaultKind::StuckAt1,

@@ -6,12 +6,13 @@
 //! as a toggle channel of its own width (a site wider than a channel's 32
 //! bits as one candidate per 32-bit slice); each 1-bit site also as a
 //! level channel; and the 16 channels of `MONITOR_MAP` as they are wired
-//! today (the PMU's `monitor_in` nets). The PMU's own sites are not
-//! candidates: a channel watching the PMU would watch itself.
+//! today (the PMU's `monitor_in` nets). The PMU's own sites, and the nets
+//! carrying its output (`monitor_out`), are not candidates: a channel
+//! watching the PMU would watch itself.
 
 use serde::{Deserialize, Serialize};
 
-use flexpmu_hdl::pmu::ChannelMode;
+use flexpmu_hdl::pmu::{ChannelMode, PmuConfig};
 use flexpmu_hdl::sm::MONITOR_MAP;
 use flexpmu_sim::engine::compiled::faults::{Site, SiteKind};
 
@@ -155,8 +156,17 @@ pub struct Candidates {
 
 /// Why the candidates cannot be found.
 #[derive(Debug, thiserror::Error)]
-#[error("the core has no net `{0}` (its PMU is not wired as MONITOR_MAP says)")]
+#[error("the core has no net `{0}` (its PMU does not have 16 channels)")]
 pub struct MissingNet(pub String);
+
+/// Whether a site carries the PMU's output (the core's `monitor_out`, the
+/// execute stage's `monitor_value_in`): what it shows depends on what the
+/// counters count, so a channel on it would watch the PMU itself.
+fn driven_by_pmu(site: &Site) -> bool {
+    site.aliases
+        .iter()
+        .any(|a| a == "pmu.monitor_out" || a == "monitor_out")
+}
 
 /// The site carrying the net named `alias` (any of its names).
 pub fn site_named<'a>(sites: &'a [Site], alias: &str) -> Option<&'a Site> {
@@ -165,14 +175,58 @@ pub fn site_named<'a>(sites: &'a [Site], alias: &str) -> Option<&'a Site> {
         .find(|s| s.name == alias || s.aliases.iter().any(|a| a == alias))
 }
 
+/// One of the PMU's channels as the core is built: the candidate its
+/// `monitor_in` net is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuiltChannel {
+    /// `map.<name>` for `MONITOR_MAP`'s channels, `channel.<k>` for a
+    /// monitor map's.
+    pub name: String,
+    pub width: usize,
+    pub mode: Mode,
+}
+
+impl BuiltChannel {
+    /// `MONITOR_MAP`'s channels.
+    pub fn today() -> Vec<BuiltChannel> {
+        MONITOR_MAP
+            .iter()
+            .map(|channel| BuiltChannel {
+                name: format!("map.{}", channel.name),
+                width: channel.width,
+                mode: Mode::of_channel(channel.mode),
+            })
+            .collect()
+    }
+
+    /// The channels of a PMU built as `config` (by a monitor map).
+    pub fn of_config(config: &PmuConfig) -> Vec<BuiltChannel> {
+        config
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(k, channel)| BuiltChannel {
+                name: format!("channel.{k}"),
+                width: channel.width,
+                mode: Mode::of_channel(channel.mode),
+            })
+            .collect()
+    }
+}
+
 impl Candidates {
     /// The candidates of the core whose engine sites are `sites` (named
-    /// and placed in units as the campaign's `named`).
-    pub fn of_core(sites: &[Site], named: &[FaultSite]) -> Result<Candidates, MissingNet> {
+    /// and placed in units as the campaign's `named`), its PMU's channels
+    /// built as `channels`.
+    pub fn of_core(
+        sites: &[Site],
+        named: &[FaultSite],
+        channels: &[BuiltChannel],
+    ) -> Result<Candidates, MissingNet> {
         let mut list = Vec::new();
         let mut sources = Vec::new();
         for (site, named) in sites.iter().zip(named) {
-            if named.unit == "pmu" {
+            if named.unit == "pmu" || driven_by_pmu(site) {
                 continue;
             }
             let source = Source::of(site.kind);
@@ -202,13 +256,13 @@ impl Candidates {
                 }
             }
         }
-        for (k, channel) in MONITOR_MAP.iter().enumerate() {
+        for (k, channel) in channels.iter().enumerate() {
             let net = format!("pmu.monitor_in_{k}");
             let site = site_named(sites, &net).ok_or(MissingNet(net))?;
             list.push(Candidate {
-                name: format!("map.{}", channel.name),
+                name: channel.name.clone(),
                 width: channel.width,
-                mode: Mode::of_channel(channel.mode),
+                mode: channel.mode,
                 unit: "map".into(),
                 offset: 0,
             });
@@ -287,7 +341,7 @@ mod tests {
             ));
         }
         let named: Vec<FaultSite> = sites.iter().map(FaultSite::of_core).collect();
-        let c = Candidates::of_core(&sites, &named).unwrap();
+        let c = Candidates::of_core(&sites, &named, &BuiltChannel::today()).unwrap();
         let labels: Vec<String> = c.list.iter().take(5).map(Candidate::label).collect();
         assert_eq!(
             labels,

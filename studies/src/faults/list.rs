@@ -203,14 +203,18 @@ pub fn select(
 }
 
 /// The cycle a fault acts from: 0 for stuck-at, for a flip a cycle drawn
-/// uniformly in `0..golden_cycles` from the seed and the fault's id alone
-/// (the same on any thread, in any shard).
-pub fn fault_cycle(fault: &FaultSpec, seed: u64, golden_cycles: u64) -> u64 {
+/// uniformly in `0..golden_cycles` from the seed and the fault's site and
+/// bit (`name`, as [`bit_name`] writes it) alone: the same on any thread,
+/// in any shard, and on a core whose other sites differ (a monitor map's:
+/// the same fault flips at the same cycle).
+pub fn fault_cycle(fault: &FaultSpec, name: &str, seed: u64, golden_cycles: u64) -> u64 {
     match fault.model {
         Model::Flip => {
-            let mut rng = rand::rngs::SmallRng::seed_from_u64(
-                seed ^ fault.id.wrapping_mul(0x9e37_79b9_7f4a_7c15),
-            );
+            // FNV-1a: stable across Rust versions, unlike `DefaultHasher`.
+            let digest = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ digest);
             rng.gen_range(0..golden_cycles.max(1))
         }
         _ => 0,
@@ -292,9 +296,14 @@ mod tests {
         shards.sort_by_key(|f| f.id);
         assert_eq!(shards, sample);
         let flip = all.faults.iter().find(|f| f.model == Model::Flip).unwrap();
-        let cycle = fault_cycle(flip, 1, 1000);
+        let name = all.site_name(flip);
+        let cycle = fault_cycle(flip, &name, 1, 1000);
         assert!(cycle < 1000);
-        assert_eq!(cycle, fault_cycle(flip, 1, 1000));
-        assert_eq!(fault_cycle(&all.faults[0], 1, 1000), 0);
+        assert_eq!(cycle, fault_cycle(flip, &name, 1, 1000));
+        // The same site and bit elsewhere in a list flips at the same cycle.
+        let moved = FaultSpec { id: flip.id + 7, ..*flip };
+        assert_eq!(cycle, fault_cycle(&moved, &name, 1, 1000));
+        let name_0 = all.site_name(&all.faults[0]);
+        assert_eq!(fault_cycle(&all.faults[0], &name_0, 1, 1000), 0);
     }
 }

@@ -13,7 +13,7 @@ use flexpmu_sim::gpu::sm::CoreSim;
 
 use serde::{Deserialize, Serialize};
 
-use super::candidates::{Candidate, Candidates, MissingNet};
+use super::candidates::{BuiltChannel, Candidate, Candidates, MissingNet};
 use super::monitor_counts::{carried_on, differing, ChannelWindows, MonitorCounts, CHANNELS};
 use super::revealed::Revealed;
 use super::site::FaultSite;
@@ -27,10 +27,15 @@ pub struct Matrix {
 
 impl Matrix {
     /// The candidates and channel windows of the core whose engine sites
-    /// are `sites` (named as `named`).
-    pub fn of_core(sites: &[Site], named: &[FaultSite]) -> Result<Matrix, MissingNet> {
+    /// are `sites` (named as `named`), its PMU's channels built as
+    /// `channels`.
+    pub fn of_core(
+        sites: &[Site],
+        named: &[FaultSite],
+        channels: &[BuiltChannel],
+    ) -> Result<Matrix, MissingNet> {
         Ok(Matrix {
-            candidates: Candidates::of_core(sites, named)?,
+            candidates: Candidates::of_core(sites, named, channels)?,
             windows: ChannelWindows::of_core(sites)?,
         })
     }

@@ -21,8 +21,10 @@ use std::collections::BinaryHeap;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
+use flexpmu_export::monitor_map::{MapEntry, MonitorMap};
 use flexpmu_hdl::sm::MONITOR_MAP;
 
+use super::campaign::FaultResult;
 use super::candidates::{Candidate, Mode};
 use super::matrix::MatrixInfo;
 use super::merge::Merged;
@@ -78,31 +80,41 @@ impl Kernel {
             .matrix
             .as_ref()
             .ok_or_else(|| SelectionError::NoMatrix(name.to_string()))?;
+        let name = format!(
+            "{} ({} x {} threads)",
+            merged.info.program, merged.info.blocks, merged.info.threads
+        );
+        Ok(Kernel::of_results(name, matrix, &merged.results, units))
+    }
+
+    /// The kernel of a campaign's `results` on `units`, its matrix
+    /// `matrix`.
+    pub fn of_results(
+        name: String,
+        matrix: &MatrixInfo,
+        results: &[FaultResult],
+        units: &[String],
+    ) -> Kernel {
         let mut kernel = Kernel {
-            name: format!(
-                "{} ({} x {} threads)",
-                merged.info.program, merged.info.blocks, merged.info.threads
-            ),
+            name,
             faults: 0,
             output: 0,
             missed: Vec::new(),
             bit_toggles: matrix.bit_toggles.clone(),
             changes: matrix.changes.clone(),
         };
-        for r in &merged.results {
+        for r in results {
             if !units.contains(&r.unit) {
                 continue;
             }
             kernel.faults += 1;
-            match r.outcome {
-                Outcome::Sdc => kernel.output += 1,
-                Outcome::Pmu | Outcome::Counters | Outcome::Latent | Outcome::Masked => {
-                    kernel.missed.push(r.revealed.iter().collect());
-                }
-                Outcome::Due | Outcome::Hang | Outcome::Unmodelled => {}
+            if missed_by_output(r.outcome) {
+                kernel.missed.push(r.revealed.iter().collect());
+            } else if r.outcome == Outcome::Sdc {
+                kernel.output += 1;
             }
         }
-        Ok(kernel)
+        kernel
     }
 
     /// Missed faults `map` reveals.
@@ -115,6 +127,30 @@ impl Kernel {
     pub fn revealable(&self) -> u64 {
         self.missed.iter().filter(|row| !row.is_empty()).count() as u64
     }
+}
+
+/// A fault that completed its run without the output check seeing it
+/// (what counters can add to).
+pub fn missed_by_output(outcome: Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Pmu | Outcome::Counters | Outcome::Latent | Outcome::Masked
+    )
+}
+
+/// Today's map with each pair's candidate on its channel, as a monitor
+/// map to build the core with.
+pub fn monitor_map(candidates: &[Candidate], map: &[Pair]) -> MonitorMap {
+    let mut built = MonitorMap::today();
+    for p in map {
+        let c = &candidates[p.candidate];
+        built.channels[p.channel] = MapEntry {
+            signal: c.name.clone(),
+            mode: c.mode.channel(),
+            line: 0,
+        };
+    }
+    built
 }
 
 fn reveals(row: &[(usize, u16)], map: &[Pair]) -> bool {

@@ -61,6 +61,10 @@ pub struct CampaignInfo {
     /// With `--loop-launch N`: N (the launch is the rbe suite's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loop_launch: Option<u32>,
+    /// With `--monitor-map`: what each channel counted (`signal (mode)`),
+    /// when not `MONITOR_MAP`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monitor_map: Option<Vec<String>>,
     /// The detection matrix's candidates (absent: the matrix off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matrix: Option<MatrixInfo>,

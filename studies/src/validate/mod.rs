@@ -200,7 +200,7 @@ fn run_point(
         source: Box::new(source),
     };
     let mut iss = iss_for(rbe, n).map_err(iss_error)?;
-    let mut sm = Sm::new(&iss, &rbe.program, options.config).map_err(sm_error)?;
+    let mut sm = Sm::new(&iss, &rbe.program, options.config.clone()).map_err(sm_error)?;
     if let Some(prepare) = options.prepare {
         prepare(&mut sm).map_err(sm_error)?;
     }

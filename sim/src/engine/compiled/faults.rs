@@ -7,7 +7,9 @@
 //! (or every node, for a design without it); `step` then runs as settle
 //! and clock. Which site belongs to which unit is a study's business.
 
-use super::netlist::{Netlist, Op};
+use flexpmu_export::monitor_wiring::wiring_name;
+
+use super::netlist::{NamedSignal, Netlist, Op};
 
 /// What a site is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +91,16 @@ pub fn sites(netlist: &Netlist) -> Vec<Site> {
     let mut sites = Vec::new();
     let top_inputs: Vec<&str> = netlist.inputs.iter().map(|(n, _)| n.as_str()).collect();
     let top_outputs: Vec<&str> = netlist.outputs.iter().map(|o| o.name.as_str()).collect();
-    for signal in &netlist.signals {
+    // A net takes the name of its first signal, the monitor wiring's
+    // last: a signal the PMU watches keeps its own name.
+    let wiring = |s: &&NamedSignal| {
+        std::iter::once(&s.name)
+            .chain(&s.aliases)
+            .all(|n| wiring_name(n))
+    };
+    let (wiring, others): (Vec<&NamedSignal>, Vec<&NamedSignal>) =
+        netlist.signals.iter().partition(wiring);
+    for signal in others.into_iter().chain(wiring) {
         let node = netlist.nodes[signal.node];
         if signal.clock || matches!(node.op, Op::Const(_) | Op::State(_)) {
             continue;

@@ -1,7 +1,9 @@
 //! How a run goes: the options of [`SmConfig`] and the limits of the SM
 //! slice (passes per warp instruction, residency).
 
-use flexpmu_hdl::pmu::ChannelMode;
+use std::sync::Arc;
+
+use flexpmu_export::monitor_map::MonitorMap;
 use flexpmu_hdl::sm::execute_stage::LANES;
 
 use super::timing::Timing;
@@ -28,7 +30,7 @@ pub const MAX_BLOCKS_PER_CORE: u32 = 15;
 pub const MAX_RESIDENT_WARPS: u32 = 32;
 
 /// Options of a run.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SmConfig {
     /// Stage timing.
     pub timing: Timing,
@@ -50,10 +52,11 @@ pub struct SmConfig {
     pub memory_cycles: u64,
     /// The engine that runs [`SmCore`].
     pub engine: Engine,
-    /// The PMU's converter mode per channel; `None`: the monitored-signal
-    /// map's. Another choice builds a deliberately wrong PMU (the tests of
-    /// the validation procedure).
-    pub channel_modes: Option<[ChannelMode; 16]>,
+    /// What the PMU's 16 channels count (`--monitor-map`); `None`:
+    /// `MONITOR_MAP`. Runs on the compiled engine's evaluation loop (the
+    /// generated code is today's map's). Today's signals in other modes
+    /// make a deliberately wrong PMU (the tests of the validation procedure).
+    pub monitor_map: Option<Arc<MonitorMap>>,
     /// Stop with [`SmError::DecoderMismatch`] when the hardware decoder's
     /// op class differs from the reference decoder's (a defect of the
     /// model). Off in fault campaigns, where a faulty decoder is the
@@ -72,7 +75,7 @@ impl Default for SmConfig {
             record_pmu_ports: false,
             memory_cycles: MEMORY_CYCLES,
             engine: Engine::default(),
-            channel_modes: None,
+            monitor_map: None,
             check_decoder: true,
         }
     }

@@ -4,7 +4,10 @@
 //! [`CoreInputs`] and read a [`CoreView`]; neither knows which engine
 //! runs the core.
 
-use flexpmu_hdl::sm::execute_stage::LANES;
+use flexpmu_export::monitor_map::MonitorMap;
+use flexpmu_export::monitor_wiring::mapped_sm_core;
+use flexpmu_hdl::pmu::PmuConfig;
+use flexpmu_hdl::sm::execute_stage::{ExecuteLatency, LANES};
 use flexpmu_hdl::SmCore;
 use rust_hdl::prelude::Block;
 
@@ -146,8 +149,13 @@ impl CompiledCore {
         core.connect_all();
         let design = flexpmu_export::export(&core, "flexpmu_sm_core")
             .map_err(|e| SmError::Engine(e.to_string()))?;
+        Self::of_design(core, &design)
+    }
+
+    /// Compiles `design`, the export of `core` (possibly rewired).
+    fn of_design(core: SmCore, design: &flexpmu_export::Design) -> Result<Self, SmError> {
         let block = Some(Box::new(core));
-        let sim = CompiledSim::new(&design).map_err(|e| SmError::Engine(e.to_string()))?;
+        let sim = CompiledSim::new(design).map_err(|e| SmError::Engine(e.to_string()))?;
         let missing = |what: String| SmError::Engine(format!("the compiled SM core has no {what}"));
         let input = |name: &str| {
             sim.input_index(name)
@@ -238,6 +246,28 @@ impl CoreSim {
             }
         };
         Ok(CoreSim { on })
+    }
+
+    /// The core with the PMU's channels wired by `map` (the compiled
+    /// engine only: rust-hdl runs the code `SmCore` was compiled with).
+    pub(super) fn mapped(
+        map: &MonitorMap,
+        latency: ExecuteLatency,
+        engine: Engine,
+    ) -> Result<(Self, PmuConfig), SmError> {
+        if engine != Engine::Compiled {
+            return Err(SmError::Engine(
+                "a monitor map runs on the compiled engine (rust-hdl runs the map flexpmu was built with)".into(),
+            ));
+        }
+        let (core, design, config) = mapped_sm_core(map, latency, "flexpmu_sm_core")
+            .map_err(|e| SmError::MonitorMap(e.to_string()))?;
+        let mut compiled = CompiledCore::of_design(core, &design)?;
+        compiled.run.sim.settle();
+        let core = CoreSim {
+            on: CoreOn::Compiled(Box::new(compiled)),
+        };
+        Ok((core, config))
     }
 
     /// Streams the run to a waveform in `out`'s format.

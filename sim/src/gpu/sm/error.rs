@@ -12,6 +12,9 @@ pub enum SmError {
     Timeout(u64),
     #[error("{0}")]
     Engine(String),
+    /// A monitor map that cannot be applied (the error names its line).
+    #[error("{0}")]
+    MonitorMap(String),
     /// A stage broke the pipeline handshake (a defect of the model).
     #[error("cycle {cycle}: pipeline handshake violated: {what}")]
     Handshake { cycle: u64, what: &'static str },

@@ -87,7 +87,10 @@ mod write_stage;
 use std::collections::VecDeque;
 use std::io::Write;
 use std::ops::Range;
+use std::sync::Arc;
 
+use flexpmu_hdl::pmu::PmuConfig;
+use flexpmu_hdl::sm::core::sm_pmu_config;
 use flexpmu_hdl::SmCore;
 
 use crate::engine::compiled::faults::{Fault, Site};
@@ -116,6 +119,9 @@ pub use warp_unit::WarpState;
 /// The SM slice with a launch loaded.
 pub struct Sm {
     core: CoreSim,
+    /// What the PMU's channels were built as (widths and modes; empty
+    /// without the PMU).
+    pmu_config: Arc<PmuConfig>,
     /// The core's inputs as last driven (read's operands hold).
     core_inputs: core_sim::CoreInputs,
     config: SmConfig,
@@ -286,16 +292,20 @@ impl Sm {
             .map(|start| start..(start + per_round).min(warps.len()))
             .collect();
         let latency = config.timing.execute_latency();
-        let core = match config.channel_modes {
-            None => SmCore::new(config.pmu, latency),
-            Some(modes) => SmCore::with_pmu_config(
-                config.pmu,
-                latency,
-                &flexpmu_hdl::sm::core::sm_pmu_config_with(modes),
+        let (core, pmu_config) = match config.monitor_map.as_deref() {
+            _ if !config.pmu => (
+                CoreSim::new(SmCore::new(false, latency), config.engine)?,
+                PmuConfig { channels: vec![] },
+            ),
+            Some(map) if !map.is_today() => CoreSim::mapped(map, latency, config.engine)?,
+            _ => (
+                CoreSim::new(SmCore::new(true, latency), config.engine)?,
+                sm_pmu_config(),
             ),
         };
         Ok(Sm {
-            core: CoreSim::new(core, config.engine)?,
+            core,
+            pmu_config: Arc::new(pmu_config),
             core_inputs: core_sim::CoreInputs::default(),
             program: program.to_vec(),
             threads,
@@ -316,8 +326,9 @@ impl Sm {
     pub fn fork(&self) -> Option<Sm> {
         Some(Sm {
             core: self.core.fork()?,
+            pmu_config: self.pmu_config.clone(),
             core_inputs: self.core_inputs,
-            config: self.config,
+            config: self.config.clone(),
             program: self.program.clone(),
             threads: self.threads.clone(),
             segments: self.segments.clone(),
@@ -357,6 +368,12 @@ impl Sm {
     }
 
     /// Every fault site of the core (compiled engine only).
+    /// The PMU's channels as built (from the monitor map, or
+    /// `MONITOR_MAP`'s); none without the PMU.
+    pub fn pmu_config(&self) -> &PmuConfig {
+        &self.pmu_config
+    }
+
     pub fn fault_sites(&mut self) -> Option<Vec<Site>> {
         self.core.compiled().map(|sim| sim.fault_sites())
     }

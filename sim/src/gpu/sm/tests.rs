@@ -117,7 +117,7 @@ fn random_programs_match_the_reference_iss() {
             record_pmu_ports: true,
             ..SmConfig::default()
         };
-        let run = Sm::new(&iss, &program, config)
+        let run = Sm::new(&iss, &program, config.clone())
             .unwrap()
             .run()
             .unwrap_or_else(|err| panic!("case {case}: {err}"));
