@@ -450,3 +450,92 @@ fn faults_select_chooses_from_the_detection_matrix() {
         stderr(&refused)
     );
 }
+
+/// A monitor map builds the core: `run` counts with it, a campaign
+/// records it (and `faults select` refuses to choose from it), `export`
+/// writes the core; a bad map names its file and line.
+#[test]
+fn a_monitor_map_builds_the_core() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let today = json(&flexpmu(&["run", &sass, "--json"], dir.path()));
+    let map = [
+        ("map.warp_issue", "sm.decode.hook.stalled.q"),
+        ("map.sm_warp_pc", "sm.instruction_in[63:32]"),
+    ];
+    let mut text = String::from("# a hand-written map\n");
+    for (k, s) in today["monitor_map"].as_array().unwrap().iter().enumerate() {
+        let name = format!("map.{}", s["signal"].as_str().unwrap());
+        let signal = map
+            .iter()
+            .find(|(from, _)| *from == name)
+            .map_or(name.clone(), |(_, to)| to.to_string());
+        text += &format!(
+            "\n[[channel]]\nindex = {k}\nsignal = \"{signal}\"\nmode = {}\n",
+            s["mode"]
+        );
+    }
+    write(dir.path(), "m.toml", &text);
+    let mapped = json(&flexpmu(
+        &["run", &sass, "--monitor-map", "m.toml", "--json"],
+        dir.path(),
+    ));
+    assert_eq!(mapped["monitor_map"][0]["signal"], "sm.decode.hook.stalled.q");
+    assert_eq!(mapped["monitor_map"][3]["width"], 32);
+    assert_eq!(mapped["cycles"], today["cycles"]);
+    assert_eq!(mapped["matches_reference"], true);
+    // Channels the map keeps count what they counted.
+    for k in [1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+        assert_eq!(mapped["counters"][k], today["counters"][k], "CNT{k}");
+    }
+    // A campaign with the map says so; select chooses from the built-in map's.
+    json(&flexpmu(
+        &[
+            "faults", "run", &sass, "--sample", "30", "--monitor-map", "m.toml", "--out",
+            "c.jsonl", "--json",
+        ],
+        dir.path(),
+    ));
+    let first = std::fs::read_to_string(dir.path().join("c.jsonl")).unwrap();
+    let info: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        info["campaign"]["monitor_map"][0],
+        "sm.decode.hook.stalled.q (level)"
+    );
+    let refused = flexpmu(&["faults", "select", "c.jsonl"], dir.path());
+    assert_ne!(refused.status.code(), Some(0));
+    assert!(stderr(&refused).contains("c.jsonl: the campaign ran with --monitor-map"));
+    // export writes the core, its modules named after the file.
+    let out = flexpmu(
+        &["export", "--monitor-map", "m.toml", "--out", "hdl"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let top = std::fs::read_to_string(dir.path().join("hdl/flexpmu_sm_core_m.v")).unwrap();
+    assert!(top.contains("monitor_tap_0"), "{top}");
+    assert!(dir.path().join("hdl/flexpmu_sm_core_m.vhd").exists());
+    // A bad signal: the file and line, no backtrace.
+    write(
+        dir.path(),
+        "bad.toml",
+        &text.replacen("sm.instruction_in[63:32]", "sm.no_such_net", 1),
+    );
+    let bad = flexpmu(&["run", &sass, "--monitor-map", "bad.toml"], dir.path());
+    assert_ne!(bad.status.code(), Some(0));
+    let line = text
+        .lines()
+        .position(|l| l.contains("sm.instruction_in"))
+        .unwrap()
+        + 1;
+    assert!(
+        stderr(&bad).contains(&format!("bad.toml:{line}: signal = \"sm.no_such_net\"")),
+        "{}",
+        stderr(&bad)
+    );
+    assert!(!stderr(&bad).contains("panicked"));
+    let engine = flexpmu(
+        &["run", &sass, "--monitor-map", "m.toml", "--engine", "rust-hdl"],
+        dir.path(),
+    );
+    assert!(stderr(&engine).contains("--monitor-map runs on the compiled engine"));
+}

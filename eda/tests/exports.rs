@@ -272,3 +272,39 @@ fn flexgripplus_kit_testbench_catches_a_wrong_field() {
     .to_string();
     assert!(error.contains("FAILED at cycle"), "{error}");
 }
+
+/// The SM core built with a monitor map (taps up the hierarchy, a slice,
+/// a level channel, today's channels moved) is Verilog that Verilator,
+/// Icarus and Yosys accept and VHDL that GHDL analyses and elaborates.
+#[test]
+fn a_core_built_with_a_monitor_map_passes_the_tools() {
+    use flexpmu_eda::testbench::ExportFiles;
+    use flexpmu_export::monitor_map::{MapEntry, MonitorMap};
+    use flexpmu_export::monitor_wiring::sm_core_variant;
+    use flexpmu_hdl::ChannelMode;
+    use flexpmu_tools::Scratch;
+
+    let mut map = MonitorMap::today();
+    for (k, signal, mode) in [
+        (0, "sm.decode.hook.stalled.q", ChannelMode::Level),
+        (3, "sm.execute.alus_2.result", ChannelMode::Toggle),
+        (6, "sm.instruction_in[63:32]", ChannelMode::Toggle),
+        (9, "sm.decode.decoder.op", ChannelMode::Toggle),
+        (12, "map.sm_warp_pc", ChannelMode::Toggle),
+        (13, "sm.result_0", ChannelMode::Toggle),
+    ] {
+        map.channels[k] = MapEntry {
+            signal: signal.into(),
+            mode,
+            line: 0,
+        };
+    }
+    map.path = Some("wired.toml".into());
+    let (module, design) = sm_core_variant(&map).unwrap();
+    let scratch = Scratch::new("monitor-map").unwrap();
+    let files = ExportFiles::write(scratch.path(), &design, "a monitor map's core").unwrap();
+    check_verilog(std::slice::from_ref(&files.verilog), &module).unwrap();
+    for std in ["08", "93c"] {
+        ghdl::check(std::slice::from_ref(&files.vhdl), &[&module], std).unwrap();
+    }
+}

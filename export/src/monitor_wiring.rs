@@ -577,3 +577,106 @@ pub enum MappedCoreError {
     #[error(transparent)]
     Export(#[from] ExportError),
 }
+
+/// The SM core (FlexGripPlus latency, as the registry's `sm-core`) built
+/// with `map`, its modules named as in the whole export set: its top
+/// module `flexpmu_sm_core_<name>`, `name` from the map's file name.
+pub fn sm_core_variant(map: &MonitorMap) -> Result<(String, Design), MappedCoreError> {
+    let name = variant_name(map);
+    let module = format!("flexpmu_sm_core_{name}");
+    let (_, local, _) = mapped_sm_core(map, ExecuteLatency::FlexGripPlus, "top")?;
+    let design = crate::registry::named_outside(local, &module, &format!("sm_core_{name}"))?;
+    Ok((module, design))
+}
+
+/// A map's name in module names: its file's stem in lower case, other
+/// characters than letters and digits as `_` (`map` without a file).
+pub fn variant_name(map: &MonitorMap) -> String {
+    let stem = map
+        .path
+        .as_deref()
+        .and_then(|p| p.file_stem())
+        .map(|s| s.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let mut name = String::new();
+    for c in stem.chars() {
+        let c = if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            c
+        } else {
+            '_'
+        };
+        if !(c == '_' && (name.is_empty() || name.ends_with('_'))) {
+            name.push(c);
+        }
+    }
+    let name = name.trim_end_matches('_');
+    let name: String = name.chars().take(40).collect();
+    match name.chars().next() {
+        None => "map".into(),
+        Some(c) if c.is_ascii_digit() => format!("map_{name}"),
+        Some(_) => name.trim_end_matches('_').to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor_map::MapEntry;
+    use flexpmu_hdl::pmu::ChannelMode;
+
+    fn map_with(signal: &str, mode: ChannelMode, path: &str) -> MonitorMap {
+        let mut map = MonitorMap::today();
+        map.channels[5] = MapEntry {
+            signal: signal.into(),
+            mode,
+            line: 7,
+        };
+        map.path = Some(PathBuf::from(path));
+        map
+    }
+
+    #[test]
+    fn a_mapped_core_has_its_taps_and_keeps_the_other_modules() {
+        let map = map_with("sm.decode.hook.stalled.q", ChannelMode::Level, "dir/Sel-1.toml");
+        assert_eq!(variant_name(&map), "sel_1");
+        let (module, design) = sm_core_variant(&map).unwrap();
+        assert_eq!(module, "flexpmu_sm_core_sel_1");
+        assert_eq!(design.top().name, module);
+        // The hook's copy carries the tap; the plain decode hook module of
+        // the export set keeps its name and body.
+        let tapped: Vec<&str> = design
+            .modules
+            .iter()
+            .filter(|m| m.ports.iter().any(|p| p.name.starts_with(TAP_PORT)))
+            .map(|m| m.name.as_str())
+            .collect();
+        assert_eq!(tapped.len(), 2, "{tapped:?}");
+        let verilog = design.render(crate::Language::Verilog, "test");
+        assert!(verilog.contains("monitor_tap_5"));
+        // Channel 5 is now a 1-bit level converter.
+        let (_, _, config) = mapped_sm_core(&map, ExecuteLatency::FlexGripPlus, "top").unwrap();
+        assert_eq!(config.channels[5].width, 1);
+        assert_eq!(config.channels[5].mode, ChannelMode::Level);
+    }
+
+    #[test]
+    fn todays_map_applied_keeps_the_core() {
+        // Applying today's map by its names is the identity on behaviour;
+        // in the IR only the comment line differs.
+        let map = MonitorMap::today();
+        let (_, design, _) = mapped_sm_core(&map, ExecuteLatency::FlexGripPlus, "top").unwrap();
+        let mut core = SmCore::new(true, ExecuteLatency::FlexGripPlus);
+        core.connect_all();
+        let plain = crate::export(&core, "top").unwrap();
+        assert_eq!(design.modules.len(), plain.modules.len());
+        let strip = |d: &Design| {
+            let mut top = d.top().clone();
+            if let Body::Combinational(stmts) = &mut top.body {
+                stmts.retain(|s| !matches!(s, Stmt::Comment(_)));
+            }
+            top
+        };
+        assert_eq!(strip(&design), strip(&plain));
+    }
+}
+

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use flexpmu_hdl::MONITOR_MAP;
+use flexpmu_export::monitor_map::MonitorMap;
+use flexpmu_hdl::pmu::PmuConfig;
+use flexpmu_hdl::{ChannelMode, MONITOR_MAP};
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmRun};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
@@ -131,7 +133,9 @@ pub fn execute(
     let config_timing = config.timing;
     let launch = args.launch.vector_add()?;
     let mut iss = launch.iss()?;
+    let map = config.monitor_map.clone();
     let mut sm = Sm::new(&iss, program, config)?;
+    let channels = Channel::of_run(map.as_deref(), sm.pmu_config());
     if let Some(waveform) = &waveform {
         sm.attach_waveform(waveform.output()?, args.period_ps)?;
     }
@@ -174,6 +178,7 @@ pub fn execute(
         vector_check: args.vector_check,
         timing: config_timing,
         blocks_per_core: args.launch.sm.blocks_per_core,
+        channels,
     };
     if args.json {
         report.print_json()?;
@@ -200,6 +205,53 @@ struct Report<'a> {
     vector_check: bool,
     timing: Timing,
     blocks_per_core: u32,
+    /// What each counter monitored.
+    channels: Vec<Channel>,
+}
+
+/// What a counter monitored in the run.
+struct Channel {
+    signal: String,
+    /// How the core drives it.
+    wire: String,
+    width: usize,
+    mode: &'static str,
+    unit: String,
+}
+
+impl Channel {
+    /// The channels of a run with `map` (`None`: `MONITOR_MAP`), its PMU
+    /// built as `config`.
+    fn of_run(map: Option<&MonitorMap>, config: &PmuConfig) -> Vec<Channel> {
+        let mode_name = |mode: ChannelMode| match mode {
+            ChannelMode::Toggle => "toggle",
+            ChannelMode::Level => "level",
+        };
+        match map {
+            Some(map) if !map.is_today() => map
+                .channels
+                .iter()
+                .zip(&config.channels)
+                .map(|(entry, built)| Channel {
+                    signal: entry.signal.clone(),
+                    wire: entry.signal.clone(),
+                    width: built.width,
+                    mode: mode_name(entry.mode),
+                    unit: "monitor map".into(),
+                })
+                .collect(),
+            _ => MONITOR_MAP
+                .iter()
+                .map(|s| Channel {
+                    signal: s.name.to_string(),
+                    wire: s.wire.to_string(),
+                    width: s.width,
+                    mode: mode_name(s.mode),
+                    unit: s.unit.to_string(),
+                })
+                .collect(),
+        }
+    }
 }
 
 impl Report<'_> {
@@ -237,12 +289,13 @@ impl Report<'_> {
                 })
             })
             .collect();
-        let map: Vec<_> = MONITOR_MAP
+        let map: Vec<_> = self
+            .channels
             .iter()
             .map(|s| {
                 serde_json::json!({
-                    "signal": s.name, "wire": s.wire, "width": s.width,
-                    "mode": format!("{:?}", s.mode).to_lowercase(), "unit": s.unit,
+                    "signal": s.signal, "wire": s.wire, "width": s.width,
+                    "mode": s.mode, "unit": s.unit,
                 })
             })
             .collect();
@@ -321,12 +374,12 @@ impl Report<'_> {
             header.push(reference.title);
         }
         counters.set_header(header);
-        for (i, signal) in MONITOR_MAP.iter().enumerate() {
+        for (i, signal) in self.channels.iter().enumerate() {
             let mut row = vec![
                 format!("CNT{i}"),
-                signal.name.to_string(),
+                signal.signal.clone(),
                 signal.width.to_string(),
-                format!("{:?}", signal.mode).to_lowercase(),
+                signal.mode.to_string(),
                 run.counters_at_end[i].to_string(),
                 self.read_into(i).join(", "),
                 run.counters_after_reset[i].to_string(),

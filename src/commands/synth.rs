@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use flexpmu_eda::synth::{self, report, Flow, SynthOptions, SynthResult};
+use flexpmu_export::monitor_map::MonitorMap;
+use flexpmu_export::monitor_wiring::sm_core_variant;
 use flexpmu_export::pmu_variant::PmuVariant;
-use flexpmu_export::{Design, DesignEntry};
+use flexpmu_export::{registry, Design, DesignEntry};
 use indicatif::ProgressBar;
 
 use super::DesignArg;
@@ -49,6 +51,11 @@ pub struct SynthArgs {
     /// --pmu-config` takes it) instead of --top.
     #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["top", "compare", "report"])]
     pmu_config: Option<PathBuf>,
+    /// Synthesise the SM core built with this monitor map (as `export
+    /// --monitor-map` takes it) and the SM core with today's map, side by
+    /// side: what the map costs.
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["top", "compare", "report", "pmu_config"])]
+    monitor_map: Option<PathBuf>,
     /// Replace existing netlist or report files.
     #[arg(long)]
     force: bool,
@@ -151,6 +158,19 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
         spinner.finish_and_clear();
         write_output(path, &text)?;
         outln!("wrote {}", path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(path) = &args.monitor_map {
+        let map = MonitorMap::load(path)?;
+        let (module, design) = sm_core_variant(&map)
+            .with_context(|| format!("building the SM core with {}", path.display()))?;
+        let today = run_one(&Target::Registered(registry::get("sm-core")), &options, args.json)?;
+        let mapped = run_one(&Target::Variant(module, design), &options, args.json)?;
+        if args.json {
+            outln!("{}", serde_json::json!({ "today": today, "mapped": mapped }));
+        } else {
+            out!("{}", compare_table(&today, &mapped));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     match args.compare.as_slice() {

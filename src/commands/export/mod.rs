@@ -10,6 +10,8 @@ use anyhow::{bail, Context, Result};
 use flexpmu_eda::golden;
 use flexpmu_eda::testbench::Simulator;
 use flexpmu_export::flexgripplus;
+use flexpmu_export::monitor_map::MonitorMap;
+use flexpmu_export::monitor_wiring::sm_core_variant;
 use flexpmu_export::pmu_variant::PmuVariant;
 use flexpmu_export::set::{self, ExportSet};
 use flexpmu_export::{registry, Design, DesignEntry, Language, GENERATED_MARKER};
@@ -59,6 +61,11 @@ pub struct ExportArgs {
     /// FlexGripPlus wrapper in `flexgripplus/`.
     #[arg(long, value_name = "FILE.toml")]
     pmu_config: Option<PathBuf>,
+    /// Export only the SM core built with this monitor map (what each PMU
+    /// channel counts; `faults select --write-map` writes one), as
+    /// `flexpmu_sm_core_<file name>` beside the other exports.
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "pmu_config")]
+    monitor_map: Option<PathBuf>,
     /// Also write the compiled engine's generated Rust of the hot designs
     /// here (in the repository: generated_rust/src/designs).
     #[arg(long, value_name = "DIR", alias = "native")]
@@ -175,30 +182,8 @@ fn variant_exports(
     let design = variant
         .design()
         .with_context(|| format!("exporting the PMU variant of {}", config.display()))?;
-    let registered: Vec<&'static DesignEntry> = registry::exported().collect();
-    let set = ExportSet::new(&registered, languages).context("exporting the designs")?;
-    let shared = set.module_files();
     let origin = format!("`flexpmu export --pmu-config {}`", variant.source);
-    let mut files = Vec::new();
-    for module in &design.modules {
-        for &language in languages {
-            let name = set::file_name(&module.name, language);
-            let text = match shared.iter().find(|f| f.name == name) {
-                Some(file) => file.text.clone(),
-                None => {
-                    let description = if module.name == design.top().name {
-                        variant.description()
-                    } else {
-                        set::describe_part(module)
-                    };
-                    design
-                        .render_module_from(&module.name, language, &description, &origin)
-                        .expect("the module is in its design")
-                }
-            };
-            files.push((out.join(name), text));
-        }
-    }
+    let mut files = module_files(&design, &variant.description(), &origin, languages, out)?;
     if languages.contains(&Language::Vhdl) {
         let channels: Vec<String> = variant
             .config
@@ -226,6 +211,62 @@ fn variant_exports(
         files.push((out.join(wrapper.path), wrapper.text));
     }
     Ok(files)
+}
+
+/// Each module of a variant `design` in each language: the export set's
+/// text for a module the registered designs have, else its own (the top
+/// described as `description`, the header naming `origin`).
+fn module_files(
+    design: &Design,
+    description: &str,
+    origin: &str,
+    languages: &[Language],
+    out: &Path,
+) -> Result<Vec<(PathBuf, String)>> {
+    let registered: Vec<&'static DesignEntry> = registry::exported().collect();
+    let set = ExportSet::new(&registered, languages).context("exporting the designs")?;
+    let shared = set.module_files();
+    let mut files = Vec::new();
+    for module in &design.modules {
+        for &language in languages {
+            let name = set::file_name(&module.name, language);
+            let text = match shared.iter().find(|f| f.name == name) {
+                Some(file) => file.text.clone(),
+                None => {
+                    let description = if module.name == design.top().name {
+                        description.to_string()
+                    } else {
+                        set::describe_part(module)
+                    };
+                    design
+                        .render_module_from(&module.name, language, &description, origin)
+                        .expect("the module is in its design")
+                }
+            };
+            files.push((out.join(name), text));
+        }
+    }
+    Ok(files)
+}
+
+/// The files of the SM core built with the monitor map `path`.
+fn monitor_map_exports(
+    path: &Path,
+    languages: &[Language],
+    out: &Path,
+) -> Result<Vec<(PathBuf, String)>> {
+    let map = MonitorMap::load(path)?;
+    let (_, design) = sm_core_variant(&map)?;
+    let file = path
+        .file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let origin = format!("`flexpmu export --monitor-map {file}`");
+    let channels: Vec<String> = map.channels.iter().map(|c| c.label()).collect();
+    let description = format!(
+        "SM-slice core with the PMU's channels wired by the monitor map {file}: {}",
+        channels.join(", ")
+    );
+    module_files(&design, &description, &origin, languages, out)
 }
 
 /// Golden vectors of the thesis' figure-3.1 scenario for the PMU.
@@ -273,15 +314,25 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode> {
     if args.rust.is_some() && args.pmu_config.is_some() {
         bail!("--rust and --pmu-config: export one at a time");
     }
-    let folders = match &args.pmu_config {
-        Some(config) => {
+    if args.rust.is_some() && args.monitor_map.is_some() {
+        bail!("--rust and --monitor-map: export one at a time");
+    }
+    let folders = match (&args.pmu_config, &args.monitor_map) {
+        (Some(config), _) => {
             if !args.design.is_empty() {
                 bail!("--pmu-config exports the PMU variant alone: leave out --design");
             }
             let files = variant_exports(config, &languages, out)?;
             write::folders(&[(out, Vec::new())], Origin::Variant, files)
         }
-        None => {
+        (None, Some(map)) => {
+            if !args.design.is_empty() {
+                bail!("--monitor-map exports the SM core with the map alone: leave out --design");
+            }
+            let files = monitor_map_exports(map, &languages, out)?;
+            write::folders(&[(out, Vec::new())], Origin::Variant, files)
+        }
+        (None, None) => {
             let mut files = exports(&languages, &designs, out, testbenches)?;
             // What a whole export of these languages removes when it no
             // longer produces it.
