@@ -480,7 +480,10 @@ fn a_monitor_map_builds_the_core() {
         &["run", &sass, "--monitor-map", "m.toml", "--json"],
         dir.path(),
     ));
-    assert_eq!(mapped["monitor_map"][0]["signal"], "sm.decode.hook.stalled.q");
+    assert_eq!(
+        mapped["monitor_map"][0]["signal"],
+        "sm.decode.hook.stalled.q"
+    );
     assert_eq!(mapped["monitor_map"][3]["width"], 32);
     assert_eq!(mapped["cycles"], today["cycles"]);
     assert_eq!(mapped["matches_reference"], true);
@@ -491,8 +494,16 @@ fn a_monitor_map_builds_the_core() {
     // A campaign with the map says so; select chooses from the built-in map's.
     json(&flexpmu(
         &[
-            "faults", "run", &sass, "--sample", "30", "--monitor-map", "m.toml", "--out",
-            "c.jsonl", "--json",
+            "faults",
+            "run",
+            &sass,
+            "--sample",
+            "30",
+            "--monitor-map",
+            "m.toml",
+            "--out",
+            "c.jsonl",
+            "--json",
         ],
         dir.path(),
     ));
@@ -534,7 +545,14 @@ fn a_monitor_map_builds_the_core() {
     );
     assert!(!stderr(&bad).contains("panicked"));
     let engine = flexpmu(
-        &["run", &sass, "--monitor-map", "m.toml", "--engine", "rust-hdl"],
+        &[
+            "run",
+            &sass,
+            "--monitor-map",
+            "m.toml",
+            "--engine",
+            "rust-hdl",
+        ],
         dir.path(),
     );
     assert!(stderr(&engine).contains("--monitor-map runs on the compiled engine"));

@@ -194,7 +194,12 @@ impl Wiring {
         let rename: HashMap<String, Option<String>> = monitor_wires
             .iter()
             .enumerate()
-            .map(|(j, wire)| (wire.clone(), first_user.get(&j).map(|&k| monitor_wires[k].clone())))
+            .map(|(j, wire)| {
+                (
+                    wire.clone(),
+                    first_user.get(&j).map(|&k| monitor_wires[k].clone()),
+                )
+            })
             .collect();
         let top = pass.design.modules.len() - 1;
         let module = &mut pass.design.modules[top];
@@ -285,7 +290,9 @@ fn resolve_signal(
     let (path, local, full_width, clock) = find(design, name)
         .ok_or_else(|| format!("signal = \"{signal}\": the SM core has no such signal ({hint})"))?;
     if clock {
-        return Err(format!("signal = \"{signal}\": a clock cannot be monitored"));
+        return Err(format!(
+            "signal = \"{signal}\": a clock cannot be monitored"
+        ));
     }
     let (offset, width) = slice.unwrap_or((0, full_width));
     if offset + width > full_width {
@@ -637,7 +644,11 @@ mod tests {
 
     #[test]
     fn a_mapped_core_has_its_taps_and_keeps_the_other_modules() {
-        let map = map_with("sm.decode.hook.stalled.q", ChannelMode::Level, "dir/Sel-1.toml");
+        let map = map_with(
+            "sm.decode.hook.stalled.q",
+            ChannelMode::Level,
+            "dir/Sel-1.toml",
+        );
         assert_eq!(variant_name(&map), "sel_1");
         let (module, design) = sm_core_variant(&map).unwrap();
         assert_eq!(module, "flexpmu_sm_core_sel_1");
@@ -679,4 +690,3 @@ mod tests {
         assert_eq!(strip(&design), strip(&plain));
     }
 }
-

@@ -46,7 +46,10 @@ fn entry(signal: &str, mode: ChannelMode) -> MapEntry {
 fn channel(run: &SmRun, k: usize) -> Vec<u64> {
     let reads_from = run.pmu_reads.iter().map(|r| r.command_cycle).min();
     let end = reads_from.map_or(run.pmu_ports.len(), |c| c as usize);
-    run.pmu_ports[..end].iter().map(|p| p.monitor_in[k]).collect()
+    run.pmu_ports[..end]
+        .iter()
+        .map(|p| p.monitor_in[k])
+        .collect()
 }
 
 /// The first cycle at which two channels' inputs differ.
@@ -54,7 +57,11 @@ fn first_difference(a: &[u64], b: &[u64]) -> Option<(usize, u64, u64)> {
     if a.len() != b.len() {
         return Some((a.len().min(b.len()), a.len() as u64, b.len() as u64));
     }
-    a.iter().zip(b).enumerate().find(|(_, (x, y))| x != y).map(|(i, (x, y))| (i, *x, *y))
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| (i, *x, *y))
 }
 
 #[test]
@@ -89,7 +96,10 @@ fn signals_inside_the_core_reach_their_channels() {
     assert_eq!(mapped.memory, today.memory);
     let same = |mapped_k: usize, today_k: usize| {
         let difference = first_difference(&channel(&mapped, mapped_k), &channel(&today, today_k));
-        assert_eq!(difference, None, "channel {mapped_k}: (cycle, mapped, today)");
+        assert_eq!(
+            difference, None,
+            "channel {mapped_k}: (cycle, mapped, today)"
+        );
     };
     same(13, 3);
     same(9, 11);
@@ -115,7 +125,10 @@ fn a_map_that_cannot_be_applied_names_its_line() {
         run(Some(map), Engine::Compiled).unwrap_err().to_string()
     };
     let e = bad("map.warp_issue", "sm.decode.no_such_net");
-    assert!(e.starts_with("m.toml:4: signal = \"sm.decode.no_such_net\""), "{e}");
+    assert!(
+        e.starts_with("m.toml:4: signal = \"sm.decode.no_such_net\""),
+        "{e}"
+    );
     let e = bad("map.warp_issue", "sm.pmu.monitor_out");
     assert!(e.contains("cannot watch the PMU"), "{e}");
     let e = bad("map.warp_issue", "sm.instruction_in");

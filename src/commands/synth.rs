@@ -164,10 +164,17 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
         let map = MonitorMap::load(path)?;
         let (module, design) = sm_core_variant(&map)
             .with_context(|| format!("building the SM core with {}", path.display()))?;
-        let today = run_one(&Target::Registered(registry::get("sm-core")), &options, args.json)?;
+        let today = run_one(
+            &Target::Registered(registry::get("sm-core")),
+            &options,
+            args.json,
+        )?;
         let mapped = run_one(&Target::Variant(module, design), &options, args.json)?;
         if args.json {
-            outln!("{}", serde_json::json!({ "today": today, "mapped": mapped }));
+            outln!(
+                "{}",
+                serde_json::json!({ "today": today, "mapped": mapped })
+            );
         } else {
             out!("{}", compare_table(&today, &mapped));
         }

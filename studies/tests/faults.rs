@@ -412,7 +412,10 @@ fn a_selected_map_measures_what_the_matrix_predicts() {
     let picks = greedy(std::slice::from_ref(&kernel), &matrix.candidates, 16);
     let chosen: Vec<Pair> = picks.iter().map(|p| p.pair).collect();
     let predicted = kernel.revealed(&chosen);
-    assert!(predicted >= 20, "too few revealed to check anything: {predicted}");
+    assert!(
+        predicted >= 20,
+        "too few revealed to check anything: {predicted}"
+    );
 
     let map = monitor_map(&matrix.candidates, &chosen);
     assert!(!map.is_today());
@@ -425,7 +428,10 @@ fn a_selected_map_measures_what_the_matrix_predicts() {
     let faults: Vec<_> = results
         .iter()
         .map(|r| {
-            let model = Model::ALL.into_iter().find(|m| m.name() == r.model).unwrap();
+            let model = Model::ALL
+                .into_iter()
+                .find(|m| m.name() == r.model)
+                .unwrap();
             FaultList::find(mapped.sites(), &r.site, model)
                 .unwrap_or_else(|e| panic!("{} is not on the mapped core: {e}", r.site))
         })

@@ -257,9 +257,10 @@ fn monitor_map_exports(
 ) -> Result<Vec<(PathBuf, String)>> {
     let map = MonitorMap::load(path)?;
     let (_, design) = sm_core_variant(&map)?;
-    let file = path
-        .file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let origin = format!("`flexpmu export --monitor-map {file}`");
     let channels: Vec<String> = map.channels.iter().map(|c| c.label()).collect();
     let description = format!(

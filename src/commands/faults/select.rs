@@ -10,8 +10,8 @@ use anyhow::{bail, Result};
 use flexpmu_studies::faults::candidates::Candidate;
 use flexpmu_studies::faults::merge::merge_read;
 use flexpmu_studies::faults::monitor_selection::{
-    branch_and_bound, common_candidates, curve, greedy, monitor_map, on_channels, ordered, random_maps,
-    ranked_by_activity, today, Kernel, Pair, Pick, GPU_PROPER,
+    branch_and_bound, common_candidates, curve, greedy, monitor_map, on_channels, ordered,
+    random_maps, ranked_by_activity, today, Kernel, Pair, Pick, GPU_PROPER,
 };
 use flexpmu_studies::faults::results_file::{read_results, ResultsFile};
 use flexpmu_studies::faults::UNITS;

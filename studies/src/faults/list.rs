@@ -301,7 +301,10 @@ mod tests {
         assert!(cycle < 1000);
         assert_eq!(cycle, fault_cycle(flip, &name, 1, 1000));
         // The same site and bit elsewhere in a list flips at the same cycle.
-        let moved = FaultSpec { id: flip.id + 7, ..*flip };
+        let moved = FaultSpec {
+            id: flip.id + 7,
+            ..*flip
+        };
         assert_eq!(cycle, fault_cycle(&moved, &name, 1, 1000));
         let name_0 = all.site_name(&all.faults[0]);
         assert_eq!(fault_cycle(&all.faults[0], &name_0, 1, 1000), 0);
