@@ -44,11 +44,7 @@ pub struct MapEntry {
 impl MapEntry {
     /// `signal (mode)`.
     pub fn label(&self) -> String {
-        let mode = match self.mode {
-            ChannelMode::Toggle => "toggle",
-            ChannelMode::Level => "level",
-        };
-        format!("{} ({mode})", self.signal)
+        format!("{} ({})", self.signal, self.mode.name())
     }
 }
 
@@ -193,14 +189,11 @@ impl MonitorMap {
             let _ = writeln!(text, "# {line}");
         }
         for (k, e) in self.channels.iter().enumerate() {
-            let mode = match e.mode {
-                ChannelMode::Toggle => "toggle",
-                ChannelMode::Level => "level",
-            };
             let _ = write!(
                 text,
-                "\n[[channel]]\nindex = {k}\nsignal = \"{}\"\nmode = \"{mode}\"\n",
-                e.signal
+                "\n[[channel]]\nindex = {k}\nsignal = \"{}\"\nmode = \"{}\"\n",
+                e.signal,
+                e.mode.name()
             );
         }
         text

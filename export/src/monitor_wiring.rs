@@ -31,6 +31,7 @@ use rust_hdl::prelude::Block;
 
 use crate::ir::{resize, Expr, Stmt};
 use crate::monitor_map::{MapError, MonitorMap, CHANNELS};
+use crate::verilog::stmt_reads;
 use crate::{Body, Design, Direction, ExportError, Module, Port, Wire};
 
 /// The ports the pass adds start so (`monitor_tap_3`): they carry a
@@ -503,25 +504,6 @@ fn fresh(module: &Module, base: &str) -> String {
         name = format!("{base}_{n}");
     }
     name
-}
-
-/// Names read by a statement (conditions and values).
-fn stmt_reads(s: &Stmt, out: &mut Vec<String>) {
-    match s {
-        Stmt::Assign(_, _, e) | Stmt::AssignSlice(_, _, _, _, e) => e.names(out),
-        Stmt::If(branches, otherwise) => {
-            for (condition, body) in branches {
-                condition.names(out);
-                for s in body {
-                    stmt_reads(s, out);
-                }
-            }
-            for s in otherwise.iter().flatten() {
-                stmt_reads(s, out);
-            }
-        }
-        Stmt::Comment(_) => {}
-    }
 }
 
 /// `stmts` with assignments to a renamed target moved to its new name

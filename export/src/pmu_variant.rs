@@ -319,10 +319,7 @@ impl PmuVariant {
             }
         }
         for (ch, indices) in groups {
-            let mode = match ch.mode {
-                ChannelMode::Toggle => "toggle",
-                ChannelMode::Level => "level",
-            };
+            let mode = ch.mode.name();
             let _ = write!(
                 text,
                 "; channel{} {} {mode}, {} bit{}",

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use flexpmu_export::monitor_map::MonitorMap;
 use flexpmu_hdl::pmu::PmuConfig;
-use flexpmu_hdl::{ChannelMode, MONITOR_MAP};
+use flexpmu_hdl::MONITOR_MAP;
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmRun};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
@@ -223,10 +223,6 @@ impl Channel {
     /// The channels of a run with `map` (`None`: `MONITOR_MAP`), its PMU
     /// built as `config`.
     fn of_run(map: Option<&MonitorMap>, config: &PmuConfig) -> Vec<Channel> {
-        let mode_name = |mode: ChannelMode| match mode {
-            ChannelMode::Toggle => "toggle",
-            ChannelMode::Level => "level",
-        };
         match map {
             Some(map) if !map.is_today() => map
                 .channels
@@ -236,7 +232,7 @@ impl Channel {
                     signal: entry.signal.clone(),
                     wire: entry.signal.clone(),
                     width: built.width,
-                    mode: mode_name(entry.mode),
+                    mode: entry.mode.name(),
                     unit: "monitor map".into(),
                 })
                 .collect(),
@@ -246,7 +242,7 @@ impl Channel {
                     signal: s.name.to_string(),
                     wire: s.wire.to_string(),
                     width: s.width,
-                    mode: mode_name(s.mode),
+                    mode: s.mode.name(),
                     unit: s.unit.to_string(),
                 })
                 .collect(),

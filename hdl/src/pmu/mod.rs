@@ -25,6 +25,16 @@ pub enum ChannelMode {
     Level,
 }
 
+impl ChannelMode {
+    /// `toggle` or `level`, as files and reports spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChannelMode::Toggle => "toggle",
+            ChannelMode::Level => "level",
+        }
+    }
+}
+
 /// One monitored input channel.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ChannelConfig {

@@ -191,19 +191,12 @@ pub const MONITOR_MAP: [MonitoredSignal; 16] = [
 
 /// The PMU configuration of [`MONITOR_MAP`].
 pub fn sm_pmu_config() -> PmuConfig {
-    sm_pmu_config_with(MONITOR_MAP.map(|s| s.mode))
-}
-
-/// [`sm_pmu_config`] with each channel's converter in `modes[i]` (a
-/// deliberately wrong PMU, for the tests of the validation procedure).
-pub fn sm_pmu_config_with(modes: [ChannelMode; 16]) -> PmuConfig {
     PmuConfig {
         channels: MONITOR_MAP
             .iter()
-            .zip(modes)
-            .map(|(s, mode)| ChannelConfig {
+            .map(|s| ChannelConfig {
                 width: s.width,
-                mode,
+                mode: s.mode,
             })
             .collect(),
     }

@@ -15,7 +15,6 @@ use flexpmu_export::monitor_wiring::sm_core_variant;
 use flexpmu_export::pmu_variant::PmuVariant;
 use flexpmu_export::set::{self, ExportSet};
 use flexpmu_export::{registry, Design, DesignEntry, Language, GENERATED_MARKER};
-use flexpmu_hdl::ChannelMode;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_sim::pmu::scenario::{self, ScenarioLimits};
@@ -192,10 +191,7 @@ fn variant_exports(
             .zip(&variant.signals)
             .enumerate()
             .map(|(i, (ch, signal))| {
-                let mode = match ch.mode {
-                    ChannelMode::Toggle => "toggle",
-                    ChannelMode::Level => "level",
-                };
+                let mode = ch.mode.name();
                 let signal = signal
                     .as_deref()
                     .map(|s| format!(": {s}"))

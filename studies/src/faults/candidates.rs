@@ -18,8 +18,7 @@ use flexpmu_sim::engine::compiled::faults::{Site, SiteKind};
 
 use super::site::FaultSite;
 
-/// A PMU channel's width.
-pub const CHANNEL_BITS: usize = 32;
+pub use flexpmu_export::monitor_wiring::CHANNEL_BITS;
 
 /// How a channel counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
