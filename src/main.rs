@@ -53,6 +53,10 @@ enum Command {
     /// Fault-injection campaigns: what the PMU adds to a test's detection
     /// of hardware faults.
     Faults(faults::FaultsArgs),
+    /// Write random structured kernels (branches, loops, loads, integer
+    /// work; bounded by construction) for the vector-addition launch, to
+    /// run campaigns on.
+    RandomKernel(random_kernel::RandomKernelArgs),
     /// Validate the event counters: run representative benchmarks (rbe)
     /// over loop counts, compare each counter with the count its rbe
     /// derives, fit the discrepancies (exit 1 if any counter is not
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Toggles(args) => toggles::toggles(&args),
         Command::Disasm(args) => disasm::disasm(&args),
         Command::Faults(args) => faults::faults(&args),
+        Command::RandomKernel(args) => random_kernel::random_kernel(&args),
         Command::Validate(args) => validate::validate(&args),
     };
     match result {

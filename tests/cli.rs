@@ -976,3 +976,113 @@ fn validate_flags_a_wrong_formula_and_refuses_bad_input() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no .sass files"), "{}", stderr(&out));
 }
+
+/// `random-kernel`: the checked-in example set is what the command writes
+/// (so a change to the generator shows in review), a kernel on stdout is
+/// the same text, and nothing is overwritten without --force.
+#[test]
+fn random_kernel_writes_the_example_set() {
+    let dir = temp();
+    let out = flexpmu(
+        &[
+            "random-kernel",
+            "--seed",
+            "1",
+            "--count",
+            "16",
+            "--out",
+            "set",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wrote 16 kernels to set (seeds 1 to 16)"),
+        "{}",
+        stderr(&out)
+    );
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/structured");
+    let mut checked_in: Vec<_> = std::fs::read_dir(&examples)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    checked_in.sort();
+    assert_eq!(checked_in.len(), 16, "{checked_in:?}");
+    for name in &checked_in {
+        let written = std::fs::read_to_string(dir.path().join("set").join(name)).unwrap();
+        let example = std::fs::read_to_string(examples.join(name)).unwrap();
+        assert_eq!(
+            written, example,
+            "{name} differs from the generator's: regenerate the set"
+        );
+    }
+    let one = flexpmu(&["random-kernel", "--seed", "7"], dir.path());
+    assert!(one.status.success());
+    assert_eq!(
+        stdout(&one),
+        std::fs::read_to_string(examples.join("structured_7.sass")).unwrap()
+    );
+
+    // Careless runs: a second time into the same folder, many kernels
+    // on stdout, a count out of range, a folder that is a file.
+    let again = flexpmu(
+        &[
+            "random-kernel",
+            "--seed",
+            "16",
+            "--count",
+            "2",
+            "--out",
+            "set",
+        ],
+        dir.path(),
+    );
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("structured_16.sass"),
+        "{}",
+        stderr(&again)
+    );
+    assert!(
+        !dir.path().join("set/structured_17.sass").exists(),
+        "written before the refusal"
+    );
+    let forced = flexpmu(
+        &[
+            "random-kernel",
+            "--seed",
+            "16",
+            "--count",
+            "2",
+            "--out",
+            "set",
+            "--force",
+        ],
+        dir.path(),
+    );
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    let many = flexpmu(&["random-kernel", "--count", "3"], dir.path());
+    assert_eq!(many.status.code(), Some(2));
+    assert!(
+        stderr(&many).contains("give --out DIR"),
+        "{}",
+        stderr(&many)
+    );
+    let zero = flexpmu(&["random-kernel", "--count", "0"], dir.path());
+    assert!(
+        stderr(&zero).contains("--count must be 1 to 10000"),
+        "{}",
+        stderr(&zero)
+    );
+    let file = write(dir.path(), "plain", "x");
+    let into_file = flexpmu(
+        &["random-kernel", "--out", file.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(into_file.status.code(), Some(2));
+    assert!(
+        stderr(&into_file).contains("plain"),
+        "{}",
+        stderr(&into_file)
+    );
+}

@@ -402,6 +402,44 @@ fn faults_select_chooses_from_the_detection_matrix() {
     }
     let svg = std::fs::read_to_string(dir.path().join("s.svg")).unwrap();
     assert_eq!(svg.matches("<polyline").count(), 4);
+    // The baselines' maps: the toggle criterion's and five random ones,
+    // each the JSON's map, each one the core can be built with.
+    let baselines = flexpmu(
+        &[
+            "faults",
+            "select",
+            "c.jsonl",
+            "--json",
+            "--exact-nodes",
+            "0",
+            "--write-baselines",
+            "base",
+        ],
+        dir.path(),
+    );
+    let baselines = json(&baselines);
+    let toggle = baselines["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["method"].as_str().unwrap().starts_with("toggle"))
+        .unwrap();
+    let toggle_map =
+        std::fs::read_to_string(dir.path().join("base/toggle_criterion.toml")).unwrap();
+    for entry in toggle["map"].as_array().unwrap() {
+        let line = format!(
+            "index = {}\nsignal = \"{}\"",
+            entry["channel"],
+            entry["signal"].as_str().unwrap()
+        );
+        assert!(toggle_map.contains(&line), "{line}\n{toggle_map}");
+    }
+    for name in ["toggle_criterion", "random_1", "random_5"] {
+        let path = format!("base/{name}.toml");
+        let built = flexpmu(&["run", &sass, "--monitor-map", &path], dir.path());
+        assert!(built.status.success(), "{name}: {}", stderr(&built));
+    }
+    assert!(!dir.path().join("base/random_6.toml").exists());
     // Written again: its own files are replaced; a file of the user's is not.
     write(dir.path(), "mine.toml", "mine");
     let refused = flexpmu(

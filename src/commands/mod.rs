@@ -7,6 +7,7 @@ pub mod disasm;
 pub mod export;
 pub mod faults;
 pub mod launch;
+pub mod random_kernel;
 pub mod run;
 pub mod sim;
 pub mod synth;

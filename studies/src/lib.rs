@@ -6,7 +6,9 @@
 //!   outcome classes, results files (shards, resumption, merges) and the
 //!   coverage summary;
 //! * [`validate`]: the event-monitor validation procedure, automated on
-//!   the SM slice with representative benchmarks.
+//!   the SM slice with representative benchmarks;
+//! * [`programs`]: kernels flexpmu makes to run them on (random structured
+//!   programs).
 //!
 //! `flexpmu-sim` provides the mechanism a study needs (copy an SM, arm a
 //! fault, checkpoints, state comparison, the reference ISS); the policy —
@@ -14,4 +16,5 @@
 //! is here.
 
 pub mod faults;
+pub mod programs;
 pub mod validate;

@@ -462,3 +462,132 @@ fn a_selected_map_measures_what_the_matrix_predicts() {
     eprintln!("predicted {predicted}, measured {measured}");
     assert_eq!(measured, predicted);
 }
+
+/// The thesis' criterion as `faults select` applies it: the activity the
+/// golden run records for each candidate is what `flexpmu toggles` counts
+/// on a waveform of the same run, so the criterion's ranking is the
+/// `toggles` ranking of the candidates.
+#[test]
+fn the_toggle_criterion_ranks_the_golden_waveform_as_toggles_does() {
+    use std::io::{Read, Seek};
+
+    use flexpmu_sim::gpu::sm::Sm;
+    use flexpmu_sim::waveform::toggles;
+    use flexpmu_studies::faults::matrix::MatrixInfo;
+    use flexpmu_studies::faults::monitor_selection::{ranked_by_activity, Kernel};
+
+    let iss = VectorAdd::new(Geometry::threads(32).unwrap())
+        .iss()
+        .unwrap();
+    let program = appendix();
+    let campaign = Campaign::new(&iss, &program, SmConfig::default(), 5).unwrap();
+    let matrix = MatrixInfo::of(
+        campaign.matrix().unwrap(),
+        campaign.golden().counts.as_ref().unwrap(),
+    );
+
+    let mut file = tempfile::tempfile().unwrap();
+    let mut sm = Sm::new(&iss, &program, SmConfig::default()).unwrap();
+    sm.attach_vcd(Box::new(file.try_clone().unwrap()), 2000)
+        .unwrap();
+    let run = sm.run().unwrap();
+    assert_eq!(run.cycles, campaign.golden().run.cycles);
+    file.rewind().unwrap();
+    let mut vcd = Vec::new();
+    file.read_to_end(&mut vcd).unwrap();
+    // The run's cycles: the waveform's last sample (the state after the
+    // end-of-kernel reset, one cycle past the run) is not the kernel's.
+    let text = String::from_utf8(vcd).unwrap();
+    let last_sample = format!("\n#{}\n", 2 * (run.cycles + 1));
+    let cut = text
+        .rfind(&last_sample)
+        .expect("a sample after the run's last cycle");
+    assert_eq!(
+        text[cut + 1..]
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .count(),
+        2,
+        "more than one sample after the run"
+    );
+    let vcd = text.as_bytes()[..cut + 1].to_vec();
+    let activity = toggles::count(std::io::Cursor::new(vcd), "golden.vcd").unwrap();
+    let by_name: std::collections::HashMap<&str, (u64, u64)> = activity
+        .iter()
+        .flat_map(|a| {
+            a.names
+                .iter()
+                .map(move |n| (n.as_str(), (a.bit_toggles, a.changes)))
+        })
+        .collect();
+
+    // Whole signals (not slices) of the toggle mode: each one's activity
+    // is the waveform's. A register's sites are named after its ports
+    // (`.d` for its state, `.q` for its output past a reset): the
+    // waveform shows the register under its own name.
+    let waveform_name = |name: &str| -> String {
+        match name.strip_suffix(".d").or_else(|| name.strip_suffix(".q")) {
+            Some(register) if !by_name.contains_key(name) => register.to_string(),
+            _ => name.to_string(),
+        }
+    };
+    let mut compared_candidates = Vec::new();
+    for (c, candidate) in matrix.candidates.iter().enumerate() {
+        if candidate.mode != Mode::Toggle || candidate.unit == "map" || candidate.name.contains('[')
+        {
+            continue;
+        }
+        let Some(&(bit_toggles, changes)) = by_name.get(waveform_name(&candidate.name).as_str())
+        else {
+            panic!("{} is not in the waveform", candidate.name);
+        };
+        assert_eq!(
+            (matrix.bit_toggles[c], matrix.changes[c]),
+            (bit_toggles, changes),
+            "{}",
+            candidate.name
+        );
+        compared_candidates.push(c);
+    }
+    assert!(
+        compared_candidates.len() > 150,
+        "only {} candidates compared",
+        compared_candidates.len()
+    );
+
+    // The ranking: `toggles`' rows of the candidates, most active first,
+    // each row (one waveform, under all its names) once.
+    let row_of: std::collections::HashMap<&str, usize> = activity
+        .iter()
+        .enumerate()
+        .flat_map(|(r, a)| a.names.iter().map(move |n| (n.as_str(), r)))
+        .collect();
+    let kernel = Kernel::of_results("appendix A".into(), &matrix, &[], &[]);
+    let ranked = ranked_by_activity(std::slice::from_ref(&kernel), &matrix.candidates);
+    let chosen: Vec<usize> = ranked
+        .iter()
+        .filter(|&&c| !matrix.candidates[c].name.contains('['))
+        .take(16)
+        .map(|&c| row_of[waveform_name(&matrix.candidates[c].name).as_str()])
+        .collect();
+    let distinct: std::collections::HashSet<_> = chosen.iter().collect();
+    assert_eq!(distinct.len(), 16, "a waveform chosen twice: {chosen:?}");
+    let level = |r: usize| (activity[r].bit_toggles, activity[r].changes);
+    assert!(
+        chosen.windows(2).all(|w| level(w[0]) >= level(w[1])),
+        "{chosen:?}"
+    );
+    assert!(level(chosen[0]).0 > 100, "{:?}", level(chosen[0]));
+    // Every candidate's row more active than the 16th chosen is chosen.
+    let last = level(chosen[15]);
+    for c in compared_candidates {
+        let r = row_of[waveform_name(&matrix.candidates[c].name).as_str()];
+        if level(r) > last {
+            assert!(
+                chosen.contains(&r),
+                "{} is more active than the 16th chosen",
+                matrix.candidates[c].name
+            );
+        }
+    }
+}

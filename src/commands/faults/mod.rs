@@ -175,7 +175,14 @@ struct SelectArgs {
     /// Write the chosen map here (`--monitor-map` reads it).
     #[arg(long, value_name = "FILE.toml")]
     write_map: Option<PathBuf>,
-    /// Replace existing --svg/--write-map files flexpmu did not write.
+    /// Write the baselines' maps into this folder, to build and measure
+    /// them with `--monitor-map`: the toggle criterion's
+    /// (`toggle_criterion.toml`) and the first five random draws
+    /// (`random_1.toml` ...).
+    #[arg(long, value_name = "DIR")]
+    write_baselines: Option<PathBuf>,
+    /// Replace existing --svg/--write-map/--write-baselines files flexpmu
+    /// did not write.
     #[arg(long)]
     force: bool,
     /// Print JSON instead of tables.

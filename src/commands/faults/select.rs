@@ -28,6 +28,9 @@ const MAP_MARKER: &str = "flexpmu monitor map";
 /// Random maps drawn for the baseline.
 const DRAWS: usize = 100;
 
+/// Random maps `--write-baselines` writes (the first draws).
+const RANDOM_WRITTEN: usize = 5;
+
 /// Campaigns grouped: the shard files of one campaign merged, each
 /// campaign a kernel.
 fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Candidate>)> {
@@ -75,6 +78,8 @@ fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Cand
 /// One method's map and its figures on the held-out kernels.
 struct Row {
     method: String,
+    /// Its map (none for the random mean).
+    map: Option<Vec<Pair>>,
     /// Missed faults revealed, per held-out kernel.
     revealed: Vec<f64>,
     /// Over 1..K counters.
@@ -112,6 +117,28 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
             check_output(path, args.force, &[marker])?;
         }
     }
+    let baseline_files: Vec<(PathBuf, String)> = match &args.write_baselines {
+        None => Vec::new(),
+        Some(dir) => std::iter::once((
+            dir.join("toggle_criterion.toml"),
+            "the toggle criterion's map".to_string(),
+        ))
+        .chain((1..=RANDOM_WRITTEN).map(|i| {
+            (
+                dir.join(format!("random_{i}.toml")),
+                format!("random draw {i} of the baseline"),
+            )
+        }))
+        .collect(),
+    };
+    if let Some(dir) = &args.write_baselines {
+        flexpmu_tools::files::check_directory(dir)?;
+        if dir.is_dir() {
+            for (path, _) in &baseline_files {
+                check_output(path, args.force, &[MAP_MARKER])?;
+            }
+        }
+    }
     let (train, candidates) = kernels(&train_files, &units)?;
     let (test, test_candidates) = if args.test.is_empty() {
         (train.clone(), candidates.clone())
@@ -129,6 +156,14 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     let today_k: Vec<Pair> = today_map.iter().take(k).copied().collect();
     let toggles = on_channels(&ranked_by_activity(&train, &candidates), k);
     let randoms = random_maps(&candidates, k, DRAWS, args.seed);
+    let baselines: Vec<(&PathBuf, &String, &[Pair])> = baseline_files
+        .iter()
+        .zip(std::iter::once(&toggles).chain(&randoms))
+        .map(|((path, what), map)| (path, what, map.as_slice()))
+        .collect();
+    if let Some(dir) = &args.write_baselines {
+        flexpmu_tools::files::create_directory(dir)?;
+    }
 
     let on_test =
         |map: &[Pair]| -> Vec<f64> { test.iter().map(|t| t.revealed(map) as f64).collect() };
@@ -141,18 +176,21 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     let mut rows = vec![
         Row {
             method: "selected (greedy)".into(),
+            map: Some(selected.clone()),
             revealed: on_test(&selected),
             curve: curve_of(&selected),
             spread: None,
         },
         Row {
             method: "today's MONITOR_MAP".into(),
+            map: Some(today_k.clone()),
             revealed: on_test(&today_k),
             curve: curve_of(&today_map),
             spread: None,
         },
         Row {
             method: "toggle criterion (thesis)".into(),
+            map: Some(toggles.clone()),
             revealed: on_test(&toggles),
             curve: curve_of(&toggles),
             spread: None,
@@ -177,6 +215,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     }
     rows.push(Row {
         method: format!("random (mean of {DRAWS})"),
+        map: None,
         revealed: (0..test.len())
             .map(|i| random_revealed.iter().map(|r| r[i]).sum::<f64>() / DRAWS as f64)
             .collect(),
@@ -184,13 +223,21 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         spread: Some((sd, min, max)),
     });
 
+    let from = train_files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let render = |what: &str, map: &[Pair]| {
+        monitor_map(&candidates, map).render(&format!(
+            "{MAP_MARKER}: {what}, written by `flexpmu faults select --counters {k}`\nfrom {from}; channels not chosen keep today's signal"
+        ))
+    };
     if let Some(path) = &args.write_map {
-        let map = monitor_map(&candidates, &selected);
-        let comment = format!(
-            "{MAP_MARKER}: written by `flexpmu faults select --counters {k}`\nfrom {}; channels not chosen keep today's signal",
-            train_files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-        );
-        write_output(path, &map.render(&comment))?;
+        write_output(path, &render("the selected map", &selected))?;
+    }
+    for (path, what, map) in &baselines {
+        write_output(path, &render(what, map))?;
     }
     if let Some(path) = &args.svg {
         write_output(path, &plot(&rows, &test))?;
@@ -204,6 +251,11 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
             .map(|r| {
                 serde_json::json!({
                     "method": r.method,
+                    "map": r.map.as_ref().map(|m| m.iter().map(|p| serde_json::json!({
+                        "channel": p.channel,
+                        "signal": candidates[p.candidate].name,
+                        "mode": candidates[p.candidate].mode.name(),
+                    })).collect::<Vec<_>>()),
                     "revealed": r.revealed.iter().sum::<f64>(),
                     "per_kernel": r.revealed,
                     "curve": r.curve,

@@ -67,6 +67,7 @@ impl Golden {
             last_reset: counts.last_reset,
             bit_toggles: counts.bit_toggles(),
             changes: counts.changes(),
+            digests: counts.digests(),
         });
         let seen = sm.take_values_seen().unwrap_or_default();
         let state_nodes = sm

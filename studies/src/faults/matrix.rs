@@ -72,6 +72,8 @@ pub struct GoldenCounts {
     /// (its toggle activity).
     pub bit_toggles: Vec<u64>,
     pub changes: Vec<u64>,
+    /// Per candidate: a digest of its waveform.
+    pub digests: Vec<u64>,
 }
 
 impl GoldenCounts {
@@ -112,6 +114,10 @@ pub struct MatrixInfo {
     /// run (what the thesis' criterion ranks by).
     pub bit_toggles: Vec<u64>,
     pub changes: Vec<u64>,
+    /// Per candidate: a digest of its values in the golden run; equal
+    /// digests, the same waveform (empty in files of earlier versions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub digests: Vec<u64>,
 }
 
 impl MatrixInfo {
@@ -120,17 +126,22 @@ impl MatrixInfo {
             candidates: matrix.candidates.list.clone(),
             bit_toggles: golden.bit_toggles.clone(),
             changes: golden.changes.clone(),
+            digests: golden.digests.clone(),
         }
     }
 
     /// Why the info does not hold together (one activity per candidate).
     pub fn check(&self) -> Result<(), String> {
         let n = self.candidates.len();
-        if self.bit_toggles.len() != n || self.changes.len() != n {
+        if self.bit_toggles.len() != n
+            || self.changes.len() != n
+            || !(self.digests.is_empty() || self.digests.len() == n)
+        {
             return Err(format!(
-                "{n} candidates but {} and {} activities",
+                "{n} candidates but {} bit-toggle, {} change and {} digest entries",
                 self.bit_toggles.len(),
-                self.changes.len()
+                self.changes.len(),
+                self.digests.len()
             ));
         }
         Ok(())

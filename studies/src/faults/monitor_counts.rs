@@ -86,6 +86,9 @@ struct Slot {
     /// first cycle's value.
     bit_toggles: u64,
     changes: u64,
+    /// A digest of its value in every cycle seen: candidates with equal
+    /// digests show the same waveform.
+    digest: u64,
 }
 
 /// A run's counts so far, per candidate and channel window.
@@ -171,6 +174,13 @@ impl MonitorCounts {
         self.slots.iter().map(|s| s.changes).collect()
     }
 
+    /// Per candidate: a digest of its values over the cycles seen (equal
+    /// for signals with the same waveform, as `flexpmu toggles` merges
+    /// them).
+    pub fn digests(&self) -> Vec<u64> {
+        self.slots.iter().map(|s| s.digest).collect()
+    }
+
     /// Sees one settled cycle of the core.
     pub fn observe(
         &mut self,
@@ -197,6 +207,7 @@ impl MonitorCounts {
                 let value = read.value(values, state);
                 slot.bit_toggles += seen * u64::from((value ^ slot.previous).count_ones());
                 slot.changes += seen & u64::from(value != slot.previous);
+                slot.digest = (slot.digest ^ u64::from(value)).wrapping_mul(0x0100_0000_01b3);
             }
         }
         for (slot, read) in self.slots.iter_mut().zip(reads) {

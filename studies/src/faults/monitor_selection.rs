@@ -54,9 +54,11 @@ pub struct Kernel {
     /// Of them, missed by the output check: each with its row, as
     /// (candidate, channel mask).
     pub missed: Vec<Vec<(usize, u16)>>,
-    /// The golden run's activity per candidate.
+    /// The golden run's activity per candidate, and its waveform's digest
+    /// (empty from files of earlier versions).
     pub bit_toggles: Vec<u64>,
     pub changes: Vec<u64>,
+    pub digests: Vec<u64>,
 }
 
 /// Why campaigns cannot be selected from.
@@ -102,6 +104,7 @@ impl Kernel {
             missed: Vec::new(),
             bit_toggles: matrix.bit_toggles.clone(),
             changes: matrix.changes.clone(),
+            digests: matrix.digests.clone(),
         };
         for r in results {
             if !units.contains(&r.unit) {
@@ -461,8 +464,10 @@ pub fn today(candidates: &[Candidate]) -> Vec<Pair> {
 
 /// The thesis' criterion: the signals most active in the golden runs
 /// (bit toggles, then value changes, then name, as `flexpmu toggles`
-/// ranks), as toggle channels; today's channels are not signals of their
-/// own and are left out.
+/// ranks), as toggle channels, each signal of the waveform once
+/// (`toggles` shows the nets that carry the same values as one signal:
+/// the first name ranked stands for them); today's channels are not
+/// signals of their own and are left out.
 pub fn ranked_by_activity(kernels: &[Kernel], candidates: &[Candidate]) -> Vec<usize> {
     let sum = |of: fn(&Kernel) -> &Vec<u64>, c: usize| -> u64 {
         kernels
@@ -479,6 +484,24 @@ pub fn ranked_by_activity(kernels: &[Kernel], candidates: &[Candidate]) -> Vec<u
             .then(sum(|k| &k.changes, b).cmp(&sum(|k| &k.changes, a)))
             .then(candidates[a].name.cmp(&candidates[b].name))
     });
+    // Each signal of the waveform once. A register with a reset shows
+    // its output (the `.q` site), not its state (`.d`); nets with equal
+    // values in every cycle of every kernel (a net and the wires joined
+    // to it, a register and the port it drives) are one signal.
+    let names: std::collections::HashSet<&str> =
+        candidates.iter().map(|c| c.name.as_str()).collect();
+    ranked.retain(|&c| {
+        candidates[c]
+            .name
+            .strip_suffix(".d")
+            .is_none_or(|register| !names.contains(format!("{register}.q").as_str()))
+    });
+    let waveform = |c: usize| -> Option<(usize, Vec<u64>)> {
+        let digests: Option<Vec<u64>> = kernels.iter().map(|k| k.digests.get(c).copied()).collect();
+        digests.map(|d| (candidates[c].width, d))
+    };
+    let mut seen = std::collections::HashSet::new();
+    ranked.retain(|&c| waveform(c).is_none_or(|w| seen.insert(w)));
     ranked
 }
 
@@ -570,6 +593,7 @@ mod tests {
             missed: rows,
             bit_toggles: vec![5, 9, 1, 9, 100],
             changes: vec![1, 1, 1, 2, 1],
+            digests: Vec::new(),
         };
         let candidates = vec![
             candidate("a", 32),
