@@ -116,6 +116,41 @@ fn signals_inside_the_core_reach_their_channels() {
     }
 }
 
+/// A channel wired straight to a register's output: the register's fault
+/// site carries the channel's input among its names (campaigns find each
+/// channel's input by that name).
+#[test]
+fn a_register_on_a_channel_names_the_channel_input() {
+    use flexpmu_sim::engine::compiled::faults::SiteKind;
+
+    let mut map = MonitorMap::today();
+    map.channels[5] = entry("sm.execute.results_2.q", ChannelMode::Toggle);
+    let launch = VectorAdd::new(Geometry::new([32, 1, 1], [1, 1]).unwrap());
+    let config = SmConfig {
+        monitor_map: Some(Arc::new(map)),
+        ..SmConfig::default()
+    };
+    let mut sm = Sm::new(&launch.iss().unwrap(), &appendix(), config).unwrap();
+    let sites = sm.fault_sites().unwrap();
+    let register = sites
+        .iter()
+        .find(|s| s.name.ends_with("execute.results_2.q"))
+        .unwrap();
+    assert!(matches!(register.kind, SiteKind::Register(_)));
+    assert!(
+        register.aliases.iter().any(|a| a.ends_with("monitor_in_5")),
+        "{:?}",
+        register.aliases
+    );
+    assert_eq!(
+        sites
+            .iter()
+            .filter(|s| s.aliases.iter().any(|a| a.ends_with("monitor_in_5")))
+            .count(),
+        1
+    );
+}
+
 #[test]
 fn a_map_that_cannot_be_applied_names_its_line() {
     let text = MonitorMap::today().render("");

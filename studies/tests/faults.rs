@@ -523,8 +523,10 @@ fn the_toggle_criterion_ranks_the_golden_waveform_as_toggles_does() {
 
     // Whole signals (not slices) of the toggle mode: each one's activity
     // is the waveform's. A register's sites are named after its ports
-    // (`.d` for its state, `.q` for its output past a reset): the
-    // waveform shows the register under its own name.
+    // (`.q` the register, `.d` the net at its input): the waveform shows
+    // the register under its own name, and a `.d` net where the register
+    // has no `.q` site (its input is its output's next value, equal in
+    // activity over the kernel).
     let waveform_name = |name: &str| -> String {
         match name.strip_suffix(".d").or_else(|| name.strip_suffix(".q")) {
             Some(register) if !by_name.contains_key(name) => register.to_string(),

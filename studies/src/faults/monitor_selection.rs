@@ -484,10 +484,11 @@ pub fn ranked_by_activity(kernels: &[Kernel], candidates: &[Candidate]) -> Vec<u
             .then(sum(|k| &k.changes, b).cmp(&sum(|k| &k.changes, a)))
             .then(candidates[a].name.cmp(&candidates[b].name))
     });
-    // Each signal of the waveform once. A register with a reset shows
-    // its output (the `.q` site), not its state (`.d`); nets with equal
-    // values in every cycle of every kernel (a net and the wires joined
-    // to it, a register and the port it drives) are one signal.
+    // Each signal of the waveform once. A register is its output (the
+    // `.q` site): the net at its D input (`.d`), the next cycle's value,
+    // is not a signal of the waveform; nets with equal values in every
+    // cycle of every kernel (a net and the wires joined to it, a register
+    // and the port it drives) are one signal.
     let names: std::collections::HashSet<&str> =
         candidates.iter().map(|c| c.name.as_str()).collect();
     ranked.retain(|&c| {

@@ -120,10 +120,26 @@ pub fn sites(netlist: &Netlist) -> Vec<Site> {
             kind: SiteKind::Net(signal.node),
         });
     }
+    // A register's names: its own, then every signal its output drives
+    // unchanged (a port up the hierarchy, a monitor channel's input).
+    let mut state_names: std::collections::HashMap<usize, Vec<String>> = Default::default();
+    for (node, n) in netlist.nodes.iter().enumerate() {
+        if let Op::State(index) = n.op {
+            if let Some(names) = names.remove(&node) {
+                state_names.insert(index, names);
+            }
+        }
+    }
     for (index, register) in netlist.registers.iter().enumerate() {
+        let mut aliases = vec![register.name.clone()];
+        for alias in state_names.remove(&index).unwrap_or_default() {
+            if !aliases.contains(&alias) {
+                aliases.push(alias);
+            }
+        }
         sites.push(Site {
             name: register.name.clone(),
-            aliases: vec![register.name.clone()],
+            aliases,
             width: register.width,
             port: false,
             kind: SiteKind::Register(index),
