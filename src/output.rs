@@ -84,6 +84,24 @@ pub fn check_output(path: &Path, force: bool, markers: &[&str]) -> Result<()> {
     Ok(files::check_target(path, force, markers)?)
 }
 
+/// Checks, before any work, that files may be written into `dir`: it is
+/// a directory or can be made one, and each of `paths` in it may be
+/// written (see [`check_output`]).
+pub fn check_outputs_in<'a>(
+    dir: &Path,
+    paths: impl IntoIterator<Item = &'a Path>,
+    force: bool,
+    markers: &[&str],
+) -> Result<()> {
+    files::check_directory(dir)?;
+    if dir.is_dir() {
+        for path in paths {
+            check_output(path, force, markers)?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes `text` to `path`, whole or not at all.
 pub fn write_output(path: &Path, text: &str) -> Result<()> {
     Ok(files::write_atomically(path, text.as_bytes())?)

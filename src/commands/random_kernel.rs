@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use flexpmu_studies::programs::structured::structured_kernel;
 use flexpmu_tools::files;
 
-use crate::output::{check_output, markers, write_output};
+use crate::output::{check_outputs_in, markers, write_output};
 
 /// The most kernels one run writes.
 const MAX_COUNT: u64 = 10_000;
@@ -55,13 +55,14 @@ pub fn random_kernel(args: &RandomKernelArgs) -> Result<ExitCode> {
         out!("{}", structured_kernel(args.seed));
         return Ok(ExitCode::SUCCESS);
     };
-    files::check_directory(dir)?;
-    if dir.is_dir() {
-        // Every target is checked before any is written.
-        for seed in args.seed..=last {
-            check_output(&kernel_path(dir, seed), args.force, markers::NONE)?;
-        }
-    }
+    // Every target is checked before any is written.
+    let paths: Vec<PathBuf> = (args.seed..=last).map(|s| kernel_path(dir, s)).collect();
+    check_outputs_in(
+        dir,
+        paths.iter().map(PathBuf::as_path),
+        args.force,
+        markers::NONE,
+    )?;
     files::create_directory(dir)?;
     for seed in args.seed..=last {
         write_output(&kernel_path(dir, seed), &structured_kernel(seed))?;

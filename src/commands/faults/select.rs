@@ -18,7 +18,7 @@ use flexpmu_studies::faults::UNITS;
 
 use flexpmu_isa::source::shorten;
 
-use crate::output::{check_output, write_output};
+use crate::output::{check_output, check_outputs_in, write_output};
 
 use super::{table, SelectArgs};
 
@@ -75,6 +75,22 @@ fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Cand
     Ok((kernels, candidates))
 }
 
+/// `--write-baselines`' files in `dir`, each with what it holds: the
+/// toggle criterion's map, then the first random draws.
+fn baseline_files(dir: &std::path::Path) -> Vec<(PathBuf, String)> {
+    std::iter::once((
+        dir.join("toggle_criterion.toml"),
+        "the toggle criterion's map".to_string(),
+    ))
+    .chain((1..=RANDOM_WRITTEN).map(|i| {
+        (
+            dir.join(format!("random_{i}.toml")),
+            format!("random draw {i} of the baseline"),
+        )
+    }))
+    .collect()
+}
+
 /// One method's map and its figures on the held-out kernels.
 struct Row {
     method: String,
@@ -117,27 +133,14 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
             check_output(path, args.force, &[marker])?;
         }
     }
-    let baseline_files: Vec<(PathBuf, String)> = match &args.write_baselines {
-        None => Vec::new(),
-        Some(dir) => std::iter::once((
-            dir.join("toggle_criterion.toml"),
-            "the toggle criterion's map".to_string(),
-        ))
-        .chain((1..=RANDOM_WRITTEN).map(|i| {
-            (
-                dir.join(format!("random_{i}.toml")),
-                format!("random draw {i} of the baseline"),
-            )
-        }))
-        .collect(),
-    };
     if let Some(dir) = &args.write_baselines {
-        flexpmu_tools::files::check_directory(dir)?;
-        if dir.is_dir() {
-            for (path, _) in &baseline_files {
-                check_output(path, args.force, &[MAP_MARKER])?;
-            }
-        }
+        let files = baseline_files(dir);
+        check_outputs_in(
+            dir,
+            files.iter().map(|(p, _)| p.as_path()),
+            args.force,
+            &[MAP_MARKER],
+        )?;
     }
     let (train, candidates) = kernels(&train_files, &units)?;
     let (test, test_candidates) = if args.test.is_empty() {
@@ -156,14 +159,6 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     let today_k: Vec<Pair> = today_map.iter().take(k).copied().collect();
     let toggles = on_channels(&ranked_by_activity(&train, &candidates), k);
     let randoms = random_maps(&candidates, k, DRAWS, args.seed);
-    let baselines: Vec<(&PathBuf, &String, &[Pair])> = baseline_files
-        .iter()
-        .zip(std::iter::once(&toggles).chain(&randoms))
-        .map(|((path, what), map)| (path, what, map.as_slice()))
-        .collect();
-    if let Some(dir) = &args.write_baselines {
-        flexpmu_tools::files::create_directory(dir)?;
-    }
 
     let on_test =
         |map: &[Pair]| -> Vec<f64> { test.iter().map(|t| t.revealed(map) as f64).collect() };
@@ -173,28 +168,18 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         c.resize(k, last);
         c
     };
+    // A method's row: its K pairs, and the map its curve runs along.
+    let row = |method: &str, map: &[Pair], along: &[Pair]| Row {
+        method: method.into(),
+        map: Some(map.to_vec()),
+        revealed: on_test(map),
+        curve: curve_of(along),
+        spread: None,
+    };
     let mut rows = vec![
-        Row {
-            method: "selected (greedy)".into(),
-            map: Some(selected.clone()),
-            revealed: on_test(&selected),
-            curve: curve_of(&selected),
-            spread: None,
-        },
-        Row {
-            method: "today's MONITOR_MAP".into(),
-            map: Some(today_k.clone()),
-            revealed: on_test(&today_k),
-            curve: curve_of(&today_map),
-            spread: None,
-        },
-        Row {
-            method: "toggle criterion (thesis)".into(),
-            map: Some(toggles.clone()),
-            revealed: on_test(&toggles),
-            curve: curve_of(&toggles),
-            spread: None,
-        },
+        row("selected (greedy)", &selected, &selected),
+        row("today's MONITOR_MAP", &today_k, &today_map),
+        row("toggle criterion (thesis)", &toggles, &toggles),
     ];
     let random_revealed: Vec<Vec<f64>> = randoms.iter().map(|m| on_test(m)).collect();
     let random_totals: Vec<f64> = random_revealed.iter().map(|r| r.iter().sum()).collect();
@@ -236,8 +221,12 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     if let Some(path) = &args.write_map {
         write_output(path, &render("the selected map", &selected))?;
     }
-    for (path, what, map) in &baselines {
-        write_output(path, &render(what, map))?;
+    if let Some(dir) = &args.write_baselines {
+        flexpmu_tools::files::create_directory(dir)?;
+        let maps = std::iter::once(&toggles).chain(&randoms);
+        for ((path, what), map) in baseline_files(dir).iter().zip(maps) {
+            write_output(path, &render(what, map))?;
+        }
     }
     if let Some(path) = &args.svg {
         write_output(path, &plot(&rows, &test))?;
