@@ -6,7 +6,8 @@
 //! | bits  | field                                                      |
 //! |-------|------------------------------------------------------------|
 //! | 31-28 | opcode, `0111`                                             |
-//! | 27-17 | reserved, must be 0 (proposed as future selector bits)     |
+//! | 27-20 | reserved, must be 0                                        |
+//! | 19-17 | event selector SEL0..SEL7 (CNT and RST only; 0 otherwise)  |
 //! | 16-13 | counter address CNT0..CNT15                                |
 //! | 12-11 | PMU command                                                |
 //! | 10-9  | reserved, must be 0                                        |
@@ -34,6 +35,26 @@
 //! be 0 (PMEVENT has no 64-bit form), the reserved bits must be 0, and only
 //! IDL may name a destination register.
 //!
+//! # Event selectors
+//!
+//! The thesis leaves bits 27-17 and 10-9 free and proposes them as "selection
+//! bits (of some MUXs) for targeting more signals". flexpmu takes three of
+//! them, bits 19-17, as the selector: with a PMU of S inputs per channel
+//! (S = 1, 2, 4 or 8), `PMEVENT CNT3, CNT, SEL2` makes counter 3 count its
+//! third input from the next cycle on. Three bits because eight inputs per
+//! channel is where the selection registers and muxes start to cost as much
+//! as the counters they feed (see `synth_scripts/REPORT.md`); next to the
+//! counter address so that selector and counter are one 7-bit field; the
+//! other free bits (27-20, 10-9) stay reserved.
+//!
+//! CNT and RST load the addressed counter's selection: every CNT or RST says
+//! what the counter counts, and one without `SEL` means `SEL0`, so a word
+//! whose free bits are all 0 does exactly what it did before selectors
+//! existed. IDL and NOP leave the selection alone and must carry `SEL0`. A
+//! PMU has no input behind selectors `S..7`: its hooks do not execute a
+//! PMEVENT that asks for one (the count would be of a signal that is not
+//! there), and the SM slice refuses such a kernel before it runs.
+//!
 //! # NOP
 //!
 //! A word with command `00` decodes to [`PmuCommand::Nop`] rather than an
@@ -50,25 +71,32 @@ use crate::word::{self, bit_list, Field, FLOW_CONTROL_BIT, LONG_INSTRUCTION_BIT}
 pub const PMEVENT_OPCODE: u32 = 0x7;
 /// Number of PMU counters a PMEVENT can address.
 pub const NUM_COUNTERS: u8 = 16;
+/// Number of selectors a PMEVENT can carry (SEL0..SEL7).
+pub const NUM_SELECTORS: u8 = 8;
 /// Number of general-purpose registers a PMEVENT IDL can write.
 pub const NUM_REGISTERS: u8 = 128;
 
+/// Event selector of a CNT or RST, bits 19-17.
+pub const SELECTOR: Field = Field::new(19, 17);
 /// Counter address, bits 16-13.
 pub const COUNTER: Field = Field::new(16, 13);
 /// PMU command, bits 12-11.
 pub const COMMAND: Field = Field::new(12, 11);
 /// Destination register of an IDL, bits 8-2.
 pub const DEST: Field = Field::new(8, 2);
-/// Bits 27-17 and 10-9: unused by PMEVENT, must be 0.
-pub const RESERVED_MASK: u32 = 0x0ffe_0000 | 0x0000_0600;
+/// Bits 27-20 and 10-9: unused by PMEVENT, must be 0.
+pub const RESERVED_MASK: u32 = 0x0ff0_0000 | 0x0000_0600;
+/// The selector field as a mask of the word.
+pub const SELECTOR_MASK: u32 = SELECTOR.mask() as u32;
 /// Every bit a PMEVENT must have clear: the reserved bits, flow control
 /// (bit 1) and 64-bit (bit 0).
 pub const MUST_BE_ZERO: u32 = RESERVED_MASK | FLOW_CONTROL_BIT | LONG_INSTRUCTION_BIT;
 
 /// A decoded PMEVENT instruction.
 ///
-/// Valid values have `counter < 16`, and `dest` is `Some(r)` with `r < 128`
-/// for [`PmuCommand::Idl`] and `None` for every other command;
+/// Valid values have `counter < 16`, `selector < 8` and 0 unless the
+/// command is CNT or RST, and `dest` is `Some(r)` with `r < 128` for
+/// [`PmuCommand::Idl`] and `None` for every other command;
 /// [`Pmevent::validate`] checks this.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Pmevent {
@@ -76,6 +104,9 @@ pub struct Pmevent {
     pub counter: u8,
     /// What the addressed counter is told to do.
     pub command: PmuCommand,
+    /// Which of the counter's inputs it counts from the next cycle (CNT
+    /// and RST; 0 otherwise).
+    pub selector: u8,
     /// Register that receives the count (IDL only).
     pub dest: Option<u8>,
 }
@@ -86,10 +117,23 @@ impl Pmevent {
         let event = Pmevent {
             counter,
             command,
+            selector: 0,
             dest,
         };
         event.validate()?;
         Ok(event)
+    }
+
+    /// This event with selector `selector` (CNT and RST only).
+    pub fn with_selector(self, selector: u8) -> Result<Self, IsaError> {
+        let event = Pmevent { selector, ..self };
+        event.validate()?;
+        Ok(event)
+    }
+
+    /// Whether the event loads the counter's selection (CNT and RST).
+    pub fn loads_selector(&self) -> bool {
+        command_loads_selector(self.command)
     }
 
     /// `PMEVENT CNTn, CNT`.
@@ -107,10 +151,20 @@ impl Pmevent {
         Self::new(counter, PmuCommand::Idl, Some(dest))
     }
 
-    /// Checks field ranges and that only IDL carries a register.
+    /// Checks field ranges, that only IDL carries a register and only CNT
+    /// and RST a selector.
     pub fn validate(&self) -> Result<(), IsaError> {
         if self.counter >= NUM_COUNTERS {
             return Err(IsaError::CounterOutOfRange(self.counter));
+        }
+        if self.selector >= NUM_SELECTORS {
+            return Err(IsaError::SelectorOutOfRange(self.selector));
+        }
+        if self.selector != 0 && !self.loads_selector() {
+            return Err(IsaError::SelectorNotAllowed {
+                command: self.command,
+                selector: self.selector,
+            });
         }
         match (self.command, self.dest) {
             (PmuCommand::Idl, None) => Err(IsaError::MissingRegister),
@@ -129,7 +183,11 @@ impl fmt::Display for Pmevent {
         if let Some(reg) = self.dest {
             write!(f, "R{reg}, ")?;
         }
-        f.write_str(self.command.mnemonic())
+        f.write_str(self.command.mnemonic())?;
+        if self.selector != 0 {
+            write!(f, ", SEL{}", self.selector)?;
+        }
+        Ok(())
     }
 }
 
@@ -142,7 +200,7 @@ pub enum IsaError {
     FlowControlBit(u32),
     #[error("0x{0:08x} has bit 0 (64-bit instruction) set; PMEVENT is a 32-bit instruction")]
     LongInstructionBit(u32),
-    #[error("0x{word:08x} has reserved bit(s) {} set; bits 27-17 and 10-9 must be 0", bit_list(u64::from(*.bits)))]
+    #[error("0x{word:08x} has reserved bit(s) {} set; bits 27-20 and 10-9 must be 0", bit_list(u64::from(*.bits)))]
     ReservedBits {
         word: u32,
         /// The offending bits, as a mask within [`RESERVED_MASK`].
@@ -150,6 +208,10 @@ pub enum IsaError {
     },
     #[error("PMEVENT {command} takes no register, but R{register} is given (only IDL writes a register)")]
     RegisterNotAllowed { command: PmuCommand, register: u8 },
+    #[error("PMEVENT {command} takes no selector, but SEL{selector} is given (only CNT and RST choose what a counter counts)")]
+    SelectorNotAllowed { command: PmuCommand, selector: u8 },
+    #[error("selector SEL{0} is out of range (SEL0..SEL7)")]
+    SelectorOutOfRange(u8),
     #[error("counter CNT{0} is out of range (CNT0..CNT15)")]
     CounterOutOfRange(u8),
     #[error("register R{0} is out of range (R0..R127)")]
@@ -165,18 +227,30 @@ pub fn is_pmevent(word: u32) -> bool {
     word::opcode(word) as u32 == PMEVENT_OPCODE && word & FLOW_CONTROL_BIT == 0
 }
 
+/// Whether a PMEVENT with this command loads the counter's selection.
+pub fn command_loads_selector(command: PmuCommand) -> bool {
+    matches!(command, PmuCommand::Cnt | PmuCommand::Rst)
+}
+
 /// Encodes a PMEVENT.
 ///
 /// Expects a valid `event` (see [`Pmevent::validate`]); out-of-range fields
-/// are truncated to their field width and a register on a non-IDL command
-/// is dropped, so the result is always a well-formed PMEVENT word. Use
+/// are truncated to their field width, and a register on a non-IDL command
+/// or a selector on a command other than CNT and RST is dropped, so the
+/// result is always a well-formed PMEVENT word. Use
 /// [`try_encode`] to have invalid input rejected instead.
 pub fn encode(event: &Pmevent) -> u32 {
     let dest = match event.command {
         PmuCommand::Idl => event.dest.unwrap_or(0),
         _ => 0,
     };
+    let selector = if event.loads_selector() {
+        event.selector
+    } else {
+        0
+    };
     (word::OPCODE.place(u64::from(PMEVENT_OPCODE))
+        | SELECTOR.place(u64::from(selector))
         | COUNTER.place(u64::from(event.counter))
         | COMMAND.place(event.command.bits())
         | DEST.place(u64::from(dest))) as u32
@@ -210,6 +284,10 @@ pub fn decode(word: u32) -> Result<Pmevent, IsaError> {
     let counter = COUNTER.get(value) as u8;
     let command = PmuCommand::from_bits(COMMAND.get(value));
     let reg = DEST.get(value) as u8;
+    let selector = SELECTOR.get(value) as u8;
+    if selector != 0 && !command_loads_selector(command) {
+        return Err(IsaError::SelectorNotAllowed { command, selector });
+    }
     let dest = match command {
         PmuCommand::Idl => Some(reg),
         // A register field on CNT/RST/NOP is ignored by the hardware, but it
@@ -225,6 +303,7 @@ pub fn decode(word: u32) -> Result<Pmevent, IsaError> {
     Ok(Pmevent {
         counter,
         command,
+        selector,
         dest,
     })
 }
@@ -303,16 +382,32 @@ mod tests {
                 } else {
                     vec![None]
                 };
+                let selectors = if command_loads_selector(command) {
+                    0..NUM_SELECTORS
+                } else {
+                    0..1
+                };
                 for dest in dests {
-                    let event = Pmevent::new(counter, command, dest).unwrap();
-                    let word = try_encode(&event).unwrap();
-                    assert_eq!(decode(word), Ok(event));
-                    assert!(is_pmevent(word));
-                    assert!(seen.insert(word), "duplicate encoding {word:#010x}");
+                    for selector in selectors.clone() {
+                        let event = Pmevent::new(counter, command, dest)
+                            .and_then(|e| e.with_selector(selector))
+                            .unwrap();
+                        let word = try_encode(&event).unwrap();
+                        assert_eq!(decode(word), Ok(event));
+                        assert!(is_pmevent(word));
+                        assert!(seen.insert(word), "duplicate encoding {word:#010x}");
+                        // The mnemonic names the selector unless it is 0.
+                        assert_eq!(
+                            event.to_string().ends_with(&format!(", SEL{selector}")),
+                            selector != 0,
+                            "{event}"
+                        );
+                    }
                 }
             }
         }
-        assert_eq!(seen.len(), 16 * (3 + 128));
+        // NOP and IDL carry no selector; CNT and RST carry eight.
+        assert_eq!(seen.len(), 16 * (1 + 8 + 8 + 128));
     }
 
     #[test]
@@ -352,7 +447,7 @@ mod tests {
 
     #[test]
     fn reports_which_reserved_bits() {
-        for bit in (17..=27).chain(9..=10) {
+        for bit in (20..=27).chain(9..=10) {
             let word = 0x7000_0800 | (1 << bit);
             let err = decode(word).unwrap_err();
             assert_eq!(
@@ -366,6 +461,41 @@ mod tests {
         }
         let err = decode(0x7810_0a00).unwrap_err();
         assert!(err.to_string().contains("bit(s) 27, 20, 9 set"), "{err}");
+    }
+
+    /// Bits 19-17 are the selector: `PMEVENT CNT3, CNT, SEL2` is
+    /// `0x70046800`, and a selector on IDL or NOP is refused.
+    #[test]
+    fn selectors() {
+        let event = Pmevent::count(3).unwrap().with_selector(2).unwrap();
+        check(0x7004_6800, event, "PMEVENT CNT3, CNT, SEL2");
+        let reset = Pmevent::reset(15).unwrap().with_selector(7).unwrap();
+        check(0x700f_f000, reset, "PMEVENT CNT15, RST, SEL7");
+        assert_eq!(
+            decode(0x7004_7814),
+            Err(IsaError::SelectorNotAllowed {
+                command: PmuCommand::Idl,
+                selector: 2
+            })
+        );
+        assert_eq!(
+            decode(0x7002_6000),
+            Err(IsaError::SelectorNotAllowed {
+                command: PmuCommand::Nop,
+                selector: 1
+            })
+        );
+        assert_eq!(
+            Pmevent::count(0).unwrap().with_selector(8),
+            Err(IsaError::SelectorOutOfRange(8))
+        );
+        assert_eq!(
+            Pmevent::read(0, 5).unwrap().with_selector(1),
+            Err(IsaError::SelectorNotAllowed {
+                command: PmuCommand::Idl,
+                selector: 1
+            })
+        );
     }
 
     #[test]
@@ -407,6 +537,7 @@ mod tests {
         let bad = Pmevent {
             counter: 20,
             command: PmuCommand::Cnt,
+            selector: 0,
             dest: None,
         };
         assert_eq!(try_encode(&bad), Err(IsaError::CounterOutOfRange(20)));

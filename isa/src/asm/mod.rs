@@ -15,7 +15,9 @@
 //! ```
 //!
 //! PMEVENT is written as `PMEVENT CNTn, CNT|RST|NOP` or
-//! `PMEVENT CNTn, Rd, IDL`; a trailing `;` (the thesis' style) is accepted.
+//! `PMEVENT CNTn, Rd, IDL`; CNT and RST take an event selector,
+//! `PMEVENT CNT3, CNT, SEL2` (see [`crate::pmevent`]); a trailing `;` (the
+//! thesis' style) is accepted.
 //! The instructions of the G80 subset ([`crate::g80`]) are written as their
 //! mnemonics print (`IADD32I R1, R1, -1`, `ISET.S32.C0 R2, R1, R3, NE`,
 //! `@C0.NE BRA loop`, `SSY done`, `NOP.JOIN`); a line may start with a
@@ -120,6 +122,14 @@ pub enum AsmError {
         at: Location,
         command: PmuCommand,
         register: u8,
+    },
+    #[error("{at}: selector `{}` is out of range: expected SEL0..SEL7", shorten(.found))]
+    SelectorOutOfRange { at: Location, found: String },
+    #[error("{at}: {command} takes no selector, but `{}` is given: only CNT and RST choose what a counter counts", shorten(.found))]
+    SelectorNotAllowed {
+        at: Location,
+        command: PmuCommand,
+        found: String,
     },
     #[error("{at}: malformed hex word `{}`: expected 0x and exactly 8 hex digits", shorten(.found))]
     MalformedHex { at: Location, found: String },
@@ -310,6 +320,8 @@ enum OperandError {
     RegisterOutOfRange(String),
     MissingRegister,
     RegisterNotAllowed(PmuCommand, u8),
+    SelectorOutOfRange(String),
+    SelectorNotAllowed(PmuCommand, String),
 }
 
 impl OperandError {
@@ -328,13 +340,20 @@ impl OperandError {
                 command,
                 register,
             },
+            Self::SelectorOutOfRange(found) => AsmError::SelectorOutOfRange { at, found },
+            Self::SelectorNotAllowed(command, found) => AsmError::SelectorNotAllowed {
+                at,
+                command,
+                found,
+            },
         }
     }
 }
 
-const OPERAND_FORMS: &str = "`CNTn, CNT`, `CNTn, RST` or `CNTn, Rd, IDL`";
+const OPERAND_FORMS: &str = "`CNTn, CNT`, `CNTn, RST` (either with `, SELk`) or `CNTn, Rd, IDL`";
 
-/// Parses the operands of a PMEVENT: `CNTn, CMD` or `CNTn, Rd, IDL`.
+/// Parses the operands of a PMEVENT: `CNTn, CMD`, `CNTn, CMD, SELk` or
+/// `CNTn, Rd, IDL`.
 fn parse_operands(operands: &str) -> Result<Pmevent, OperandError> {
     let parts: Vec<&str> = operands.split(',').map(str::trim).collect();
     if !(2..=3).contains(&parts.len()) || parts.iter().any(|part| part.is_empty()) {
@@ -344,6 +363,26 @@ fn parse_operands(operands: &str) -> Result<Pmevent, OperandError> {
         });
     }
     let counter = parse_counter(parts[0])?;
+    let names_selector = |text: &str| text.get(..3).is_some_and(|h| h.eq_ignore_ascii_case("SEL"));
+    if parts.len() == 3 && names_selector(parts[2]) {
+        let selector = parse_selector(parts[2])?;
+        return match parse_command(parts[1]) {
+            Some(command) if pmevent::command_loads_selector(command) => Ok(Pmevent {
+                counter,
+                command,
+                selector,
+                dest: None,
+            }),
+            Some(command) => Err(OperandError::SelectorNotAllowed(
+                command,
+                parts[2].to_string(),
+            )),
+            None => Err(OperandError::Syntax {
+                expected: "a command CNT or RST before the selector",
+                found: parts[1].to_string(),
+            }),
+        };
+    }
     let command_text = parts[parts.len() - 1];
     let command = parse_command(command_text);
     if parts.len() == 2 {
@@ -352,6 +391,7 @@ fn parse_operands(operands: &str) -> Result<Pmevent, OperandError> {
             Some(command) => Ok(Pmevent {
                 counter,
                 command,
+                selector: 0,
                 dest: None,
             }),
             // `PMEVENT CNT0, R5` has forgotten the IDL.
@@ -370,6 +410,7 @@ fn parse_operands(operands: &str) -> Result<Pmevent, OperandError> {
         Some(PmuCommand::Idl) => Ok(Pmevent {
             counter,
             command: PmuCommand::Idl,
+            selector: 0,
             dest: Some(register),
         }),
         Some(command) => Err(OperandError::RegisterNotAllowed(command, register)),
@@ -394,6 +435,13 @@ fn parse_counter(text: &str) -> Result<u8, OperandError> {
         }),
         Some(n) if n < pmevent::NUM_COUNTERS as u64 => Ok(n as u8),
         Some(_) => Err(OperandError::CounterOutOfRange(text.to_string())),
+    }
+}
+
+fn parse_selector(text: &str) -> Result<u8, OperandError> {
+    match numbered(text, "SEL") {
+        Some(n) if n < pmevent::NUM_SELECTORS as u64 => Ok(n as u8),
+        _ => Err(OperandError::SelectorOutOfRange(text.to_string())),
     }
 }
 

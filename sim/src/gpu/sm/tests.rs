@@ -14,6 +14,7 @@ fn pmevent(counter: u8, command: Command, dest: Option<u8>) -> u32 {
     flexpmu_isa::pmevent::encode(&Pmevent {
         counter,
         command,
+        selector: 0,
         dest,
     })
 }
