@@ -341,11 +341,9 @@ impl OperandError {
                 register,
             },
             Self::SelectorOutOfRange(found) => AsmError::SelectorOutOfRange { at, found },
-            Self::SelectorNotAllowed(command, found) => AsmError::SelectorNotAllowed {
-                at,
-                command,
-                found,
-            },
+            Self::SelectorNotAllowed(command, found) => {
+                AsmError::SelectorNotAllowed { at, command, found }
+            }
         }
     }
 }

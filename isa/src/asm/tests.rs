@@ -196,17 +196,41 @@ fn operand_errors() {
 
 #[test]
 fn selectors() {
-    let words = asm("PMEVENT CNT3, CNT, SEL2\npmevent cnt15 , rst , sel7\nPMEVENT CNT1, CNT, SEL0\n").unwrap();
+    let words =
+        asm("PMEVENT CNT3, CNT, SEL2\npmevent cnt15 , rst , sel7\nPMEVENT CNT1, CNT, SEL0\n")
+            .unwrap();
     assert_eq!(words, [0x7004_6800, 0x700f_f000, 0x7000_2800]);
     let err = asm_err("PMEVENT CNT0, CNT\nPMEVENT CNT0, CNT, SEL8");
-    assert!(matches!(&err, AsmError::SelectorOutOfRange { at, found } if at.line == 2 && found == "SEL8"));
-    assert!(err.to_string().starts_with("test.sass:2: selector `SEL8` is out of range"), "{err}");
-    assert!(matches!(asm_err("PMEVENT CNT0, CNT, SELx"), AsmError::SelectorOutOfRange { .. }));
-    assert!(matches!(asm_err("PMEVENT CNT0, IDL, SEL1"),
-        AsmError::SelectorNotAllowed { command: PmuCommand::Idl, .. }));
-    assert!(matches!(asm_err("PMEVENT CNT0, NOP, SEL1"),
-        AsmError::SelectorNotAllowed { command: PmuCommand::Nop, .. }));
-    assert!(matches!(asm_err("PMEVENT CNT0, R1, SEL1"), AsmError::Syntax { .. }));
+    assert!(
+        matches!(&err, AsmError::SelectorOutOfRange { at, found } if at.line == 2 && found == "SEL8")
+    );
+    assert!(
+        err.to_string()
+            .starts_with("test.sass:2: selector `SEL8` is out of range"),
+        "{err}"
+    );
+    assert!(matches!(
+        asm_err("PMEVENT CNT0, CNT, SELx"),
+        AsmError::SelectorOutOfRange { .. }
+    ));
+    assert!(matches!(
+        asm_err("PMEVENT CNT0, IDL, SEL1"),
+        AsmError::SelectorNotAllowed {
+            command: PmuCommand::Idl,
+            ..
+        }
+    ));
+    assert!(matches!(
+        asm_err("PMEVENT CNT0, NOP, SEL1"),
+        AsmError::SelectorNotAllowed {
+            command: PmuCommand::Nop,
+            ..
+        }
+    ));
+    assert!(matches!(
+        asm_err("PMEVENT CNT0, R1, SEL1"),
+        AsmError::Syntax { .. }
+    ));
 }
 
 #[test]
