@@ -548,7 +548,7 @@ fn synth_json_and_compare() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("invalid value 'sm-slice'")
-            && stderr(&out).contains("possible values: pmu, decoder"),
+            && stderr(&out).contains("possible values: pmu, pmu-s2, pmu-s4, pmu-s8, decoder"),
         "{}",
         stderr(&out)
     );

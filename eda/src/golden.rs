@@ -208,11 +208,12 @@ pub fn record_sm_kernel(
 
 /// Golden vectors of the default PMU for a stimulus (one entry per cycle).
 pub fn record_pmu(
+    config: &flexpmu_hdl::PmuConfig,
     ports: &[Port],
     stimulus: &[flexpmu_sim::pmu::PmuInputs],
 ) -> Result<Vectors, SimError> {
     record(
-        flexpmu_hdl::DefaultPmu::default(),
+        flexpmu_hdl::DefaultPmu::new(config),
         ports,
         stimulus.len() as u64,
         |cycle, pmu| flexpmu_sim::pmu::rtl::apply_inputs(pmu, &stimulus[cycle as usize]),

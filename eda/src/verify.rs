@@ -78,23 +78,35 @@ fn write(path: &Path, text: &str) -> Result<(), ToolError> {
     std::fs::write(path, text).map_err(|e| ToolError::io(path, e))
 }
 
-/// Runs every engine on `stimulus` (one entry per cycle); HDL files and
-/// vectors go to `work` (created if needed). `progress` is told which
-/// engine starts.
+/// The registry design of the default PMU with `selectors` inputs per
+/// channel (`pmu`, `pmu-s2`, `pmu-s4`, `pmu-s8`).
+pub fn pmu_design_name(selectors: usize) -> String {
+    match selectors {
+        1 => "pmu".to_string(),
+        s => format!("pmu-s{s}"),
+    }
+}
+
+/// Runs every engine on `stimulus` (one entry per cycle) for the default
+/// PMU with `selectors` inputs per channel; HDL files and vectors go to
+/// `work` (created if needed). `progress` is told which engine starts.
 pub fn verify(
+    selectors: usize,
     stimulus: &[PmuInputs],
     work: &Path,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<Outcome>, VerifyError> {
     std::fs::create_dir_all(work).map_err(|e| ToolError::io(work, e))?;
-    let exportable = registry::get("pmu");
+    let config = PmuConfig::uniform(16, 32).with_selectors(selectors);
+    let exportable = registry::find(&pmu_design_name(selectors))
+        .expect("the registry has the PMU for every selector choice");
     let design = exportable.design()?;
     let cycles = stimulus.len() as u64;
     let mut outcomes = Vec::new();
 
     progress("rust-hdl");
     let start = Instant::now();
-    let vectors = golden::record_pmu(&design.top().ports, stimulus)?;
+    let vectors = golden::record_pmu(&config, &design.top().ports, stimulus)?;
     outcomes.push(Outcome {
         engine: "rust-hdl (cycle driver)".into(),
         cycles,
@@ -105,7 +117,7 @@ pub fn verify(
 
     progress("reference model");
     let start = Instant::now();
-    outcomes.push(model_against_vectors(stimulus, &vectors, start));
+    outcomes.push(model_against_vectors(&config, stimulus, &vectors, start));
 
     progress("compiled engine");
     let start = Instant::now();
@@ -121,10 +133,13 @@ pub fn verify(
         start,
     ));
 
-    let vectors_path = work.join("flexpmu_pmu.vec");
+    let vectors_path = work.join(format!("{}.vec", exportable.module));
     write(
         &vectors_path,
-        &vectors.to_text("flexpmu_pmu golden vectors (flexpmu verify)"),
+        &vectors.to_text(&format!(
+            "{} golden vectors (flexpmu verify)",
+            exportable.module
+        )),
     )?;
     let files = ExportFiles::write(work, &design, exportable.description)?;
     let top = design.top();
@@ -150,13 +165,18 @@ pub fn verify(
 }
 
 /// The model's MONITOR_OUT against the vectors' column, cycle by cycle.
-fn model_against_vectors(stimulus: &[PmuInputs], vectors: &Vectors, start: Instant) -> Outcome {
+fn model_against_vectors(
+    config: &PmuConfig,
+    stimulus: &[PmuInputs],
+    vectors: &Vectors,
+    start: Instant,
+) -> Outcome {
     let column = vectors
         .ports
         .iter()
         .position(|p| p.name == "monitor_out")
         .expect("monitor_out port");
-    let mut model = PmuModel::new(&PmuConfig::uniform(16, 32), 32);
+    let mut model = PmuModel::new(config, 32);
     let mut first = None;
     let mut mismatches = 0;
     for (cycle, (inputs, row)) in stimulus.iter().zip(&vectors.rows).enumerate() {

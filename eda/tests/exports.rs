@@ -128,6 +128,51 @@ fn exports_are_equivalent_to_rust_hdl_verilog() {
     }
 }
 
+/// The PMU with four inputs per channel, its selector held at `selector`
+/// and the inputs beyond the first 16 at 0, behind the thesis PMU's ports.
+fn selector_pmu_held_at(selector: u32) -> String {
+    let s4 = registry::get("pmu-s4").design().unwrap();
+    let mut text = s4.render(Language::Verilog, "");
+    let inputs: String = (0..16).map(|i| format!(", monitor_in_{i}")).collect();
+    let declarations: String = (0..16)
+        .map(|i| format!("    input [31:0] monitor_in_{i};\n"))
+        .collect();
+    let connections: String = (0..64)
+        .map(|i| {
+            let source = if i < 16 {
+                format!("monitor_in_{i}")
+            } else {
+                "32'h0".into()
+            };
+            format!(", .monitor_in_{i}({source})")
+        })
+        .collect();
+    text += &format!(
+        "module flexpmu_pmu(clock, reset, address, command{inputs}, monitor_out);\n\
+         input clock; input reset; input [3:0] address; input [1:0] command;\n\
+         {declarations}    output [31:0] monitor_out;\n\
+         flexpmu_pmu_s4 s4(.clock(clock), .reset(reset), .address(address), .command(command), \
+         .selector(3'd{selector}){connections}, .monitor_out(monitor_out));\n\
+         endmodule\n"
+    );
+    text
+}
+
+/// Formal equivalence: the selector PMU held at selector 0 is the thesis
+/// PMU (its selection registers never leave 0, no cycle is a switch);
+/// held at selector 1 it is not (a PMUCNT switches counting to an input
+/// at 0).
+#[test]
+fn a_selector_pmu_held_at_selector_0_is_the_thesis_pmu() {
+    let thesis = text(registry::get("pmu"), Language::Verilog);
+    assert_eq!(
+        prove_equivalent(&thesis, &selector_pmu_held_at(0), "flexpmu_pmu").unwrap(),
+        Equivalence::Equivalent
+    );
+    let verdict = prove_equivalent(&thesis, &selector_pmu_held_at(1), "flexpmu_pmu").unwrap();
+    assert!(matches!(verdict, Equivalence::Different(_)), "{verdict:?}");
+}
+
 mod constructs {
     //! Constructs the product designs do not use, exported and proven
     //! equivalent to rust-hdl's own Verilog (and the VHDL export to both).

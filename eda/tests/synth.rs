@@ -133,7 +133,12 @@ fn gate_level_netlist_replays_the_golden_vectors() {
     let top = design.top();
     let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, 21);
     let stimulus: Vec<PmuInputs> = (0..3000).map(|_| source.next_cycle().clone()).collect();
-    let vectors = golden::record_pmu(&top.ports, &stimulus).unwrap();
+    let vectors = golden::record_pmu(
+        &flexpmu_hdl::PmuConfig::uniform(16, 32),
+        &top.ports,
+        &stimulus,
+    )
+    .unwrap();
     let vec_path = dir.join("random.vec");
     std::fs::write(&vec_path, vectors.to_text("random")).unwrap();
     let r =

@@ -17,8 +17,12 @@ use flexpmu_sim::pmu::PmuInputs;
 use flexpmu_tools::Scratch;
 
 fn assert_all_agree(stimulus: &[PmuInputs], name: &str) {
+    assert_all_agree_with(1, stimulus, name)
+}
+
+fn assert_all_agree_with(selectors: usize, stimulus: &[PmuInputs], name: &str) {
     let work = Scratch::new(&format!("verify-test-{name}")).unwrap();
-    let outcomes = verify(stimulus, work.path(), &mut |_| {}).unwrap();
+    let outcomes = verify(selectors, stimulus, work.path(), &mut |_| {}).unwrap();
     let engines: Vec<&str> = outcomes.iter().map(|o| o.engine.as_str()).collect();
     assert_eq!(engines.len(), 6, "{engines:?}");
     for o in &outcomes {
@@ -41,6 +45,20 @@ fn hundred_thousand_random_cycles_agree_on_every_engine() {
     assert_all_agree(&stimulus, "random");
 }
 
+/// The PMU with event selectors (4 and 8 inputs per channel), its
+/// selectors switching at random: model, rust-hdl, compiled engine, GHDL,
+/// Icarus and Verilator agree in every cycle.
+#[test]
+fn selector_pmus_agree_on_every_engine() {
+    for (selectors, cycles) in [(4, 30_000), (8, 3_000)] {
+        let config = PmuConfig::uniform(16, 32).with_selectors(selectors);
+        let mut source = RandomStimulus::new(&config, 32, 21);
+        let stimulus: Vec<PmuInputs> = (0..cycles).map(|_| source.next_cycle().clone()).collect();
+        assert!(stimulus.iter().any(|c| c.selector != 0));
+        assert_all_agree_with(selectors, &stimulus, &format!("s{selectors}"));
+    }
+}
+
 /// Every testbench reports a corrupted expectation, naming cycle and signal.
 #[test]
 fn testbenches_report_mismatches() {
@@ -48,7 +66,12 @@ fn testbenches_report_mismatches() {
     let top = design.top();
     let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, 5);
     let stimulus: Vec<PmuInputs> = (0..50).map(|_| source.next_cycle().clone()).collect();
-    let mut vectors = golden::record_pmu(&top.ports, &stimulus).unwrap();
+    let mut vectors = golden::record_pmu(
+        &flexpmu_hdl::PmuConfig::uniform(16, 32),
+        &top.ports,
+        &stimulus,
+    )
+    .unwrap();
     let column = vectors
         .ports
         .iter()
@@ -170,6 +193,7 @@ fn hook_testbenches_replay_random_vectors() {
                 flexpmu_hdl::DecodeHook::new(flexpmu_hdl::hooks::decode_hook::DecodeHookOptions {
                     enabled: true,
                     reset: flexpmu_hdl::ResetKind::Asynchronous,
+                    ..Default::default()
                 }),
                 stimulus,
             );

@@ -450,6 +450,14 @@ fn pmu_wrapper(core: &Module, entity: &str, channels: &[String]) -> Result<Strin
     for i in 0..counters {
         map.push((format!("monitor_in_{i}"), format!("monitor_in({i})")));
     }
+    // A PMU with event selectors: its `selector` beside the command, and
+    // counters × S inputs (input s × counters + i is counter i's input s).
+    let selector_port = if port_width(core, "selector").is_some() {
+        map.push(("selector".into(), "pmu_selector".into()));
+        "    pmu_selector : in  std_logic_vector(2 downto 0);\n"
+    } else {
+        ""
+    };
     let mut text = String::new();
     let _ = write!(
         text,
@@ -458,7 +466,7 @@ library ieee;
 use ieee.std_logic_1164.all;
 use work.flexpmu_fgp.all;
 
--- The PMU ({core}: {counters} counters of {width} bits), its monitored
+-- The PMU ({core}: {size} of {width} bits), its monitored
 -- signals as one array port. Connect pmu_address, pmu_command and reset to
 -- flexpmu_fgp_decode_hook's pmu_address, pmu_command and pmu_reset, and
 -- monitor_out to flexpmu_fgp_execute_hook's monitor_value_in. Its reset is
@@ -469,7 +477,7 @@ use work.flexpmu_fgp.all;
     reset       : in  std_logic;
     pmu_address : in  std_logic_vector(3 downto 0);
     pmu_command : in  std_logic_vector(1 downto 0);
-    monitor_in  : in  flexpmu_monitor_array(0 to {last});
+{selector_port}    monitor_in  : in  flexpmu_monitor_array(0 to {last});
     monitor_out : out std_logic_vector({top} downto 0)
   );
 end entity {entity};
@@ -477,6 +485,11 @@ end entity {entity};
 architecture rtl of {entity} is
 ",
         core = core.name,
+        size = if selector_port.is_empty() {
+            format!("{counters} counters")
+        } else {
+            format!("{counters} selectable inputs, counters")
+        },
         last = counters - 1,
         top = width - 1,
         channels = channels

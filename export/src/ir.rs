@@ -288,16 +288,22 @@ impl<'a> Lowering<'a> {
             .ok_or_else(|| self.unsupported(format!("undeclared name `{path}`")))
     }
 
+    /// An index: a number, a loop variable, or arithmetic on them
+    /// (`s * n + i`), evaluated as rust-hdl's own generator does.
     fn index_value(&self, text: &str) -> Option<usize> {
-        let text = text.trim().trim_start_matches('(').trim_end_matches(')');
+        use evalexpr::ContextWithMutableVariables;
+        let text = text.trim();
         if let Ok(v) = text.parse() {
             return Some(v);
         }
-        self.loops
-            .iter()
-            .rev()
-            .find(|(n, _)| n == text)
-            .map(|(_, v)| *v)
+        let mut context = evalexpr::HashMapContext::new();
+        for (name, value) in &self.loops {
+            context
+                .set_value(name.clone(), (*value as i64).into())
+                .ok()?;
+        }
+        let value = evalexpr::eval_int_with_context(text, &context).ok()?;
+        usize::try_from(value).ok()
     }
 
     fn target(&self, e: &VerilogExpression) -> Result<(String, usize), ExportError> {

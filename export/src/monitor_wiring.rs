@@ -147,6 +147,7 @@ impl Wiring {
                     mode: t.mode,
                 })
                 .collect(),
+            selectors: 1,
         }
     }
 

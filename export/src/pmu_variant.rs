@@ -8,6 +8,7 @@
 //! name = "fgp"              # entity flexpmu_pmu_fgp (default: from the contents)
 //! counters = 16             # 1 to 16
 //! counter_width = 32        # 8, 16, 32 or 64
+//! selectors = 1             # inputs per channel: 1, 2, 4 or 8 (event selectors)
 //!
 //! [default_channel]         # channels not listed below (default: 32-bit toggle)
 //! width = 32
@@ -21,7 +22,9 @@
 //! ```
 //!
 //! The monitor inputs stay 32 bits wide (a channel uses their low `width`
-//! bits), so every variant has the default PMU's ports.
+//! bits), so every variant without selectors has the default PMU's ports;
+//! with S > 1 selectors it has `counters × S` monitor inputs and a
+//! `selector` port.
 
 use std::fmt::Write as _;
 use std::io::Read as _;
@@ -33,7 +36,7 @@ use toml::Spanned;
 
 use crate::registry::connected;
 use crate::{export, Design, ExportError};
-use flexpmu_hdl::pmu::{ChannelConfig, ChannelMode, Pmu, PmuConfig};
+use flexpmu_hdl::pmu::{ChannelConfig, ChannelMode, Pmu, PmuConfig, SELECTOR_CHOICES};
 use flexpmu_isa::source::shorten;
 
 /// Width of every `monitor_in` port of a variant.
@@ -78,6 +81,8 @@ struct File {
     counters: Spanned<usize>,
     #[serde(default)]
     counter_width: Option<Spanned<usize>>,
+    #[serde(default)]
+    selectors: Option<Spanned<usize>>,
     default_channel: Option<Spanned<ChannelEntry>>,
     #[serde(default)]
     channel: Vec<Spanned<ChannelEntry>>,
@@ -180,6 +185,20 @@ impl PmuVariant {
                 ))
             }
         };
+        let selectors = match &file.selectors {
+            None => 1,
+            Some(s) if SELECTOR_CHOICES.contains(s.get_ref()) => *s.get_ref(),
+            Some(s) => {
+                return Err(invalid(
+                    s.span(),
+                    format!(
+                        "selectors = {}: expected one of {} (inputs per channel)",
+                        s.get_ref(),
+                        list(&SELECTOR_CHOICES)
+                    ),
+                ))
+            }
+        };
         let channel = |entry: &Spanned<ChannelEntry>,
                        default: ChannelConfig|
          -> Result<ChannelConfig, VariantError> {
@@ -267,7 +286,10 @@ impl PmuVariant {
                 signals[i] = Some(text.clone());
             }
         }
-        let config = PmuConfig { channels };
+        let config = PmuConfig {
+            channels,
+            selectors,
+        };
         let name = match &file.name {
             Some(name) => {
                 let n = name.get_ref();
@@ -329,6 +351,13 @@ impl PmuVariant {
                 if ch.width == 1 { "" } else { "s" }
             );
         }
+        if self.config.selectors > 1 {
+            let _ = write!(
+                text,
+                "; {} inputs per channel (event selectors)",
+                self.config.selectors
+            );
+        }
         text
     }
 
@@ -374,6 +403,9 @@ fn is_identifier(name: &str) -> bool {
 /// not 32-bit toggle (`c16_w32_l1x1_l9x1`: channels 1 and 9 level, one bit).
 fn encoded_name(config: &PmuConfig, counter_width: usize) -> String {
     let mut name = format!("c{}_w{counter_width}", config.channels.len());
+    if config.selectors > 1 {
+        let _ = write!(name, "_s{}", config.selectors);
+    }
     for (i, ch) in config.channels.iter().enumerate() {
         let default = ch.mode == ChannelMode::Toggle && ch.width == INPUT_WIDTH;
         if !default {
@@ -390,8 +422,13 @@ fn encoded_name(config: &PmuConfig, counter_width: usize) -> String {
         let digest = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         });
+        let selectors = if config.selectors > 1 {
+            format!("_s{}", config.selectors)
+        } else {
+            String::new()
+        };
         name = format!(
-            "c{}_w{counter_width}_{:08x}",
+            "c{}_w{counter_width}{selectors}_{:08x}",
             config.channels.len(),
             digest as u32
         );

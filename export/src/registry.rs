@@ -14,7 +14,7 @@ use flexpmu_hdl::sm::execute_stage::ExecuteLatency;
 use flexpmu_hdl::support::reset_dff::ResetKind;
 use flexpmu_hdl::{
     CommandDecoder, CounterSubunit, DecodeHook, DecodeStage, DefaultPmu, ExecuteHook, ExecuteStage,
-    HookedPmu, OutputMux, SmCore, ToggleConverter,
+    HookedPmu, OutputMux, PmuConfig, SmCore, ToggleConverter,
 };
 
 /// One design.
@@ -88,6 +88,27 @@ pub const DESIGNS: &[DesignEntry] = &[
         DefaultPmu::default()
     ),
     entry!(
+        "pmu-s2",
+        "flexpmu_pmu_s2",
+        false,
+        "the PMU with event selectors: 2 inputs per channel (32 monitored signals)",
+        DefaultPmu::new(&PmuConfig::uniform(16, 32).with_selectors(2))
+    ),
+    entry!(
+        "pmu-s4",
+        "flexpmu_pmu_s4",
+        false,
+        "the PMU with event selectors: 4 inputs per channel (64 monitored signals)",
+        DefaultPmu::new(&PmuConfig::uniform(16, 32).with_selectors(4))
+    ),
+    entry!(
+        "pmu-s8",
+        "flexpmu_pmu_s8",
+        false,
+        "the PMU with event selectors: 8 inputs per channel (128 monitored signals)",
+        DefaultPmu::new(&PmuConfig::uniform(16, 32).with_selectors(8))
+    ),
+    entry!(
         "decoder",
         "flexpmu_command_decoder",
         false,
@@ -130,6 +151,7 @@ pub const DESIGNS: &[DesignEntry] = &[
         DecodeHook::new(DecodeHookOptions {
             enabled: true,
             reset: ResetKind::Asynchronous,
+            ..Default::default()
         })
     ),
     entry!(

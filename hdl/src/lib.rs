@@ -39,7 +39,7 @@ pub mod support;
 pub use hooks::{DecodeHook, ExecuteHook, HookedPmu, PmeventDecoder};
 pub use pmu::{
     ChannelConfig, ChannelMode, CommandDecoder, CounterState, CounterSubunit, DefaultPmu,
-    OutputMux, Pmu, PmuConfig, ToggleConverter,
+    EventSelector, OutputMux, Pmu, PmuConfig, ToggleConverter, SELECTOR_CHOICES,
 };
 pub use sm::{DecodeStage, ExecuteStage, MonitoredSignal, SmCore, MONITOR_MAP};
 pub use support::reset_dff::{ResetDff, ResetKind};
@@ -60,6 +60,7 @@ macro_rules! clocked {
 clocked!(
     [const W: usize] CounterSubunit<W>,
     [const W: usize] ToggleConverter<W>,
+    [] crate::pmu::EventSelector,
     [const C: usize, const W: usize, const I: usize] Pmu<C, W, I>,
     [] DecodeHook,
     [] DecodeStage,

@@ -122,11 +122,22 @@ fn hardware(uut: &mut SubsetDecoder, word: u64, like: &Fields) -> Fields {
     }
 }
 
-/// Checks one word; returns whether the reference decoder accepted it.
-fn check(uut: &mut SubsetDecoder, low: u32, high: u32) -> bool {
+/// Checks one word on a decoder built for `selectors` inputs per channel;
+/// returns whether the reference decoder accepted it (a PMEVENT whose
+/// selector has no input behind it is refused by the hardware only).
+fn check(uut: &mut SubsetDecoder, selectors: u8, low: u32, high: u32) -> bool {
     let words = [low, high];
     let word = low as u64 | (high as u64) << 32;
     match g80::decode(&words, 0) {
+        Ok((Instruction::Pmevent(event), _)) if event.selector >= selectors => {
+            let got = hardware(uut, word, &expected(&Instruction::Nop)).op;
+            assert_eq!(
+                got,
+                op::UNSUPPORTED,
+                "{low:#010x}: {event} with {selectors} inputs"
+            );
+            false
+        }
         Ok((instruction, _)) => {
             let want = expected(&instruction);
             assert_eq!(
@@ -162,7 +173,7 @@ fn agrees_with_the_reference_decoder_on_appendix_a() {
         } else {
             0xdead_beef
         };
-        assert!(check(&mut uut, words[address], high));
+        assert!(check(&mut uut, 1, words[address], high));
         address += used;
     }
 }
@@ -180,9 +191,14 @@ fn agrees_with_the_reference_decoder_on_50000_random_words() {
     forms.push((0xe000_0001_f000_0001, 0x0000_0003_0fff_fffc)); // NOP, NOP.JOIN
     forms.push((0x7000_0800, 0x0001_e000)); // PMEVENT CNTn, CNT
     forms.push((0x7000_1800, 0x0001_e1fc)); // PMEVENT CNTn, Rd, IDL
+    forms.push((0x7000_0800, 0x000f_f800)); // PMEVENT CNTn, CNT|RST.., SELk
     let mut rng = SmallRng::seed_from_u64(9);
-    let mut uut = SubsetDecoder::default();
-    uut.connect_all();
+    // The thesis' decoder (no selectors) and one for eight inputs per
+    // channel, which executes every selector the ISA has.
+    let mut uuts = [(1, SubsetDecoder::new(1)), (8, SubsetDecoder::new(8))];
+    for (_, uut) in uuts.iter_mut() {
+        uut.connect_all();
+    }
     let mut accepted = 0;
     for _ in 0..50_000 {
         let (template, variable) = forms[rng.gen_range(0..forms.len())];
@@ -192,7 +208,9 @@ fn agrees_with_the_reference_decoder_on_50000_random_words() {
             1 => word = rng.gen(),
             _ => {}
         }
-        accepted += check(&mut uut, word as u32, (word >> 32) as u32) as u32;
+        let [(s1, thesis), (s8, eight)] = &mut uuts;
+        accepted += check(thesis, *s1, word as u32, (word >> 32) as u32) as u32;
+        check(eight, *s8, word as u32, (word >> 32) as u32);
     }
     // Both verdicts are exercised in earnest.
     assert!(

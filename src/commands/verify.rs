@@ -22,6 +22,10 @@ pub struct VerifyArgs {
     /// Seed of the random stimulus.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Verify the PMU with event selectors: S inputs per channel (1, 2, 4
+    /// or 8); the random stimulus then switches selectors.
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = parse_selectors)]
+    selectors: usize,
     /// Keep the HDL, testbenches and vectors in this directory (default:
     /// a temporary directory, removed afterwards).
     #[arg(long, value_name = "DIR")]
@@ -35,9 +39,21 @@ pub struct VerifyArgs {
 /// memory (about 0.5 KB per cycle).
 const MAX_VERIFY_CYCLES: u64 = 2_000_000;
 
+/// `--selectors`: one of [`flexpmu_hdl::SELECTOR_CHOICES`].
+pub fn parse_selectors(text: &str) -> Result<usize, String> {
+    text.parse()
+        .ok()
+        .filter(|s| flexpmu_hdl::SELECTOR_CHOICES.contains(s))
+        .ok_or_else(|| format!("`{text}`: expected 1, 2, 4 or 8 inputs per channel"))
+}
+
 pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
     let (scenario, random, seed, json) =
         (args.scenario.as_deref(), args.random, args.seed, args.json);
+    let selectors = args.selectors;
+    if scenario.is_some() && selectors > 1 {
+        bail!("--selectors {selectors} takes random stimulus: scenario files drive the PMU without selectors");
+    }
     // A scenario's `expect` lines are checked as `flexpmu sim` checks them.
     let mut failed_expects = Vec::new();
     let (label, stimulus) = match (scenario, random) {
@@ -80,9 +96,15 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
             if n > MAX_VERIFY_CYCLES {
                 bail!("--random {n}: expected at most {MAX_VERIFY_CYCLES} cycles (the golden vectors are held in memory)");
             }
-            let mut source = RandomStimulus::new(&PmuConfig::uniform(16, 32), 32, seed);
+            let config = PmuConfig::uniform(16, 32).with_selectors(selectors);
+            let mut source = RandomStimulus::new(&config, 32, seed);
+            let pmu = if selectors > 1 {
+                format!(", {selectors} inputs per channel")
+            } else {
+                String::new()
+            };
             (
-                format!("{n} random cycles (seed {seed})"),
+                format!("{n} random cycles (seed {seed}{pmu})"),
                 (0..n).map(|_| source.next_cycle().clone()).collect(),
             )
         }
@@ -107,7 +129,7 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
         ProgressBar::new_spinner()
     };
     spinner.enable_steady_tick(std::time::Duration::from_millis(150));
-    let outcomes = verify::verify(&stimulus, &work, &mut |engine| {
+    let outcomes = verify::verify(selectors, &stimulus, &work, &mut |engine| {
         spinner.set_message(format!("{engine}..."))
     })?;
     spinner.finish_and_clear();

@@ -6,6 +6,7 @@ use rust_hdl::prelude::*;
 
 use crate::comment;
 use crate::hooks::pmevent_decoder::PmeventDecoder;
+use crate::support::optional::Optional;
 use crate::support::reset_dff::{ResetDff, ResetKind};
 use flexpmu_isa::PmuCommand;
 
@@ -28,6 +29,9 @@ pub struct DecodeHookOptions {
     /// How `reset` acts on the hook's registers (FlexGripPlus:
     /// asynchronous).
     pub reset: ResetKind,
+    /// Inputs per channel of the PMU it drives (1, 2, 4 or 8): with more
+    /// than one, the hook passes each PMEVENT's selector on `pmu_selector`.
+    pub selectors: usize,
 }
 
 impl Default for DecodeHookOptions {
@@ -35,6 +39,7 @@ impl Default for DecodeHookOptions {
         Self {
             enabled: true,
             reset: ResetKind::Synchronous,
+            selectors: 1,
         }
     }
 }
@@ -70,6 +75,11 @@ impl Default for DecodeHookOptions {
 /// hand-over until its last pass has left execute), a new PMEVENT's first
 /// pass waits in decode (`pmu_interlock` high, folded into
 /// `decode_stall_out`), so the counter address cannot move under a read.
+///
+/// **Selectors.** Built for a PMU with S > 1 inputs per channel, the hook
+/// executes PMEVENTs whose selector is below S and presents the selector
+/// on `pmu_selector` with the command (registered at the same hand-over,
+/// held like the address).
 ///
 /// `reset` (the processor reset) clears the hook and is the PMU's global
 /// reset (`pmu_reset`).
@@ -110,6 +120,8 @@ pub struct DecodeHook {
     pub pmu_command: Signal<Out, Bits<2>>,
     /// To the PMU: global reset.
     pub pmu_reset: Signal<Out, Bit>,
+    /// To the PMU (S > 1 only): the PMEVENT's selector.
+    pub pmu_selector: Optional<Signal<Out, Bits<3>>>,
     pmevent: PmeventDecoder,
     stalled: ResetDff<Bit>,
     dec_done: ResetDff<Bit>,
@@ -123,6 +135,7 @@ pub struct DecodeHook {
     queue_read: [ResetDff<Bit>; TRACKED_PASSES],
     queue_last: [ResetDff<Bit>; TRACKED_PASSES],
     queue_count: ResetDff<Bits<3>>,
+    selector: Optional<ResetDff<Bits<3>>>,
     cmd_nop: Constant<Bits<2>>,
     last_pass: Constant<Bits<2>>,
     hook_enabled: Constant<Bit>,
@@ -156,7 +169,8 @@ impl DecodeHook {
             pmu_address: Default::default(),
             pmu_command: Default::default(),
             pmu_reset: Default::default(),
-            pmevent: Default::default(),
+            pmu_selector: Optional::when(options.selectors > 1, Default::default),
+            pmevent: PmeventDecoder::new(options.selectors),
             stalled: bit(),
             dec_done: bit(),
             read_flag: bit(),
@@ -167,6 +181,7 @@ impl DecodeHook {
             queue_read: std::array::from_fn(|_| bit()),
             queue_last: std::array::from_fn(|_| bit()),
             queue_count: ResetDff::new(0.into(), kind),
+            selector: Optional::when(options.selectors > 1, || ResetDff::new(0.into(), kind)),
             cmd_nop: Constant::new(PmuCommand::Nop.bits().into()),
             last_pass: Constant::new((PASSES - 1).into()),
             hook_enabled: Constant::new(options.enabled),
@@ -181,11 +196,11 @@ crate::hdl_block!([] DecodeHook {
     ],
     outputs: [
         decode_stall_out, pmu_interlock, pipeline_stall_out, pipeline_dec_done, pmu_read_out,
-        pmu_dest_out, pmu_read_exec, pmu_address, pmu_command, pmu_reset,
+        pmu_dest_out, pmu_read_exec, pmu_address, pmu_command, pmu_reset, pmu_selector,
     ],
     parts: [
         pmevent, stalled, dec_done, read_flag, dest, address, command, read_pending, queue_read,
-        queue_last, queue_count,
+        queue_last, queue_count, selector,
     ],
     constants: [cmd_nop, last_pass, hook_enabled],
 });
@@ -345,6 +360,26 @@ impl Logic for DecodeHook {
         self.pmu_address.next = self.address.q.val();
         self.pmu_command.next = self.command.q.val();
         self.pmu_reset.next = self.reset.val();
+        // With selectors only: loaded with the command, at the hand-over
+        // of a PMEVENT's first pass.
+        for _k in 0..self.selector.len() {
+            self.selector.clock.next = self.clock.val();
+            self.selector.reset.next = self.reset.val();
+            self.selector.d.next = self.selector.q.val();
+            if self.stalled.q.val()
+                & !(self.read_stall_in.val()
+                    | (self.hook_enabled.val()
+                        & self.pmevent.is_pmevent.val()
+                        & (self.warp_lane_id.val() == 0)
+                        & self.read_pending.q.val()))
+                & self.hook_enabled.val()
+                & self.pmevent.is_pmevent.val()
+                & (self.warp_lane_id.val() == 0)
+            {
+                self.selector.d.next = self.pmevent.selector.val();
+            }
+            self.pmu_selector.next = self.selector.q.val();
+        }
     }
 }
 
@@ -360,6 +395,7 @@ mod tests {
             let mut uut = DecodeHook::new(DecodeHookOptions {
                 enabled: true,
                 reset,
+                ..Default::default()
             });
             uut.connect_all();
             let report = check_synthesizes("decode_hook", &generate_verilog(&uut)).unwrap();
@@ -375,6 +411,7 @@ mod tests {
         let mut uut = DecodeHook::new(DecodeHookOptions {
             enabled: false,
             reset: ResetKind::Synchronous,
+            ..Default::default()
         });
         uut.connect_all();
         let report = check_synthesizes("decode_hook", &generate_verilog(&uut)).unwrap();
@@ -570,6 +607,7 @@ mod tests {
             let mut d = Driver::new(DecodeHook::new(DecodeHookOptions {
                 enabled: true,
                 reset,
+                ..Default::default()
             }));
             pass(&mut d, IDL_CNT12_R3, 0);
             cycle(

@@ -7,13 +7,14 @@ use rust_hdl::prelude::*;
 use crate::comment;
 
 use crate::hooks::decode_hook::DecodeHook;
+use crate::hooks::decode_hook::DecodeHookOptions;
 use crate::hooks::execute_hook::{ExecuteHook, DEFAULT_LANES};
-use crate::pmu::DefaultPmu;
+use crate::pmu::{DefaultPmu, PmuConfig};
 
 /// Decode hook + PMU + execute hook, wired as in thesis figure 2.7. The
 /// ports are the hooks' ports toward FlexGripPlus (see [`DecodeHook`] and
-/// [`ExecuteHook`]) and the PMU's monitored signals.
-#[derive(Default)]
+/// [`ExecuteHook`]) and the PMU's monitored signals: 16 × S with S inputs
+/// per channel (input `s × 16 + i` is counter `i`'s input `s`).
 pub struct HookedPmu {
     pub clock: Signal<In, Clock>,
     /// Processor reset; also the PMU's global reset.
@@ -27,8 +28,8 @@ pub struct HookedPmu {
     /// The execute stage's `pipeline_execute_done` and per-lane results.
     pub pipeline_execute_done: Signal<In, Bit>,
     pub result_in: [Signal<In, Bits<32>>; DEFAULT_LANES],
-    /// The 16 monitored signals.
-    pub monitor_in: [Signal<In, Bits<32>>; 16],
+    /// The monitored signals, 16 × S.
+    pub monitor_in: Vec<Signal<In, Bits<32>>>,
     /// To decode's `pipeline_stall_in`.
     pub decode_stall_out: Signal<Out, Bit>,
     pub pmu_interlock: Signal<Out, Bit>,
@@ -44,6 +45,43 @@ pub struct HookedPmu {
     pub decode_hook: DecodeHook,
     pub pmu: DefaultPmu,
     pub execute_hook: ExecuteHook<DEFAULT_LANES>,
+}
+
+impl Default for HookedPmu {
+    fn default() -> Self {
+        Self::new(1)
+    }
+}
+
+impl HookedPmu {
+    /// The hooks and the thesis' PMU with `selectors` inputs per channel.
+    pub fn new(selectors: usize) -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            pipeline_fetch_done: Default::default(),
+            instruction_in: Default::default(),
+            warp_lane_id: Default::default(),
+            read_stall_in: Default::default(),
+            pipeline_execute_done: Default::default(),
+            result_in: Default::default(),
+            monitor_in: (0..16 * selectors).map(|_| Default::default()).collect(),
+            decode_stall_out: Default::default(),
+            pmu_interlock: Default::default(),
+            pmu_read_out: Default::default(),
+            pmu_dest_out: Default::default(),
+            result_out: Default::default(),
+            pmu_address: Default::default(),
+            pmu_command: Default::default(),
+            monitor_out: Default::default(),
+            decode_hook: DecodeHook::new(DecodeHookOptions {
+                selectors,
+                ..Default::default()
+            }),
+            pmu: DefaultPmu::new(&PmuConfig::uniform(16, 32).with_selectors(selectors)),
+            execute_hook: Default::default(),
+        }
+    }
 }
 
 crate::hdl_block!([] HookedPmu {
@@ -74,8 +112,11 @@ impl Logic for HookedPmu {
         self.pmu.reset.next = self.decode_hook.pmu_reset.val();
         self.pmu.address.next = self.decode_hook.pmu_address.val();
         self.pmu.command.next = self.decode_hook.pmu_command.val();
-        for i in 0..16 {
+        for i in 0..self.monitor_in.len() {
             self.pmu.monitor_in[i].next = self.monitor_in[i].val();
+        }
+        for _k in 0..self.pmu.selector.len() {
+            self.pmu.selector.next = self.decode_hook.pmu_selector.val();
         }
         self.execute_hook.pmu_read_in.next = self.decode_hook.pmu_read_exec.val();
         self.execute_hook.monitor_value_in.next = self.pmu.monitor_out.val();
@@ -106,5 +147,15 @@ mod tests {
         // The PMU's 1,056 plus the decode hook's 28 but its copy of
         // `pipeline_dec_done`, which nothing here reads.
         assert_eq!(report.flip_flop_bits, 1056 + 27, "{report:?}");
+    }
+
+    /// With 4 inputs per channel: 16 selections and the hook's selector
+    /// register, 3 bits each.
+    #[test]
+    fn hooked_selector_pmu_synthesizes() {
+        let mut uut = HookedPmu::new(4);
+        uut.connect_all();
+        let report = check_synthesizes("hooked_pmu_s4", &generate_verilog(&uut)).unwrap();
+        assert_eq!(report.flip_flop_bits, 1056 + 27 + 16 * 3 + 3, "{report:?}");
     }
 }

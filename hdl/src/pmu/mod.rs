@@ -3,15 +3,18 @@
 
 pub mod command_decoder;
 pub mod counter_subunit;
+pub mod event_selector;
 pub mod output_mux;
 pub mod toggle_converter;
 
 use rust_hdl::prelude::*;
 
 use crate::comment;
+use crate::support::optional::Optional;
 
 pub use command_decoder::CommandDecoder;
 pub use counter_subunit::{CounterState, CounterSubunit};
+pub use event_selector::EventSelector;
 pub use output_mux::OutputMux;
 pub use toggle_converter::ToggleConverter;
 
@@ -43,11 +46,19 @@ pub struct ChannelConfig {
     pub mode: ChannelMode,
 }
 
+/// Input counts per channel a PMU can have: 1 (the thesis' PMU) or a
+/// power of two up to the eight the 3-bit selector field addresses.
+pub const SELECTOR_CHOICES: [usize; 4] = [1, 2, 4, 8];
+
 /// Per-channel configuration of a PMU with `COUNT` channels of at most
 /// `INPUT_WIDTH` bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PmuConfig {
     pub channels: Vec<ChannelConfig>,
+    /// Inputs per channel, S (one of [`SELECTOR_CHOICES`]): a PMEVENT's
+    /// selector chooses which one the counter counts. 1 is the thesis'
+    /// PMU.
+    pub selectors: usize,
 }
 
 impl PmuConfig {
@@ -61,7 +72,13 @@ impl PmuConfig {
                 };
                 count
             ],
+            selectors: 1,
         }
+    }
+
+    /// These channels with `selectors` inputs each.
+    pub fn with_selectors(self, selectors: usize) -> Self {
+        PmuConfig { selectors, ..self }
     }
 }
 
@@ -71,6 +88,22 @@ impl PmuConfig {
 /// * `COUNTER_WIDTH`: bits per counter (thesis: 32); counters wrap.
 /// * `INPUT_WIDTH`: width of every `monitor_in` port (default 32); a channel
 ///   may use fewer bits (see [`ChannelConfig`]).
+///
+/// With S inputs per channel ([`PmuConfig::selectors`] > 1) the PMU has
+/// `COUNT × S` monitored inputs, input `s × COUNT + i` being counter `i`'s
+/// input `s` (so inputs 0 to `COUNT - 1` are the thesis PMU's), a
+/// `selector` port beside `command`, and per counter an [`EventSelector`]
+/// and a mux in front of its converter. With S = 1 none of them exist and
+/// the HDL is the thesis PMU's, bit for bit.
+///
+/// **A switch.** A PMUCNT or PMURST in cycle t whose selector differs from
+/// the counter's selection switches it: the mux shows the new input from
+/// cycle t on, and the counter ignores cycle t's converter output (which
+/// compares the new input with the old one's last value). The first event
+/// that can count is the new input's change between cycles t and t+1
+/// (toggle) or the new input non-zero in cycle t+1 (level); a counter that
+/// was counting loses only cycle t. A selection with no input behind it
+/// (S..7 from the port; the hooks never send one) watches a constant 0.
 ///
 /// Latencies are defined once, in the crate documentation.
 pub struct Pmu<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> {
@@ -82,14 +115,22 @@ pub struct Pmu<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH
     pub address: Signal<In, Bits<4>>,
     /// PMUNOP / PMUCNT / PMURST / PMUIDL for the addressed counter.
     pub command: Signal<In, Bits<2>>,
-    /// The monitored signals, one per counter.
-    pub monitor_in: [Signal<In, Bits<INPUT_WIDTH>>; COUNT],
+    /// With S > 1: the selector a PMUCNT or PMURST loads into the
+    /// addressed counter's selection.
+    pub selector: Optional<Signal<In, Bits<3>>>,
+    /// The monitored signals: `COUNT × S`, input `s × COUNT + i` being
+    /// counter `i`'s input `s`.
+    pub monitor_in: Vec<Signal<In, Bits<INPUT_WIDTH>>>,
     /// The addressed counter's value.
     pub monitor_out: Signal<Out, Bits<COUNTER_WIDTH>>,
     pub decoder: CommandDecoder<COUNT>,
+    /// With S > 1, one per counter; empty otherwise.
+    pub selectors: Vec<EventSelector>,
     pub converters: [ToggleConverter<INPUT_WIDTH>; COUNT],
     pub counters: [CounterSubunit<COUNTER_WIDTH>; COUNT],
     pub mux: OutputMux<COUNT, COUNTER_WIDTH>,
+    /// S (1 without selectors): a bound of the mux loop in `update`.
+    inputs_per_channel: usize,
 }
 
 /// The thesis' PMU: 16 counters of 32 bits, 32-bit toggle channels.
@@ -100,21 +141,39 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize>
 {
     pub fn new(config: &PmuConfig) -> Self {
         assert_eq!(config.channels.len(), COUNT, "one channel per counter");
+        assert!(
+            SELECTOR_CHOICES.contains(&config.selectors),
+            "{} inputs per channel: expected one of {SELECTOR_CHOICES:?}",
+            config.selectors
+        );
+        let selectable = config.selectors > 1;
         Self {
             clock: Default::default(),
             reset: Default::default(),
             address: Default::default(),
             command: Default::default(),
-            monitor_in: std::array::from_fn(|_| Default::default()),
+            selector: Optional::when(selectable, Default::default),
+            monitor_in: (0..COUNT * config.selectors)
+                .map(|_| Default::default())
+                .collect(),
             monitor_out: Default::default(),
             decoder: Default::default(),
+            selectors: (0..if selectable { COUNT } else { 0 })
+                .map(|_| Default::default())
+                .collect(),
             converters: std::array::from_fn(|i| {
                 let ch = config.channels[i];
                 ToggleConverter::new(ch.width, ch.mode == ChannelMode::Level)
             }),
             counters: std::array::from_fn(|_| Default::default()),
             mux: Default::default(),
+            inputs_per_channel: config.selectors,
         }
+    }
+
+    /// S: inputs per channel (1 without selectors).
+    pub fn inputs_per_channel(&self) -> usize {
+        self.inputs_per_channel
     }
 }
 
@@ -140,9 +199,9 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> D
 
 crate::hdl_block!([const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize]
     Pmu<COUNT, COUNTER_WIDTH, INPUT_WIDTH> {
-    inputs: [clock, reset, address, command, monitor_in],
+    inputs: [clock, reset, address, command, selector, monitor_in],
     outputs: [monitor_out],
-    parts: [decoder, converters, counters, mux],
+    parts: [decoder, selectors, converters, counters, mux],
     constants: [],
 });
 
@@ -165,6 +224,27 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> L
             self.mux.counts[i].next = self.counters[i].count.val();
         }
         self.monitor_out.next = self.mux.monitor_out.val();
+        // With selectors only (no passes otherwise): each converter sees
+        // the input its counter's next selection picks (0 for a selection
+        // with no input behind it); a switch's cycle is not counted.
+        // rust-hdl's HDL translation takes neither locals nor constants in
+        // an index, so the one-pass loop over `n` stands for COUNT.
+        for i in 0..self.selectors.len() {
+            self.selectors[i].clock.next = self.clock.val();
+            self.selectors[i].reset.next = self.reset.val();
+            self.selectors[i].command.next = self.decoder.sub_command[i].val();
+            self.selectors[i].selector.next = self.selector.val();
+            self.converters[i].monitor_in.next = 0.into();
+            for s in 0..self.inputs_per_channel {
+                for n in COUNT..(COUNT + 1) {
+                    if self.selectors[i].next_selection.val().index() == s {
+                        self.converters[i].monitor_in.next = self.monitor_in[s * n + i].val();
+                    }
+                }
+            }
+            self.counters[i].enable.next =
+                self.converters[i].pulse.val() & !self.selectors[i].switching.val();
+        }
     }
 }
 
@@ -188,6 +268,68 @@ mod tests {
             16 * 32 + 16 * 2 + 16 * 32,
             "{report:?}"
         );
+    }
+
+    /// With four inputs per channel: three selection bits per counter more.
+    #[test]
+    fn selector_pmu_synthesizes() {
+        let mut uut = DefaultPmu::new(&PmuConfig::uniform(16, 32).with_selectors(4));
+        uut.connect_all();
+        assert_eq!(uut.monitor_in.len(), 64);
+        let report = check_synthesizes("pmu_s4", &generate_verilog(&uut)).unwrap();
+        // Selections load 0..7 from the port: all three bits are kept.
+        assert_eq!(
+            report.flip_flop_bits,
+            16 * 32 + 16 * 2 + 16 * 32 + 16 * 3,
+            "{report:?}"
+        );
+    }
+
+    /// Counter 1 counts its input 0, is switched to input 2 while counting
+    /// (inputs at different values: no event from the switch), counts a
+    /// toggle there, and a switch to input 3 by RST clears it.
+    #[test]
+    fn selector_pmu_operation() {
+        type Pmu2 = Pmu<2, 32, 8>;
+        let mut d = Driver::new(Pmu2::new(&PmuConfig::uniform(2, 8).with_selectors(4)));
+        // Counter 1's inputs are 1, 3, 5, 7 (s × 2 + 1).
+        let set =
+            |d: &mut Driver<Pmu2>, s: usize, v: u64| d.uut.monitor_in[s * 2 + 1].next = v.into();
+        for s in 0..4 {
+            set(&mut d, s, 10 * s as u64);
+        }
+        d.uut.address.next = 1.into();
+        d.uut.command.next = PmuCommand::Cnt.bits().into();
+        d.cycle();
+        d.uut.command.next = PmuCommand::Nop.bits().into();
+        set(&mut d, 0, 1);
+        d.cycle();
+        set(&mut d, 0, 2);
+        d.cycle();
+        assert_eq!(d.uut.counts()[1], 2);
+        // CNT with SEL2 while counting: input 2 holds 20, input 0 held 2.
+        d.uut.command.next = PmuCommand::Cnt.bits().into();
+        d.uut.selector.next = 2.into();
+        d.cycle();
+        d.uut.command.next = PmuCommand::Nop.bits().into();
+        set(&mut d, 0, 7);
+        d.cycle();
+        d.cycle();
+        assert_eq!(
+            d.uut.counts()[1],
+            2,
+            "no event from the switch, none from input 0"
+        );
+        set(&mut d, 2, 21);
+        d.cycle();
+        assert_eq!(d.uut.counts()[1], 3);
+        assert_eq!(d.uut.selectors[1].selection.val().to_u64(), 2);
+        assert_eq!(d.uut.selectors[0].selection.val().to_u64(), 0);
+        d.uut.command.next = PmuCommand::Rst.bits().into();
+        d.uut.selector.next = 3.into();
+        d.cycle();
+        assert_eq!(d.uut.counts()[1], 0);
+        assert_eq!(d.uut.selectors[1].selection.val().to_u64(), 3);
     }
 
     type SmallPmu = Pmu<4, 32, 1>;

@@ -199,6 +199,7 @@ pub fn sm_pmu_config() -> PmuConfig {
                 mode: s.mode,
             })
             .collect(),
+        selectors: 1,
     }
 }
 
@@ -341,7 +342,7 @@ impl SmCore {
             pmu_address: Default::default(),
             pmu_command: Default::default(),
             monitor_out: Default::default(),
-            decode: DecodeStage::new(pmu),
+            decode: DecodeStage::with_selectors(pmu, config.selectors),
             execute: ExecuteStage::new(pmu, latency),
             pmu: DefaultPmu::new(config),
             pmu_enabled: Constant::new(pmu),
@@ -449,6 +450,14 @@ impl Logic for SmCore {
         }
         self.pmu.monitor_in[14].next = self.sm_mem_address.val();
         self.pmu.monitor_in[15].next = self.sm_mem_data.val();
+        // With selectors only: the decode hook's selector, and the inputs
+        // beyond the first 16 at 0 until a monitor map wires them.
+        for _k in 0..self.pmu.selector.len() {
+            self.pmu.selector.next = self.decode.pmu_selector.val();
+        }
+        for k in 16..self.pmu.monitor_in.len() {
+            self.pmu.monitor_in[k].next = 0.into();
+        }
         self.pmu_address.next = self.decode.pmu_address.val();
         self.pmu_command.next = self.decode.pmu_command.val();
         self.monitor_out.next = self.pmu.monitor_out.val();

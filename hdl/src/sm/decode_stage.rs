@@ -7,6 +7,7 @@
 use rust_hdl::prelude::*;
 
 use crate::comment;
+use crate::support::optional::Optional;
 
 use crate::hooks::decode_hook::{DecodeHook, DecodeHookOptions};
 use crate::sm::subset_decoder::SubsetDecoder;
@@ -51,6 +52,8 @@ pub struct DecodeStage {
     pub pmu_command: Signal<Out, Bits<2>>,
     pub pmu_reset: Signal<Out, Bit>,
     pub pmu_interlock: Signal<Out, Bit>,
+    /// With a selector PMU (S > 1) only: the PMEVENT's selector.
+    pub pmu_selector: Optional<Signal<Out, Bits<3>>>,
     pub hook: DecodeHook,
     pub decoder: SubsetDecoder,
     lane: DFF<Bits<2>>,
@@ -67,6 +70,11 @@ pub struct DecodeStage {
 impl DecodeStage {
     /// The stage with (`hook`) or without the PMEVENT hook.
     pub fn new(hook: bool) -> Self {
+        Self::with_selectors(hook, 1)
+    }
+
+    /// The stage in front of a PMU with `selectors` inputs per channel.
+    pub fn with_selectors(hook: bool, selectors: usize) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -92,11 +100,13 @@ impl DecodeStage {
             pmu_command: Default::default(),
             pmu_reset: Default::default(),
             pmu_interlock: Default::default(),
+            pmu_selector: Optional::when(selectors > 1, Default::default),
             hook: DecodeHook::new(DecodeHookOptions {
                 enabled: hook,
+                selectors,
                 ..Default::default()
             }),
-            decoder: Default::default(),
+            decoder: SubsetDecoder::new(selectors),
             lane: Default::default(),
             fields_op: Default::default(),
             fields_long: Default::default(),
@@ -124,7 +134,7 @@ crate::hdl_block!([] DecodeStage {
     outputs: [
         pipeline_stall_out, pipeline_dec_done, warp_lane_id_out, op, long_instruction, dest, src1,
         src2, src3, src1_shared, shared_offset, pmu_read_out, pmu_read_exec, pmu_address,
-        pmu_command, pmu_reset, pmu_interlock,
+        pmu_command, pmu_reset, pmu_interlock, pmu_selector,
     ],
     parts: [
         hook, decoder, lane, fields_op, fields_long, fields_dest, fields_src1, fields_src2,
@@ -188,6 +198,9 @@ impl Logic for DecodeStage {
         self.pmu_command.next = self.hook.pmu_command.val();
         self.pmu_reset.next = self.hook.pmu_reset.val();
         self.pmu_interlock.next = self.hook.pmu_interlock.val();
+        for _k in 0..self.pmu_selector.len() {
+            self.pmu_selector.next = self.hook.pmu_selector.val();
+        }
     }
 }
 

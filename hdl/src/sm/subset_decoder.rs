@@ -130,6 +130,14 @@ pub struct SubsetDecoder {
 
 impl Default for SubsetDecoder {
     fn default() -> Self {
+        Self::new(1)
+    }
+}
+
+impl SubsetDecoder {
+    /// The decoder in front of a PMU with `selectors` inputs per channel
+    /// (which PMEVENTs are executed depends on it).
+    pub fn new(selectors: usize) -> Self {
         let c4 = |v: u64| Constant::new(v.into());
         Self {
             word: Default::default(),
@@ -141,7 +149,7 @@ impl Default for SubsetDecoder {
             src3: Default::default(),
             src1_shared: Default::default(),
             shared_offset: Default::default(),
-            pmevent: Default::default(),
+            pmevent: PmeventDecoder::new(selectors),
             templates: std::array::from_fn(|i| Constant::new(LONG_FORMS[i].1.template.into())),
             fixed: std::array::from_fn(|i| Constant::new((!LONG_FORMS[i].1.free_bits()).into())),
             codes: std::array::from_fn(|i| c4(LONG_FORMS[i].0)),

@@ -63,6 +63,12 @@ impl<P: Part, const N: usize> Part for [P; N] {
     }
 }
 
+impl<P: Part> Part for Vec<P> {
+    fn outputs_changed(&self) -> bool {
+        self.iter().any(Part::outputs_changed)
+    }
+}
+
 /// Whether blocks on this thread may skip unneeded `update` calls.
 #[doc(hidden)]
 #[inline(always)]

@@ -4,6 +4,7 @@
 //! driver for the blocks' own tests.
 
 pub mod hdl_block;
+pub mod optional;
 pub mod reset_dff;
 #[cfg(test)]
 pub(crate) mod test_driver;

@@ -57,7 +57,8 @@ macro_rules! traced_signal {
 
 traced_signal!(In, Out, Local);
 
-impl<T: Traced, const N: usize> Traced for [T; N] {
+/// An array (or vector) is traced item by item: `name_0`, `name_1`, ...
+impl<T: Traced> Traced for [T] {
     fn declare(&self, name: &str, out: &mut dyn TraceDeclarer) {
         for (i, item) in self.iter().enumerate() {
             item.declare(&format!("{name}_{i}"), out);
@@ -67,6 +68,24 @@ impl<T: Traced, const N: usize> Traced for [T; N] {
         for item in self {
             item.sample(out);
         }
+    }
+}
+
+impl<T: Traced, const N: usize> Traced for [T; N] {
+    fn declare(&self, name: &str, out: &mut dyn TraceDeclarer) {
+        self.as_slice().declare(name, out)
+    }
+    fn sample(&self, out: &mut Vec<u64>) {
+        self.as_slice().sample(out)
+    }
+}
+
+impl<T: Traced> Traced for Vec<T> {
+    fn declare(&self, name: &str, out: &mut dyn TraceDeclarer) {
+        self.as_slice().declare(name, out)
+    }
+    fn sample(&self, out: &mut Vec<u64>) {
+        self.as_slice().sample(out)
     }
 }
 

@@ -14,6 +14,8 @@ pub struct PmuModel {
     states: Vec<CounterState>,
     counts: Vec<u64>,
     previous: Vec<u64>,
+    /// Each counter's selection (0 without selectors).
+    selection: Vec<u8>,
 }
 
 fn low_mask(bits: usize) -> u64 {
@@ -34,7 +36,13 @@ impl PmuModel {
             states: vec![CounterState::Reset; n],
             counts: vec![0; n],
             previous: vec![0; n],
+            selection: vec![0; n],
         }
+    }
+
+    /// Each counter's selection: which of its inputs it counts.
+    pub fn selections(&self) -> &[u8] {
+        &self.selection
     }
 
     pub fn counts(&self) -> &[u64] {
@@ -50,11 +58,21 @@ impl PmuModel {
         self.counts.get(address as usize).copied().unwrap_or(0)
     }
 
-    /// The converter pulses of a cycle with these inputs.
+    /// The converter pulses of a cycle with these inputs (and no command).
     pub fn pulses(&self, monitor_in: &[u64]) -> Vec<bool> {
         (0..self.counts.len())
-            .map(|i| self.pulse(i, monitor_in[i]))
+            .map(|i| self.pulse(i, self.input(monitor_in, i, self.selection[i])))
             .collect()
+    }
+
+    /// Counter `channel`'s input `selection` (0 when it has none).
+    fn input(&self, monitor_in: &[u64], channel: usize, selection: u8) -> u64 {
+        let selection = usize::from(selection);
+        if selection < self.config.selectors {
+            monitor_in[selection * self.counts.len() + channel]
+        } else {
+            0
+        }
     }
 
     fn pulse(&self, channel: usize, input: u64) -> bool {
@@ -81,8 +99,6 @@ impl PmuModel {
     /// Advances one clock cycle with these inputs.
     pub fn step(&mut self, inputs: &PmuInputs) {
         for i in 0..self.counts.len() {
-            let pulse = self.pulse(i, inputs.monitor_in[i]);
-            self.previous[i] = inputs.monitor_in[i] & low_mask(self.config.channels[i].width);
             let command = if inputs.reset {
                 PmuCommand::Rst
             } else if inputs.address as usize == i {
@@ -90,6 +106,22 @@ impl PmuModel {
             } else {
                 PmuCommand::Nop
             };
+            // The selection after this cycle; the converter already
+            // watches it, and a cycle that changes it is not counted.
+            let next_selection = if self.config.selectors == 1 || inputs.reset {
+                0
+            } else if matches!(command, PmuCommand::Cnt | PmuCommand::Rst) {
+                inputs.selector
+            } else {
+                self.selection[i]
+            };
+            let switching = !inputs.reset
+                && matches!(command, PmuCommand::Cnt | PmuCommand::Rst)
+                && next_selection != self.selection[i];
+            let input = self.input(&inputs.monitor_in, i, next_selection);
+            let pulse = self.pulse(i, input) && !switching;
+            self.previous[i] = input & low_mask(self.config.channels[i].width);
+            self.selection[i] = next_selection;
             if command == PmuCommand::Rst {
                 self.counts[i] = 0;
             } else if self.states[i] == CounterState::Counting && pulse {

@@ -9,16 +9,24 @@ pub struct PmuInputs {
     pub reset: bool,
     pub address: u8,
     pub command: PmuCommand,
+    /// The selector beside a PMUCNT or PMURST (PMUs with S > 1 inputs per
+    /// channel; 0 otherwise).
+    pub selector: u8,
+    /// `channels × S` values, input `s × channels + i` being counter `i`'s
+    /// input `s`.
     pub monitor_in: Vec<u64>,
 }
 
 impl PmuInputs {
-    pub fn idle(channels: usize) -> Self {
+    /// No command, every input 0, for a PMU with `inputs` monitored inputs
+    /// (channels × S).
+    pub fn idle(inputs: usize) -> Self {
         PmuInputs {
             reset: false,
             address: 0,
             command: PmuCommand::Nop,
-            monitor_in: vec![0; channels],
+            selector: 0,
+            monitor_in: vec![0; inputs],
         }
     }
 }

@@ -16,6 +16,9 @@ pub fn apply_inputs<const N: usize, const W: usize, const I: usize>(
     pmu.reset.next = inputs.reset;
     pmu.address.next = (inputs.address as u64).into();
     pmu.command.next = inputs.command.bits().into();
+    if !pmu.selector.is_empty() {
+        pmu.selector.next = u64::from(inputs.selector).into();
+    }
     for (port, &value) in pmu.monitor_in.iter_mut().zip(&inputs.monitor_in) {
         port.next = value.into();
     }
@@ -84,6 +87,18 @@ impl<const N: usize, const W: usize, const I: usize> PmuSim<N, W, I> {
                 CounterState::from_bits(c.state.val().to_u64())
                     .expect("the state register only holds RESET, COUNTING or IDLE")
             })
+            .collect()
+    }
+
+    /// Each counter's selection (0 without selectors).
+    pub fn selections(&self) -> Vec<u8> {
+        let uut = self.driver.uut();
+        if uut.selectors.is_empty() {
+            return vec![0; N];
+        }
+        uut.selectors
+            .iter()
+            .map(|s| s.selection.val().to_u64() as u8)
             .collect()
     }
 

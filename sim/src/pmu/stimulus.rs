@@ -10,9 +10,13 @@ use crate::pmu::PmuInputs;
 /// An endless, reproducible stream of PMU input cycles that exercises
 /// global reset, every command, every address (including addresses with no
 /// counter behind them) and inputs that toggle, hold or change in part.
+/// With S inputs per channel it also draws a selector for every cycle:
+/// mostly a valid one, sometimes one with no input behind it (S..7), so
+/// counters switch while counting, idle and reset.
 pub struct RandomStimulus {
     rng: SmallRng,
     port_width: usize,
+    selectors: usize,
     current: PmuInputs,
 }
 
@@ -24,7 +28,8 @@ impl RandomStimulus {
         RandomStimulus {
             rng: SmallRng::seed_from_u64(seed),
             port_width,
-            current: PmuInputs::idle(config.channels.len()),
+            selectors: config.selectors,
+            current: PmuInputs::idle(config.channels.len() * config.selectors),
         }
     }
 
@@ -44,6 +49,15 @@ impl RandomStimulus {
         };
         if rng.gen_ratio(1, 3) {
             c.address = rng.gen_range(0..16);
+        }
+        // Drawn only with selectors, so the stream without them is the
+        // one it always was (golden vectors depend on it).
+        if self.selectors > 1 {
+            c.selector = if rng.gen_ratio(1, 10) {
+                rng.gen_range(0..8)
+            } else {
+                rng.gen_range(0..self.selectors as u8)
+            };
         }
         let width = self.port_width;
         for value in c.monitor_in.iter_mut() {

@@ -209,6 +209,7 @@ pub fn run_program(
             reset,
             address,
             command,
+            selector: 0,
             monitor_in: inputs.to_vec(),
         });
         let hand_over = !reset && decoding.is_some() && !uut.decode_stall_out.val();

@@ -274,7 +274,11 @@ fn figure_3_1_vectors(design: &Design) -> Result<String> {
         &ScenarioLimits::default_pmu(),
     )?;
     let cycles = scenario_cycles(&scn);
-    let vectors = golden::record_pmu(&design.top().ports, &cycles)?;
+    let vectors = golden::record_pmu(
+        &flexpmu_hdl::PmuConfig::uniform(16, 32),
+        &design.top().ports,
+        &cycles,
+    )?;
     Ok(vectors.to_text(&format!(
         "{GENERATED_MARKER} (`flexpmu export`): golden vectors of examples/thesis_fig3_1.scn.\n\
          One row per cycle: the inputs presented in the cycle, then monitor_out as expected\n\

@@ -108,6 +108,7 @@ impl Sm {
                 reset: uut.pmu_reset,
                 address: counter,
                 command,
+                selector: 0,
                 monitor_in: uut.pmu_monitor_in.to_vec(),
             });
         }

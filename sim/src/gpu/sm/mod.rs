@@ -295,7 +295,10 @@ impl Sm {
         let (core, pmu_config) = match config.monitor_map.as_deref() {
             _ if !config.pmu => (
                 CoreSim::new(SmCore::new(false, latency), config.engine)?,
-                PmuConfig { channels: vec![] },
+                PmuConfig {
+                    channels: vec![],
+                    selectors: 1,
+                },
             ),
             Some(map) if !map.is_today() => CoreSim::mapped(map, latency, config.engine)?,
             _ => (
