@@ -99,6 +99,35 @@ fn model_vectors(
     Vectors { ports, rows }
 }
 
+/// The exported `design` of `variant` replays the model's vectors for
+/// `cycles` without a mismatch under every simulator.
+fn assert_every_simulator_agrees(
+    variant: &PmuVariant,
+    design: &flexpmu_export::Design,
+    cycles: &[PmuInputs],
+    name: &str,
+) {
+    let top = design.top();
+    let vectors = model_vectors(variant, &top.ports, cycles);
+    let scratch = Scratch::new(&format!("pmu-variant-{name}-test")).unwrap();
+    let vec_path = scratch
+        .write(
+            &format!("{name}.vec"),
+            &vectors.to_text(&format!("{} under the reference model", variant.source)),
+        )
+        .unwrap();
+    let files = ExportFiles::write(scratch.path(), design, "test").unwrap();
+    for simulator in Simulator::ALL {
+        let r = files.replay(simulator, top, &vec_path).unwrap();
+        assert_eq!(
+            (r.cycles, r.mismatches),
+            (cycles.len() as u64, 0),
+            "{simulator:?}: {:?}",
+            r.first_mismatches
+        );
+    }
+}
+
 /// A variant with event selectors (`selectors = 4`): 12 counters of 8
 /// bits, level and narrow toggle channels, random selectors switching;
 /// its Verilog and VHDL agree with the model under every simulator, and
@@ -123,21 +152,7 @@ fn an_exported_selector_variant_matches_the_model_on_every_simulator() {
     assert_eq!(inputs, 48);
     let mut source = RandomStimulus::new(&variant.config, 32, 5);
     let cycles: Vec<PmuInputs> = (0..20_000).map(|_| source.next_cycle().clone()).collect();
-    let vectors = model_vectors(&variant, &top.ports, &cycles);
-    let scratch = Scratch::new("pmu-variant-sel-test").unwrap();
-    let vec_path = scratch
-        .write("sel.vec", &vectors.to_text("sel.toml"))
-        .unwrap();
-    let files = ExportFiles::write(scratch.path(), &design, "test").unwrap();
-    for simulator in Simulator::ALL {
-        let r = files.replay(simulator, top, &vec_path).unwrap();
-        assert_eq!(
-            (r.cycles, r.mismatches),
-            (cycles.len() as u64, 0),
-            "{simulator:?}: {:?}",
-            r.first_mismatches
-        );
-    }
+    assert_every_simulator_agrees(&variant, &design, &cycles, "sel");
     let wrapper =
         flexpmu_export::flexgripplus::pmu_variant_wrapper(&design, "sel.toml", &[]).unwrap();
     assert!(
@@ -166,22 +181,5 @@ fn the_exported_variant_matches_the_model_on_every_simulator() {
     let mut cycles = strobes();
     let mut source = RandomStimulus::new(&variant.config, 32, 21);
     cycles.extend((0..20_000).map(|_| source.next_cycle().clone()));
-    let vectors = model_vectors(&variant, &top.ports, &cycles);
-    let scratch = Scratch::new("pmu-variant-test").unwrap();
-    let vec_path = scratch
-        .write(
-            "fgp.vec",
-            &vectors.to_text("flexgripplus_pmu.toml under the reference model"),
-        )
-        .unwrap();
-    let files = ExportFiles::write(scratch.path(), &design, "test").unwrap();
-    for simulator in Simulator::ALL {
-        let r = files.replay(simulator, top, &vec_path).unwrap();
-        assert_eq!(
-            (r.cycles, r.mismatches),
-            (cycles.len() as u64, 0),
-            "{simulator:?}: {:?}",
-            r.first_mismatches
-        );
-    }
+    assert_every_simulator_agrees(&variant, &design, &cycles, "fgp");
 }

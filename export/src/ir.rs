@@ -296,6 +296,9 @@ impl<'a> Lowering<'a> {
         if let Ok(v) = text.parse() {
             return Some(v);
         }
+        if let Some((_, v)) = self.loops.iter().rev().find(|(n, _)| n == text) {
+            return Some(*v);
+        }
         let mut context = evalexpr::HashMapContext::new();
         for (name, value) in &self.loops {
             context

@@ -229,6 +229,13 @@ impl Logic for DecodeHook {
         self.command.reset.next = self.reset.val();
         self.read_pending.reset.next = self.reset.val();
         self.queue_count.reset.next = self.reset.val();
+        // With selectors only (the selector register is loaded with the
+        // command, at a PMEVENT's hand-over below).
+        for _k in 0..self.selector.len() {
+            self.selector.clock.next = self.clock.val();
+            self.selector.reset.next = self.reset.val();
+            self.selector.d.next = self.selector.q.val();
+        }
         for i in 0..4 {
             self.queue_read[i].clock.next = self.clock.val();
             self.queue_read[i].reset.next = self.reset.val();
@@ -302,6 +309,10 @@ impl Logic for DecodeHook {
             {
                 self.address.d.next = self.pmevent.counter.val();
                 self.command.d.next = self.pmevent.command.val();
+                // With selectors only: loaded with the command.
+                for _k in 0..self.selector.len() {
+                    self.selector.d.next = self.pmevent.selector.val();
+                }
                 if self.pmevent.is_read.val() {
                     self.read_pending.d.next = true;
                 }
@@ -360,24 +371,7 @@ impl Logic for DecodeHook {
         self.pmu_address.next = self.address.q.val();
         self.pmu_command.next = self.command.q.val();
         self.pmu_reset.next = self.reset.val();
-        // With selectors only: loaded with the command, at the hand-over
-        // of a PMEVENT's first pass.
         for _k in 0..self.selector.len() {
-            self.selector.clock.next = self.clock.val();
-            self.selector.reset.next = self.reset.val();
-            self.selector.d.next = self.selector.q.val();
-            if self.stalled.q.val()
-                & !(self.read_stall_in.val()
-                    | (self.hook_enabled.val()
-                        & self.pmevent.is_pmevent.val()
-                        & (self.warp_lane_id.val() == 0)
-                        & self.read_pending.q.val()))
-                & self.hook_enabled.val()
-                & self.pmevent.is_pmevent.val()
-                & (self.warp_lane_id.val() == 0)
-            {
-                self.selector.d.next = self.pmevent.selector.val();
-            }
             self.pmu_selector.next = self.selector.q.val();
         }
     }

@@ -170,11 +170,6 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize>
             inputs_per_channel: config.selectors,
         }
     }
-
-    /// S: inputs per channel (1 without selectors).
-    pub fn inputs_per_channel(&self) -> usize {
-        self.inputs_per_channel
-    }
 }
 
 impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize>

@@ -1,5 +1,5 @@
 //! [`Optional`]: a port or part that a block has in some configurations
-//! only (the selector PMU's `selector` port, its converters' `next_in`).
+//! only (the selector PMU's `selector` port, the hooks' `pmu_selector`).
 //!
 //! rust-hdl fixes a block's ports by its type; a configuration that adds
 //! hardware would need a new type, and every block above it a new type
@@ -21,14 +21,6 @@ use crate::support::trace::{TraceDeclarer, Traced};
 pub struct Optional<T>(Option<T>);
 
 impl<T> Optional<T> {
-    pub fn present(value: T) -> Self {
-        Optional(Some(value))
-    }
-
-    pub fn absent() -> Self {
-        Optional(None)
-    }
-
     /// `item` when `present`, else absent.
     pub fn when(present: bool, item: impl FnOnce() -> T) -> Self {
         Optional(present.then(item))

@@ -3,6 +3,7 @@
 //! differential tests hold the rust-hdl design to it cycle by cycle.
 
 use flexpmu_hdl::{ChannelMode, CounterState, PmuConfig};
+use flexpmu_isa::pmevent::command_loads_selector;
 use flexpmu_isa::PmuCommand;
 
 use super::PmuInputs;
@@ -110,13 +111,13 @@ impl PmuModel {
             // watches it, and a cycle that changes it is not counted.
             let next_selection = if self.config.selectors == 1 || inputs.reset {
                 0
-            } else if matches!(command, PmuCommand::Cnt | PmuCommand::Rst) {
+            } else if command_loads_selector(command) {
                 inputs.selector
             } else {
                 self.selection[i]
             };
             let switching = !inputs.reset
-                && matches!(command, PmuCommand::Cnt | PmuCommand::Rst)
+                && command_loads_selector(command)
                 && next_selection != self.selection[i];
             let input = self.input(&inputs.monitor_in, i, next_selection);
             let pulse = self.pulse(i, input) && !switching;
