@@ -912,18 +912,30 @@ fn validate_trusts_the_rbe_suite_and_plots_it() {
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(
         (json["trusted"].as_u64(), json["total"].as_u64()),
-        (Some(16), Some(16))
+        (Some(24), Some(24))
     );
     let events = json["events"].as_array().unwrap();
     assert!(events.iter().all(|e| e["verdict"] == "trusted"));
     let svg = std::fs::read_to_string(dir.path().join("v.svg")).unwrap();
     assert!(svg.starts_with("<!-- flexpmu validate -->\n<svg"));
-    assert_eq!(svg.matches("<polyline").count(), 16);
+    assert_eq!(svg.matches("<polyline").count(), 24);
+    // The selector rbe: one counter, four events.
+    let selections: Vec<(u64, u64)> = events
+        .iter()
+        .filter(|e| e["rbe"] == "selectors" && e["counter"] == 12)
+        .map(|e| {
+            (
+                e["selection"].as_u64().unwrap(),
+                e["points"].as_array().unwrap().len() as u64,
+            )
+        })
+        .collect();
+    assert_eq!(selections, [(0, 5), (1, 5), (2, 5), (3, 5)]);
     // The table, and a second run replaces its own plot.
     let out = flexpmu(&["validate", &rbe, "--svg", "v.svg"], dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("16 of 16 event counters trusted; plot in v.svg"),
+        stdout(&out).contains("24 of 24 event counters trusted; plot in v.svg"),
         "{}",
         stdout(&out)
     );

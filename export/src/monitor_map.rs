@@ -9,6 +9,12 @@
 //!                                   # today's channel `map.warp_issue`
 //! ```
 //!
+//! With event selectors (`selectors = S` on top, S = 2, 4 or 8) a channel
+//! names S signals, `select = ["sm.a", "sm.b", ...]`: input s is what the
+//! counter counts after a PMEVENT with `SELs`. They share the channel's
+//! converter, so its mode (and it is as wide as the widest); `signal`
+//! still gives one signal for every selection.
+//!
 //! Every channel 0 to 15 once. Whether a signal exists is checked against
 //! the core it is applied to (the file's line named in the error).
 
@@ -41,17 +47,14 @@ pub struct MapEntry {
     pub line: usize,
 }
 
-impl MapEntry {
-    /// `signal (mode)`.
-    pub fn label(&self) -> String {
-        format!("{} ({})", self.signal, self.mode.name())
-    }
-}
-
 /// What the 16 channels count.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MonitorMap {
+    /// Per PMU input, in the PMU's order: input `s * 16 + k` is channel
+    /// k's selection s (16 × [`selectors`](Self::selectors) entries).
     pub channels: Vec<MapEntry>,
+    /// Inputs per channel, S (1: no selectors).
+    pub selectors: usize,
     /// The file it was read from (for errors).
     pub path: Option<PathBuf>,
 }
@@ -72,6 +75,7 @@ pub enum MapError {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
+    selectors: Option<Spanned<usize>>,
     #[serde(default)]
     channel: Vec<Spanned<Entry>>,
 }
@@ -80,7 +84,8 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct Entry {
     index: Spanned<usize>,
-    signal: Spanned<String>,
+    signal: Option<Spanned<String>>,
+    select: Option<Spanned<Vec<Spanned<String>>>>,
     mode: Spanned<String>,
 }
 
@@ -96,16 +101,41 @@ impl MonitorMap {
                     line: 0,
                 })
                 .collect(),
+            selectors: 1,
             path: None,
         }
     }
 
     /// Whether this is today's map.
     pub fn is_today(&self) -> bool {
-        self.channels
-            .iter()
-            .zip(MonitorMap::today().channels)
-            .all(|(a, b)| a.signal == b.signal && a.mode == b.mode)
+        self.selectors == 1
+            && self
+                .channels
+                .iter()
+                .zip(MonitorMap::today().channels)
+                .all(|(a, b)| a.signal == b.signal && a.mode == b.mode)
+    }
+
+    /// Channel `channel`'s S entries, selection 0 first.
+    pub fn selections(&self, channel: usize) -> impl Iterator<Item = &MapEntry> {
+        self.channels.iter().skip(channel).step_by(CHANNELS)
+    }
+
+    /// What channel `channel` counts: its signal, or its selections
+    /// `a | b | ...` (selection 0 first).
+    pub fn signals(&self, channel: usize) -> String {
+        let names: Vec<&str> = self
+            .selections(channel)
+            .map(|e| e.signal.as_str())
+            .collect();
+        names.join(" | ")
+    }
+
+    /// Per channel, `signals (mode)`.
+    pub fn labels(&self) -> Vec<String> {
+        (0..CHANNELS)
+            .map(|k| format!("{} ({})", self.signals(k), self.channels[k].mode.name()))
+            .collect()
     }
 
     pub fn load(path: &Path) -> Result<MonitorMap, MapError> {
@@ -124,7 +154,9 @@ impl MonitorMap {
             let span = e.span().unwrap_or(0..0);
             invalid(span, e.message().to_string())
         })?;
-        let mut channels: Vec<Option<MapEntry>> = vec![None; CHANNELS];
+        let selectors = crate::pmu_variant::selectors_field(file.selectors.as_ref())
+            .map_err(|(span, what)| invalid(span, what))?;
+        let mut channels: Vec<Option<MapEntry>> = vec![None; CHANNELS * selectors];
         for entry in &file.channel {
             let e = entry.get_ref();
             let index = *e.index.get_ref();
@@ -153,31 +185,66 @@ impl MonitorMap {
                     ))
                 }
             };
-            let signal = e.signal.get_ref();
-            if signal.is_empty() || signal.len() > 200 || signal.chars().any(char::is_whitespace) {
-                return Err(invalid(
-                    e.signal.span(),
-                    format!(
-                        "signal = \"{}\": expected a signal's name, as `flexpmu faults list --json` names it",
-                        shorten(signal)
-                    ),
-                ));
+            // One signal for every selection, or one per selection.
+            let signals: Vec<&Spanned<String>> = match (&e.signal, &e.select) {
+                (Some(signal), None) => vec![signal; selectors],
+                (None, Some(select)) => {
+                    let list: Vec<&Spanned<String>> = select.get_ref().iter().collect();
+                    if list.len() != selectors {
+                        return Err(invalid(
+                            select.span(),
+                            format!(
+                                "channel {index} selects {} signal(s): expected {selectors} (selectors = {selectors})",
+                                list.len()
+                            ),
+                        ));
+                    }
+                    list
+                }
+                (Some(_), Some(select)) => {
+                    return Err(invalid(
+                        select.span(),
+                        format!("channel {index}: give `signal` or `select`, not both"),
+                    ))
+                }
+                (None, None) => {
+                    return Err(invalid(
+                        e.index.span(),
+                        format!("channel {index}: expected `signal = \"...\"` or `select = [...]`"),
+                    ))
+                }
+            };
+            for (s, signal) in signals.into_iter().enumerate() {
+                let name = signal.get_ref();
+                if name.is_empty() || name.len() > 200 || name.chars().any(char::is_whitespace) {
+                    return Err(invalid(
+                        signal.span(),
+                        format!(
+                            "signal = \"{}\": expected a signal's name, as `flexpmu faults list --json` names it",
+                            shorten(name)
+                        ),
+                    ));
+                }
+                channels[s * CHANNELS + index] = Some(MapEntry {
+                    signal: name.clone(),
+                    mode,
+                    line: line_of(text, signal.span().start),
+                });
             }
-            channels[index] = Some(MapEntry {
-                signal: signal.clone(),
-                mode,
-                line: line_of(text, e.signal.span().start),
-            });
         }
         if let Some(missing) = channels.iter().position(Option::is_none) {
             return Err(MapError::Invalid {
                 path: path.to_path_buf(),
                 line: line_of(text, text.len()),
-                what: format!("channel {missing} is not given: a map wires all {CHANNELS}"),
+                what: format!(
+                    "channel {} is not given: a map wires all {CHANNELS}",
+                    missing % CHANNELS
+                ),
             });
         }
         Ok(MonitorMap {
             channels: channels.into_iter().flatten().collect(),
+            selectors,
             path: Some(path.to_path_buf()),
         })
     }
@@ -188,13 +255,21 @@ impl MonitorMap {
         for line in comment.lines() {
             let _ = writeln!(text, "# {line}");
         }
-        for (k, e) in self.channels.iter().enumerate() {
-            let _ = write!(
-                text,
-                "\n[[channel]]\nindex = {k}\nsignal = \"{}\"\nmode = \"{}\"\n",
-                e.signal,
-                e.mode.name()
-            );
+        if self.selectors > 1 {
+            let _ = writeln!(text, "\nselectors = {}", self.selectors);
+        }
+        for (k, e) in self.channels.iter().take(CHANNELS).enumerate() {
+            let _ = write!(text, "\n[[channel]]\nindex = {k}\n");
+            if self.selectors == 1 {
+                let _ = writeln!(text, "signal = \"{}\"", e.signal);
+            } else {
+                let names: Vec<String> = self
+                    .selections(k)
+                    .map(|s| format!("\"{}\"", s.signal))
+                    .collect();
+                let _ = writeln!(text, "select = [{}]", names.join(", "));
+            }
+            let _ = writeln!(text, "mode = \"{}\"", e.mode.name());
         }
         text
     }
@@ -257,5 +332,55 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("m.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn a_selector_map_reads_back_and_names_its_errors() {
+        let mut text = String::from("selectors = 2\n");
+        for k in 0..16 {
+            text += &format!("\n[[channel]]\nindex = {k}\n");
+            text += match k {
+                3 => "select = [\"map.sm_warp_pc\", \"sm.decode.op\"]\nmode = \"toggle\"\n",
+                _ => "signal = \"map.warp_issue\"\nmode = \"level\"\n",
+            };
+        }
+        let map = MonitorMap::parse(&text, Path::new("s.toml")).unwrap();
+        assert_eq!((map.selectors, map.channels.len()), (2, 32));
+        // Input s * 16 + k is channel k's selection s.
+        assert_eq!(map.channels[3].signal, "map.sm_warp_pc");
+        assert_eq!(map.channels[16 + 3].signal, "sm.decode.op");
+        assert_eq!(map.channels[16 + 4].signal, "map.warp_issue");
+        assert_eq!(map.signals(3), "map.sm_warp_pc | sm.decode.op");
+        assert!(!map.is_today());
+        let back = MonitorMap::parse(&map.render("again"), Path::new("t.toml")).unwrap();
+        let entries = |m: &MonitorMap| -> Vec<(String, ChannelMode)> {
+            m.channels
+                .iter()
+                .map(|e| (e.signal.clone(), e.mode))
+                .collect()
+        };
+        assert_eq!(entries(&back), entries(&map));
+        for (from, to, message) in [
+            (
+                "selectors = 2",
+                "selectors = 3",
+                "s.toml:1: selectors = 3: expected one of 1, 2, 4, 8",
+            ),
+            (
+                "\"sm.decode.op\"]",
+                "\"sm.decode.op\", \"x\"]",
+                "s.toml:20: channel 3 selects 3 signal(s): expected 2",
+            ),
+            (
+                "select = [",
+                "signal = \"y\"\nselect = [",
+                "s.toml:21: channel 3: give `signal` or `select`, not both",
+            ),
+        ] {
+            let e = MonitorMap::parse(&text.replacen(from, to, 1), Path::new("s.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(message), "{e}");
+        }
     }
 }

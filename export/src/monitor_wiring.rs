@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use flexpmu_hdl::pmu::{ChannelConfig, PmuConfig};
+use flexpmu_hdl::pmu::{ChannelConfig, PmuConfig, SELECTOR_CHOICES};
 use flexpmu_hdl::sm::core::sm_pmu_config;
 use flexpmu_hdl::sm::execute_stage::ExecuteLatency;
 use flexpmu_hdl::sm::MONITOR_MAP;
@@ -79,7 +79,9 @@ struct Tap {
 /// A monitor map resolved against the SM core: every signal found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Wiring {
+    /// Per PMU input (`s * 16 + k`).
     taps: Vec<Tap>,
+    selectors: usize,
 }
 
 impl Wiring {
@@ -90,13 +92,36 @@ impl Wiring {
             .path
             .clone()
             .unwrap_or_else(|| PathBuf::from("<monitor map>"));
-        let mut taps = Vec::with_capacity(CHANNELS);
-        for entry in &map.channels {
+        let inputs = CHANNELS * map.selectors;
+        if !SELECTOR_CHOICES.contains(&map.selectors) || map.channels.len() != inputs {
+            return Err(MapError::Invalid {
+                path: file,
+                line: 0,
+                what: format!(
+                    "{} entries for {} selector(s): a map wires all {CHANNELS} channels",
+                    map.channels.len(),
+                    map.selectors
+                ),
+            });
+        }
+        let mut taps = Vec::with_capacity(inputs);
+        for (input, entry) in map.channels.iter().enumerate() {
             let invalid = |what: String| MapError::Invalid {
                 path: file.clone(),
                 line: entry.line,
                 what,
             };
+            // A channel's selections share its converter.
+            let first = &map.channels[input % CHANNELS];
+            if entry.mode != first.mode {
+                return Err(invalid(format!(
+                    "channel {}: selection {} is {} but selection 0 is {}: a channel's selections share its converter's mode",
+                    input % CHANNELS,
+                    input / CHANNELS,
+                    entry.mode.name(),
+                    first.mode.name()
+                )));
+            }
             let tap = if let Some(name) = entry.signal.strip_prefix("map.") {
                 let j = MONITOR_MAP
                     .iter()
@@ -122,32 +147,31 @@ impl Wiring {
             };
             taps.push(tap);
         }
-        if taps.len() != CHANNELS {
-            return Err(MapError::Invalid {
-                path: file,
-                line: 0,
-                what: format!(
-                    "{} channels: a map wires all {CHANNELS}",
-                    map.channels.len()
-                ),
-            });
-        }
-        Ok(Wiring { taps })
+        Ok(Wiring {
+            taps,
+            selectors: map.selectors,
+        })
     }
 
     /// The PMU configuration the map needs: each channel as wide as its
-    /// signal (a toggle converter costs a register per bit), in its mode.
+    /// widest selection (a toggle converter costs a register per bit), in
+    /// its mode, with the map's selectors.
     pub fn pmu_config(&self) -> PmuConfig {
         PmuConfig {
-            channels: self
-                .taps
-                .iter()
-                .map(|t| ChannelConfig {
-                    width: t.width,
-                    mode: t.mode,
+            channels: (0..CHANNELS)
+                .map(|k| ChannelConfig {
+                    width: self
+                        .taps
+                        .iter()
+                        .skip(k)
+                        .step_by(CHANNELS)
+                        .map(|t| t.width)
+                        .max()
+                        .unwrap_or(1),
+                    mode: self.taps[k].mode,
                 })
                 .collect(),
-            selectors: 1,
+            selectors: self.selectors,
         }
     }
 
@@ -159,7 +183,7 @@ impl Wiring {
             copies: HashMap::new(),
         };
         let top = pass.design.modules.len() - 1;
-        let monitor_wires = monitor_wires(&pass.design.modules[top])?;
+        let monitor_wires = monitor_wires(&pass.design.modules[top], self.taps.len())?;
         // Today's channels the map keeps: the first channel naming each
         // takes over its assignments, later ones copy that channel.
         let mut first_user: HashMap<usize, usize> = HashMap::new();
@@ -235,14 +259,14 @@ impl Wiring {
 #[error("monitor map: {0}")]
 pub struct WiringError(String);
 
-/// The top's wires connected to the PMU's `monitor_in_0..15`.
-fn monitor_wires(top: &Module) -> Result<Vec<String>, WiringError> {
+/// The top's wires connected to the PMU's `monitor_in_0..inputs`.
+fn monitor_wires(top: &Module, inputs: usize) -> Result<Vec<String>, WiringError> {
     let pmu = top
         .instances
         .iter()
         .find(|i| i.name == "pmu")
         .ok_or_else(|| WiringError(format!("`{}` has no PMU instance `pmu`", top.name)))?;
-    (0..CHANNELS)
+    (0..inputs)
         .map(|k| {
             let port = format!("monitor_in_{k}");
             pmu.connections
@@ -549,7 +573,7 @@ pub fn mapped_sm_core(
         let design = crate::export(&core, top)?;
         Ok((core, design))
     };
-    let (_, plain) = export(&sm_pmu_config())?;
+    let (_, plain) = export(&sm_pmu_config().with_selectors(map.selectors))?;
     let wiring = Wiring::resolve(&plain, map)?;
     let config = wiring.pmu_config();
     let (core, built) = export(&config)?;

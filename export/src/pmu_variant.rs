@@ -185,20 +185,8 @@ impl PmuVariant {
                 ))
             }
         };
-        let selectors = match &file.selectors {
-            None => 1,
-            Some(s) if SELECTOR_CHOICES.contains(s.get_ref()) => *s.get_ref(),
-            Some(s) => {
-                return Err(invalid(
-                    s.span(),
-                    format!(
-                        "selectors = {}: expected one of {} (inputs per channel)",
-                        s.get_ref(),
-                        list(&SELECTOR_CHOICES)
-                    ),
-                ))
-            }
-        };
+        let selectors =
+            selectors_field(file.selectors.as_ref()).map_err(|(span, what)| invalid(span, what))?;
         let channel = |entry: &Spanned<ChannelEntry>,
                        default: ChannelConfig|
          -> Result<ChannelConfig, VariantError> {
@@ -458,6 +446,25 @@ fn ranges(indices: &[usize]) -> String {
         start = end + 1;
     }
     parts.join(", ")
+}
+
+/// A file's `selectors = S` (1 when absent), or the span and what is
+/// wrong with it: one key, read alike by PMU variants and monitor maps.
+pub(crate) fn selectors_field(
+    value: Option<&Spanned<usize>>,
+) -> Result<usize, (std::ops::Range<usize>, String)> {
+    match value {
+        None => Ok(1),
+        Some(s) if SELECTOR_CHOICES.contains(s.get_ref()) => Ok(*s.get_ref()),
+        Some(s) => Err((
+            s.span(),
+            format!(
+                "selectors = {}: expected one of {} (inputs per channel)",
+                s.get_ref(),
+                list(&SELECTOR_CHOICES)
+            ),
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -224,15 +224,15 @@ impl Channel {
     /// built as `config`.
     fn of_run(map: Option<&MonitorMap>, config: &PmuConfig) -> Vec<Channel> {
         match map {
-            Some(map) if !map.is_today() => map
+            Some(map) if !map.is_today() => config
                 .channels
                 .iter()
-                .zip(&config.channels)
-                .map(|(entry, built)| Channel {
-                    signal: entry.signal.clone(),
-                    wire: entry.signal.clone(),
+                .enumerate()
+                .map(|(k, built)| Channel {
+                    signal: map.signals(k),
+                    wire: map.signals(k),
                     width: built.width,
-                    mode: entry.mode.name(),
+                    mode: built.mode.name(),
                     unit: "monitor map".into(),
                 })
                 .collect(),

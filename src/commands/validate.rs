@@ -58,10 +58,31 @@ pub fn validate(args: &ValidateArgs) -> Result<ExitCode> {
     if files.is_empty() {
         bail!("{}: no .sass files (rbe) in it", args.path.display());
     }
-    let rbes = files
+    let mut rbes = files
         .iter()
         .map(|path| rbe::load(path).map_err(anyhow::Error::from))
         .collect::<Result<Vec<_>>>()?;
+    // An rbe's own map (`# map`) rewires the core, which only the compiled
+    // engine runs.
+    if config.engine != flexpmu_sim::engine::Engine::Compiled {
+        let before = rbes.len();
+        rbes.retain(|r| {
+            let keep = r.map.is_none();
+            if !keep {
+                eprintln!(
+                    "note: {}: skipped: it runs on its own monitor map (`# map`), which needs --engine compiled",
+                    r.path.display()
+                );
+            }
+            keep
+        });
+        if rbes.is_empty() && before > 0 {
+            bail!(
+                "{}: every rbe runs on its own monitor map, which needs --engine compiled",
+                args.path.display()
+            );
+        }
+    }
     let total: usize = rbes.iter().map(|r| r.points.len()).sum();
     let bar = if args.json {
         ProgressBar::hidden()
@@ -140,7 +161,7 @@ fn print_tables(reports: &[EventReport], svg: Option<&Path>) -> Result<()> {
         };
         summary.add_row(vec![
             report.rbe.clone(),
-            format!("CNT{}", report.counter),
+            counter_name(report),
             report.event.to_string(),
             format!("{} = {}", report.formula, report.expected_fit),
             report.measured_fit.to_string(),
@@ -210,12 +231,12 @@ pub fn plot(reports: &[EventReport]) -> String {
             "#d62828"
         };
         svg += &format!(
-            "<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{} CNT{} {}</text>\n",
+            "<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{} {} {}</text>\n",
             x0 + 6.0,
             y0 + 14.0,
             escape(&report.rbe),
-            report.counter,
-            report.event
+            counter_name(report),
+            escape(&report.event)
         );
         svg += &format!(
             "<text x=\"{}\" y=\"{}\">{}</text>\n",
@@ -256,4 +277,12 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// `CNTk`, or `CNTk SELs` for a selection other than 0.
+fn counter_name(report: &EventReport) -> String {
+    match report.selection {
+        0 => format!("CNT{}", report.counter),
+        s => format!("CNT{} SEL{s}", report.counter),
+    }
 }

@@ -389,10 +389,8 @@ fn appendix_without_reads() -> Vec<u32> {
 /// that does not read its counters.
 #[test]
 fn a_selected_map_measures_what_the_matrix_predicts() {
-    use std::sync::Arc;
-
     use flexpmu_studies::faults::monitor_selection::{
-        greedy, missed_by_output, monitor_map, Kernel, Pair, GPU_PROPER,
+        greedy, greedy_selectors, monitor_map, Kernel, Pair, GPU_PROPER,
     };
 
     let units: Vec<String> = GPU_PROPER.iter().map(|u| u.to_string()).collect();
@@ -409,6 +407,8 @@ fn a_selected_map_measures_what_the_matrix_predicts() {
         today.golden().counts.as_ref().unwrap(),
     );
     let kernel = Kernel::of_results("appendix A".into(), &matrix, &results, &units);
+
+    // One signal per counter.
     let picks = greedy(std::slice::from_ref(&kernel), &matrix.candidates, 16);
     let chosen: Vec<Pair> = picks.iter().map(|p| p.pair).collect();
     let predicted = kernel.revealed(&chosen);
@@ -416,51 +416,85 @@ fn a_selected_map_measures_what_the_matrix_predicts() {
         predicted >= 20,
         "too few revealed to check anything: {predicted}"
     );
-
-    let map = monitor_map(&matrix.candidates, &chosen);
+    let map = monitor_map(&matrix.candidates, &chosen, 1);
     assert!(!map.is_today());
-    let config = SmConfig {
-        monitor_map: Some(Arc::new(map)),
-        ..SmConfig::default()
-    };
-    let mapped = Campaign::new(&iss, &program, config, 5).unwrap();
-    assert_eq!(mapped.golden().run.cycles, today.golden().run.cycles);
-    let faults: Vec<_> = results
-        .iter()
-        .map(|r| {
-            let model = Model::ALL
-                .into_iter()
-                .find(|m| m.name() == r.model)
-                .unwrap();
-            FaultList::find(mapped.sites(), &r.site, model)
-                .unwrap_or_else(|e| panic!("{} is not on the mapped core: {e}", r.site))
-        })
-        .collect();
-    let measured_results = run_all(&mapped, &faults, 2);
-    let by_site: std::collections::HashMap<(&str, &str), &FaultResult> = measured_results
-        .iter()
-        .map(|r| ((r.site.as_str(), r.model.as_str()), r))
-        .collect();
-    let mut measured = 0;
-    for r in &results {
-        let m = by_site[&(r.site.as_str(), r.model.as_str())];
-        assert_eq!(m.cycle, r.cycle, "{}", r.site);
-        // The GPU behaves alike; what the counters show is the map's.
-        assert_eq!(
-            missed_by_output(m.outcome),
-            missed_by_output(r.outcome),
-            "{} {}: {:?} on the mapped core, {:?} on today's",
-            r.site,
-            r.model,
-            m.outcome,
-            r.outcome
-        );
-        if missed_by_output(m.outcome) && m.counters_differing != 0 {
-            measured += 1;
-        }
-    }
+    let measured = revealed_in_runs(&iss, &program, &map, &today, &results);
     eprintln!("predicted {predicted}, measured {measured}");
     assert_eq!(measured, predicted);
+
+    // Two inputs per counter: the kernel run twice, run s with every
+    // counter on selection s; a fault revealed when a run reveals it.
+    let picks = greedy_selectors(std::slice::from_ref(&kernel), &matrix.candidates, 16, 2);
+    let chosen: Vec<Pair> = picks.iter().map(|p| p.pair).collect();
+    let predicted_2 = kernel.revealed(&chosen);
+    assert!(predicted_2 > predicted, "{predicted_2} <= {predicted}");
+    let map = monitor_map(&matrix.candidates, &chosen, 2);
+    assert_eq!(map.selectors, 2);
+    let measured_2 = revealed_in_runs(&iss, &program, &map, &today, &results);
+    eprintln!("two selectors: predicted {predicted_2}, measured {measured_2}");
+    assert_eq!(measured_2, predicted_2);
+}
+
+/// The faults of `results` (today's core) run on the core built with
+/// `map`, once per selection (the kernel's PMEVENTs selecting it): those
+/// the output check misses and some run's counters reveal. Every fault's
+/// output outcome must be the same on each core and in each run.
+fn revealed_in_runs(
+    iss: &flexpmu_sim::gpu::iss::Iss,
+    program: &[u32],
+    map: &flexpmu_export::monitor_map::MonitorMap,
+    today: &Campaign,
+    results: &[FaultResult],
+) -> u64 {
+    use std::collections::{HashMap, HashSet};
+    use std::sync::Arc;
+
+    use flexpmu_studies::faults::monitor_selection::missed_by_output;
+
+    let config = SmConfig {
+        monitor_map: Some(Arc::new(map.clone())),
+        ..SmConfig::default()
+    };
+    let mut revealed: HashSet<(String, String)> = HashSet::new();
+    for selector in 0..map.selectors as u8 {
+        let run = flexpmu_isa::g80::selectors::with_selector(program, selector).unwrap();
+        let mapped = Campaign::new(iss, &run, config.clone(), 5).unwrap();
+        assert_eq!(mapped.golden().run.cycles, today.golden().run.cycles);
+        let faults: Vec<_> = results
+            .iter()
+            .map(|r| {
+                let model = Model::ALL
+                    .into_iter()
+                    .find(|m| m.name() == r.model)
+                    .unwrap();
+                FaultList::find(mapped.sites(), &r.site, model)
+                    .unwrap_or_else(|e| panic!("{} is not on the mapped core: {e}", r.site))
+            })
+            .collect();
+        let measured = run_all(&mapped, &faults, 2);
+        let by_site: HashMap<(&str, &str), &FaultResult> = measured
+            .iter()
+            .map(|r| ((r.site.as_str(), r.model.as_str()), r))
+            .collect();
+        for r in results {
+            let m = by_site[&(r.site.as_str(), r.model.as_str())];
+            assert_eq!(m.cycle, r.cycle, "{}", r.site);
+            // The GPU behaves alike; what the counters show is the map's.
+            assert_eq!(
+                missed_by_output(m.outcome),
+                missed_by_output(r.outcome),
+                "{} {} (selection {selector}): {:?} on the mapped core, {:?} on today's",
+                r.site,
+                r.model,
+                m.outcome,
+                r.outcome
+            );
+            if missed_by_output(m.outcome) && m.counters_differing != 0 {
+                revealed.insert((r.site.clone(), r.model.clone()));
+            }
+        }
+    }
+    revealed.len() as u64
 }
 
 /// The thesis' criterion as `faults select` applies it: the activity the

@@ -52,7 +52,7 @@ fn every_event_of_the_map_is_trusted() {
             "sm_global_store",
             "sm_global_load",
         ]
-        .contains(&report.event);
+        .contains(&report.event.as_str());
         for point in &report.points {
             assert_eq!(
                 point.iss.is_some(),
@@ -105,7 +105,7 @@ fn a_counter_counting_before_its_start_is_a_constant_discrepancy() {
     let flagged = flagged(&reports);
     assert_eq!(flagged.len(), 1, "{flagged:#?}");
     let report = flagged[0];
-    assert_eq!((report.counter, report.event), (0, "warp_issue"));
+    assert_eq!((report.counter, report.event.as_str()), (0, "warp_issue"));
     assert_eq!(report.verdict, Verdict::Discrepancy);
     // The three instructions issued before the start (IADD32, IADD32I and
     // the starting PMEVENT itself), once: the slope is right.

@@ -154,6 +154,7 @@ mod form;
 mod instruction;
 mod operands;
 pub mod parse;
+pub mod selectors;
 #[cfg(test)]
 mod tests;
 

@@ -37,4 +37,6 @@ pub struct PmuCommandSeen {
     pub cycle: u64,
     pub counter: u8,
     pub command: PmuCommand,
+    /// The selector sent with it (0 without selectors).
+    pub selector: u8,
 }

@@ -203,6 +203,7 @@ pub fn run_program(
                 cycle,
                 counter: address,
                 command,
+                selector: 0,
             });
         }
         pmu_trace.push(PmuInputs {

@@ -258,10 +258,13 @@ fn monitor_map_exports(
         |n| n.to_string_lossy().into_owned(),
     );
     let origin = format!("`flexpmu export --monitor-map {file}`");
-    let channels: Vec<String> = map.channels.iter().map(|c| c.label()).collect();
+    let selectors = match map.selectors {
+        1 => String::new(),
+        s => format!(", {s} inputs per channel chosen by PMEVENT's selector"),
+    };
     let description = format!(
-        "SM-slice core with the PMU's channels wired by the monitor map {file}: {}",
-        channels.join(", ")
+        "SM-slice core with the PMU's channels wired by the monitor map {file}{selectors}: {}",
+        map.labels().join(", ")
     );
     module_files(&design, &description, &origin, languages, out)
 }

@@ -52,6 +52,10 @@ struct CampaignLaunch {
     /// for `examples/rbe/` and `examples/random/` kernels.
     #[arg(long, value_name = "N")]
     loop_launch: Option<u32>,
+    /// Run s of a selector map's test (`--monitor-map` with selectors =
+    /// S): every PMEVENT CNT and RST of the kernel selects input s.
+    #[arg(long, value_name = "s")]
+    selector: Option<u8>,
 }
 
 #[derive(clap::Args)]
@@ -114,10 +118,15 @@ struct RunArgs {
     /// Replace an existing --out file (or --vcd) instead of refusing.
     #[arg(long)]
     force: bool,
+    /// The faults of another campaign's results file (by site, bit and
+    /// model): the same faults on a core built with another map, or with
+    /// another --selector. Flips need that campaign's --seed.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["sample", "margin", "exhaustive"])]
+    faults_of: Option<PathBuf>,
     /// One fault on its own: `SITE:sa0`, `SITE:sa1` or `SITE:flip@CYCLE`
     /// (SITE as `faults list --json` names it, with `[bit]` if wider than
     /// one bit).
-    #[arg(long, value_name = "SPEC", conflicts_with_all = ["sample", "margin", "shard", "out", "exhaustive"])]
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["sample", "margin", "shard", "out", "exhaustive", "faults_of"])]
     fault: Option<String>,
     /// With --fault: write the faulty run's waveform (VCD) here.
     #[arg(long, value_name = "PATH", requires = "fault")]
@@ -159,6 +168,12 @@ struct SelectArgs {
     /// Counters to choose signals for (1 to 16).
     #[arg(long, default_value_t = 16, value_name = "K")]
     counters: usize,
+    /// Inputs per counter (1, 2, 4 or 8): with event selectors each
+    /// counter gets S signals of one mode, the kernel run S times (run s
+    /// with every PMEVENT selecting input s, `faults run --selector s`),
+    /// a fault revealed when some run reveals it.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    selectors: usize,
     /// Faults of this unit (default: decode, execute and ports, the GPU
     /// proper); repeatable.
     #[arg(long = "unit", value_name = "U")]
@@ -224,7 +239,16 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
         );
     }
     let config = launch.launch.sm.config()?;
-    let program = load_program(&launch.file)?;
+    let mut program = load_program(&launch.file)?;
+    if let Some(selector) = launch.selector {
+        let selectors = config.monitor_map.as_deref().map_or(1, |m| m.selectors);
+        if usize::from(selector) >= selectors {
+            bail!(
+                "--selector {selector}: the PMU has {selectors} input(s) per channel (a monitor map's `selectors = S` gives more)"
+            );
+        }
+        program = flexpmu_isa::g80::selectors::with_selector(&program, selector)?;
+    }
     let iss = match launch.loop_launch {
         Some(n) => {
             if launch.launch.blocks != 1 {

@@ -9,14 +9,14 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use flexpmu_export::monitor_map::MapEntry;
-use flexpmu_studies::faults::list::{select, Selection};
+use flexpmu_studies::faults::list::{self, select, Selection};
 use flexpmu_studies::faults::matrix::MatrixInfo;
 use flexpmu_studies::faults::population::population;
 use flexpmu_studies::faults::results_file::{
-    append_result, encode_ids, is_results_file, open_results, program_digest, CampaignInfo,
-    MAX_SHARDS,
+    append_result, encode_ids, is_results_file, open_results, program_digest, read_results,
+    CampaignInfo, MAX_SHARDS,
 };
+use flexpmu_studies::faults::Model;
 use flexpmu_studies::faults::{sampling, FaultResult, FaultSpec, Summary, UNITS};
 
 use flexpmu_isa::source::shorten;
@@ -58,6 +58,34 @@ fn worker_threads(jobs: Option<usize>) -> Result<usize> {
         }
         Some(j) => Ok(j),
     }
+}
+
+/// The faults of the campaign in `path`, in this campaign's `list`.
+fn faults_of(path: &std::path::Path, list: &list::FaultList, seed: u64) -> Result<Vec<FaultSpec>> {
+    let file = read_results(path)?;
+    let wanted: Vec<(String, Model)> = file
+        .results
+        .iter()
+        .map(|r| {
+            let model = Model::ALL.into_iter().find(|m| m.name() == r.model);
+            (r.site.clone(), model)
+        })
+        .filter_map(|(site, model)| model.map(|m| (site, m)))
+        .collect();
+    if wanted.iter().any(|(_, m)| *m == Model::Flip) && file.info.seed != seed {
+        bail!(
+            "--faults-of {}: its flips' cycles come from --seed {}: give --seed {}",
+            path.display(),
+            file.info.seed,
+            file.info.seed
+        );
+    }
+    list::same_faults(list, &wanted).map_err(|fault| {
+        anyhow::anyhow!(
+            "--faults-of {}: {fault} is not a fault of this core's units and models (--unit, --model)",
+            path.display()
+        )
+    })
 }
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
@@ -110,9 +138,18 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         (None, Some(e)) => Selection::Sample(sampling::sample_size(total, e, args.confidence, 0.5)),
         (None, None) => Selection::Exhaustive,
     };
-    let selected_all = select(&list.faults, selection, args.seed, (0, 1));
     let (k, n) = shard.unwrap_or((0, 1));
-    let selected = select(&list.faults, selection, args.seed, (k, n));
+    let (selected_all, selected) = match &args.faults_of {
+        Some(path) => {
+            let all = faults_of(path, &list, args.seed)?;
+            let selected = list::shard(&all, (k, n));
+            (all, selected)
+        }
+        None => (
+            select(&list.faults, selection, args.seed, (0, 1)),
+            select(&list.faults, selection, args.seed, (k, n)),
+        ),
+    };
     let info = CampaignInfo {
         program: prepared.name.clone(),
         program_digest: program_digest(&prepared.program),
@@ -131,12 +168,13 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         confidence: args.confidence,
         shard: [k, n],
         loop_launch: args.launch.loop_launch,
+        selector: args.launch.selector,
         monitor_map: prepared
             .config
             .monitor_map
             .as_deref()
             .filter(|map| !map.is_today())
-            .map(|map| map.channels.iter().map(MapEntry::label).collect()),
+            .map(|map| map.labels()),
         matrix: campaign
             .matrix()
             .zip(campaign.golden().counts.as_ref())

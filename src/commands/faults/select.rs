@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
+use flexpmu_hdl::pmu::SELECTOR_CHOICES;
 use flexpmu_studies::faults::candidates::Candidate;
 use flexpmu_studies::faults::merge::merge_read;
 use flexpmu_studies::faults::monitor_selection::{
-    branch_and_bound, common_candidates, curve, greedy, monitor_map, on_channels, ordered,
-    random_maps, ranked_by_activity, today, Kernel, Pair, Pick, GPU_PROPER,
+    branch_and_bound, common_candidates, curve, greedy_selectors, monitor_map, on_channels,
+    ordered, random_maps, ranked_by_activity, today, Kernel, Pair, Pick, GPU_PROPER,
 };
 use flexpmu_studies::faults::results_file::{read_results, ResultsFile};
 use flexpmu_studies::faults::UNITS;
@@ -124,6 +125,12 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
             args.counters
         );
     }
+    if !SELECTOR_CHOICES.contains(&args.selectors) {
+        bail!(
+            "--selectors {}: expected one of {SELECTOR_CHOICES:?} (inputs per counter)",
+            args.selectors
+        );
+    }
     let train_files: Vec<PathBuf> = args.files.iter().chain(&args.train).cloned().collect();
     if train_files.is_empty() {
         bail!("no results file: give RESULTS.jsonl... or --train A.jsonl... (from `flexpmu faults run --out`)");
@@ -152,20 +159,27 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         bail!("the --test campaigns ran on another core than the training ones (their candidates differ)");
     }
     let k = args.counters;
-    let picks = greedy(&train, &candidates, k);
-    let exact = branch_and_bound(&train, &candidates, k, args.exact_nodes);
+    let s = args.selectors;
+    let picks = greedy_selectors(&train, &candidates, k, s);
+    // Branch and bound searches maps of one signal per counter.
+    let exact = match s {
+        1 => Some(branch_and_bound(&train, &candidates, k, args.exact_nodes)),
+        _ => None,
+    };
     let selected: Vec<Pair> = picks.iter().map(|p| p.pair).collect();
     let today_map = ordered(&train, &candidates, &today(&candidates));
     let today_k: Vec<Pair> = today_map.iter().take(k).copied().collect();
-    let toggles = on_channels(&ranked_by_activity(&train, &candidates), k);
-    let randoms = random_maps(&candidates, k, DRAWS, args.seed);
+    let toggles = on_channels(&ranked_by_activity(&train, &candidates), &candidates, k, s);
+    let randoms = random_maps(&candidates, k, s, DRAWS, args.seed);
+    // Curves run over the signals monitored: K x S.
+    let signals = k * s;
 
     let on_test =
         |map: &[Pair]| -> Vec<f64> { test.iter().map(|t| t.revealed(map) as f64).collect() };
     let curve_of = |map: &[Pair]| -> Vec<f64> {
         let mut c: Vec<f64> = curve(&test, map).into_iter().map(|v| v as f64).collect();
         let last = c.last().copied().unwrap_or(0.0);
-        c.resize(k, last);
+        c.resize(signals, last);
         c
     };
     // A method's row: its K pairs, and the map its curve runs along.
@@ -192,7 +206,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         .sqrt();
     let min = random_totals.iter().copied().fold(f64::INFINITY, f64::min);
     let max = random_totals.iter().copied().fold(0.0, f64::max);
-    let mut random_curve = vec![0.0; k];
+    let mut random_curve = vec![0.0; signals];
     for m in &randoms {
         for (acc, v) in random_curve.iter_mut().zip(curve_of(m)) {
             *acc += v / DRAWS as f64;
@@ -213,9 +227,13 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ");
+    let selectors_option = match s {
+        1 => String::new(),
+        s => format!(" --selectors {s}"),
+    };
     let render = |what: &str, map: &[Pair]| {
-        monitor_map(&candidates, map).render(&format!(
-            "{MAP_MARKER}: {what}, written by `flexpmu faults select --counters {k}`\nfrom {from}; channels not chosen keep today's signal"
+        monitor_map(&candidates, map, s).render(&format!(
+            "{MAP_MARKER}: {what}, written by `flexpmu faults select --counters {k}{selectors_option}`\nfrom {from}; channels not chosen keep today's signal"
         ))
     };
     if let Some(path) = &args.write_map {
@@ -258,8 +276,9 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
                 "candidates": candidates.len(),
                 "units": units,
                 "counters": k,
+                "selectors": s,
                 "picks": picks_json,
-                "exact": {"best": exact.best, "proven": exact.proven, "upper_bound": exact.upper_bound},
+                "exact": exact.as_ref().map(|e| serde_json::json!({"best": e.best, "proven": e.proven, "upper_bound": e.upper_bound})),
                 "greedy": picks.iter().map(|p| p.gain).sum::<u64>(),
                 "train": train.iter().map(|t| &t.name).collect::<Vec<_>>(),
                 "test": test.iter().map(|t| &t.name).collect::<Vec<_>>(),
@@ -274,12 +293,18 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         "#", "channel", "signal", "mode", "unit", "bits", "gain", "revealed",
     ]);
     let mut total = 0;
+    let mut on_channel = [0usize; 16];
     for (i, p) in picks.iter().enumerate() {
         let c = &candidates[p.pair.candidate];
         total += p.gain;
+        let selection = on_channel[p.pair.channel];
+        on_channel[p.pair.channel] += 1;
         chosen.add_row(vec![
             (i + 1).to_string(),
-            format!("CNT{}", p.pair.channel),
+            match s {
+                1 => format!("CNT{}", p.pair.channel),
+                _ => format!("CNT{} SEL{selection}", p.pair.channel),
+            },
             c.name.clone(),
             c.mode.name().to_string(),
             c.unit.clone(),
@@ -297,6 +322,9 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         units.join(", ")
     );
     let greedy_total: u64 = picks.iter().map(|p| p.gain).sum();
+    let Some(exact) = exact else {
+        return print_comparison(args, &rows, &test);
+    };
     if exact.proven && exact.best > greedy_total {
         outln!(
             "exact (branch and bound): {} faults with {k} counters, {} more than greedy",
@@ -316,6 +344,13 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
             exact.upper_bound
         );
     }
+    print_comparison(args, &rows, &test)
+}
+
+/// The table of the methods on the held-out kernels.
+fn print_comparison(args: &SelectArgs, rows: &[Row], test: &[Kernel]) -> Result<ExitCode> {
+    let missed: u64 = test.iter().map(|t| t.missed.len() as u64).sum();
+    let revealable: u64 = test.iter().map(Kernel::revealable).sum();
     let mut compare = table(&[
         "map",
         "revealed",
@@ -324,7 +359,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     ]);
     let output: u64 = test.iter().map(|t| t.output).sum();
     let faults: u64 = test.iter().map(|t| t.faults).sum();
-    for r in &rows {
+    for r in rows {
         let revealed: f64 = r.revealed.iter().sum();
         let spread = r.spread.map_or(String::new(), |(sd, min, max)| {
             format!(" ± {sd:.1} ({min:.0}-{max:.0})")

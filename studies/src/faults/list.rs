@@ -162,6 +162,40 @@ pub fn bit_name(site: &FaultSite, bit: usize) -> String {
     }
 }
 
+/// The faults of `list` named (site and bit, as [`bit_name`] writes
+/// them) and modelled as in `wanted`, in id order: another campaign's
+/// faults on this core (whose other sites may differ). `Err` names the
+/// first one this list lacks.
+pub fn same_faults(list: &FaultList, wanted: &[(String, Model)]) -> Result<Vec<FaultSpec>, String> {
+    let by_name: std::collections::HashMap<(String, Model), FaultSpec> = list
+        .faults
+        .iter()
+        .map(|f| ((bit_name(&list.sites[f.site], f.bit), f.model), *f))
+        .collect();
+    let mut faults = wanted
+        .iter()
+        .map(|(name, model)| {
+            by_name
+                .get(&(name.clone(), *model))
+                .copied()
+                .ok_or_else(|| format!("{name} {}", model.name()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    faults.sort_by_key(|f| f.id);
+    faults.dedup_by_key(|f| f.id);
+    Ok(faults)
+}
+
+/// Shard `k` of `n` of `faults`: every `n`-th, from the `k`-th.
+pub fn shard(faults: &[FaultSpec], (k, n): (u64, u64)) -> Vec<FaultSpec> {
+    faults
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i as u64 % n == k)
+        .map(|(_, f)| *f)
+        .collect()
+}
+
 /// Which faults of the population a campaign runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Selection {
@@ -190,14 +224,8 @@ pub fn select(
             picked.into_iter().map(|i| population[i]).collect()
         }
     };
-    let (k, n) = shard;
-    if n > 1 {
-        chosen = chosen
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| *i as u64 % n == k)
-            .map(|(_, f)| f)
-            .collect();
+    if shard.1 > 1 {
+        chosen = self::shard(&chosen, shard);
     }
     chosen
 }

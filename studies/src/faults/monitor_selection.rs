@@ -142,18 +142,37 @@ pub fn missed_by_output(outcome: Outcome) -> bool {
 }
 
 /// Today's map with each pair's candidate on its channel, as a monitor
-/// map to build the core with.
-pub fn monitor_map(candidates: &[Candidate], map: &[Pair]) -> MonitorMap {
-    let mut built = MonitorMap::today();
+/// map to build the core with; with `selectors` S > 1, a channel's pairs
+/// are its selections 0, 1, ... in `map`'s order, the ones left over
+/// repeating its first (a channel without pairs keeps today's signal on
+/// every selection). A channel's pairs share its mode (as [`greedy`]
+/// picks them).
+pub fn monitor_map(candidates: &[Candidate], map: &[Pair], selectors: usize) -> MonitorMap {
+    let today = MonitorMap::today();
+    let mut per_channel: Vec<Vec<MapEntry>> = vec![Vec::new(); CHANNELS];
     for p in map {
         let c = &candidates[p.candidate];
-        built.channels[p.channel] = MapEntry {
+        per_channel[p.channel].push(MapEntry {
             signal: c.name.clone(),
             mode: c.mode.channel(),
             line: 0,
-        };
+        });
     }
-    built
+    let mut channels = Vec::with_capacity(CHANNELS * selectors);
+    for s in 0..selectors {
+        for (k, picked) in per_channel.iter().enumerate() {
+            let entry = picked
+                .get(s)
+                .or(picked.first())
+                .unwrap_or(&today.channels[k]);
+            channels.push(entry.clone());
+        }
+    }
+    MonitorMap {
+        channels,
+        selectors,
+        path: None,
+    }
 }
 
 fn reveals(row: &[(usize, u16)], map: &[Pair]) -> bool {
@@ -187,6 +206,7 @@ struct Problem {
     sets: Vec<Vec<u64>>,
     words: usize,
     widths: Vec<usize>,
+    modes: Vec<Mode>,
 }
 
 impl Problem {
@@ -215,6 +235,7 @@ impl Problem {
             sets,
             words,
             widths: candidates.iter().map(|c| c.width).collect(),
+            modes: candidates.iter().map(|c| c.mode).collect(),
         }
     }
 
@@ -263,32 +284,63 @@ pub struct Pick {
 /// reveals the most missed faults not yet revealed; ties to the narrower
 /// signal. Stops early when no pair adds anything.
 pub fn greedy(kernels: &[Kernel], candidates: &[Candidate], k: usize) -> Vec<Pick> {
-    greedy_among(kernels, candidates, k, None)
+    greedy_selectors(kernels, candidates, k, 1)
 }
 
-/// [`greedy`] among `allowed` pairs only (all if `None`).
+/// [`greedy`] for a PMU with `selectors` S inputs per channel: up to S
+/// pairs on each of K channels (K × S picks), a channel's pairs of one
+/// mode (they share its converter). The kernels run S times, run s with
+/// every counter on its selection s, and a fault is revealed when some
+/// run reveals it: a pair reveals on its channel what it reveals without
+/// selectors, and the map reveals the union.
+pub fn greedy_selectors(
+    kernels: &[Kernel],
+    candidates: &[Candidate],
+    k: usize,
+    selectors: usize,
+) -> Vec<Pick> {
+    let problem = Problem::new(kernels, candidates);
+    greedy_on(&problem, k, selectors, None)
+}
+
+/// [`greedy`] among `allowed` pairs only (all if `None`), up to
+/// `per_channel` on a channel.
 pub fn greedy_among(
     kernels: &[Kernel],
     candidates: &[Candidate],
     k: usize,
+    per_channel: usize,
     allowed: Option<&[Pair]>,
 ) -> Vec<Pick> {
-    greedy_on(&Problem::new(kernels, candidates), k, allowed)
+    greedy_on(&Problem::new(kernels, candidates), k, per_channel, allowed)
 }
 
-fn greedy_on(problem: &Problem, k: usize, allowed: Option<&[Pair]>) -> Vec<Pick> {
+fn greedy_on(
+    problem: &Problem,
+    k: usize,
+    per_channel: usize,
+    allowed: Option<&[Pair]>,
+) -> Vec<Pick> {
     let mut covered = vec![0u64; problem.words];
     let mut heap: BinaryHeap<(Key, usize)> = (0..problem.sets.len())
         .filter(|&i| !problem.sets[i].is_empty())
         .filter(|&i| allowed.is_none_or(|a| a.contains(&Problem::pair(i))))
         .map(|i| (problem.key(problem.gain(i, &covered), i), i))
         .collect();
-    let mut used = [false; CHANNELS];
+    let mut used = [0usize; CHANNELS];
+    let mut modes: [Option<Mode>; CHANNELS] = [None; CHANNELS];
+    let channels_open = |used: &[usize; CHANNELS], channel: usize| {
+        used[channel] > 0 || used.iter().filter(|&&u| u > 0).count() < k.min(CHANNELS)
+    };
     let mut picks = Vec::new();
-    while picks.len() < k.min(CHANNELS) {
+    while picks.len() < k.min(CHANNELS) * per_channel {
         let Some((_, i)) = heap.pop() else { break };
         let pair = Problem::pair(i);
-        if used[pair.channel] {
+        let mode = problem.modes[pair.candidate];
+        if used[pair.channel] == per_channel
+            || !channels_open(&used, pair.channel)
+            || modes[pair.channel].is_some_and(|m| m != mode)
+        {
             continue;
         }
         let gain = problem.gain(i, &covered);
@@ -306,7 +358,8 @@ fn greedy_on(problem: &Problem, k: usize, allowed: Option<&[Pair]>) -> Vec<Pick>
             break;
         }
         problem.cover(i, &mut covered);
-        used[pair.channel] = true;
+        used[pair.channel] += 1;
+        modes[pair.channel] = Some(mode);
         picks.push(Pick { pair, gain });
     }
     picks
@@ -348,7 +401,7 @@ pub fn branch_and_bound(
         pairs.retain(|&i| seen.insert(problem.sets[i].clone()));
         *list = pairs;
     }
-    let start = greedy_on(&problem, k, None);
+    let start = greedy_on(&problem, k, 1, None);
     let mut search = Search {
         problem: &problem,
         channels: &channels,
@@ -506,30 +559,67 @@ pub fn ranked_by_activity(kernels: &[Kernel], candidates: &[Candidate]) -> Vec<u
     ranked
 }
 
-/// The first `k` of `ranked` on channels 0, 1, ...
-pub fn on_channels(ranked: &[usize], k: usize) -> Vec<Pair> {
-    ranked
-        .iter()
-        .take(k.min(CHANNELS))
-        .enumerate()
-        .map(|(channel, &candidate)| Pair { candidate, channel })
-        .collect()
+/// The first `k` × `selectors` of `ranked` on channels 0, 1, ..., k - 1,
+/// 0, 1, ...: S each, a channel's of the mode of its first (a candidate
+/// of another mode goes to the next channel that takes it, or is left).
+pub fn on_channels(
+    ranked: &[usize],
+    candidates: &[Candidate],
+    k: usize,
+    selectors: usize,
+) -> Vec<Pair> {
+    let k = k.min(CHANNELS);
+    let mut used = vec![0usize; k];
+    let mut modes: Vec<Option<Mode>> = vec![None; k];
+    let mut map = Vec::new();
+    for &candidate in ranked {
+        if map.len() == k * selectors {
+            break;
+        }
+        let mode = candidates[candidate].mode;
+        // The channel with the fewest picks that takes this mode.
+        let channel = (0..k)
+            .filter(|&ch| used[ch] < selectors && modes[ch].is_none_or(|m| m == mode))
+            .min_by_key(|&ch| (used[ch], ch));
+        if let Some(channel) = channel {
+            used[channel] += 1;
+            modes[channel] = Some(mode);
+            map.push(Pair { candidate, channel });
+        }
+    }
+    map
 }
 
-/// `draws` random maps of `k` distinct candidates (today's channels left
-/// out) on channels 0, 1, ..., seeded.
-pub fn random_maps(candidates: &[Candidate], k: usize, draws: usize, seed: u64) -> Vec<Vec<Pair>> {
+/// `draws` random maps of `k` × `selectors` distinct candidates (today's
+/// channels left out) on channels 0, 1, ... as [`on_channels`] places
+/// them, seeded.
+pub fn random_maps(
+    candidates: &[Candidate],
+    k: usize,
+    selectors: usize,
+    draws: usize,
+    seed: u64,
+) -> Vec<Vec<Pair>> {
     let pool: Vec<usize> = (0..candidates.len())
         .filter(|&c| candidates[c].unit != "map")
         .collect();
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     (0..draws)
         .map(|_| {
-            let picked: Vec<usize> = pool
-                .choose_multiple(&mut rng, k.min(CHANNELS))
-                .copied()
-                .collect();
-            on_channels(&picked, k)
+            let drawn: Vec<usize> = match selectors {
+                // One per channel: any k of the pool.
+                1 => pool
+                    .choose_multiple(&mut rng, k.min(CHANNELS))
+                    .copied()
+                    .collect(),
+                // Modes must agree on a channel: a whole order to place.
+                _ => {
+                    let mut shuffled = pool.clone();
+                    shuffled.shuffle(&mut rng);
+                    shuffled
+                }
+            };
+            on_channels(&drawn, candidates, k, selectors)
         })
         .collect()
 }
@@ -545,7 +635,12 @@ pub fn curve(kernels: &[Kernel], map: &[Pair]) -> Vec<u64> {
 /// `map`'s pairs ordered as greedy would add them (the best first): how a
 /// fixed map is drawn as a curve.
 pub fn ordered(kernels: &[Kernel], candidates: &[Candidate], map: &[Pair]) -> Vec<Pair> {
-    let mut order: Vec<Pair> = greedy_among(kernels, candidates, map.len(), Some(map))
+    let per_channel = (0..CHANNELS)
+        .map(|k| map.iter().filter(|p| p.channel == k).count())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut order: Vec<Pair> = greedy_among(kernels, candidates, CHANNELS, per_channel, Some(map))
         .iter()
         .map(|p| p.pair)
         .collect();
@@ -673,7 +768,12 @@ mod tests {
             ranked_by_activity(&kernels, &candidates),
             vec![4, 3, 1, 0, 2]
         );
-        let map = on_channels(&ranked_by_activity(&kernels, &candidates), 2);
+        let map = on_channels(
+            &ranked_by_activity(&kernels, &candidates),
+            &candidates,
+            2,
+            1,
+        );
         assert_eq!(
             map[1],
             Pair {
@@ -682,12 +782,12 @@ mod tests {
             }
         );
         assert_eq!(kernels[0].revealed(&map), 2);
-        let random = random_maps(&candidates, 2, 10, 1);
+        let random = random_maps(&candidates, 2, 1, 10, 1);
         assert_eq!(random.len(), 10);
         assert!(random
             .iter()
             .all(|m| m.len() == 2 && m[0].candidate != m[1].candidate));
-        assert_eq!(random, random_maps(&candidates, 2, 10, 1));
+        assert_eq!(random, random_maps(&candidates, 2, 1, 10, 1));
         assert_eq!(curve(&kernels, &map), vec![0, 2]);
     }
 }

@@ -61,6 +61,9 @@ pub struct CampaignInfo {
     /// With `--loop-launch N`: N (the launch is the rbe suite's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loop_launch: Option<u32>,
+    /// With `--selector s`: every PMEVENT CNT and RST selected input s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<u8>,
     /// With `--monitor-map`: what each channel counted (`signal (mode)`),
     /// when not `MONITOR_MAP`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -12,7 +12,12 @@
 //! completion side (execute, write) for the starting PMEVENT up to the
 //! instruction before the reading one. With several warps in flight the
 //! window is only approximate, so rbe that use the ISS run one warp.
+//!
+//! With event selectors a counter counts the event of its selection (the
+//! one its last CNT or RST loaded); a read is kept per counter and
+//! selection.
 
+use flexpmu_export::monitor_map::MonitorMap;
 use flexpmu_hdl::sm::MONITOR_MAP;
 use flexpmu_isa::g80::Instruction;
 use flexpmu_isa::pmevent::{Pmevent, PmuCommand};
@@ -35,8 +40,13 @@ pub struct IssEvents {
     state: [State; 16],
     before: [Option<State>; 16],
     count: [u64; 16],
-    /// The count at each counter's first IDL.
-    read: [Option<u64>; 16],
+    /// Each counter's selection.
+    selection: [u8; 16],
+    /// Per PMU input (`s * 16 + k`): the event the ISS sees on it.
+    seen: Vec<Option<Seen>>,
+    /// Per PMU input: the count at the counter's first IDL while it
+    /// counted that input.
+    read: Vec<Option<u64>>,
 }
 
 /// The events the ISS sees: one per warp instruction issued, or per pass
@@ -51,9 +61,9 @@ enum Seen {
     Load,
 }
 
-/// The event of channel `counter`, if the ISS sees it.
-fn seen(counter: u8) -> Option<Seen> {
-    match MONITOR_MAP[usize::from(counter)].name {
+/// The event of today's channel `name`, if the ISS sees it.
+fn seen(name: &str) -> Option<Seen> {
+    match name {
         "warp_issue" => Some(Seen::Issue),
         "execute_pass" => Some(Seen::Pass),
         "sm_register_write" => Some(Seen::RegisterWrite),
@@ -63,28 +73,64 @@ fn seen(counter: u8) -> Option<Seen> {
     }
 }
 
-/// Whether the ISS can count channel `counter`'s event.
-pub fn visible(counter: u8) -> bool {
-    seen(counter).is_some()
+/// What each PMU input carries: `map`'s entries (`None`: today's map).
+fn inputs(map: Option<&MonitorMap>) -> Vec<String> {
+    match map {
+        Some(map) => map.channels.iter().map(|e| e.signal.clone()).collect(),
+        None => MONITOR_MAP
+            .iter()
+            .map(|s| format!("map.{}", s.name))
+            .collect(),
+    }
 }
 
-impl Default for IssEvents {
-    fn default() -> Self {
+/// The event counter `counter` counts on selection `selection` under
+/// `map` (`None`: today's map): a today's channel by its name, or a
+/// signal's.
+pub fn event_name(map: Option<&MonitorMap>, counter: u8, selection: u8) -> String {
+    let input = usize::from(selection) * 16 + usize::from(counter);
+    let name = inputs(map).swap_remove(input);
+    name.strip_prefix("map.")
+        .map_or(name.clone(), str::to_string)
+}
+
+impl IssEvents {
+    /// Counting the events the PMU built with `map` is meant to count
+    /// (`None`: today's map): the ISS sees today's channels of the five
+    /// events above (as today's map counts them, whatever mode the map
+    /// gives them: a map that counts them otherwise is what validation
+    /// catches).
+    pub fn new(map: Option<&MonitorMap>) -> Self {
+        let seen = inputs(map)
+            .iter()
+            .map(|name| name.strip_prefix("map.").and_then(seen))
+            .collect();
+        let inputs = map.map_or(16, |m| m.channels.len());
         IssEvents {
             state: [State::Reset; 16],
             before: [None; 16],
             count: [0; 16],
-            read: [None; 16],
+            selection: [0; 16],
+            seen,
+            read: vec![None; inputs],
         }
     }
-}
 
-impl IssEvents {
+    /// Whether the ISS sees what counter `counter` counts on `selection`.
+    pub fn visible(&self, counter: u8, selection: u8) -> bool {
+        self.seen
+            .get(usize::from(selection) * 16 + usize::from(counter))
+            .is_some_and(Option::is_some)
+    }
+
     /// A PMEVENT executed (before [`IssEvents::retired`] for its
     /// instruction).
     pub fn command(&mut self, event: Pmevent) {
         let k = usize::from(event.counter);
         self.before[k].get_or_insert(self.state[k]);
+        if event.loads_selector() {
+            self.selection[k] = event.selector;
+        }
         match event.command {
             PmuCommand::Cnt => self.state[k] = State::Counting,
             PmuCommand::Idl => self.state[k] = State::Idle,
@@ -117,7 +163,8 @@ impl IssEvents {
             let k = usize::from(counter);
             let after = self.state[k];
             let before = self.before[k].take().unwrap_or(after);
-            let Some(seen) = seen(counter) else {
+            let input = usize::from(self.selection[k]) * 16 + k;
+            let Some(seen) = self.seen.get(input).copied().flatten() else {
                 continue;
             };
             // An issue counts under the state before the instruction's own
@@ -133,15 +180,18 @@ impl IssEvents {
                     _ => 0,
                 };
             }
-            if before == State::Counting && after == State::Idle && self.read[k].is_none() {
-                self.read[k] = Some(self.count[k]);
+            if before == State::Counting && after == State::Idle && self.read[input].is_none() {
+                self.read[input] = Some(self.count[k]);
             }
         }
     }
 
-    /// What counter `counter` read at its first IDL, if the ISS sees its
-    /// event and it was read.
-    pub fn read(&self, counter: u8) -> Option<u64> {
-        self.read[usize::from(counter)]
+    /// What counter `counter` read at its first IDL on `selection`, if
+    /// the ISS sees its event there and it was read.
+    pub fn read(&self, counter: u8, selection: u8) -> Option<u64> {
+        self.read
+            .get(usize::from(selection) * 16 + usize::from(counter))
+            .copied()
+            .flatten()
     }
 }

@@ -27,7 +27,6 @@ pub mod rbe;
 
 use std::cell::RefCell;
 
-use flexpmu_hdl::sm::MONITOR_MAP;
 use flexpmu_isa::g80::Instruction;
 use flexpmu_isa::pmevent::PmuCommand;
 
@@ -86,8 +85,11 @@ impl Verdict {
 pub struct EventReport {
     pub rbe: String,
     pub counter: u8,
-    /// The monitored signal of channel `counter`.
-    pub event: &'static str,
+    /// The counter's selection (0 without selectors).
+    pub selection: u8,
+    /// What the counter monitored: today's channel's name, or the map's
+    /// signal.
+    pub event: String,
     pub formula: String,
     pub points: Vec<Point>,
     pub expected_fit: Line,
@@ -123,8 +125,12 @@ pub enum ValidateError {
         threads: usize,
         memory: bool,
     },
-    #[error("{rbe}: the kernel never reads CNT{counter} (`PMEVENT CNT{counter}, Rd, IDL`), so its count cannot be measured")]
-    NotRead { rbe: String, counter: u8 },
+    #[error("{rbe}: the kernel never reads CNT{counter}{} (`PMEVENT CNT{counter}, Rd, IDL`), so its count cannot be measured", if *.selection > 0 { format!(" while it counts SEL{selection}") } else { String::new() })]
+    NotRead {
+        rbe: String,
+        counter: u8,
+        selection: u8,
+    },
     #[error("{rbe} at N = {n}: the kernel did not finish within {cycles} cycles, the bound for one point: choose smaller loop counts (or a larger bound)")]
     TooLong { rbe: String, n: u32, cycles: u64 },
 }
@@ -164,6 +170,16 @@ impl Default for Options<'_> {
     }
 }
 
+/// The SM's configuration for `rbe`: its own map (`# map`) if it has
+/// one, else the options'.
+fn config_for(rbe: &Rbe, options: &Options) -> SmConfig {
+    let mut config = options.config.clone();
+    if let Some(map) = &rbe.map {
+        config.monitor_map = Some(map.clone());
+    }
+    config
+}
+
 /// The launch of `rbe` at loop count `n`.
 pub fn iss_for(rbe: &Rbe, n: u32) -> Result<Iss, IssError> {
     loop_launch(rbe.threads, n)
@@ -200,7 +216,9 @@ fn run_point(
         source: Box::new(source),
     };
     let mut iss = iss_for(rbe, n).map_err(iss_error)?;
-    let mut sm = Sm::new(&iss, &rbe.program, options.config.clone()).map_err(sm_error)?;
+    let config = config_for(rbe, options);
+    let map = config.monitor_map.clone();
+    let mut sm = Sm::new(&iss, &rbe.program, config).map_err(sm_error)?;
     if let Some(prepare) = options.prepare {
         prepare(&mut sm).map_err(sm_error)?;
     }
@@ -228,7 +246,7 @@ fn run_point(
         other => other.map_err(sm_error)?,
     };
     // The ISS, its reads answered with the SM's, counting what it sees.
-    let events = RefCell::new(IssEvents::default());
+    let events = RefCell::new(IssEvents::new(map.as_deref()));
     let mut replay = run.replay();
     let pmu = run.pmu;
     let reference = iss
@@ -258,19 +276,32 @@ fn run_point(
     rbe.expects
         .iter()
         .map(|expect| {
+            // The first read of the counter on the expected selection (the
+            // one its last CNT or RST before the read loaded).
+            let selection_at = |cycle: u64| {
+                run.pmu_commands
+                    .iter()
+                    .rfind(|c| {
+                        c.counter == expect.counter
+                            && c.cycle < cycle
+                            && flexpmu_isa::pmevent::command_loads_selector(c.command)
+                    })
+                    .map_or(0, |c| c.selector)
+            };
             let read = run
                 .pmu_reads
                 .iter()
                 .filter(|read| read.counter == expect.counter)
+                .filter(|read| selection_at(read.command_cycle) == expect.selection)
                 .min_by_key(|read| read.command_cycle)
                 .ok_or_else(|| ValidateError::NotRead {
                     rbe: rbe.name.clone(),
                     counter: expect.counter,
+                    selection: expect.selection,
                 })?;
-            let iss = if iss_events::visible(expect.counter) {
-                events.read(expect.counter)
-            } else {
-                None
+            let iss = match events.visible(expect.counter, expect.selection) {
+                true => events.read(expect.counter, expect.selection),
+                false => None,
             };
             Ok((u64::from(read.value), iss))
         })
@@ -305,15 +336,21 @@ pub fn validate(
             }
             progress(Progress::Done { rbe: &rbe.name, n });
         }
+        let config = config_for(rbe, options);
         for (expect, points) in rbe.expects.iter().zip(measured) {
-            reports.push(judge(rbe, expect.counter, &expect.formula, points));
+            let event = iss_events::event_name(
+                config.monitor_map.as_deref(),
+                expect.counter,
+                expect.selection,
+            );
+            reports.push(judge(rbe, expect, event, points));
         }
     }
     Ok(reports)
 }
 
 /// The verdict and fits for one counter's points.
-fn judge(rbe: &Rbe, counter: u8, formula: &str, points: Vec<Point>) -> EventReport {
+fn judge(rbe: &Rbe, expect: &rbe::Expect, event: String, points: Vec<Point>) -> EventReport {
     let line = |y: &dyn Fn(&Point) -> f64| {
         Line::fit(
             &points
@@ -350,9 +387,10 @@ fn judge(rbe: &Rbe, counter: u8, formula: &str, points: Vec<Point>) -> EventRepo
     });
     EventReport {
         rbe: rbe.name.clone(),
-        counter,
-        event: MONITOR_MAP[usize::from(counter)].name,
-        formula: formula.to_string(),
+        counter: expect.counter,
+        selection: expect.selection,
+        event,
+        formula: expect.formula.clone(),
         points,
         expected_fit,
         measured_fit,

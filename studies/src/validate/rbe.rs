@@ -17,6 +17,10 @@
 //! - `points N = ...`: the loop counts to run, each passed to the kernel
 //!   as its first parameter, `g[0x4]`.
 //! - `threads T`: threads of the launch, one block (default 32).
+//! - `map FILE.toml`: the monitor map the rbe runs on (a path relative to
+//!   the rbe's folder), e.g. one with event selectors; then
+//!   `expect CNTk SELs = FORMULA` checks counter `k`'s first read while
+//!   it counts its selection `s` (the map's entry for it).
 //!
 //! The kernel gets three parameters: N, the address of an output array
 //! (`g[0x5]`, T words, zero) and of an input array (`g[0x6]`, T words,
@@ -25,6 +29,7 @@
 use std::path::{Path, PathBuf};
 
 use evalexpr::{ContextWithMutableVariables, HashMapContext, Node, Value};
+use flexpmu_export::monitor_map::{MapError, MonitorMap};
 use flexpmu_isa::asm::{assemble, AsmError};
 use flexpmu_isa::source::{read_text, shorten, ReadError, MAX_PROGRAM_BYTES};
 
@@ -47,6 +52,8 @@ pub struct Expect {
     /// The rbe file, for messages.
     pub file: String,
     pub counter: u8,
+    /// The counter's selection when it is read (0 without selectors).
+    pub selection: u8,
     /// As written.
     pub formula: String,
     /// 1-based line in the rbe file.
@@ -100,6 +107,8 @@ pub struct Rbe {
     pub expects: Vec<Expect>,
     pub points: Vec<u32>,
     pub threads: u32,
+    /// The monitor map of its `map` line.
+    pub map: Option<std::sync::Arc<MonitorMap>>,
 }
 
 impl Rbe {
@@ -131,6 +140,13 @@ pub enum RbeError {
         formula: String,
         reason: String,
     },
+    #[error("{file}:{line}: map: {source}")]
+    Map {
+        file: String,
+        line: usize,
+        #[source]
+        source: MapError,
+    },
     #[error("{0}: no `# expect CNTk = FORMULA` line: an rbe states what it expects")]
     NoExpect(String),
     #[error("{0}: no `# points N = ...` line: an rbe lists the loop counts to run")]
@@ -147,6 +163,7 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
     // The line of each one-per-file header, once seen.
     let mut points_line = None;
     let mut threads_line = None;
+    let mut map: Option<(usize, std::sync::Arc<MonitorMap>)> = None;
     for (index, text) in source.lines().enumerate() {
         let line = index + 1;
         let Some(header) = text.trim().strip_prefix('#') else {
@@ -170,6 +187,10 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
                     ))
                 })?;
                 let counter = counter.trim();
+                let (counter, selection) = match counter.split_once(char::is_whitespace) {
+                    Some((c, s)) => (c, Some(s.trim())),
+                    None => (counter, None),
+                };
                 let k = counter
                     .strip_prefix("CNT")
                     .and_then(|k| k.parse::<u8>().ok())
@@ -180,8 +201,27 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
                             shorten(counter)
                         ))
                     })?;
-                if expects.iter().any(|e: &Expect| e.counter == k) {
-                    return Err(header_error(format!("CNT{k} is expected twice")));
+                let s = match selection {
+                    None => 0,
+                    Some(text) => text
+                        .strip_prefix("SEL")
+                        .and_then(|s| s.parse::<u8>().ok())
+                        .filter(|&s| s < 8)
+                        .ok_or_else(|| {
+                            header_error(format!(
+                                "expected a selection SEL0..SEL7 after CNT{k}, found `{}`",
+                                shorten(text)
+                            ))
+                        })?,
+                };
+                if expects
+                    .iter()
+                    .any(|e: &Expect| e.counter == k && e.selection == s)
+                {
+                    return Err(header_error(match selection {
+                        None => format!("CNT{k} is expected twice"),
+                        Some(_) => format!("CNT{k} SEL{s} is expected twice"),
+                    }));
                 }
                 let formula = formula.trim().to_string();
                 check_formula(&formula).map_err(|reason| RbeError::Formula {
@@ -200,6 +240,7 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
                 expects.push(Expect {
                     file: file.clone(),
                     counter: k,
+                    selection: s,
                     formula,
                     line,
                     tree,
@@ -263,8 +304,37 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
                         ))
                     })?;
             }
+            "map" => {
+                if let Some((first, _)) = &map {
+                    return Err(header_error(format!(
+                        "a second `map` line (the first is line {first})"
+                    )));
+                }
+                let relative = Path::new(rest.trim());
+                let at = path.parent().unwrap_or(Path::new(".")).join(relative);
+                let loaded = MonitorMap::load(&at).map_err(|source| RbeError::Map {
+                    file: file.clone(),
+                    line,
+                    source,
+                })?;
+                map = Some((line, std::sync::Arc::new(loaded)));
+            }
             _ => {}
         }
+    }
+    let selectors = map.as_ref().map_or(1, |(_, m)| m.selectors);
+    if let Some(e) = expects
+        .iter()
+        .find(|e| usize::from(e.selection) >= selectors)
+    {
+        return Err(RbeError::Header {
+            file: file.clone(),
+            line: e.line,
+            reason: format!(
+                "CNT{} SEL{}: the rbe's PMU has {selectors} input(s) per counter (a `# map` with selectors gives more)",
+                e.counter, e.selection
+            ),
+        });
     }
     if expects.is_empty() {
         return Err(RbeError::NoExpect(file));
@@ -280,6 +350,7 @@ pub fn parse(source: &str, path: &Path) -> Result<Rbe, RbeError> {
         expects,
         points,
         threads,
+        map: map.map(|(_, m)| m),
     };
     // Every formula evaluates at every point.
     for expect in &rbe.expects {
@@ -400,6 +471,22 @@ mod tests {
             (
                 "# expect CNT1 = N\n# points N = 1, 2, 1",
                 "x.sass:2: loop count 1 is listed twice",
+            ),
+            (
+                "# expect CNT1 SEL1 = N\n# points N = 1",
+                "x.sass:1: CNT1 SEL1: the rbe's PMU has 1 input(s) per counter",
+            ),
+            (
+                "# expect CNT1 SEL9 = N\n# points N = 1",
+                "x.sass:1: expected a selection SEL0..SEL7 after CNT1, found `SEL9`",
+            ),
+            (
+                "# expect CNT1 = N\n# expect CNT1 SEL0 = N\n# points N = 1",
+                "x.sass:2: CNT1 SEL0 is expected twice",
+            ),
+            (
+                "# expect CNT1 = N\n# points N = 1\n# map no_such_map.toml",
+                "x.sass:3: map: no_such_map.toml: cannot read",
             ),
         ] {
             let err = rbe(header).unwrap_err().to_string();

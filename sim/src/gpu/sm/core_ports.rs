@@ -95,6 +95,7 @@ impl Sm {
                 cycle,
                 counter,
                 command,
+                selector: self.core.pmu_selector(),
             });
             // Decode hands a PMEVENT's first pass over in its command's cycle.
             if let (PmuCommand::Idl, Some(slot)) = (command, work.new_pass.as_ref()) {
@@ -104,12 +105,13 @@ impl Sm {
             }
         }
         if self.config.record_pmu_ports {
+            let (reset, selector, monitor_in) = self.core.pmu_ports();
             records.pmu_ports.push(PmuInputs {
-                reset: uut.pmu_reset,
+                reset,
                 address: counter,
                 command,
-                selector: 0,
-                monitor_in: uut.pmu_monitor_in.to_vec(),
+                selector,
+                monitor_in,
             });
         }
     }

@@ -69,10 +69,6 @@ pub(super) struct CoreView {
     pub(super) exec_half_write: bool,
     pub(super) pmu_address: u64,
     pub(super) pmu_command: u64,
-    /// Inside the core: what the PMU receives (recorded for the tests'
-    /// replay on the reference model; no check reads it).
-    pub(super) pmu_reset: bool,
-    pub(super) pmu_monitor_in: [u64; 16],
 }
 
 /// Where each port of the compiled core is.
@@ -82,9 +78,11 @@ struct Indices {
     lanes: [[usize; LANES]; 3],
     outputs: [usize; 16],
     result: [usize; LANES],
-    /// Signals inside the core: the PMU's reset and inputs.
+    /// Signals inside the core: the PMU's reset, selector (with
+    /// selectors) and inputs (16 × S).
     pmu_reset: usize,
-    pmu_monitor_in: [usize; 16],
+    pmu_selector: Option<usize>,
+    pmu_monitor_in: Vec<usize>,
     counters: [usize; 16],
 }
 
@@ -154,6 +152,7 @@ impl CompiledCore {
 
     /// Compiles `design`, the export of `core` (possibly rewired).
     fn of_design(core: SmCore, design: &flexpmu_export::Design) -> Result<Self, SmError> {
+        let pmu_inputs = core.pmu.monitor_in.len();
         let block = Some(Box::new(core));
         let sim = CompiledSim::new(design).map_err(|e| SmError::Engine(e.to_string()))?;
         let missing = |what: String| SmError::Engine(format!("the compiled SM core has no {what}"));
@@ -191,12 +190,14 @@ impl CompiledCore {
             *slot = output(&format!("result_{lane}"))?;
         }
         let pmu_reset = signal("pmu.reset")?;
-        let mut pmu_monitor_in = [0; 16];
+        let pmu_selector = signal("pmu.selector").ok();
+        let pmu_monitor_in = (0..pmu_inputs)
+            .map(|i| signal(&format!("pmu.monitor_in_{i}")))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut counters = [0; 16];
-        for i in 0..16 {
-            pmu_monitor_in[i] = signal(&format!("pmu.monitor_in_{i}"))?;
+        for (i, counter) in counters.iter_mut().enumerate() {
             let register = format!("pmu.counters_{i}.count_reg.q");
-            counters[i] = sim
+            *counter = sim
                 .netlist()
                 .registers
                 .iter()
@@ -214,6 +215,7 @@ impl CompiledCore {
                 outputs,
                 result,
                 pmu_reset,
+                pmu_selector,
                 pmu_monitor_in,
                 counters,
             },
@@ -481,14 +483,11 @@ impl CoreSim {
                     exec_half_write: u.exec_half_write.val(),
                     pmu_address: u.pmu_address.val().to_u64(),
                     pmu_command: u.pmu_command.val().to_u64(),
-                    pmu_reset: u.pmu.reset.val(),
-                    pmu_monitor_in: std::array::from_fn(|i| u.pmu.monitor_in[i].val().to_u64()),
                 }
             }
             CoreOn::Compiled(core) => {
                 let s = &core.run.sim;
                 let o = |k: usize| s.output(core.at.outputs[k]);
-                let signal = |index: usize| s.signal(index);
                 CoreView {
                     fetch_stall: o(0) != 0,
                     dec_done: o(1) != 0,
@@ -509,9 +508,47 @@ impl CoreSim {
                     exec_half_write: o(15) != 0,
                     pmu_address: s.output(core.pmu_address),
                     pmu_command: s.output(core.pmu_command),
-                    pmu_reset: signal(core.at.pmu_reset) != 0,
-                    pmu_monitor_in: std::array::from_fn(|i| signal(core.at.pmu_monitor_in[i])),
                 }
+            }
+        }
+    }
+
+    /// The selector the PMU receives now (0 without selectors).
+    pub(super) fn pmu_selector(&self) -> u8 {
+        match &self.on {
+            CoreOn::RustHdl(driver) => {
+                let pmu = &driver.uut().pmu;
+                (0..pmu.selector.len())
+                    .map(|_| pmu.selector.val().to_u64() as u8)
+                    .next()
+                    .unwrap_or(0)
+            }
+            CoreOn::Compiled(core) => core
+                .at
+                .pmu_selector
+                .map_or(0, |i| core.run.sim.signal(i) as u8),
+        }
+    }
+
+    /// What the PMU receives now (inside the core): its reset, selector
+    /// (0 without selectors) and 16 × S inputs.
+    pub(super) fn pmu_ports(&self) -> (bool, u8, Vec<u64>) {
+        let selector = self.pmu_selector();
+        match &self.on {
+            CoreOn::RustHdl(driver) => {
+                let pmu = &driver.uut().pmu;
+                let inputs = pmu.monitor_in.iter().map(|m| m.val().to_u64()).collect();
+                (pmu.reset.val(), selector, inputs)
+            }
+            CoreOn::Compiled(core) => {
+                let s = &core.run.sim;
+                let inputs = core
+                    .at
+                    .pmu_monitor_in
+                    .iter()
+                    .map(|&i| s.signal(i))
+                    .collect();
+                (s.signal(core.at.pmu_reset) != 0, selector, inputs)
             }
         }
     }

@@ -35,6 +35,13 @@ pub enum SmError {
     /// a faulty run's state equals the golden run's).
     #[error("stopped by the caller at cycle {0}")]
     Stopped(u64),
+    /// A PMEVENT selects an input the core's PMU does not have.
+    #[error("address {address}: the PMEVENT selects input {selector} (SEL{selector}) but the PMU has {selectors} input(s) per channel: give a monitor map with selectors = {} or more (`--monitor-map`)", (*selector as usize + 1).next_power_of_two())]
+    SelectorBeyond {
+        address: usize,
+        selector: u8,
+        selectors: usize,
+    },
     #[error("blocks per core must be 1 to {MAX_BLOCKS_PER_CORE} (FlexGripPlus' 4-bit blocks_per_core), not {0}")]
     BlocksPerCore(u32),
     #[error("{blocks} resident block(s) of {warps_per_block} warp(s) are {warps} warps: FlexGripPlus holds at most {MAX_RESIDENT_WARPS} (its warp_id has 5 bits); take fewer blocks per core, or the simple timing")]

@@ -291,6 +291,21 @@ impl Sm {
             .step_by(per_round)
             .map(|start| start..(start + per_round).min(warps.len()))
             .collect();
+        // Refused before the core is built: a PMEVENT selecting an input
+        // the PMU lacks (the decoder would not take it for a PMEVENT).
+        let selectors = match config.pmu {
+            true => config.monitor_map.as_deref().map_or(1, |m| m.selectors),
+            false => 1,
+        };
+        if let Some((address, selector)) =
+            flexpmu_isa::g80::selectors::selector_beyond(program, selectors)
+        {
+            return Err(SmError::SelectorBeyond {
+                address,
+                selector,
+                selectors,
+            });
+        }
         let latency = config.timing.execute_latency();
         let (core, pmu_config) = match config.monitor_map.as_deref() {
             _ if !config.pmu => (

@@ -10,11 +10,13 @@ use flexpmu_isa::pmevent::{Pmevent, PmuCommand as Command};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-fn pmevent(counter: u8, command: Command, dest: Option<u8>) -> u32 {
+use flexpmu_export::monitor_map::MonitorMap;
+
+fn pmevent(counter: u8, command: Command, selector: u8, dest: Option<u8>) -> u32 {
     flexpmu_isa::pmevent::encode(&Pmevent {
         counter,
         command,
-        selector: 0,
+        selector,
         dest,
     })
 }
@@ -22,12 +24,13 @@ fn pmevent(counter: u8, command: Command, dest: Option<u8>) -> u32 {
 /// A random straight-line program of the subset. The prologue puts
 /// &A[i] in R6 and &C[i] in R7 (as appendix A computes addresses);
 /// the body never overwrites them, so its loads and stores stay in
-/// the vectors.
-fn random_program(rng: &mut StdRng) -> Vec<u32> {
+/// the vectors. Its CNTs and RSTs select inputs below `selectors`.
+fn random_program(rng: &mut StdRng, selectors: u8) -> Vec<u32> {
     let mut words = Vec::new();
     for counter in 0..16 {
         if rng.gen_bool(0.5) {
-            words.push(pmevent(counter, Command::Cnt, None));
+            let selector = rng.gen_range(0..selectors);
+            words.push(pmevent(counter, Command::Cnt, selector, None));
         }
     }
     words.extend(enc::mov_u16(1, 1)); // R0H = ntid.x
@@ -79,10 +82,11 @@ fn random_program(rng: &mut StdRng) -> Vec<u32> {
             8 => words.push(0xf000_0000), // NOP
             _ => {
                 let counter = rng.gen_range(0..16);
+                let selector = rng.gen_range(0..selectors);
                 words.push(match rng.gen_range(0..4) {
-                    0 => pmevent(counter, Command::Cnt, None),
-                    1 => pmevent(counter, Command::Rst, None),
-                    _ => pmevent(counter, Command::Idl, Some(dest(rng))),
+                    0 => pmevent(counter, Command::Cnt, selector, None),
+                    1 => pmevent(counter, Command::Rst, selector, None),
+                    _ => pmevent(counter, Command::Idl, 0, Some(dest(rng))),
                 });
             }
         }
@@ -98,7 +102,7 @@ fn random_program(rng: &mut StdRng) -> Vec<u32> {
 fn random_programs_match_the_reference_iss() {
     let mut rng = StdRng::seed_from_u64(7);
     for case in 0..40 {
-        let program = random_program(&mut rng);
+        let program = random_program(&mut rng, 1);
         let geometry = match case % 3 {
             0 => Geometry::threads(rng.gen_range(1..=96)).unwrap(),
             1 => Geometry::new([rng.gen_range(1..=40), 1, 1], [rng.gen_range(1..=3), 1]).unwrap(),
@@ -156,4 +160,189 @@ fn random_programs_match_the_reference_iss() {
         }
         assert_eq!(model.counts(), run.counters_after_reset);
     }
+}
+
+/// A random selector map: per channel a random mode and S random
+/// signals, today's channels and signals inside the core.
+fn random_selector_map(rng: &mut StdRng, selectors: usize) -> MonitorMap {
+    use flexpmu_export::monitor_map::MapEntry;
+    use flexpmu_hdl::pmu::ChannelMode;
+    use flexpmu_hdl::sm::MONITOR_MAP;
+
+    let mut signals: Vec<String> = MONITOR_MAP
+        .iter()
+        .map(|s| format!("map.{}", s.name))
+        .collect();
+    signals.extend(
+        [
+            "sm.decode.op",
+            "sm.decode.hook.stalled.q",
+            "sm.execute.alus_2.result",
+            "sm.instruction_in[63:32]",
+            "sm.dec_dest",
+        ]
+        .map(String::from),
+    );
+    let modes: Vec<ChannelMode> = (0..16)
+        .map(|_| match rng.gen_bool(0.5) {
+            true => ChannelMode::Toggle,
+            false => ChannelMode::Level,
+        })
+        .collect();
+    MonitorMap {
+        channels: (0..16 * selectors)
+            .map(|input| MapEntry {
+                signal: signals[rng.gen_range(0..signals.len())].clone(),
+                mode: modes[input % 16],
+                line: 0,
+            })
+            .collect(),
+        selectors,
+        path: None,
+    }
+}
+
+/// Random programs that switch selectors while counting, on random
+/// selector maps (S = 2, 4, 8): the SM slice equals the reference ISS,
+/// every PMU read is the model's count with the recorded selector and
+/// inputs, and each input carries the signal its map entry names (today's
+/// channels: the stock core's channel, cycle by cycle, up to the first
+/// read).
+#[test]
+fn random_programs_switching_selectors_match_the_iss_and_the_model() {
+    use std::sync::Arc;
+
+    let mut rng = StdRng::seed_from_u64(25);
+    for case in 0..12 {
+        let selectors = [2, 4, 8][case % 3];
+        let program = random_program(&mut rng, selectors as u8);
+        let map = random_selector_map(&mut rng, selectors);
+        let launch = VectorAdd::new(Geometry::threads(rng.gen_range(1..=64)).unwrap());
+        let mut iss = launch.iss().unwrap();
+        let config = SmConfig {
+            timing: if case % 2 == 0 {
+                Timing::FlexGripPlus
+            } else {
+                Timing::Simple
+            },
+            record_pmu_ports: true,
+            monitor_map: Some(Arc::new(map.clone())),
+            ..SmConfig::default()
+        };
+        let sm = Sm::new(&iss, &program, config.clone()).unwrap();
+        let pmu_config = sm.pmu_config().clone();
+        assert_eq!(pmu_config.selectors, selectors);
+        let run = sm.run().unwrap_or_else(|err| panic!("case {case}: {err}"));
+        let reference = run.replay_on_iss(&mut iss, &program).unwrap();
+        assert_eq!(run.differences(&reference), (vec![], true), "case {case}");
+        let mut model = crate::pmu::PmuModel::new(&pmu_config, 32);
+        let counts_at = model.replay(&run.pmu_ports);
+        for read in &run.pmu_reads {
+            let expected = counts_at[read.command_cycle as usize + 1][usize::from(read.counter)];
+            assert_eq!(u64::from(read.value), expected, "case {case}: {read:?}");
+        }
+        assert_eq!(
+            counts_at[run.cycles as usize], run.counters_at_end,
+            "case {case}"
+        );
+        assert_eq!(model.counts(), run.counters_after_reset, "case {case}");
+        assert!(
+            run.counters_at_end.iter().filter(|&&c| c > 0).count() >= 4,
+            "case {case}: {:?}",
+            run.counters_at_end
+        );
+        let switches = run
+            .pmu_ports
+            .iter()
+            .filter(|p| p.command != Command::Nop && p.selector != 0)
+            .count();
+        assert!(switches > 0, "case {case}: no selector sent");
+        // The decode hook hands the PMU each PMEVENT's own selector.
+        let sent: std::collections::HashSet<(u8, Command, u8)> = program
+            .iter()
+            .filter(|&&w| flexpmu_isa::pmevent::is_pmevent(w))
+            .filter_map(|&w| flexpmu_isa::pmevent::decode(w).ok())
+            .filter(|e| e.loads_selector())
+            .map(|e| (e.counter, e.command, e.selector))
+            .collect();
+        let loads = |p: &&crate::pmu::PmuInputs| {
+            flexpmu_isa::pmevent::command_loads_selector(p.command) && !p.reset
+        };
+        for p in run.pmu_ports.iter().filter(loads) {
+            assert!(
+                sent.contains(&(p.address, p.command, p.selector)),
+                "case {case}: the PMU got {p:?}, no PMEVENT of the program"
+            );
+        }
+        // Each input of today's channel j carries it.
+        let stock = Sm::new(
+            &iss,
+            &flexpmu_isa::g80::selectors::with_selector(&program, 0).unwrap(),
+            SmConfig {
+                monitor_map: None,
+                ..config
+            },
+        )
+        .unwrap()
+        .run()
+        .unwrap();
+        let reads_from = run.pmu_reads.iter().map(|r| r.command_cycle).min();
+        let end = reads_from.map_or(run.pmu_ports.len(), |c| c as usize);
+        assert_eq!(stock.cycles, run.cycles, "case {case}");
+        for (input, entry) in map.channels.iter().enumerate() {
+            let Some(name) = entry.signal.strip_prefix("map.") else {
+                continue;
+            };
+            let j = flexpmu_hdl::sm::MONITOR_MAP
+                .iter()
+                .position(|s| s.name == name)
+                .unwrap();
+            for cycle in 0..end.min(stock.pmu_ports.len()) {
+                assert_eq!(
+                    run.pmu_ports[cycle].monitor_in[input], stock.pmu_ports[cycle].monitor_in[j],
+                    "case {case}: input {input} ({name}) at cycle {cycle}"
+                );
+            }
+        }
+    }
+}
+
+/// A PMEVENT selecting an input the PMU lacks is refused before the run,
+/// naming its address and the selectors it needs.
+#[test]
+fn a_selector_the_pmu_lacks_is_refused() {
+    use std::sync::Arc;
+
+    let launch = VectorAdd::new(Geometry::threads(32).unwrap());
+    let iss = launch.iss().unwrap();
+    let mut program = vec![
+        pmevent(3, Command::Cnt, 0, None),
+        pmevent(3, Command::Cnt, 2, None),
+    ];
+    program.extend([0x3000_0003, 0x0000_0780]);
+    let err = Sm::new(&iss, &program, SmConfig::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.starts_with("address 1: the PMEVENT selects input 2 (SEL2) but the PMU has 1 input(s) per channel: give a monitor map with selectors = 4"),
+        "{err}"
+    );
+    let mut rng = StdRng::seed_from_u64(1);
+    let two = SmConfig {
+        monitor_map: Some(Arc::new(random_selector_map(&mut rng, 2))),
+        ..SmConfig::default()
+    };
+    assert!(Sm::new(&iss, &program, two).is_err());
+    let four = SmConfig {
+        monitor_map: Some(Arc::new(random_selector_map(&mut rng, 4))),
+        ..SmConfig::default()
+    };
+    Sm::new(&iss, &program, four.clone())
+        .unwrap()
+        .run()
+        .unwrap();
+    // The core without the PMU has the stock decoder.
+    let no_pmu = SmConfig { pmu: false, ..four };
+    assert!(Sm::new(&iss, &program, no_pmu).is_err());
 }
