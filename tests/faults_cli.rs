@@ -595,3 +595,95 @@ fn a_monitor_map_builds_the_core() {
     );
     assert!(stderr(&engine).contains("--monitor-map runs on the compiled engine"));
 }
+
+/// A selector map's test from the command line: the kernel's run s
+/// (`--selector s`) on the faults of another campaign (`--faults-of`),
+/// and the errors of a selector the PMU lacks.
+#[test]
+fn a_selector_campaign_runs_the_faults_of_another() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let map = example("event_selectors.toml");
+    let stock = &[
+        "faults", "run", &sass, "--unit", "execute", "--sample", "20", "--out", "a.jsonl",
+    ];
+    json(&flexpmu(&[&stock[..], &["--json"]].concat(), dir.path()));
+    let run = |selector: &str, out: &str| {
+        flexpmu(
+            &[
+                "faults",
+                "run",
+                &sass,
+                "--unit",
+                "execute",
+                "--monitor-map",
+                &map,
+                "--selector",
+                selector,
+                "--faults-of",
+                "a.jsonl",
+                "--out",
+                out,
+                "--json",
+            ],
+            dir.path(),
+        )
+    };
+    let out = run("3", "b.jsonl");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = |file: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(dir.path().join(file))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (a, b) = (lines("a.jsonl"), lines("b.jsonl"));
+    assert_eq!(b[0]["campaign"]["selector"], 3);
+    assert_ne!(
+        a[0]["campaign"]["program_digest"],
+        b[0]["campaign"]["program_digest"]
+    );
+    // The same faults, by site and model.
+    let faults = |rows: &[serde_json::Value]| -> Vec<(String, String)> {
+        let mut f: Vec<(String, String)> = rows[1..]
+            .iter()
+            .map(|r| (r["site"].to_string(), r["model"].to_string()))
+            .collect();
+        f.sort();
+        f
+    };
+    assert_eq!(faults(&a), faults(&b));
+    assert_eq!(faults(&a).len(), 20);
+    // A selector the map does not have, and one on the stock core.
+    let out = run("4", "c.jsonl");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("--selector 4: the PMU has 4 input(s) per channel"),
+        "{}",
+        stderr(&out)
+    );
+    let out = flexpmu(&["faults", "run", &sass, "--selector", "1"], dir.path());
+    assert!(
+        stderr(&out).contains("--selector 1: the PMU has 1 input(s) per channel"),
+        "{}",
+        stderr(&out)
+    );
+    // Flips need the other campaign's seed.
+    let out = flexpmu(
+        &[
+            "faults",
+            "run",
+            &sass,
+            "--unit",
+            "execute",
+            "--faults-of",
+            "a.jsonl",
+            "--seed",
+            "9",
+        ],
+        dir.path(),
+    );
+    let flips = a[1..].iter().any(|r| r["model"] == "flip");
+    assert_eq!(out.status.code() == Some(0), !flips, "{}", stderr(&out));
+}
