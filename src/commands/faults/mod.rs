@@ -241,7 +241,7 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
     let config = launch.launch.sm.config()?;
     let mut program = load_program(&launch.file)?;
     if let Some(selector) = launch.selector {
-        let selectors = config.monitor_map.as_deref().map_or(1, |m| m.selectors);
+        let selectors = config.selectors();
         if usize::from(selector) >= selectors {
             bail!(
                 "--selector {selector}: the PMU has {selectors} input(s) per channel (a monitor map's `selectors = S` gives more)"

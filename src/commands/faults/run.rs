@@ -60,8 +60,9 @@ fn worker_threads(jobs: Option<usize>) -> Result<usize> {
     }
 }
 
-/// The faults of the campaign in `path`, in this campaign's `list`.
-fn faults_of(path: &std::path::Path, list: &list::FaultList, seed: u64) -> Result<Vec<FaultSpec>> {
+/// The faults of the campaign in `path` (site and model), read before
+/// the golden run so a bad file is refused at once.
+fn faults_of(path: &std::path::Path, seed: u64) -> Result<Vec<(String, Model)>> {
     let file = read_results(path)?;
     let wanted: Vec<(String, Model)> = file
         .results
@@ -80,12 +81,7 @@ fn faults_of(path: &std::path::Path, list: &list::FaultList, seed: u64) -> Resul
             file.info.seed
         );
     }
-    list::same_faults(list, &wanted).map_err(|fault| {
-        anyhow::anyhow!(
-            "--faults-of {}: {fault} is not a fault of this core's units and models (--unit, --model)",
-            path.display()
-        )
-    })
+    Ok(wanted)
 }
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
@@ -127,6 +123,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
             crate::output::check_output(out, args.force || is_results_file(out), &[])?;
         }
     }
+    let wanted = match &args.faults_of {
+        Some(path) => Some((path, faults_of(path, args.seed)?)),
+        None => None,
+    };
     let prepared = prepare(&args.launch, args.seed, !args.no_matrix, args.json)?;
     let campaign = &prepared.campaign;
     let models = models(args.model);
@@ -139,9 +139,14 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         (None, None) => Selection::Exhaustive,
     };
     let (k, n) = shard.unwrap_or((0, 1));
-    let (selected_all, selected) = match &args.faults_of {
-        Some(path) => {
-            let all = faults_of(path, &list, args.seed)?;
+    let (selected_all, selected) = match &wanted {
+        Some((path, wanted)) => {
+            let all = list::same_faults(&list, wanted).map_err(|fault| {
+                anyhow::anyhow!(
+                    "--faults-of {}: {fault} is not a fault of this core's units and models (--unit, --model)",
+                    path.display()
+                )
+            })?;
             let selected = list::shard(&all, (k, n));
             (all, selected)
         }

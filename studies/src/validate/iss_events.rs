@@ -89,9 +89,13 @@ fn inputs(map: Option<&MonitorMap>) -> Vec<String> {
 /// signal's.
 pub fn event_name(map: Option<&MonitorMap>, counter: u8, selection: u8) -> String {
     let input = usize::from(selection) * 16 + usize::from(counter);
-    let name = inputs(map).swap_remove(input);
-    name.strip_prefix("map.")
-        .map_or(name.clone(), str::to_string)
+    match map {
+        Some(map) => {
+            let name = &map.channels[input].signal;
+            name.strip_prefix("map.").unwrap_or(name).to_string()
+        }
+        None => MONITOR_MAP[input].name.to_string(),
+    }
 }
 
 impl IssEvents {

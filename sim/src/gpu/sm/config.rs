@@ -65,6 +65,18 @@ pub struct SmConfig {
     pub check_decoder: bool,
 }
 
+impl SmConfig {
+    /// Inputs per channel of the PMU this configuration builds (its
+    /// monitor map's selectors; 1 without the PMU, whose stock decoder
+    /// takes no selector).
+    pub fn selectors(&self) -> usize {
+        match self.pmu {
+            true => self.monitor_map.as_deref().map_or(1, |m| m.selectors),
+            false => 1,
+        }
+    }
+}
+
 impl Default for SmConfig {
     fn default() -> Self {
         SmConfig {

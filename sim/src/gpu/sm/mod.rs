@@ -293,10 +293,7 @@ impl Sm {
             .collect();
         // Refused before the core is built: a PMEVENT selecting an input
         // the PMU lacks (the decoder would not take it for a PMEVENT).
-        let selectors = match config.pmu {
-            true => config.monitor_map.as_deref().map_or(1, |m| m.selectors),
-            false => 1,
-        };
+        let selectors = config.selectors();
         if let Some((address, selector)) =
             flexpmu_isa::g80::selectors::selector_beyond(program, selectors)
         {
