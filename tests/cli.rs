@@ -688,6 +688,53 @@ fn synth_sta_names_opensta_when_it_is_missing() {
     );
 }
 
+/// A variant with event selectors comes with the decode hook that passes
+/// them: `export --pmu-config` writes it (Verilog and VHDL) and its kit
+/// wrapper with `pmu_selector` beside the PMU's (eda/tests/exports.rs runs
+/// the two under GHDL).
+#[test]
+fn pmu_config_with_selectors_exports_the_hook_that_passes_them() {
+    let dir = temp();
+    write(
+        dir.path(),
+        "s4.toml",
+        "counters = 16\nselectors = 4\nname = \"s4\"\n",
+    );
+    let out = flexpmu(
+        &["export", "--out", "hdl", "--pmu-config", "s4.toml"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let hdl = dir.path().join("hdl");
+    for file in [
+        "flexpmu_pmu_s4.v",
+        "flexpmu_decode_hook_sel4.v",
+        "flexpmu_decode_hook_sel4.vhd",
+    ] {
+        assert!(hdl.join(file).is_file(), "{file}: {}", stdout(&out));
+    }
+    let read = |name: &str| std::fs::read_to_string(hdl.join("flexgripplus").join(name)).unwrap();
+    let hook = read("flexpmu_fgp_decode_hook_sel4.vhd");
+    assert!(
+        hook.contains("entity flexpmu_fgp_decode_hook_sel4 is"),
+        "{hook}"
+    );
+    assert!(hook.contains("pmu_selector => pmu_selector"), "{hook}");
+    let pmu = read("flexpmu_fgp_pmu_s4.vhd");
+    assert!(
+        pmu.contains("pmu_selector : in  std_logic_vector(2 downto 0);"),
+        "{pmu}"
+    );
+    // S = 1 needs no hook of its own: the kit's serves.
+    write(dir.path(), "s1.toml", "counters = 16\nname = \"s1\"\n");
+    let out = flexpmu(
+        &["export", "--out", "one", "--pmu-config", "s1.toml"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("decode_hook"), "{}", stdout(&out));
+}
+
 /// `export --pmu-config` writes the variant beside the checked-in exports
 /// (the modules they share byte for byte), the folder still compiles as
 /// one library with the FlexGripPlus kit and the variant's wrapper under

@@ -318,6 +318,75 @@ fn flexgripplus_kit_testbench_catches_a_wrong_field() {
     assert!(error.contains("FAILED at cycle"), "{error}");
 }
 
+/// The kit with event selectors, as `flexpmu export --pmu-config` writes
+/// it for `selectors = 4`: its decode hook (`flexpmu_fgp_decode_hook_sel4`)
+/// runs the kit's whole testbench in place of the kit's hook (every
+/// PMEVENT there selects input 0), and with the variant's PMU it passes
+/// each PMEVENT's selector: the counter counts the input selected, a
+/// switch counts nothing, SEL7 on a PMU of 4 inputs is not executed.
+#[test]
+fn flexgripplus_kit_with_event_selectors_passes_its_testbenches() {
+    use flexpmu_export::flexgripplus;
+    use flexpmu_export::pmu_variant::PmuVariant;
+
+    let variant = PmuVariant::parse(
+        "name = \"sel4\"\ncounters = 16\nselectors = 4\n",
+        std::path::Path::new("sel4.toml"),
+    )
+    .unwrap();
+    let pmu = variant.design().unwrap();
+    let hook = variant
+        .decode_hook()
+        .expect("S = 4 has its own hook")
+        .unwrap();
+    assert_eq!(hook.top().name, "flexpmu_decode_hook_sel4");
+    let scratch = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = scratch.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let hook_file = write("hook.vhd", &hook.render(Language::Vhdl, "the S = 4 hook"));
+    let hook_wrapper = flexgripplus::decode_hook_variant_wrapper(&hook, 4).unwrap();
+    assert!(hook_wrapper
+        .text
+        .contains("pmu_selector          : out std_logic_vector(2 downto 0);"));
+    let hook_wrapper = write("flexpmu_fgp_decode_hook_sel4.vhd", &hook_wrapper.text);
+
+    // The kit's testbench with the selector hook.
+    let kit_tb = common::folder().join("flexgripplus/testbench/tb_flexpmu_fgp_kit.vhd");
+    let tb = std::fs::read_to_string(kit_tb).unwrap();
+    let with_sel4 = tb.replacen(
+        "entity work.flexpmu_fgp_decode_hook\n",
+        "entity work.flexpmu_fgp_decode_hook_sel4\n",
+        1,
+    );
+    assert_ne!(tb, with_sel4);
+    let mut list = kit_files(Some(hook_wrapper.clone()));
+    let at = list.iter().position(|p| *p == hook_wrapper).unwrap();
+    list.insert(at, hook_file.clone());
+    *list.last_mut().unwrap() = write("tb_flexpmu_fgp_kit.vhd", &with_sel4);
+    let log =
+        ghdl::run_self_checking(&list, "tb_flexpmu_fgp_kit", ghdl::FLEXGRIPPLUS_FLAGS).unwrap();
+    assert!(log.contains("tb_flexpmu_fgp_kit: PASSED"), "{log}");
+
+    // The selector hook and the variant's PMU together.
+    let pmu_wrapper = flexgripplus::pmu_variant_wrapper(&pmu, "sel4.toml", &[]).unwrap();
+    let kit = common::folder().join("flexgripplus");
+    let list = vec![
+        kit.join("testbench/gpgpu_package_standin.vhd"),
+        kit.join("flexpmu_fgp.vhd"),
+        hook_file,
+        write("pmu.vhd", &pmu.render(Language::Vhdl, "the S = 4 PMU")),
+        hook_wrapper,
+        write("flexpmu_fgp_pmu_sel4.vhd", &pmu_wrapper.text),
+        common::root().join("eda/tests/vhdl/tb_flexpmu_fgp_selectors.vhd"),
+    ];
+    let log = ghdl::run_self_checking(&list, "tb_flexpmu_fgp_selectors", ghdl::FLEXGRIPPLUS_FLAGS)
+        .unwrap();
+    assert!(log.contains("tb_flexpmu_fgp_selectors: PASSED"), "{log}");
+}
+
 /// The SM core built with a monitor map (taps up the hierarchy, a slice,
 /// a level channel, today's channels moved) is Verilog that Verilator,
 /// Icarus and Yosys accept and VHDL that GHDL analyses and elaborates.

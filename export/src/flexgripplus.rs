@@ -53,7 +53,8 @@ pub fn kit(designs: &KitDesigns) -> Result<Vec<KitFile>, KitError> {
         ("flexpmu_fgp.vhd", package()),
         (
             "flexpmu_fgp_decode_hook.vhd",
-            decode_wrapper(designs.decode_hook.top())?,
+            decode_header(designs.decode_hook.top())
+                + &decode_wrapper(designs.decode_hook.top(), "flexpmu_fgp_decode_hook")?,
         ),
         (
             "flexpmu_fgp_execute_hook.vhd",
@@ -102,6 +103,28 @@ pub fn pmu_variant_wrapper(
         &format!("the PMU variant {} with FlexGripPlus' names", top.name),
     );
     text += &pmu_wrapper(top, &entity, channels)?;
+    Ok(KitFile {
+        path: PathBuf::from(FOLDER).join(format!("{entity}.vhd")),
+        text,
+    })
+}
+
+/// The kit's decode hook for a PMU variant with `selectors` inputs per
+/// channel (`hook`, built with them and an asynchronous reset), written by
+/// `flexpmu export --pmu-config` as
+/// `flexgripplus/flexpmu_fgp_decode_hook_sel<S>.vhd`: the kit's decode hook
+/// with `pmu_selector` for the variant's wrapper.
+pub fn decode_hook_variant_wrapper(hook: &Design, selectors: usize) -> Result<KitFile, KitError> {
+    let entity = format!("flexpmu_fgp_decode_hook_sel{selectors}");
+    let origin = format!("`flexpmu export --pmu-config` with selectors = {selectors}");
+    let mut text = header(
+        &origin,
+        &format!(
+            "the decode hook ({}) beside FlexGripPlus' pipeline_decode, passing PMEVENT's selector",
+            hook.top().name
+        ),
+    );
+    text += &decode_wrapper(hook.top(), &entity)?;
     Ok(KitFile {
         path: PathBuf::from(FOLDER).join(format!("{entity}.vhd")),
         text,
@@ -251,7 +274,16 @@ const DECODE_FIELDS: [(&str, &str, &str, &str); 11] = [
     ),
 ];
 
-fn decode_wrapper(core: &Module) -> Result<String, KitError> {
+fn decode_header(core: &Module) -> String {
+    vhdl_header(&format!(
+        "the decode hook ({}) beside FlexGripPlus' pipeline_decode",
+        core.name
+    ))
+}
+
+/// The decode hook `core` as the entity `entity` with FlexGripPlus' names;
+/// a hook built for a PMU with event selectors also has `pmu_selector`.
+fn decode_wrapper(core: &Module, entity: &str) -> Result<String, KitError> {
     let mut map = pairs(&[
         ("clock", "clk_in"),
         ("reset", "reset"),
@@ -269,13 +301,13 @@ fn decode_wrapper(core: &Module) -> Result<String, KitError> {
         ("pmu_command", "pmu_command"),
         ("pmu_reset", "pmu_reset"),
     ]);
+    let selector = port_width(core, "pmu_selector").is_some();
+    if selector {
+        map.push(("pmu_selector".into(), "pmu_selector".into()));
+    }
     map.sort();
     let dest_width = port_width(core, "pmu_dest_out").unwrap_or(7);
-    let mut text = vhdl_header(&format!(
-        "the decode hook ({}) beside FlexGripPlus' pipeline_decode",
-        core.name
-    ));
-    text += "\
+    let mut text = "\
 library ieee;
 use ieee.std_logic_1164.all;
 use work.gpgpu_package.all;
@@ -289,7 +321,7 @@ use work.gpgpu_package.all;
 -- register). One PMU command per warp instruction, with its first pass
 -- (warp_lane_id 0); a PMEVENT waits in decode while an earlier IDL has a
 -- pass before write (pmu_interlock). Reset: asynchronous, active high.
-entity flexpmu_fgp_decode_hook is
+entity {entity} is
   port (
     reset                 : in  std_logic;
     clk_in                : in  std_logic;
@@ -304,7 +336,8 @@ entity flexpmu_fgp_decode_hook is
     -- Execute hands a pass to write.
     pipeline_execute_done : in  std_logic;
     -- Decode's outputs that a PMU read replaces...
-";
+"
+    .replace("{entity}", entity);
     for (stem, ty, _, _) in DECODE_FIELDS {
         let _ = writeln!(text, "    {:<21} : in  {ty};", format!("{stem}_in"));
     }
@@ -313,22 +346,42 @@ entity flexpmu_fgp_decode_hook is
     for (stem, ty, _, _) in DECODE_FIELDS {
         let _ = writeln!(text, "    {:<21} : out {ty};", format!("{stem}_out"));
     }
-    text += "\
+    text += &"\
     dest_out              : out std_logic_vector(31 downto 0);
-    -- To the PMU (flexpmu_fgp_pmu).
+    -- To the PMU ({pmu}).
     pmu_address           : out std_logic_vector(3 downto 0);
     pmu_command           : out std_logic_vector(1 downto 0);
     pmu_reset             : out std_logic;
-    -- A PMEVENT waits behind an unfinished IDL (for observation).
+{selector_port}    -- A PMEVENT waits behind an unfinished IDL (for observation).
     pmu_interlock         : out std_logic;
     -- To flexpmu_fgp_execute_hook: the pass execute hands to write now is
     -- a PMU read.
     pmu_read_exec         : out std_logic
   );
-end entity flexpmu_fgp_decode_hook;
+end entity {entity};
 
-architecture rtl of flexpmu_fgp_decode_hook is
-";
+architecture rtl of {entity} is
+"
+    .replace("{entity}", entity)
+    .replace(
+        "{pmu}",
+        if selector {
+            "a flexpmu_fgp_pmu_* variant with event selectors"
+        } else {
+            "flexpmu_fgp_pmu"
+        },
+    )
+    .replace(
+        "{selector_port}",
+        if selector {
+            "    -- The PMEVENT's selector (bits 19-17), with the command, held\n    \
+             -- like the address; PMEVENTs selecting an input the PMU lacks are\n    \
+             -- not executed.\n    \
+             pmu_selector          : out std_logic_vector(2 downto 0);\n"
+        } else {
+            ""
+        },
+    );
     text += &crate::vhdl::component_declaration(core);
     let _ = writeln!(
         text,

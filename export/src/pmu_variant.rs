@@ -36,7 +36,10 @@ use toml::Spanned;
 
 use crate::registry::connected;
 use crate::{export, Design, ExportError};
+use flexpmu_hdl::hooks::decode_hook::DecodeHookOptions;
 use flexpmu_hdl::pmu::{ChannelConfig, ChannelMode, Pmu, PmuConfig, SELECTOR_CHOICES};
+use flexpmu_hdl::support::reset_dff::ResetKind;
+use flexpmu_hdl::DecodeHook;
 use flexpmu_isa::source::shorten;
 
 /// Width of every `monitor_in` port of a variant.
@@ -354,6 +357,25 @@ impl PmuVariant {
     pub fn design(&self) -> Result<Design, ExportError> {
         let local = build(&self.config, self.counter_width, "top")?;
         crate::registry::named_outside(local, &self.module(), &format!("pmu_{}", self.name))
+    }
+
+    /// With event selectors (S > 1), the decode hook that passes each
+    /// PMEVENT's selector to this PMU and leaves a PMEVENT selecting an
+    /// input the PMU lacks unexecuted: asynchronous reset, as the
+    /// FlexGripPlus kit instantiates it; `flexpmu_decode_hook_sel<S>`.
+    /// `None` for S = 1 (the registry's `decode-hook-async` serves).
+    pub fn decode_hook(&self) -> Option<Result<Design, ExportError>> {
+        let selectors = self.config.selectors;
+        (selectors > 1).then(|| {
+            let hook = DecodeHook::new(DecodeHookOptions {
+                enabled: true,
+                reset: ResetKind::Asynchronous,
+                selectors,
+            });
+            let name = format!("decode_hook_sel{selectors}");
+            let local = export(&connected(hook), "top")?;
+            crate::registry::named_outside(local, &format!("flexpmu_{name}"), &name)
+        })
     }
 }
 

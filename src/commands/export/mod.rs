@@ -171,7 +171,8 @@ fn rust_sources(dir: &Path) -> Result<Vec<(PathBuf, String)>> {
 
 /// The files of the PMU variant `config` describes: each module of it
 /// (one the registered exports also have, with their text), and its
-/// FlexGripPlus wrapper when VHDL is exported.
+/// FlexGripPlus wrapper when VHDL is exported; with event selectors, the
+/// decode hook that passes them too, and its kit wrapper.
 fn variant_exports(
     config: &Path,
     languages: &[Language],
@@ -205,6 +206,25 @@ fn variant_exports(
             .collect();
         let wrapper = flexgripplus::pmu_variant_wrapper(&design, &variant.source, &channels)?;
         files.push((out.join(wrapper.path), wrapper.text));
+    }
+    // A PMU with event selectors needs a decode hook that passes them.
+    if let Some(hook) = variant.decode_hook() {
+        let hook = hook.with_context(|| {
+            format!(
+                "exporting the decode hook of the PMU variant of {}",
+                config.display()
+            )
+        })?;
+        let selectors = variant.config.selectors;
+        let description = format!(
+            "the decode hook for a PMU with {selectors} inputs per channel: passes each PMEVENT's selector (asynchronous reset, as the FlexGripPlus kit instantiates it)"
+        );
+        let origin = format!("`flexpmu export --pmu-config` with selectors = {selectors}");
+        files.extend(module_files(&hook, &description, &origin, languages, out)?);
+        if languages.contains(&Language::Vhdl) {
+            let wrapper = flexgripplus::decode_hook_variant_wrapper(&hook, selectors)?;
+            files.push((out.join(wrapper.path), wrapper.text));
+        }
     }
     Ok(files)
 }
