@@ -8,6 +8,7 @@
 //! [`rust_source`]), which runs instead of the loop when its fingerprint
 //! matches the netlist's.
 
+pub mod concurrent;
 pub mod faults;
 pub mod netlist;
 pub mod rust_source;
@@ -78,6 +79,57 @@ impl Instr {
             | LogicalOr(a, b)
             | Insert(a, b, _, _) => ([a, b, 0], 2),
             Mux(c, t, f) => ([c, t, f], 3),
+        }
+    }
+
+    /// The value of an operation, its operands' values read with `v`;
+    /// `Input` and `State` read no operand and are the caller's.
+    #[inline(always)]
+    fn eval(self, v: impl Fn(usize) -> u64) -> u64 {
+        use Instr::*;
+        match self {
+            Input(_) | State(_) => unreachable!("inputs and state are read by the caller"),
+            Const(c) => c,
+            Add(a, b, m) => v(a).wrapping_add(v(b)) & m,
+            Sub(a, b, m) => v(a).wrapping_sub(v(b)) & m,
+            Mul(a, b, m) => v(a).wrapping_mul(v(b)) & m,
+            And(a, b) => v(a) & v(b),
+            Or(a, b) => v(a) | v(b),
+            Xor(a, b) => v(a) ^ v(b),
+            Eq(a, b) => u64::from(v(a) == v(b)),
+            Ne(a, b) => u64::from(v(a) != v(b)),
+            Lt(a, b) => u64::from(v(a) < v(b)),
+            Le(a, b) => u64::from(v(a) <= v(b)),
+            Gt(a, b) => u64::from(v(a) > v(b)),
+            Ge(a, b) => u64::from(v(a) >= v(b)),
+            Not(a, m) => !v(a) & m,
+            Any(a) => u64::from(v(a) != 0),
+            All(a, m) => u64::from(v(a) == m),
+            LogicalAnd(a, b) => u64::from(v(a) != 0 && v(b) != 0),
+            LogicalOr(a, b) => u64::from(v(a) != 0 || v(b) != 0),
+            Shl(a, b, m) => {
+                u32::try_from(v(b))
+                    .ok()
+                    .and_then(|s| v(a).checked_shl(s))
+                    .unwrap_or(0)
+                    & m
+            }
+            Shr(a, b, m) => {
+                u32::try_from(v(b))
+                    .ok()
+                    .and_then(|s| v(a).checked_shr(s))
+                    .unwrap_or(0)
+                    & m
+            }
+            Slice(a, offset, m) => (v(a) >> offset) & m,
+            Mux(c, t, f) => {
+                if v(c) != 0 {
+                    v(t)
+                } else {
+                    v(f)
+                }
+            }
+            Insert(old, value, offset, m) => (v(old) & !m) | ((v(value) << offset) & m),
         }
     }
 }
@@ -427,47 +479,7 @@ impl CompiledSim {
             let x = match self.tape[i] {
                 Instr::Input(k) => self.inputs[k],
                 Instr::State(k) => self.state[k],
-                Instr::Const(c) => c,
-                Instr::Add(a, b, m) => v[a].wrapping_add(v[b]) & m,
-                Instr::Sub(a, b, m) => v[a].wrapping_sub(v[b]) & m,
-                Instr::Mul(a, b, m) => v[a].wrapping_mul(v[b]) & m,
-                Instr::And(a, b) => v[a] & v[b],
-                Instr::Or(a, b) => v[a] | v[b],
-                Instr::Xor(a, b) => v[a] ^ v[b],
-                Instr::Eq(a, b) => u64::from(v[a] == v[b]),
-                Instr::Ne(a, b) => u64::from(v[a] != v[b]),
-                Instr::Lt(a, b) => u64::from(v[a] < v[b]),
-                Instr::Le(a, b) => u64::from(v[a] <= v[b]),
-                Instr::Gt(a, b) => u64::from(v[a] > v[b]),
-                Instr::Ge(a, b) => u64::from(v[a] >= v[b]),
-                Instr::Not(a, m) => !v[a] & m,
-                Instr::Any(a) => u64::from(v[a] != 0),
-                Instr::All(a, m) => u64::from(v[a] == m),
-                Instr::LogicalAnd(a, b) => u64::from(v[a] != 0 && v[b] != 0),
-                Instr::LogicalOr(a, b) => u64::from(v[a] != 0 || v[b] != 0),
-                Instr::Shl(a, b, m) => {
-                    u32::try_from(v[b])
-                        .ok()
-                        .and_then(|s| v[a].checked_shl(s))
-                        .unwrap_or(0)
-                        & m
-                }
-                Instr::Shr(a, b, m) => {
-                    u32::try_from(v[b])
-                        .ok()
-                        .and_then(|s| v[a].checked_shr(s))
-                        .unwrap_or(0)
-                        & m
-                }
-                Instr::Slice(a, offset, m) => (v[a] >> offset) & m,
-                Instr::Mux(c, t, f) => {
-                    if v[c] != 0 {
-                        v[t]
-                    } else {
-                        v[f]
-                    }
-                }
-                Instr::Insert(old, value, offset, m) => (v[old] & !m) | ((v[value] << offset) & m),
+                instr => instr.eval(|n| v[n]),
             };
             v[i] = x;
             if forcing && self.forced[i] {

@@ -1,0 +1,394 @@
+//! Concurrent fault simulation on the compiled engine: many faulty copies
+//! of a design run against one good copy, each keeping only where it
+//! differs. A copy holds the registers whose state differs from the good
+//! copy's and its fault; each cycle, after the good copy has settled, it
+//! evaluates only the nodes its differences reach (its differing inputs
+//! and registers, the node or register its fault forces), in topological
+//! order, reading every other node's value from the good copy. A node
+//! whose value comes out equal to the good copy's stops the spread there.
+//! So a fault that changes nothing in a cycle costs a check, and one that
+//! changes a few registers costs their fan-out.
+//!
+//! Results are those of a [`CompiledSim`] with the same fault armed, given
+//! the same inputs (the test below holds them equal cycle by cycle).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+use super::faults::{arm, Armed, Fault, FaultError, Site};
+use super::{CompiledSim, Instr, Netlist};
+
+/// Lists per index, packed (`start[i]..start[i + 1]` in `items`).
+#[derive(Clone, Debug)]
+struct Lists {
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Lists {
+    fn new(len: usize, pairs: impl Iterator<Item = (usize, usize)> + Clone) -> Lists {
+        let mut count = vec![0u32; len + 1];
+        for (i, _) in pairs.clone() {
+            count[i + 1] += 1;
+        }
+        for i in 0..len {
+            count[i + 1] += count[i];
+        }
+        let mut fill = count.clone();
+        let mut items = vec![0u32; count[len] as usize];
+        for (i, item) in pairs {
+            items[fill[i] as usize] = item as u32;
+            fill[i] += 1;
+        }
+        Lists {
+            start: count,
+            items,
+        }
+    }
+
+    fn of(&self, i: usize) -> &[u32] {
+        &self.items[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+}
+
+/// The nodes waiting to be evaluated, lowest (earliest in topological
+/// order) first, each once per settle.
+struct Queue<'a> {
+    queued: &'a mut [u32],
+    heap: &'a mut BinaryHeap<Reverse<u32>>,
+    epoch: u32,
+}
+
+impl Queue<'_> {
+    fn push_all(&mut self, nodes: &[u32]) {
+        for &node in nodes {
+            if self.queued[node as usize] != self.epoch {
+                self.queued[node as usize] = self.epoch;
+                self.heap.push(Reverse(node));
+            }
+        }
+    }
+}
+
+/// One faulty copy: its fault and the registers whose state differs from
+/// the good copy's.
+#[derive(Clone, Debug)]
+pub struct FaultyCopy {
+    fault: Armed,
+    /// (register, state), by register.
+    diff: Vec<(u32, u64)>,
+}
+
+impl FaultyCopy {
+    /// The registers whose state differs from the good copy's, with the
+    /// copy's state (by register index).
+    pub fn differing_registers(&self) -> &[(u32, u64)] {
+        &self.diff
+    }
+
+    /// Whether its fault can act at or after `cycle` (a flip not yet
+    /// done, or a stuck-at).
+    pub fn fault_pending(&self, cycle: u64) -> bool {
+        match self.fault {
+            Armed::Flip { at, done, .. } => !done && at >= cycle,
+            _ => true,
+        }
+    }
+
+    /// The copy's register state, given the good copy's.
+    pub fn state(&self, good_state: &[u64]) -> Vec<u64> {
+        let mut state = good_state.to_vec();
+        for &(r, value) in &self.diff {
+            state[r as usize] = value;
+        }
+        state
+    }
+}
+
+/// What a copy's settle found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Settled {
+    /// A watched node (an output, or one given to [`Concurrent::new`])
+    /// differs from the good copy's.
+    pub watched_differ: bool,
+    /// Nodes whose value differs from the good copy's.
+    pub nodes_differing: usize,
+}
+
+/// The evaluation of faulty copies against a good copy of one design.
+#[derive(Clone, Debug)]
+pub struct Concurrent {
+    netlist: Arc<Netlist>,
+    tape: Arc<[Instr]>,
+    /// Per node, the nodes that read it.
+    readers: Lists,
+    /// Per register, the nodes that read its state.
+    state_readers: Lists,
+    /// Per input, the nodes that read it.
+    input_readers: Lists,
+    /// Per node, the registers it is the next state of.
+    next_of: Lists,
+    watched: Vec<bool>,
+    /// The copy being settled: its values where they differ (`stamp` =
+    /// `epoch`), the nodes queued, in order, and the differing nodes.
+    value: Vec<u64>,
+    stamp: Vec<u32>,
+    queued: Vec<u32>,
+    epoch: u32,
+    heap: BinaryHeap<Reverse<u32>>,
+    differing: Vec<u32>,
+    /// Its state where it differs this cycle (faults applied), by register.
+    state: Vec<(u32, u64)>,
+}
+
+impl Concurrent {
+    /// For copies of `good`'s design; `watched` nodes (beside the outputs)
+    /// are reported when they differ.
+    pub fn new(good: &CompiledSim, watched: &[usize]) -> Concurrent {
+        let netlist = good.netlist.clone();
+        let n = netlist.nodes.len();
+        let readers = Lists::new(
+            n,
+            good.tape.iter().enumerate().flat_map(|(i, instr)| {
+                let (ops, count) = instr.operands();
+                (0..count).map(move |k| (ops[k], i))
+            }),
+        );
+        let state_readers = Lists::new(
+            netlist.registers.len(),
+            good.tape
+                .iter()
+                .enumerate()
+                .filter_map(|(i, instr)| match instr {
+                    Instr::State(r) => Some((*r, i)),
+                    _ => None,
+                }),
+        );
+        let input_readers = Lists::new(
+            netlist.inputs.len(),
+            good.tape
+                .iter()
+                .enumerate()
+                .filter_map(|(i, instr)| match instr {
+                    Instr::Input(k) => Some((*k, i)),
+                    _ => None,
+                }),
+        );
+        let next_of = Lists::new(
+            n,
+            netlist
+                .registers
+                .iter()
+                .enumerate()
+                .map(|(r, reg)| (reg.next, r)),
+        );
+        let mut watched_nodes = vec![false; n];
+        for signal in &netlist.outputs {
+            watched_nodes[signal.node] = true;
+        }
+        for &node in watched {
+            watched_nodes[node] = true;
+        }
+        Concurrent {
+            tape: good.tape.clone(),
+            readers,
+            state_readers,
+            input_readers,
+            next_of,
+            watched: watched_nodes,
+            value: vec![0; n],
+            stamp: vec![0; n],
+            queued: vec![0; n],
+            epoch: 0,
+            heap: BinaryHeap::new(),
+            differing: Vec::new(),
+            state: Vec::new(),
+            netlist,
+        }
+    }
+
+    /// A copy with `fault` armed (a site of `sites`), in the good copy's
+    /// state.
+    pub fn copy(&self, sites: &[Site], fault: &Fault) -> Result<FaultyCopy, FaultError> {
+        Ok(FaultyCopy {
+            fault: arm(sites, fault)?,
+            diff: Vec::new(),
+        })
+    }
+
+    /// A copy with `fault` armed whose registers differ from the good
+    /// copy's as `diff` says ((register, state) pairs).
+    pub fn copy_with(
+        &self,
+        sites: &[Site],
+        fault: &Fault,
+        mut diff: Vec<(u32, u64)>,
+    ) -> Result<FaultyCopy, FaultError> {
+        diff.sort_unstable_by_key(|&(r, _)| r);
+        Ok(FaultyCopy {
+            fault: arm(sites, fault)?,
+            diff,
+        })
+    }
+
+    /// Settles `copy` in `cycle`, given the good copy settled in it
+    /// (`good_values`, its state `good_state`) and the inputs where the
+    /// copy's differ from the good copy's (`input_diff`, (input, value),
+    /// values within their width). Read its values with
+    /// [`value`](Self::value), then [`clock`](Self::clock) it.
+    pub fn settle(
+        &mut self,
+        copy: &mut FaultyCopy,
+        cycle: u64,
+        good_values: &[u64],
+        good_state: &[u64],
+        input_diff: &[(usize, u64)],
+    ) -> Settled {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.queued.fill(0);
+            self.epoch = 1;
+        }
+        self.differing.clear();
+        // The copy's state this cycle: its differences, then its fault.
+        self.state.clear();
+        self.state.extend_from_slice(&copy.diff);
+        let mut forced_node = None;
+        match &mut copy.fault {
+            Armed::State {
+                register,
+                mask,
+                value,
+                from,
+            } if cycle >= *from => {
+                let r = *register as u32;
+                let old = self.state_of(r, good_state);
+                self.set_state(r, (old & !*mask) | *value);
+            }
+            Armed::Flip {
+                register,
+                mask,
+                at,
+                done,
+            } if cycle == *at && !*done => {
+                let r = *register as u32;
+                let old = self.state_of(r, good_state);
+                self.set_state(r, old ^ *mask);
+                *done = true;
+            }
+            Armed::Node {
+                node,
+                mask,
+                value,
+                from,
+            } if cycle >= *from => forced_node = Some((*node, *mask, *value)),
+            _ => {}
+        }
+        // Seeds: the nodes reading a differing register or input, the
+        // forced node.
+        let queue = &mut Queue {
+            queued: &mut self.queued,
+            heap: &mut self.heap,
+            epoch: self.epoch,
+        };
+        for &(r, value) in &self.state {
+            if value != good_state[r as usize] {
+                queue.push_all(self.state_readers.of(r as usize));
+            }
+        }
+        for &(k, _) in input_diff {
+            queue.push_all(self.input_readers.of(k));
+        }
+        if let Some((node, _, _)) = forced_node {
+            queue.push_all(&[node as u32]);
+        }
+        let mut settled = Settled::default();
+        while let Some(Reverse(i)) = self.heap.pop() {
+            let i = i as usize;
+            let mut x = match self.tape[i] {
+                Instr::Input(k) => input_diff
+                    .iter()
+                    .find(|&&(j, _)| j == k)
+                    .map_or(good_values[i], |&(_, v)| v),
+                Instr::State(r) => self.state_of(r as u32, good_state),
+                instr => instr.eval(|n| {
+                    if self.stamp[n] == self.epoch {
+                        self.value[n]
+                    } else {
+                        good_values[n]
+                    }
+                }),
+            };
+            if let Some((node, mask, value)) = forced_node {
+                if node == i {
+                    x = (x & !mask) | value;
+                }
+            }
+            if x != good_values[i] {
+                self.value[i] = x;
+                self.stamp[i] = self.epoch;
+                self.differing.push(i as u32);
+                settled.watched_differ |= self.watched[i];
+                Queue {
+                    queued: &mut self.queued,
+                    heap: &mut self.heap,
+                    epoch: self.epoch,
+                }
+                .push_all(self.readers.of(i));
+            }
+        }
+        settled.nodes_differing = self.differing.len();
+        settled
+    }
+
+    /// Node `node`'s value in the copy settled last, given the good
+    /// copy's values.
+    pub fn value(&self, node: usize, good_values: &[u64]) -> u64 {
+        if self.stamp[node] == self.epoch {
+            self.value[node]
+        } else {
+            good_values[node]
+        }
+    }
+
+    /// The nodes whose value differs in the copy settled last.
+    pub fn differing_nodes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.differing.iter().map(|&n| n as usize)
+    }
+
+    /// The clock edge of the copy settled last: its registers take their
+    /// next state; it differs from the good copy's where the next-state
+    /// node differs.
+    pub fn clock(&self, copy: &mut FaultyCopy) {
+        copy.diff.clear();
+        for &node in &self.differing {
+            for &r in self.next_of.of(node as usize) {
+                copy.diff.push((r, self.value[node as usize]));
+            }
+        }
+        copy.diff.sort_unstable_by_key(|&(r, _)| r);
+    }
+
+    fn state_of(&self, register: u32, good_state: &[u64]) -> u64 {
+        match self.state.binary_search_by_key(&register, |&(r, _)| r) {
+            Ok(i) => self.state[i].1,
+            Err(_) => good_state[register as usize],
+        }
+    }
+
+    fn set_state(&mut self, register: u32, value: u64) {
+        match self.state.binary_search_by_key(&register, |&(r, _)| r) {
+            Ok(i) => self.state[i].1 = value,
+            Err(i) => self.state.insert(i, (register, value)),
+        }
+    }
+
+    pub fn netlist(&self) -> &Netlist {
+        &self.netlist
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,103 @@
+//! Faulty copies evaluated concurrently equal faulty compiled simulations,
+//! node by node and register by register, cycle after cycle.
+
+use rand::{Rng, SeedableRng};
+
+use super::Concurrent;
+use crate::engine::compiled::faults::{Fault, FaultKind, SiteKind};
+use crate::engine::compiled::CompiledSim;
+use flexpmu_export::registry;
+
+/// The SM core and the PMU, random inputs (a reset now and then, some
+/// stretches held still), stuck-at faults on nets and registers and
+/// flips, at random cycles; half the copies also get inputs of their own
+/// (a copy whose behavioural units went their own way). Every node's
+/// value, every register, and whether an output differs, as a faulty
+/// [`CompiledSim`] has them.
+#[test]
+fn concurrent_copies_equal_faulty_simulations() {
+    for (design, trials, seed) in [("sm-core", 60, 11), ("pmu", 30, 12)] {
+        let design = registry::get(design).design().unwrap();
+        let good = CompiledSim::new(&design).unwrap();
+        let sites = good.fault_sites();
+        let mut concurrent = Concurrent::new(&good, &[]);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let inputs = good.netlist().inputs.clone();
+        let outputs: Vec<usize> = good.netlist().outputs.iter().map(|o| o.node).collect();
+        let mut spread = 0usize;
+        for trial in 0..trials {
+            let mut good = good.clone();
+            let mut reference = good.clone();
+            let site = rng.gen_range(0..sites.len());
+            let register = matches!(sites[site].kind, SiteKind::Register(_));
+            let kind = match rng.gen_range(0..3) {
+                0 if register => FaultKind::Flip,
+                0 | 1 => FaultKind::StuckAt0,
+                _ => FaultKind::StuckAt1,
+            };
+            let fault = Fault {
+                site,
+                bit: rng.gen_range(0..sites[site].width),
+                kind,
+                cycle: rng.gen_range(0..40),
+            };
+            reference.arm_fault(&fault).unwrap();
+            let mut copy = concurrent.copy(&sites, &fault).unwrap();
+            let own_inputs = trial % 2 == 1;
+            let mut held: Vec<u64> = vec![0; inputs.len()];
+            for cycle in 0..150u64 {
+                let quiet = (cycle / 30) % 2 == 1;
+                for (k, (name, _)) in inputs.iter().enumerate() {
+                    let value = if name == "reset" {
+                        u64::from(cycle % 70 == 0)
+                    } else if quiet {
+                        held[k]
+                    } else {
+                        rng.gen()
+                    };
+                    held[k] = value;
+                    good.set_input(k, value);
+                    let mine = if own_inputs && rng.gen_ratio(1, 8) && name != "reset" {
+                        rng.gen()
+                    } else {
+                        value
+                    };
+                    reference.set_input(k, mine);
+                }
+                let input_diff: Vec<(usize, u64)> = (0..inputs.len())
+                    .filter(|&k| reference.inputs[k] != good.inputs[k])
+                    .map(|k| (k, reference.inputs[k]))
+                    .collect();
+                good.settle();
+                reference.settle();
+                let settled =
+                    concurrent.settle(&mut copy, cycle, &good.values, &good.state, &input_diff);
+                spread += settled.nodes_differing;
+                for node in 0..good.values.len() {
+                    assert_eq!(
+                        concurrent.value(node, &good.values),
+                        reference.values[node],
+                        "trial {trial}, cycle {cycle}, node {node}, fault {fault:?}"
+                    );
+                }
+                let outputs_differ = outputs
+                    .iter()
+                    .any(|&n| good.values[n] != reference.values[n]);
+                assert_eq!(
+                    settled.watched_differ, outputs_differ,
+                    "trial {trial}, cycle {cycle}"
+                );
+                concurrent.clock(&mut copy);
+                good.clock();
+                reference.clock();
+                assert_eq!(
+                    copy.state(&good.state),
+                    reference.state,
+                    "trial {trial}, cycle {cycle}"
+                );
+            }
+        }
+        // The faults did spread: the test saw copies that differ.
+        assert!(spread > 1000, "{spread}");
+    }
+}
