@@ -316,6 +316,8 @@ fn bench_json_names_every_engine() {
             "3000",
             "--stock-cycles",
             "300",
+            "--faults",
+            "8",
             "--json",
         ],
         dir.path(),
@@ -339,7 +341,8 @@ fn bench_json_names_every_engine() {
             "verilator",
             "verilator-rust-hdl",
             "sm-slice",
-            "sm-slice-compiled"
+            "sm-slice-compiled",
+            "faults"
         ]
     );
     for engine in json["engines"].as_array().unwrap() {
@@ -349,6 +352,9 @@ fn bench_json_names_every_engine() {
     // the engine.
     assert_eq!(json["engines"][7]["cycles"], 326_647);
     assert_eq!(json["engines"][8]["cycles"], 326_647);
+    // 8 faults of the thesis launch, each a stuck-at: 8 golden runs' worth
+    // of faulty cycles (163,325 each).
+    assert_eq!(json["engines"][9]["cycles"], 8 * 163_325);
 }
 
 #[test]

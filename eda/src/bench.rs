@@ -39,10 +39,16 @@ pub enum BenchEngine {
     SmSliceCompiled,
     /// The compiled engine streaming every signal to an FST waveform.
     CompiledFst,
+    /// A fault campaign on the thesis launch (appendix A, 4 blocks of 512
+    /// threads, 2 per core): a fixed sample of stuck-at and flip faults on
+    /// every unit, on every worker thread; its cycles are faulty cycles
+    /// (what each fault's run would take without shortcuts: the golden
+    /// run's length for a stuck-at, from its cycle for a flip).
+    Faults,
 }
 
 impl BenchEngine {
-    pub const ALL: [BenchEngine; 9] = [
+    pub const ALL: [BenchEngine; 10] = [
         BenchEngine::RustHdl,
         BenchEngine::RustHdlVcd,
         BenchEngine::RustHdlSimulation,
@@ -52,6 +58,7 @@ impl BenchEngine {
         BenchEngine::Compiled,
         BenchEngine::SmSliceCompiled,
         BenchEngine::CompiledFst,
+        BenchEngine::Faults,
     ];
 
     /// Its name in tables, JSON and on the command line.
@@ -66,6 +73,7 @@ impl BenchEngine {
             BenchEngine::Compiled => "compiled",
             BenchEngine::SmSliceCompiled => "sm-slice-compiled",
             BenchEngine::CompiledFst => "compiled-fst",
+            BenchEngine::Faults => "faults",
         }
     }
 }

@@ -16,6 +16,10 @@ pub struct BenchArgs {
     /// Toggling cycles for rust-hdl's stock Simulation (slow).
     #[arg(long, default_value_t = 20_000)]
     stock_cycles: u64,
+    /// Faults the `faults` engine runs (a fixed sample of the thesis
+    /// launch's, seed 1).
+    #[arg(long, default_value_t = FAULTS_BENCH_SAMPLE)]
+    faults: u64,
     /// Run only these engines (repeatable; default: all).
     #[arg(long, value_name = "NAME")]
     engine: Vec<BenchEngine>,
@@ -30,6 +34,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         stock_cycles,
         engine: engines,
         json,
+        faults: fault_sample,
     } = args;
     let (cycles, stock_cycles, json) = (*cycles, *stock_cycles, *json);
     let wanted = |engine: BenchEngine| engines.is_empty() || engines.contains(&engine);
@@ -127,17 +132,39 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         results.push(bench::sm_slice(&embedded::appendix_a_program()?, engine)?);
         pb.finish_and_clear();
     }
+    if wanted(BenchEngine::Faults) {
+        results.push(faults(*fault_sample, json)?);
+    }
     if json {
         outln!("{}", serde_json::json!({ "engines": results }));
     } else {
         let mut table = Vec::new();
         bench::render_table(&results, &mut table)?;
         out!("{}", String::from_utf8_lossy(&table));
-        if results
-            .iter()
-            .any(|r| !r.name.starts_with(BenchEngine::SmSlice.name()))
-        {
+        if results.iter().any(|r| {
+            !r.name.starts_with(BenchEngine::SmSlice.name()) && r.name != BenchEngine::Faults.name()
+        }) {
             outln!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
+        }
+        let rate = |engine: BenchEngine| {
+            results
+                .iter()
+                .find(|r| r.name == engine.name())
+                .map(|r| r.cycles_per_s)
+        };
+        if let (Some(faults), Some(core)) = (
+            rate(BenchEngine::Faults),
+            rate(BenchEngine::SmSliceCompiled),
+        ) {
+            outln!(
+                "faults / sm-slice-compiled: {:.2}x (faulty cycles per second against the fault-free SM's cycles per second)",
+                faults / core
+            );
+        }
+        if wanted(BenchEngine::Faults) {
+            outln!(
+                "faults: a campaign on the thesis launch (appendix A, 4 blocks of 512 threads, 2 per core), {fault_sample} stuck-at and flip faults drawn on every unit (seed 1), every worker thread; cycles are faulty cycles (the golden run's length for a stuck-at, from its cycle for a flip), the golden run not timed"
+            );
         }
         if wanted(BenchEngine::SmSlice) || wanted(BenchEngine::SmSliceCompiled) {
             outln!(
@@ -147,4 +174,65 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Faults the `faults` engine runs by default.
+pub const FAULTS_BENCH_SAMPLE: u64 = 300;
+
+/// The `faults` engine: a fixed sample of the thesis launch's faults on
+/// every worker thread, timed after the golden run.
+fn faults(sample: u64, json: bool) -> Result<bench::EngineResult> {
+    use flexpmu_sim::gpu::iss::Geometry;
+    use flexpmu_sim::gpu::sm::SmConfig;
+    use flexpmu_sim::gpu::vector_add::VectorAdd;
+    use flexpmu_studies::faults::list::{select, Selection};
+    use flexpmu_studies::faults::{Campaign, Model};
+
+    let geometry = Geometry::new([512, 1, 1], [4, 1])?;
+    let iss = VectorAdd::new(geometry).iss()?;
+    let config = SmConfig {
+        blocks_per_core: 2,
+        ..SmConfig::default()
+    };
+    let spinner = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    spinner.set_message("faults: the thesis launch's golden run");
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    let campaign = Campaign::new(&iss, &embedded::appendix_a_program()?, config, 1)?;
+    spinner.finish_and_clear();
+    let list = campaign.fault_list(&Model::ALL, &[]);
+    let faults = select(&list.faults, Selection::Sample(sample), 1, (0, 1));
+    let faulty_cycles: u64 = faults.iter().map(|f| campaign.faulty_cycles(f)).sum();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pb = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(faults.len() as u64)
+    };
+    pb.set_style(
+        ProgressStyle::with_template("{prefix:>20} [{bar:40}] {pos}/{len} faults")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    pb.set_prefix("faults");
+    let rss_before = bench::peak_rss_kib();
+    let start = std::time::Instant::now();
+    campaign.run_all(&faults, threads, &|_| {
+        pb.inc(1);
+        true
+    })?;
+    let seconds = start.elapsed().as_secs_f64();
+    pb.finish_and_clear();
+    Ok(bench::EngineResult {
+        name: BenchEngine::Faults.name().into(),
+        cycles: faulty_cycles,
+        seconds,
+        cycles_per_s: faulty_cycles as f64 / seconds,
+        passes_per_cycle: None,
+        peak_rss_growth_kib: bench::peak_rss_kib().saturating_sub(rss_before),
+        vcd_bytes: None,
+    })
 }

@@ -199,6 +199,17 @@ impl Campaign {
             .result)
     }
 
+    /// The cycles `fault`'s run takes without shortcuts, as a fault
+    /// simulator's throughput counts them: the golden run's length for a
+    /// stuck-at, from its cycle on for a flip.
+    pub fn faulty_cycles(&self, fault: &FaultSpec) -> u64 {
+        let cycles = self.golden.run.cycles;
+        match fault.model {
+            Model::Flip => cycles.saturating_sub(self.flip_cycle(fault)),
+            _ => cycles,
+        }
+    }
+
     /// The cycle `fault` acts from (0 for stuck-at).
     fn flip_cycle(&self, fault: &FaultSpec) -> u64 {
         let name = bit_name(&self.sites[fault.site], fault.bit);
