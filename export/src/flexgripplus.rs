@@ -53,8 +53,11 @@ pub fn kit(designs: &KitDesigns) -> Result<Vec<KitFile>, KitError> {
         ("flexpmu_fgp.vhd", package()),
         (
             "flexpmu_fgp_decode_hook.vhd",
-            decode_header(designs.decode_hook.top())
-                + &decode_wrapper(designs.decode_hook.top(), "flexpmu_fgp_decode_hook")?,
+            decode_wrapper(
+                designs.decode_hook.top(),
+                "flexpmu_fgp_decode_hook",
+                "`flexpmu export`",
+            )?,
         ),
         (
             "flexpmu_fgp_execute_hook.vhd",
@@ -117,17 +120,9 @@ pub fn pmu_variant_wrapper(
 pub fn decode_hook_variant_wrapper(hook: &Design, selectors: usize) -> Result<KitFile, KitError> {
     let entity = format!("flexpmu_fgp_decode_hook_sel{selectors}");
     let origin = format!("`flexpmu export --pmu-config` with selectors = {selectors}");
-    let mut text = header(
-        &origin,
-        &format!(
-            "the decode hook ({}) beside FlexGripPlus' pipeline_decode, passing PMEVENT's selector",
-            hook.top().name
-        ),
-    );
-    text += &decode_wrapper(hook.top(), &entity)?;
     Ok(KitFile {
         path: PathBuf::from(FOLDER).join(format!("{entity}.vhd")),
-        text,
+        text: decode_wrapper(hook.top(), &entity, &origin)?,
     })
 }
 
@@ -274,16 +269,10 @@ const DECODE_FIELDS: [(&str, &str, &str, &str); 11] = [
     ),
 ];
 
-fn decode_header(core: &Module) -> String {
-    vhdl_header(&format!(
-        "the decode hook ({}) beside FlexGripPlus' pipeline_decode",
-        core.name
-    ))
-}
-
-/// The decode hook `core` as the entity `entity` with FlexGripPlus' names;
-/// a hook built for a PMU with event selectors also has `pmu_selector`.
-fn decode_wrapper(core: &Module, entity: &str) -> Result<String, KitError> {
+/// The decode hook `core` as the entity `entity` with FlexGripPlus' names,
+/// its header naming `origin`; a hook built for a PMU with event selectors
+/// also has `pmu_selector`.
+fn decode_wrapper(core: &Module, entity: &str, origin: &str) -> Result<String, KitError> {
     let mut map = pairs(&[
         ("clock", "clk_in"),
         ("reset", "reset"),
@@ -307,7 +296,19 @@ fn decode_wrapper(core: &Module, entity: &str) -> Result<String, KitError> {
     }
     map.sort();
     let dest_width = port_width(core, "pmu_dest_out").unwrap_or(7);
-    let mut text = "\
+    let mut text = header(
+        origin,
+        &format!(
+            "the decode hook ({}) beside FlexGripPlus' pipeline_decode{}",
+            core.name,
+            if selector {
+                ", passing PMEVENT's selector"
+            } else {
+                ""
+            }
+        ),
+    );
+    text += &"\
 library ieee;
 use ieee.std_logic_1164.all;
 use work.gpgpu_package.all;

@@ -17,7 +17,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use super::faults::{arm, Armed, Fault, FaultError, Site};
-use super::{CompiledSim, Instr, Netlist};
+use super::{CompiledSim, Instr};
 
 /// Lists per index, packed (`start[i]..start[i + 1]` in `items`).
 #[derive(Clone, Debug)]
@@ -53,14 +53,15 @@ impl Lists {
 }
 
 /// The nodes waiting to be evaluated, lowest (earliest in topological
-/// order) first, each once per settle.
-struct Queue<'a> {
-    queued: &'a mut [u32],
-    heap: &'a mut BinaryHeap<Reverse<u32>>,
+/// order) first, each once per settle (`epoch`).
+#[derive(Clone, Debug, Default)]
+struct Queue {
+    queued: Vec<u32>,
+    heap: BinaryHeap<Reverse<u32>>,
     epoch: u32,
 }
 
-impl Queue<'_> {
+impl Queue {
     fn push_all(&mut self, nodes: &[u32]) {
         for &node in nodes {
             if self.queued[node as usize] != self.epoch {
@@ -81,21 +82,6 @@ pub struct FaultyCopy {
 }
 
 impl FaultyCopy {
-    /// The registers whose state differs from the good copy's, with the
-    /// copy's state (by register index).
-    pub fn differing_registers(&self) -> &[(u32, u64)] {
-        &self.diff
-    }
-
-    /// Whether its fault can act at or after `cycle` (a flip not yet
-    /// done, or a stuck-at).
-    pub fn fault_pending(&self, cycle: u64) -> bool {
-        match self.fault {
-            Armed::Flip { at, done, .. } => !done && at >= cycle,
-            _ => true,
-        }
-    }
-
     /// The copy's register state, given the good copy's.
     pub fn state(&self, good_state: &[u64]) -> Vec<u64> {
         let mut state = good_state.to_vec();
@@ -119,7 +105,6 @@ pub struct Settled {
 /// The evaluation of faulty copies against a good copy of one design.
 #[derive(Clone, Debug)]
 pub struct Concurrent {
-    netlist: Arc<Netlist>,
     tape: Arc<[Instr]>,
     /// Per node, the nodes that read it.
     readers: Lists,
@@ -131,12 +116,10 @@ pub struct Concurrent {
     next_of: Lists,
     watched: Vec<bool>,
     /// The copy being settled: its values where they differ (`stamp` =
-    /// `epoch`), the nodes queued, in order, and the differing nodes.
+    /// the queue's epoch), the nodes queued, and the differing nodes.
     value: Vec<u64>,
     stamp: Vec<u32>,
-    queued: Vec<u32>,
-    epoch: u32,
-    heap: BinaryHeap<Reverse<u32>>,
+    queue: Queue,
     differing: Vec<u32>,
     /// Its state where it differs this cycle (faults applied), by register.
     state: Vec<(u32, u64)>,
@@ -146,7 +129,7 @@ impl Concurrent {
     /// For copies of `good`'s design; `watched` nodes (beside the outputs)
     /// are reported when they differ.
     pub fn new(good: &CompiledSim, watched: &[usize]) -> Concurrent {
-        let netlist = good.netlist.clone();
+        let netlist = &good.netlist;
         let n = netlist.nodes.len();
         let readers = Lists::new(
             n,
@@ -199,12 +182,12 @@ impl Concurrent {
             watched: watched_nodes,
             value: vec![0; n],
             stamp: vec![0; n],
-            queued: vec![0; n],
-            epoch: 0,
-            heap: BinaryHeap::new(),
+            queue: Queue {
+                queued: vec![0; n],
+                ..Queue::default()
+            },
             differing: Vec::new(),
             state: Vec::new(),
-            netlist,
         }
     }
 
@@ -214,21 +197,6 @@ impl Concurrent {
         Ok(FaultyCopy {
             fault: arm(sites, fault)?,
             diff: Vec::new(),
-        })
-    }
-
-    /// A copy with `fault` armed whose registers differ from the good
-    /// copy's as `diff` says ((register, state) pairs).
-    pub fn copy_with(
-        &self,
-        sites: &[Site],
-        fault: &Fault,
-        mut diff: Vec<(u32, u64)>,
-    ) -> Result<FaultyCopy, FaultError> {
-        diff.sort_unstable_by_key(|&(r, _)| r);
-        Ok(FaultyCopy {
-            fault: arm(sites, fault)?,
-            diff,
         })
     }
 
@@ -245,11 +213,11 @@ impl Concurrent {
         good_state: &[u64],
         input_diff: &[(usize, u64)],
     ) -> Settled {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
+        self.queue.epoch = self.queue.epoch.wrapping_add(1);
+        if self.queue.epoch == 0 {
             self.stamp.fill(0);
-            self.queued.fill(0);
-            self.epoch = 1;
+            self.queue.queued.fill(0);
+            self.queue.epoch = 1;
         }
         self.differing.clear();
         // The copy's state this cycle: its differences, then its fault.
@@ -288,24 +256,20 @@ impl Concurrent {
         }
         // Seeds: the nodes reading a differing register or input, the
         // forced node.
-        let queue = &mut Queue {
-            queued: &mut self.queued,
-            heap: &mut self.heap,
-            epoch: self.epoch,
-        };
         for &(r, value) in &self.state {
             if value != good_state[r as usize] {
-                queue.push_all(self.state_readers.of(r as usize));
+                self.queue.push_all(self.state_readers.of(r as usize));
             }
         }
         for &(k, _) in input_diff {
-            queue.push_all(self.input_readers.of(k));
+            self.queue.push_all(self.input_readers.of(k));
         }
         if let Some((node, _, _)) = forced_node {
-            queue.push_all(&[node as u32]);
+            self.queue.push_all(&[node as u32]);
         }
         let mut settled = Settled::default();
-        while let Some(Reverse(i)) = self.heap.pop() {
+        let epoch = self.queue.epoch;
+        while let Some(Reverse(i)) = self.queue.heap.pop() {
             let i = i as usize;
             let mut x = match self.tape[i] {
                 Instr::Input(k) => input_diff
@@ -314,7 +278,7 @@ impl Concurrent {
                     .map_or(good_values[i], |&(_, v)| v),
                 Instr::State(r) => self.state_of(r as u32, good_state),
                 instr => instr.eval(|n| {
-                    if self.stamp[n] == self.epoch {
+                    if self.stamp[n] == epoch {
                         self.value[n]
                     } else {
                         good_values[n]
@@ -328,15 +292,10 @@ impl Concurrent {
             }
             if x != good_values[i] {
                 self.value[i] = x;
-                self.stamp[i] = self.epoch;
+                self.stamp[i] = epoch;
                 self.differing.push(i as u32);
                 settled.watched_differ |= self.watched[i];
-                Queue {
-                    queued: &mut self.queued,
-                    heap: &mut self.heap,
-                    epoch: self.epoch,
-                }
-                .push_all(self.readers.of(i));
+                self.queue.push_all(self.readers.of(i));
             }
         }
         settled.nodes_differing = self.differing.len();
@@ -346,16 +305,11 @@ impl Concurrent {
     /// Node `node`'s value in the copy settled last, given the good
     /// copy's values.
     pub fn value(&self, node: usize, good_values: &[u64]) -> u64 {
-        if self.stamp[node] == self.epoch {
+        if self.stamp[node] == self.queue.epoch {
             self.value[node]
         } else {
             good_values[node]
         }
-    }
-
-    /// The nodes whose value differs in the copy settled last.
-    pub fn differing_nodes(&self) -> impl Iterator<Item = usize> + '_ {
-        self.differing.iter().map(|&n| n as usize)
     }
 
     /// The clock edge of the copy settled last: its registers take their
@@ -383,10 +337,6 @@ impl Concurrent {
             Ok(i) => self.state[i].1 = value,
             Err(i) => self.state.insert(i, (register, value)),
         }
-    }
-
-    pub fn netlist(&self) -> &Netlist {
-        &self.netlist
     }
 }
 

@@ -345,15 +345,6 @@ impl CoreSim {
         }
     }
 
-    /// The compiled core's engine, to read (`None` on the rust-hdl
-    /// engine).
-    pub fn compiled_ref(&self) -> Option<&CompiledSim> {
-        match &self.on {
-            CoreOn::Compiled(core) => Some(&core.run.sim),
-            CoreOn::RustHdl(_) => None,
-        }
-    }
-
     /// The compiled core's engine (fault sites and arming).
     pub(super) fn compiled(&mut self) -> Option<&mut CompiledSim> {
         match &mut self.on {

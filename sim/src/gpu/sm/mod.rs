@@ -335,11 +335,6 @@ impl Sm {
         })
     }
 
-    /// The core's compiled simulation (`None` on the rust-hdl engine).
-    pub fn compiled_core(&self) -> Option<&crate::engine::compiled::CompiledSim> {
-        self.core.compiled_ref()
-    }
-
     /// A copy of this SM in its current state, for another run of the
     /// same launch (a fault campaign's runs); `None` unless its core is on
     /// the compiled engine without a waveform.
