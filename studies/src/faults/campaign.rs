@@ -25,6 +25,8 @@ use super::outcome::{classify, differences, Differences, Outcome};
 use super::revealed::Revealed;
 use super::site::FaultSite;
 
+mod group;
+
 /// One fault's result: a line of a campaign's JSON Lines file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaultResult {
@@ -96,8 +98,11 @@ pub struct Campaign {
     seed: u64,
     /// Stop runs early and start flips at a checkpoint (off: every run
     /// from cycle 0 to its end, to check that the shortcuts change no
-    /// result).
+    /// result), and run faults in groups.
     shortcuts: bool,
+    /// Cycles a copy stays in its group after it first differs (0; the
+    /// identity test's mutant leaves one cycle late).
+    eject_delay: u64,
 }
 
 impl Campaign {
@@ -146,6 +151,7 @@ impl Campaign {
             golden,
             seed,
             shortcuts: true,
+            eject_delay: 0,
         })
     }
 
@@ -264,13 +270,41 @@ impl Campaign {
     /// it would follow the golden run to its end.
     fn run_from(
         &self,
-        mut sm: Sm,
+        sm: Sm,
         state: Option<HarnessState>,
         fault: &FaultSpec,
         cycle: Option<u64>,
         stop_early: bool,
     ) -> Result<FaultRun, SmError> {
         let cycle = cycle.unwrap_or_else(|| self.flip_cycle(fault));
+        // Counting from where the run starts: the golden run's counts at
+        // its checkpoint, or nothing.
+        let counts = self.matrix.as_ref().and_then(|m| match &state {
+            Some(state) => self
+                .golden_counts()?
+                .at(state.cycle())
+                .cloned()
+                .map(MonitorCounts::counting_only),
+            None => Some(m.start()),
+        });
+        self.run_counting(sm, state, &[], counts, fault, cycle, stop_early)
+    }
+
+    /// [`run_from`](Self::run_from) with the core's `registers` where they
+    /// differ from the state's (a faulty copy's, at a golden checkpoint),
+    /// the candidates counted so far (the matrix on), from the fault's
+    /// `cycle`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_counting(
+        &self,
+        mut sm: Sm,
+        state: Option<HarnessState>,
+        registers: &[(u32, u64)],
+        counts: Option<MonitorCounts>,
+        fault: &FaultSpec,
+        cycle: u64,
+        stop_early: bool,
+    ) -> Result<FaultRun, SmError> {
         let kind = match fault.model {
             Model::StuckAt0 => FaultKind::StuckAt0,
             Model::StuckAt1 => FaultKind::StuckAt1,
@@ -286,16 +320,9 @@ impl Campaign {
                 cycle,
             },
         )?;
-        // Counting from where the run starts: the golden run's counts at
-        // its checkpoint, or nothing.
-        let counts = self.matrix.as_ref().and_then(|m| match &state {
-            Some(state) => self
-                .golden_counts()?
-                .at(state.cycle())
-                .cloned()
-                .map(MonitorCounts::counting_only),
-            None => Some(m.start()),
-        });
+        if !registers.is_empty() {
+            sm.set_core_registers(registers)?;
+        }
         let mut watch = FaultyRunWatch {
             campaign: self,
             fault,
@@ -370,17 +397,19 @@ impl Campaign {
     fn first_divergence(&self, watch: FaultyRunWatch) -> Result<Option<u64>, SmError> {
         let golden = &self.golden.digests;
         let failed_at = watch.failed_at;
-        let Some((start, faulty)) = watch.blocks.finish(golden, watch.last_cycle) else {
-            return Ok(failed_at);
-        };
-        let end = (start + faulty.len() as u64).min(golden.cycles);
-        let replayed = self.golden_digests(start, end)?;
-        Ok(faulty
-            .iter()
-            .enumerate()
-            .find(|&(i, digest)| replayed.get(i) != Some(digest))
-            .map(|(i, _)| start + i as u64)
-            .or(failed_at))
+        for (start, faulty) in watch.blocks.finish(golden, watch.last_cycle) {
+            let end = (start + faulty.len() as u64).min(golden.cycles);
+            let replayed = self.golden_digests(start, end)?;
+            let first = faulty
+                .iter()
+                .enumerate()
+                .find(|&(i, digest)| replayed.get(i) != Some(digest))
+                .map(|(i, _)| start + i as u64);
+            if first.is_some() {
+                return Ok(first);
+            }
+        }
+        Ok(failed_at)
     }
 
     /// The golden run's digests of cycles `start..end`, run again from the
@@ -409,30 +438,82 @@ impl Campaign {
 
     /// Runs `faults` on `threads` threads, handing each result to
     /// `on_result` as it comes (in no particular order); stops early,
-    /// with the faults not run left out, when `on_result` says so.
+    /// with the faults not run left out, when `on_result` says so. With
+    /// the shortcuts on, faults run in groups (flips by cycle), each a
+    /// concurrent simulation beside one more golden run, and a fault
+    /// whose core leaves the golden run's path goes on alone from there:
+    /// the results are a run alone's.
     pub fn run_all(
         &self,
         faults: &[FaultSpec],
         threads: usize,
         on_result: &(dyn Fn(FaultResult) -> bool + Sync),
     ) -> Result<(), SmError> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let threads = threads.max(1);
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
+            .num_threads(threads)
             .build()
             .map_err(|e| SmError::Engine(format!("cannot start {threads} threads: {e}")))?;
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        pool.install(|| {
-            faults.par_iter().try_for_each(|fault| {
-                if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    return Ok(());
-                }
-                let result = self.run(fault)?;
+        let stop = &AtomicBool::new(false);
+        let failure = &std::sync::Mutex::new(None);
+        let report = &|result: Result<FaultResult, SmError>| match result {
+            Ok(result) => {
                 if !on_result(result) {
-                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    stop.store(true, Ordering::Relaxed);
                 }
-                Ok(())
-            })
-        })
+            }
+            Err(e) => {
+                stop.store(true, Ordering::Relaxed);
+                let mut failure = failure.lock().unwrap_or_else(|p| p.into_inner());
+                failure.get_or_insert(e);
+            }
+        };
+        if !self.shortcuts {
+            pool.install(|| {
+                faults.par_iter().for_each(|fault| {
+                    if !stop.load(Ordering::Relaxed) {
+                        report(self.run(fault));
+                    }
+                })
+            });
+        } else {
+            // Faults never activated are masked without running.
+            let mut grouped = Vec::new();
+            for fault in faults {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                match self.activated(fault) {
+                    true => grouped.push(*fault),
+                    false => report(Ok(self.result(fault, 0, Outcome::Masked))),
+                }
+            }
+            grouped.sort_by_key(|f| (f.model == Model::Flip, self.flip_cycle(f), f.id));
+            let size = grouped.len().div_ceil(threads).clamp(1, group::GROUP_SIZE);
+            pool.scope(|scope| {
+                for group in grouped.chunks(size) {
+                    scope.spawn(move |scope| {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let finished = |finished: group::Finished| match finished {
+                            group::Finished::Result(result) => report(Ok(result)),
+                            group::Finished::Alone(alone) => scope.spawn(move |_| {
+                                if !stop.load(Ordering::Relaxed) {
+                                    report(self.run_alone(&alone));
+                                }
+                            }),
+                        };
+                        if let Err(e) = self.run_group(group, stop, &finished) {
+                            report(Err(e));
+                        }
+                    });
+                }
+            });
+        }
+        let failure = failure.lock().unwrap_or_else(|p| p.into_inner()).take();
+        failure.map_or(Ok(()), Err)
     }
 }
 

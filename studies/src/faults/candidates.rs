@@ -140,7 +140,20 @@ impl Read {
     #[inline]
     pub fn value(&self, values: &[u64], state: &[u64]) -> u32 {
         let from = if self.from_state { state } else { values };
-        let raw = from.get(self.index).copied().unwrap_or(0);
+        self.cut(from.get(self.index).copied().unwrap_or(0))
+    }
+
+    /// Where it is read.
+    pub fn source(&self) -> Source {
+        match self.from_state {
+            true => Source::Register(self.index),
+            false => Source::Node(self.index),
+        }
+    }
+
+    /// Its value, from its source's.
+    #[inline]
+    pub fn cut(&self, raw: u64) -> u32 {
         (raw >> self.shift) as u32 & self.mask
     }
 }

@@ -82,14 +82,17 @@ pub struct BlockWatch {
     start: u64,
     digests: Vec<u64>,
     sum: u64,
-    /// The first block that differs: its first cycle and the faulty
+    /// A run that starts inside a golden block: that block's part, whose
+    /// sum the golden run does not have (looked at once the run is over).
+    pub head: Option<(u64, Vec<u64>)>,
+    /// The first whole block that differs: its first cycle and the faulty
     /// run's digests in it.
     pub differs: Option<(u64, Vec<u64>)>,
 }
 
 impl BlockWatch {
     /// Adds the faulty run's digest of `cycle` (cycles come in order,
-    /// from the cycle the run started at, which starts a golden block).
+    /// from the cycle the run started at).
     pub fn push(&mut self, golden: &BlockDigests, cycle: u64, digest: u64) {
         if self.differs.is_some() {
             return;
@@ -102,32 +105,36 @@ impl BlockWatch {
         if (cycle + 1).is_multiple_of(golden.block) {
             let index = (cycle / golden.block) as usize;
             let complete = self.start == index as u64 * golden.block;
-            let matches = complete && golden.sums.get(index) == Some(&self.sum);
             let digests = std::mem::take(&mut self.digests);
-            if !matches {
+            if !complete && self.head.is_none() && index as u64 * golden.block < self.start {
+                self.head = Some((self.start, digests));
+            } else if !(complete && golden.sums.get(index) == Some(&self.sum)) {
                 self.differs = Some((self.start, digests));
             }
             self.sum = 0;
         }
     }
 
-    /// Where to look for the first difference once the run is over: the
-    /// first block that differs, else the run's last, incomplete block
-    /// unless it matches the golden run's to its end; `None` when the run
-    /// saw what the golden run saw.
-    pub fn finish(self, golden: &BlockDigests, last_cycle: Option<u64>) -> Option<(u64, Vec<u64>)> {
+    /// Where to look for the first difference once the run is over, in
+    /// order: the part of a block the run started in, then the first
+    /// block that differs, else the run's last, incomplete block unless
+    /// it matches the golden run's to its end; empty when the run saw
+    /// what the golden run saw.
+    pub fn finish(self, golden: &BlockDigests, last_cycle: Option<u64>) -> Vec<(u64, Vec<u64>)> {
+        let mut look = Vec::from_iter(self.head);
         if self.differs.is_some() {
-            return self.differs;
+            look.extend(self.differs);
+            return look;
         }
         if self.digests.is_empty() {
-            return None;
+            return look;
         }
         let ends_with_golden = last_cycle.is_some_and(|c| c + 1 == golden.cycles)
             && self.start == golden.sums.len() as u64 * golden.block;
-        if ends_with_golden && self.sum == golden.tail {
-            return None;
+        if !(ends_with_golden && self.sum == golden.tail) {
+            look.push((self.start, self.digests));
         }
-        Some((self.start, self.digests))
+        look
     }
 }
 
@@ -158,22 +165,34 @@ mod tests {
         for c in 0..37 {
             same.push(&golden, c, digest(c));
         }
-        assert_eq!(same.finish(&golden, Some(36)), None);
+        assert_eq!(same.finish(&golden, Some(36)), []);
         // A difference in cycle 20: block 16..32, with its digests.
         let mut faulty = BlockWatch::default();
         for c in 0..37 {
             faulty.push(&golden, c, digest(c) ^ u64::from(c == 20));
         }
-        let (start, digests) = faulty.finish(&golden, Some(36)).unwrap();
-        assert_eq!((start, digests.len()), (16, 16));
+        let look = faulty.finish(&golden, Some(36));
+        assert_eq!(look.len(), 1);
+        assert_eq!((look[0].0, look[0].1.len()), (16, 16));
         // A run that stops early in a block: its tail is looked at.
         let mut short = BlockWatch::default();
         for c in 0..20 {
             short.push(&golden, c, digest(c));
         }
-        assert_eq!(
-            short.finish(&golden, Some(19)).map(|(s, d)| (s, d.len())),
-            Some((16, 4))
-        );
+        let look = short.finish(&golden, Some(19));
+        assert_eq!(look.len(), 1);
+        assert_eq!((look[0].0, look[0].1.len()), (16, 4));
+        // A run that starts inside a block and differs two blocks later:
+        // the part it started in is looked at first, then that block.
+        let mut late = BlockWatch::default();
+        for c in 5..37 {
+            late.push(&golden, c, digest(c) ^ u64::from(c == 20));
+        }
+        let look: Vec<(u64, usize)> = late
+            .finish(&golden, Some(36))
+            .iter()
+            .map(|(s, d)| (*s, d.len()))
+            .collect();
+        assert_eq!(look, [(5, 11), (16, 16)]);
     }
 }

@@ -47,6 +47,11 @@ impl ChannelWindows {
         Ok(ChannelWindows { state, command })
     }
 
+    /// Where the windows are read: each channel's state and command.
+    pub fn sources(&self) -> impl Iterator<Item = Source> + '_ {
+        self.state.iter().chain(&self.command).copied()
+    }
+
     /// This cycle's channels that count an event (COUNTING, no reset) and
     /// channels being reset, as bit masks.
     fn masks(&self, values: &[u64], state: &[u64]) -> (u16, u16) {
@@ -89,6 +94,51 @@ struct Slot {
     /// A digest of its value in every cycle seen: candidates with equal
     /// digests show the same waveform.
     digest: u64,
+}
+
+impl Slot {
+    /// Sees the candidate's `value` in a cycle, adding the pending
+    /// cycle's event when `add` (1: the pending cycle is the kernel's).
+    #[inline]
+    fn step(&mut self, add: u64, value: u32, level: bool) {
+        self.events += add & u64::from(self.pending);
+        self.pending = if level {
+            value != 0
+        } else {
+            value != self.previous
+        };
+        self.previous = value;
+    }
+}
+
+/// Adds a candidate's events since `start` (to `now`) to the channels
+/// `counting`, and starts its next stretch.
+#[inline]
+fn close(closed: &mut [u32; CHANNELS], start: &mut u64, now: u64, counting: u16) {
+    let delta = (now - *start) as u32;
+    for (k, count) in closed.iter_mut().enumerate() {
+        if counting & (1 << k) != 0 {
+            *count = count.wrapping_add(delta);
+        }
+    }
+    *start = now;
+}
+
+/// One candidate's counting, taken out of a run's [`MonitorCounts`]: a
+/// faulty copy keeps its own for the candidates where its values differ
+/// from the good copy's, and shares the rest (and the windows) with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CandidateCounts {
+    slot: Slot,
+    stretch_start: u64,
+    closed: [u32; CHANNELS],
+}
+
+impl CandidateCounts {
+    /// Its value in the last cycle seen.
+    pub fn previous(&self) -> u32 {
+        self.slot.previous
+    }
 }
 
 /// A run's counts so far, per candidate and channel window.
@@ -211,14 +261,7 @@ impl MonitorCounts {
             }
         }
         for (slot, read) in self.slots.iter_mut().zip(reads) {
-            let value = read.value(values, state);
-            slot.events += add & u64::from(slot.pending);
-            slot.pending = if read.level {
-                value != 0
-            } else {
-                value != slot.previous
-            };
-            slot.previous = value;
+            slot.step(add, read.value(values, state), read.level);
         }
         self.pending = Some(Pending {
             cycle,
@@ -263,15 +306,57 @@ impl MonitorCounts {
             .zip(&self.slots)
             .zip(&mut self.stretch_start)
         {
-            let now = slot.events;
-            let delta = (now - *start) as u32;
-            for (k, count) in closed.iter_mut().enumerate() {
-                if self.counting & (1 << k) != 0 {
-                    *count = count.wrapping_add(delta);
-                }
-            }
-            *start = now;
+            close(closed, start, slot.events, self.counting);
         }
+    }
+
+    /// Candidate `i`'s counting so far.
+    pub fn candidate(&self, i: usize) -> CandidateCounts {
+        CandidateCounts {
+            slot: self.slots[i],
+            stretch_start: self.stretch_start[i],
+            closed: self.closed[i],
+        }
+    }
+
+    /// Steps `c` (a candidate's counting, taken from these counts or
+    /// stepped alongside them) through the cycle these counts observe
+    /// next, with its value there `value`: call it before that
+    /// [`observe`](Self::observe), which decides the windows for both.
+    pub fn observe_candidate(&self, c: &mut CandidateCounts, value: u32, level: bool) {
+        let add = match self.pending {
+            Some(p) => {
+                if p.counting != self.counting || p.reset != 0 {
+                    close(
+                        &mut c.closed,
+                        &mut c.stretch_start,
+                        c.slot.events,
+                        self.counting,
+                    );
+                    for k in 0..CHANNELS {
+                        if p.reset & (1 << k) != 0 {
+                            c.closed[k] = 0;
+                        }
+                    }
+                }
+                1
+            }
+            None => 0,
+        };
+        c.slot.step(add, value, level);
+    }
+
+    /// These counts with candidates' own counting in place of theirs
+    /// (`(candidate, counting)`).
+    pub fn with_candidates(&self, own: &[(u32, CandidateCounts)]) -> MonitorCounts {
+        let mut counts = self.clone();
+        for &(i, c) in own {
+            let i = i as usize;
+            counts.slots[i] = c.slot;
+            counts.stretch_start[i] = c.stretch_start;
+            counts.closed[i] = c.closed;
+        }
+        counts
     }
 
     /// Per candidate and channel, the counter's value after the cycles
@@ -410,6 +495,45 @@ mod tests {
             e[1] = 2;
             e
         });
+    }
+
+    /// A candidate counted on its own beside a run whose values differ
+    /// from its own only there ends as the run with its own values does.
+    #[test]
+    fn a_candidate_counted_apart_ends_as_a_whole_run_would() {
+        use CounterState::{Counting, Idle};
+        let (c, w) = fixture();
+        let rst = PmuCommand::Rst.bits();
+        // (golden a, faulty a, b, channel 0's state, its command).
+        let cycles = [
+            (1, 1, 1, Idle, 0),
+            (2, 3, 0, Counting, 0),
+            (2, 2, 3, Counting, 0),
+            (5, 4, 3, Counting, rst),
+            (6, 6, 0, Counting, 0),
+            (6, 7, 1, Idle, 0),
+            (9, 9, 9, Counting, rst),
+        ];
+        let mut golden = MonitorCounts::new(2);
+        let mut faulty = MonitorCounts::new(2);
+        // Candidate a apart from cycle 1 on (the cycle it first differs).
+        let mut apart: Option<CandidateCounts> = None;
+        for (t, &(g, f, b, s, cmd)) in cycles.iter().enumerate() {
+            let t = t as u64;
+            if t == 1 {
+                apart = Some(golden.candidate(0));
+            }
+            if let Some(a) = apart.as_mut() {
+                golden.observe_candidate(a, f, false);
+            }
+            golden.observe(t, &c, &w, &values(g, b, s, cmd), &[]);
+            faulty.observe(t, &c, &w, &values(u64::from(f), b, s, cmd), &[]);
+            if let Some(a) = apart {
+                let joined = golden.with_candidates(&[(0, a)]);
+                assert_eq!(joined, faulty, "cycle {t}");
+            }
+        }
+        assert_ne!(golden.counts(6), faulty.counts(6));
     }
 
     #[test]

@@ -82,6 +82,12 @@ pub struct FaultyCopy {
 }
 
 impl FaultyCopy {
+    /// The registers whose state differs from the good copy's, with the
+    /// copy's state, by register (after a clock edge).
+    pub fn diff(&self) -> &[(u32, u64)] {
+        &self.diff
+    }
+
     /// The copy's register state, given the good copy's.
     pub fn state(&self, good_state: &[u64]) -> Vec<u64> {
         let mut state = good_state.to_vec();
@@ -95,8 +101,8 @@ impl FaultyCopy {
 /// What a copy's settle found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Settled {
-    /// A watched node (an output, or one given to [`Concurrent::new`])
-    /// differs from the good copy's.
+    /// A watched node (an output, or one given to [`Concurrent::new`]) or
+    /// watched register differs from the good copy's.
     pub watched_differ: bool,
     /// Nodes whose value differs from the good copy's.
     pub nodes_differing: usize,
@@ -115,6 +121,7 @@ pub struct Concurrent {
     /// Per node, the registers it is the next state of.
     next_of: Lists,
     watched: Vec<bool>,
+    watched_registers: Vec<bool>,
     /// The copy being settled: its values where they differ (`stamp` =
     /// the queue's epoch), the nodes queued, and the differing nodes.
     value: Vec<u64>,
@@ -127,8 +134,10 @@ pub struct Concurrent {
 
 impl Concurrent {
     /// For copies of `good`'s design; `watched` nodes (beside the outputs)
-    /// are reported when they differ.
-    pub fn new(good: &CompiledSim, watched: &[usize]) -> Concurrent {
+    /// and `watched_registers` are reported when they differ, and so is
+    /// a register that reaches a watched node through logic that also
+    /// reads an input.
+    pub fn new(good: &CompiledSim, watched: &[usize], watched_registers: &[usize]) -> Concurrent {
         let netlist = &good.netlist;
         let n = netlist.nodes.len();
         let readers = Lists::new(
@@ -173,6 +182,11 @@ impl Concurrent {
         for &node in watched {
             watched_nodes[node] = true;
         }
+        let mut watched_state =
+            Self::input_sensitive(&good.tape, &watched_nodes, netlist.registers.len());
+        for &r in watched_registers {
+            watched_state[r] = true;
+        }
         Concurrent {
             tape: good.tape.clone(),
             readers,
@@ -180,6 +194,7 @@ impl Concurrent {
             input_readers,
             next_of,
             watched: watched_nodes,
+            watched_registers: watched_state,
             value: vec![0; n],
             stamp: vec![0; n],
             queue: Queue {
@@ -189,6 +204,39 @@ impl Concurrent {
             differing: Vec::new(),
             state: Vec::new(),
         }
+    }
+
+    /// Per register: whether its state reaches, within a cycle, a
+    /// watched node that also reads an input. A design read twice a cycle
+    /// (after the clock edge with the last inputs, then with new ones, as
+    /// the SM's harness reads the core) may show a copy's differing state
+    /// there with one cycle's inputs and not with the next's, so such a
+    /// register is watched too.
+    fn input_sensitive(tape: &[Instr], watched: &[bool], registers: usize) -> Vec<bool> {
+        let mut reads_input = vec![false; tape.len()];
+        for (i, instr) in tape.iter().enumerate() {
+            let (operands, n) = instr.operands();
+            reads_input[i] =
+                matches!(instr, Instr::Input(_)) || operands[..n].iter().any(|&a| reads_input[a]);
+        }
+        // The fan-in of those watched nodes, back through the tape.
+        let mut fan_in: Vec<bool> = (0..tape.len())
+            .map(|i| reads_input[i] && watched[i])
+            .collect();
+        let mut sensitive = vec![false; registers];
+        for i in (0..tape.len()).rev() {
+            if !fan_in[i] {
+                continue;
+            }
+            let (operands, n) = tape[i].operands();
+            for &a in &operands[..n] {
+                fan_in[a] = true;
+            }
+            if let Instr::State(r) = tape[i] {
+                sensitive[r] = true;
+            }
+        }
+        sensitive
     }
 
     /// A copy with `fault` armed (a site of `sites`), in the good copy's
@@ -256,9 +304,11 @@ impl Concurrent {
         }
         // Seeds: the nodes reading a differing register or input, the
         // forced node.
+        let mut settled = Settled::default();
         for &(r, value) in &self.state {
             if value != good_state[r as usize] {
                 self.queue.push_all(self.state_readers.of(r as usize));
+                settled.watched_differ |= self.watched_registers[r as usize];
             }
         }
         for &(k, _) in input_diff {
@@ -267,7 +317,6 @@ impl Concurrent {
         if let Some((node, _, _)) = forced_node {
             self.queue.push_all(&[node as u32]);
         }
-        let mut settled = Settled::default();
         let epoch = self.queue.epoch;
         while let Some(Reverse(i)) = self.queue.heap.pop() {
             let i = i as usize;
@@ -310,6 +359,25 @@ impl Concurrent {
         } else {
             good_values[node]
         }
+    }
+
+    /// Register `register`'s state in the copy settled last (its fault
+    /// applied), given the good copy's.
+    pub fn register(&self, register: usize, good_state: &[u64]) -> u64 {
+        self.state_of(register as u32, good_state)
+    }
+
+    /// The nodes whose value differs from the good copy's in the copy
+    /// settled last.
+    pub fn differing(&self) -> &[u32] {
+        &self.differing
+    }
+
+    /// The registers whose state may differ from the good copy's in the
+    /// copy settled last (its differences and the register its fault
+    /// acts on), with the copy's state, by register.
+    pub fn registers_differing(&self) -> &[(u32, u64)] {
+        &self.state
     }
 
     /// The clock edge of the copy settled last: its registers take their

@@ -524,6 +524,12 @@ impl CompiledSim {
         self.state[index]
     }
 
+    /// Sets register `index`'s state (a faulty copy's, given the good
+    /// copy's state).
+    pub fn set_register(&mut self, index: usize, value: u64) {
+        self.state[index] = value;
+    }
+
     /// Every node's value as of the last [`settle`](Self::settle) (by
     /// node index, as [`Netlist::nodes`]).
     pub fn values(&self) -> &[u64] {

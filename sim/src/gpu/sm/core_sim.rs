@@ -353,6 +353,39 @@ impl CoreSim {
         }
     }
 
+    /// The compiled core's engine, to read (a concurrent fault
+    /// simulation's good copy).
+    pub fn compiled_ref(&self) -> Option<&CompiledSim> {
+        match &self.on {
+            CoreOn::Compiled(core) => Some(&core.run.sim),
+            CoreOn::RustHdl(_) => None,
+        }
+    }
+
+    /// The compiled core's nodes, beside its outputs, whose values the
+    /// behavioural units read: the PMU's selector, and with `ports` (the
+    /// PMU's ports recorded) its reset and inputs.
+    pub(super) fn harness_nodes(&self, ports: bool) -> Vec<usize> {
+        match &self.on {
+            CoreOn::Compiled(core) => {
+                let signals = &core.run.sim.netlist().signals;
+                let at = &core.at;
+                let ports = match ports {
+                    true => {
+                        Some(std::iter::once(at.pmu_reset).chain(at.pmu_monitor_in.iter().copied()))
+                    }
+                    false => None,
+                };
+                at.pmu_selector
+                    .into_iter()
+                    .chain(ports.into_iter().flatten())
+                    .map(|i| signals[i].node)
+                    .collect()
+            }
+            CoreOn::RustHdl(_) => Vec::new(),
+        }
+    }
+
     /// The rust-hdl core, if that engine runs it.
     pub fn rust_hdl(&self) -> Option<&SmCore> {
         match &self.on {

@@ -94,7 +94,7 @@ use flexpmu_hdl::sm::core::sm_pmu_config;
 use flexpmu_hdl::SmCore;
 
 use crate::engine::compiled::faults::{Fault, Site};
-use crate::engine::compiled::ValuesSeen;
+use crate::engine::compiled::{CompiledSim, ValuesSeen};
 use crate::gpu::iss::{GlobalMemory, Iss, IssError, LaunchState, ThreadState};
 use crate::pmu::{PmuCommandSeen, PmuInputs};
 use crate::waveform::WaveformOut;
@@ -155,6 +155,13 @@ impl HarnessState {
     /// The next cycle to run.
     pub fn cycle(&self) -> u64 {
         self.cycle
+    }
+
+    /// Whether the kernel is over and the harness holds the PMU's counters
+    /// as it ended (read from the core's registers), before the final
+    /// reset.
+    pub fn kernel_ended(&self) -> bool {
+        self.end.is_some()
     }
 
     /// About how many bytes it holds (what the run has recorded so far).
@@ -396,6 +403,38 @@ impl Sm {
     /// Per register of the core, the node that reads it (compiled engine).
     pub fn state_nodes(&mut self) -> Option<Vec<Option<usize>>> {
         self.core.compiled().map(|sim| sim.state_nodes())
+    }
+
+    /// The compiled core (a concurrent fault simulation's good copy);
+    /// `None` on the rust-hdl engine.
+    pub fn compiled_core(&self) -> Option<&CompiledSim> {
+        self.core.compiled_ref()
+    }
+
+    /// The compiled core's nodes, beside its outputs, that the behavioural
+    /// units read (a faulty copy that differs there has left the good run).
+    pub fn harness_nodes(&self) -> Vec<usize> {
+        self.core.harness_nodes(self.config.record_pmu_ports)
+    }
+
+    /// Sets the compiled core's registers `(register, state)`, then
+    /// settles it as after a clock edge (with the inputs it holds, its
+    /// faults acting): a copy of a checkpoint made into a faulty copy's
+    /// state there, showing what that copy shows the harness.
+    pub fn set_core_registers(&mut self, registers: &[(u32, u64)]) -> Result<(), SmError> {
+        let sim = self
+            .core
+            .compiled()
+            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let count = sim.state().len();
+        for &(r, value) in registers {
+            if r as usize >= count {
+                return Err(SmError::Engine(format!("the core has no register {r}")));
+            }
+            sim.set_register(r as usize, value);
+        }
+        sim.settle();
+        Ok(())
     }
 
     /// Arms `fault` in the core; `sites` are [`Sm::fault_sites`].

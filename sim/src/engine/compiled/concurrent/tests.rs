@@ -16,11 +16,15 @@ use flexpmu_export::registry;
 /// [`CompiledSim`] has them.
 #[test]
 fn concurrent_copies_equal_faulty_simulations() {
-    for (design, trials, seed) in [("sm-core", 60, 11), ("pmu", 30, 12)] {
-        let design = registry::get(design).design().unwrap();
+    for (design_name, trials, seed) in [("sm-core", 60, 11), ("pmu", 30, 12)] {
+        let design = registry::get(design_name).design().unwrap();
         let good = CompiledSim::new(&design).unwrap();
         let sites = good.fault_sites();
-        let mut concurrent = Concurrent::new(&good, &[]);
+        let mut concurrent = Concurrent::new(&good, &[], &[]);
+        // Both have outputs that read an input within the cycle (the SM
+        // core's execute_stall): the registers that reach them are watched.
+        let sensitive = concurrent.watched_registers.iter().filter(|&&w| w).count();
+        assert!(sensitive > 0, "{design_name}");
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let inputs = good.netlist().inputs.clone();
         let outputs: Vec<usize> = good.netlist().outputs.iter().map(|o| o.node).collect();
@@ -80,9 +84,14 @@ fn concurrent_copies_equal_faulty_simulations() {
                         "trial {trial}, cycle {cycle}, node {node}, fault {fault:?}"
                     );
                 }
+                // An output differs, or a register that reaches one
+                // through logic reading an input (its fault applied).
                 let outputs_differ = outputs
                     .iter()
-                    .any(|&n| good.values[n] != reference.values[n]);
+                    .any(|&n| good.values[n] != reference.values[n])
+                    || (0..good.state.len()).any(|r| {
+                        concurrent.watched_registers[r] && good.state[r] != reference.state[r]
+                    });
                 assert_eq!(
                     settled.watched_differ, outputs_differ,
                     "trial {trial}, cycle {cycle}"

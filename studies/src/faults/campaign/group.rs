@@ -1,0 +1,373 @@
+//! Faults run as a group: one more golden run, with each fault a faulty
+//! copy of its core riding along ([`Concurrent`]). A copy keeps only the
+//! registers where it differs from the golden core and evaluates only the
+//! nodes they reach; the behavioural units, memories and harness are the
+//! golden run's, which are the faulty run's too as long as the core shows
+//! them the same thing. So a copy leaves the group in the first cycle it
+//! would show them something else (an output, a node the harness reads,
+//! a PMU channel's window), and its run goes on alone from its last
+//! checkpoint: the golden run's there with the copy's registers, on the
+//! serial path ([`Campaign::run_alone`]). At a checkpoint where a copy is
+//! in the golden run's state and its fault cannot act again, it stops, as
+//! a run alone would, masked. Every result is the one a run alone gives
+//! (a test holds them equal, fault by fault).
+//!
+//! With the matrix on, a copy counts its candidates as the golden run
+//! does, except those whose values differ from the golden run's: it
+//! keeps their counting of its own from the first cycle they differ.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use flexpmu_sim::engine::compiled::concurrent::{Concurrent, FaultyCopy};
+use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind};
+use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmError};
+
+use super::{Campaign, FaultResult};
+use crate::faults::candidates::Source;
+use crate::faults::list::{FaultSpec, Model};
+use crate::faults::monitor_counts::{CandidateCounts, MonitorCounts};
+use crate::faults::outcome::Outcome;
+
+/// Faults in a group, at most: their copies cost a few dozen
+/// nanoseconds a cycle each beside the golden core's microsecond.
+pub(super) const GROUP_SIZE: usize = 64;
+
+/// Where a fault's run goes on alone from: a golden checkpoint's cycle,
+/// the copy's registers there and its own candidates' counting.
+pub(super) struct Snapshot {
+    cycle: u64,
+    registers: Vec<(u32, u64)>,
+    own: Vec<(u32, CandidateCounts)>,
+}
+
+/// A fault that left its group, to run alone from its snapshot (from the
+/// start without one).
+pub(super) struct Alone {
+    pub(super) fault: FaultSpec,
+    snapshot: Option<Snapshot>,
+}
+
+/// What a group gives each fault: its result, or a run alone to finish.
+pub(super) enum Finished {
+    Result(FaultResult),
+    Alone(Alone),
+}
+
+/// A fault riding along.
+struct Member {
+    fault: FaultSpec,
+    /// The cycle the fault acts from.
+    cycle: u64,
+    copy: FaultyCopy,
+    /// Candidates whose values have differed from the golden run's, with
+    /// their own counting, by candidate.
+    own: Vec<(u32, CandidateCounts)>,
+    snapshot: Option<Snapshot>,
+    /// The cycle it first showed a difference (it leaves then, or
+    /// `eject_delay` cycles later in the identity test's mutant).
+    differs_since: Option<u64>,
+}
+
+/// Candidates by the node or register they read.
+struct CandidatesBySource {
+    node: Vec<Vec<u32>>,
+    register: Vec<Vec<u32>>,
+}
+
+impl Campaign {
+    /// Runs `faults` (activated ones; flips sorted by cycle run best) as
+    /// a group, handing each fault's result or run alone to `finished`
+    /// as soon as it is known. Stops, leaving the rest out, once `stop`
+    /// is set.
+    pub(super) fn run_group(
+        &self,
+        faults: &[FaultSpec],
+        stop: &AtomicBool,
+        finished: &(dyn Fn(Finished) + Sync),
+    ) -> Result<(), SmError> {
+        let golden = &self.golden;
+        let members = faults
+            .iter()
+            .map(|fault| {
+                let cycle = self.flip_cycle(fault);
+                let kind = match fault.model {
+                    Model::StuckAt0 => FaultKind::StuckAt0,
+                    Model::StuckAt1 => FaultKind::StuckAt1,
+                    Model::Flip => FaultKind::Flip,
+                };
+                let armed = Fault {
+                    site: fault.site,
+                    bit: fault.bit,
+                    kind,
+                    cycle,
+                };
+                Ok((fault, cycle, armed))
+            })
+            .collect::<Result<Vec<_>, SmError>>()?;
+        // The group starts at the checkpoint before its first fault acts.
+        let first = members
+            .iter()
+            .map(|&(_, cycle, _)| cycle)
+            .min()
+            .unwrap_or(0);
+        let start = golden.checkpoint_before(first);
+        let (mut sm, state) = match start {
+            Some(checkpoint) => {
+                let (sm, state) = checkpoint.fork()?;
+                (sm, Some(state))
+            }
+            None => (self.copy()?, None),
+        };
+        let good = sm
+            .compiled_core()
+            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let (watched, watched_registers) = self.watched(&sm);
+        let concurrent = Concurrent::new(good, &watched, &watched_registers);
+        let members = members
+            .into_iter()
+            .map(|(fault, cycle, armed)| {
+                Ok(Member {
+                    fault: *fault,
+                    cycle,
+                    copy: concurrent
+                        .copy(&self.engine_sites, &armed)
+                        .map_err(|e| SmError::Engine(e.to_string()))?,
+                    own: Vec::new(),
+                    snapshot: None,
+                    differs_since: None,
+                })
+            })
+            .collect::<Result<Vec<_>, SmError>>()?;
+        let counts = match (&self.matrix, start) {
+            (None, _) => None,
+            (Some(matrix), None) => Some(matrix.start()),
+            (Some(_), Some(checkpoint)) => self
+                .golden_counts()
+                .and_then(|g| g.at(checkpoint.cycle()))
+                .cloned()
+                .map(MonitorCounts::counting_only),
+        };
+        let by_source = self.matrix.as_ref().map(|m| {
+            let nodes = good.values().len();
+            let registers = good.state().len();
+            let mut by = CandidatesBySource {
+                node: vec![Vec::new(); nodes],
+                register: vec![Vec::new(); registers],
+            };
+            for (i, read) in m.candidates.reads().iter().enumerate() {
+                match read.source() {
+                    Source::Node(n) => by.node[n].push(i as u32),
+                    Source::Register(r) => by.register[r].push(i as u32),
+                }
+            }
+            by
+        });
+        let mut watch = GroupWatch {
+            campaign: self,
+            concurrent,
+            members,
+            counts,
+            by_source,
+            stop,
+            finished,
+        };
+        let run = match state {
+            Some(state) => sm.resume(state, &mut watch),
+            None => sm.run_observed(&mut watch),
+        };
+        match run {
+            Ok(_) | Err(SmError::Stopped(_)) => {}
+            Err(e) => return Err(e),
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        // Still riding at the golden run's end: their runs end alone.
+        for member in watch.members.drain(..) {
+            (watch.finished)(Finished::Alone(Alone {
+                fault: member.fault,
+                snapshot: member.snapshot,
+            }));
+        }
+        Ok(())
+    }
+
+    /// What a copy must show as the golden core does to stay in the
+    /// group, beside the outputs: the nodes the harness reads, and each
+    /// PMU channel's state and command (the detection matrix's windows).
+    fn watched(&self, sm: &Sm) -> (Vec<usize>, Vec<usize>) {
+        let mut nodes = sm.harness_nodes();
+        let mut registers = Vec::new();
+        if let Some(matrix) = &self.matrix {
+            for source in matrix.windows.sources() {
+                match source {
+                    Source::Node(n) => nodes.push(n),
+                    Source::Register(r) => registers.push(r),
+                }
+            }
+        }
+        (nodes, registers)
+    }
+
+    /// Runs a fault that left its group alone, from its snapshot.
+    pub(super) fn run_alone(&self, alone: &Alone) -> Result<FaultResult, SmError> {
+        let Some(snapshot) = &alone.snapshot else {
+            return self.run(&alone.fault);
+        };
+        let checkpoint = self
+            .golden
+            .checkpoint_at(snapshot.cycle)
+            .ok_or_else(|| SmError::Engine(format!("no checkpoint at {}", snapshot.cycle)))?;
+        let (sm, state) = checkpoint.fork()?;
+        let counts = self.matrix.as_ref().and(
+            self.golden_counts()
+                .and_then(|g| g.at(snapshot.cycle))
+                .map(|c| c.with_candidates(&snapshot.own).counting_only()),
+        );
+        let cycle = self.flip_cycle(&alone.fault);
+        Ok(self
+            .run_counting(
+                sm,
+                Some(state),
+                &snapshot.registers,
+                counts,
+                &alone.fault,
+                cycle,
+                true,
+            )?
+            .result)
+    }
+}
+
+/// The group's observer on its golden run.
+struct GroupWatch<'a> {
+    campaign: &'a Campaign,
+    concurrent: Concurrent,
+    members: Vec<Member>,
+    /// The golden run's counts (the matrix on).
+    counts: Option<MonitorCounts>,
+    by_source: Option<CandidatesBySource>,
+    stop: &'a AtomicBool,
+    finished: &'a (dyn Fn(Finished) + Sync),
+}
+
+impl RunObserver for GroupWatch<'_> {
+    fn cycle(&mut self, cycle: u64, core: &CoreSim) {
+        let Some((values, state)) = core.values_and_state() else {
+            return;
+        };
+        let delay = self.campaign.eject_delay;
+        let mut i = 0;
+        while i < self.members.len() {
+            let member = &mut self.members[i];
+            let settled = self
+                .concurrent
+                .settle(&mut member.copy, cycle, values, state, &[]);
+            if settled.watched_differ && member.differs_since.is_none() {
+                member.differs_since = Some(cycle);
+            }
+            if member.differs_since.is_some_and(|d| cycle >= d + delay) {
+                let member = self.members.swap_remove(i);
+                (self.finished)(Finished::Alone(Alone {
+                    fault: member.fault,
+                    snapshot: member.snapshot,
+                }));
+                continue;
+            }
+            if let (Some(counts), Some(by), Some(matrix)) =
+                (&self.counts, &self.by_source, &self.campaign.matrix)
+            {
+                let concurrent = &self.concurrent;
+                let own = &mut member.own;
+                let mut touch = |candidate: u32| {
+                    if let Err(at) = own.binary_search_by_key(&candidate, |&(c, _)| c) {
+                        own.insert(at, (candidate, counts.candidate(candidate as usize)));
+                    }
+                };
+                for &node in concurrent.differing() {
+                    by.node[node as usize].iter().for_each(|&c| touch(c));
+                }
+                for &(r, value) in concurrent.registers_differing() {
+                    if value != state[r as usize] {
+                        by.register[r as usize].iter().for_each(|&c| touch(c));
+                    }
+                }
+                let reads = matrix.candidates.reads();
+                for (candidate, counting) in own.iter_mut() {
+                    let read = &reads[*candidate as usize];
+                    let raw = match read.source() {
+                        Source::Node(n) => concurrent.value(n, values),
+                        Source::Register(r) => concurrent.register(r, state),
+                    };
+                    counts.observe_candidate(counting, read.cut(raw), read.level);
+                }
+            }
+            self.concurrent.clock(&mut member.copy);
+            i += 1;
+        }
+        if let (Some(counts), Some(matrix)) = (&mut self.counts, &self.campaign.matrix) {
+            matrix.observe(counts, cycle, core);
+        }
+    }
+
+    fn checkpoint_every(&self) -> Option<u64> {
+        Some(self.campaign.golden.checkpoint_spacing())
+    }
+
+    fn checkpoint(&mut self, _sm: &Sm, state: &HarnessState) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        let at = state.cycle();
+        let campaign = self.campaign;
+        let golden = &campaign.golden;
+        // Past the kernel's end the harness holds the golden core's
+        // counters, not a copy's: no stop, no snapshot there.
+        if golden.checkpoint_at(at).is_none() || state.kernel_ended() {
+            return self.members.is_empty();
+        }
+        let mut i = 0;
+        while i < self.members.len() {
+            let member = &mut self.members[i];
+            let fault = &member.fault;
+            // As a run alone stops (FaultyRunWatch::checkpoint): the fault
+            // cannot act again, the candidates' last values and the core's
+            // registers are the golden run's (the rest is by construction).
+            let done = match fault.model {
+                Model::Flip => at > member.cycle,
+                _ => !golden.activated_from(fault.site, fault.bit, fault.model, at),
+            };
+            let same_counts = self.counts.as_ref().is_none_or(|counts| {
+                member
+                    .own
+                    .iter()
+                    .all(|(c, own)| own.previous() == counts.candidate(*c as usize).previous())
+            });
+            if done && same_counts && member.copy.diff().is_empty() {
+                let revealed = match (campaign.golden_counts(), &self.counts) {
+                    (Some(golden_counts), Some(counts)) => golden_counts
+                        .row_of_stopped(&counts.with_candidates(&member.own), at)
+                        .unwrap_or_default(),
+                    _ => Default::default(),
+                };
+                let result = FaultResult {
+                    revealed,
+                    ..campaign.result(fault, member.cycle, Outcome::Masked)
+                };
+                self.members.swap_remove(i);
+                (self.finished)(Finished::Result(result));
+                continue;
+            }
+            member.snapshot = Some(Snapshot {
+                cycle: at,
+                registers: member.copy.diff().to_vec(),
+                own: member.own.clone(),
+            });
+            i += 1;
+        }
+        self.members.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests;
