@@ -287,24 +287,31 @@ impl Campaign {
                 .map(MonitorCounts::counting_only),
             None => Some(m.start()),
         });
-        self.run_counting(sm, state, &[], counts, fault, cycle, stop_early)
+        let start = Start {
+            state,
+            registers: Vec::new(),
+            counts,
+            first_divergence: None,
+        };
+        self.run_counting(sm, start, fault, cycle, stop_early)
     }
 
-    /// [`run_from`](Self::run_from) with the core's `registers` where they
-    /// differ from the state's (a faulty copy's, at a golden checkpoint),
-    /// the candidates counted so far (the matrix on), from the fault's
+    /// [`run_from`](Self::run_from) from `start`, the fault acting from
     /// `cycle`.
-    #[allow(clippy::too_many_arguments)]
     fn run_counting(
         &self,
         mut sm: Sm,
-        state: Option<HarnessState>,
-        registers: &[(u32, u64)],
-        counts: Option<MonitorCounts>,
+        start: Start,
         fault: &FaultSpec,
         cycle: u64,
         stop_early: bool,
     ) -> Result<FaultRun, SmError> {
+        let Start {
+            state,
+            registers,
+            counts,
+            first_divergence: diverged_before,
+        } = start;
         let kind = match fault.model {
             Model::StuckAt0 => FaultKind::StuckAt0,
             Model::StuckAt1 => FaultKind::StuckAt1,
@@ -321,7 +328,7 @@ impl Campaign {
             },
         )?;
         if !registers.is_empty() {
-            sm.set_core_registers(registers)?;
+            sm.set_core_registers(&registers)?;
         }
         let mut watch = FaultyRunWatch {
             campaign: self,
@@ -340,7 +347,11 @@ impl Campaign {
         };
         let counts = watch.counts.take();
         let stopped_at = watch.stopped_at;
-        let first_divergence = self.first_divergence(watch)?;
+        // A divergence seen before the start is the first.
+        let first_divergence = match diverged_before {
+            Some(cycle) => Some(cycle),
+            None => self.first_divergence(watch)?,
+        };
         let golden_counts = self.golden_counts();
         if let Err(SmError::Stopped(_)) = run {
             let revealed = match (golden_counts, &counts, stopped_at) {
@@ -515,6 +526,20 @@ impl Campaign {
         let failure = failure.lock().unwrap_or_else(|p| p.into_inner()).take();
         failure.map_or(Ok(()), Err)
     }
+}
+
+/// Where a faulty run starts.
+struct Start {
+    /// A golden checkpoint's harness (its SM the run's), or the start.
+    state: Option<HarnessState>,
+    /// The core's registers where a faulty copy's differ from the
+    /// checkpoint's.
+    registers: Vec<(u32, u64)>,
+    /// The candidates counted so far (the matrix on).
+    counts: Option<MonitorCounts>,
+    /// The first cycle the core showed something else than in the golden
+    /// run, if before the start.
+    first_divergence: Option<u64>,
 }
 
 /// How a campaign's SMs run: the compiled core, the decoder check off.

@@ -104,6 +104,9 @@ pub struct Settled {
     /// A watched node (an output, or one given to [`Concurrent::new`]) or
     /// watched register differs from the good copy's.
     pub watched_differ: bool,
+    /// Of those, a watched register (or one reaching a watched node
+    /// through logic reading an input).
+    pub registers_differ: bool,
     /// Nodes whose value differs from the good copy's.
     pub nodes_differing: usize,
 }
@@ -135,7 +138,7 @@ pub struct Concurrent {
 impl Concurrent {
     /// For copies of `good`'s design; `watched` nodes (beside the outputs)
     /// and `watched_registers` are reported when they differ, and so is
-    /// a register that reaches a watched node through logic that also
+    /// a register that reaches a node of `watched` through logic that also
     /// reads an input.
     pub fn new(good: &CompiledSim, watched: &[usize], watched_registers: &[usize]) -> Concurrent {
         let netlist = &good.netlist;
@@ -182,8 +185,11 @@ impl Concurrent {
         for &node in watched {
             watched_nodes[node] = true;
         }
-        let mut watched_state =
-            Self::input_sensitive(&good.tape, &watched_nodes, netlist.registers.len());
+        let mut given = vec![false; n];
+        for &node in watched {
+            given[node] = true;
+        }
+        let mut watched_state = Self::input_sensitive(&good.tape, &given, netlist.registers.len());
         for &r in watched_registers {
             watched_state[r] = true;
         }
@@ -206,8 +212,8 @@ impl Concurrent {
         }
     }
 
-    /// Per register: whether its state reaches, within a cycle, a
-    /// watched node that also reads an input. A design read twice a cycle
+    /// Per register: whether its state reaches, within a cycle, one of
+    /// the `watched` nodes that also reads an input. A design read twice a cycle
     /// (after the clock edge with the last inputs, then with new ones, as
     /// the SM's harness reads the core) may show a copy's differing state
     /// there with one cycle's inputs and not with the next's, so such a
@@ -308,7 +314,7 @@ impl Concurrent {
         for &(r, value) in &self.state {
             if value != good_state[r as usize] {
                 self.queue.push_all(self.state_readers.of(r as usize));
-                settled.watched_differ |= self.watched_registers[r as usize];
+                settled.registers_differ |= self.watched_registers[r as usize];
             }
         }
         for &(k, _) in input_diff {
@@ -348,6 +354,7 @@ impl Concurrent {
             }
         }
         settled.nodes_differing = self.differing.len();
+        settled.watched_differ |= settled.registers_differ;
         settled
     }
 

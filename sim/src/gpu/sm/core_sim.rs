@@ -362,28 +362,40 @@ impl CoreSim {
         }
     }
 
-    /// The compiled core's nodes, beside its outputs, whose values the
-    /// behavioural units read: the PMU's selector, and with `ports` (the
-    /// PMU's ports recorded) its reset and inputs.
-    pub(super) fn harness_nodes(&self, ports: bool) -> Vec<usize> {
-        match &self.on {
-            CoreOn::Compiled(core) => {
-                let signals = &core.run.sim.netlist().signals;
-                let at = &core.at;
-                let ports = match ports {
-                    true => {
-                        Some(std::iter::once(at.pmu_reset).chain(at.pmu_monitor_in.iter().copied()))
-                    }
-                    false => None,
-                };
-                at.pmu_selector
-                    .into_iter()
-                    .chain(ports.into_iter().flatten())
-                    .map(|i| signals[i].node)
-                    .collect()
-            }
-            CoreOn::RustHdl(_) => Vec::new(),
+    /// Every node of the compiled core the behavioural units read, each
+    /// with the node that gates the read (read only in cycles where that
+    /// one is not 0: decode's fields with `dec_done`, execute's with
+    /// `execute_done`), from the view and the PMU's selector; with `ports`
+    /// (the PMU's ports recorded) its reset and inputs too. Empty on the
+    /// rust-hdl engine.
+    pub(super) fn harness_reads(&self, ports: bool) -> Vec<(usize, Option<usize>)> {
+        let CoreOn::Compiled(core) = &self.on else {
+            return Vec::new();
+        };
+        let netlist = core.run.sim.netlist();
+        let output = |k: usize| netlist.outputs[k].node;
+        let at = &core.at;
+        let (dec_done, execute_done) = (output(at.outputs[1]), output(at.outputs[12]));
+        let mut reads: Vec<(usize, Option<usize>)> = at
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| match k {
+                2..=10 => (output(i), Some(dec_done)),
+                13..=15 => (output(i), Some(execute_done)),
+                _ => (output(i), None),
+            })
+            .collect();
+        reads.extend(at.result.iter().map(|&i| (output(i), Some(execute_done))));
+        reads.push((output(core.pmu_address), None));
+        reads.push((output(core.pmu_command), None));
+        let signal = |i: usize| netlist.signals[i].node;
+        reads.extend(at.pmu_selector.map(|i| (signal(i), None)));
+        if ports {
+            reads.push((signal(at.pmu_reset), None));
+            reads.extend(at.pmu_monitor_in.iter().map(|&i| (signal(i), None)));
         }
+        reads
     }
 
     /// The rust-hdl core, if that engine runs it.

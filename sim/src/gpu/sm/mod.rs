@@ -411,10 +411,13 @@ impl Sm {
         self.core.compiled_ref()
     }
 
-    /// The compiled core's nodes, beside its outputs, that the behavioural
-    /// units read (a faulty copy that differs there has left the good run).
-    pub fn harness_nodes(&self) -> Vec<usize> {
-        self.core.harness_nodes(self.config.record_pmu_ports)
+    /// Every node of the compiled core the behavioural units read, with
+    /// the node whose value gates the read, if any (a faulty copy that
+    /// differs where they read has left the good run; see
+    /// `CoreSim::harness_reads`). The outputs read through the view are
+    /// registered, except `execute_stall`.
+    pub fn harness_reads(&self) -> Vec<(usize, Option<usize>)> {
+        self.core.harness_reads(self.config.record_pmu_ports)
     }
 
     /// Sets the compiled core's registers `(register, state)`, then

@@ -4,13 +4,14 @@
 //! nodes they reach; the behavioural units, memories and harness are the
 //! golden run's, which are the faulty run's too as long as the core shows
 //! them the same thing. So a copy leaves the group in the first cycle it
-//! would show them something else (an output, a node the harness reads,
-//! a PMU channel's window), and its run goes on alone from its last
+//! would show them something else (an output they read in that cycle, the
+//! PMU's selector, a channel's window), and its run goes on alone from its last
 //! checkpoint: the golden run's there with the copy's registers, on the
 //! serial path ([`Campaign::run_alone`]). At a checkpoint where a copy is
 //! in the golden run's state and its fault cannot act again, it stops, as
-//! a run alone would, masked. Every result is the one a run alone gives
-//! (a test holds them equal, fault by fault).
+//! a run alone would (latent if an output differed on the way, masked if
+//! not). Every result is the one a run alone gives (a test holds them
+//! equal, fault by fault).
 //!
 //! With the matrix on, a copy counts its candidates as the golden run
 //! does, except those whose values differ from the golden run's: it
@@ -20,9 +21,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use flexpmu_sim::engine::compiled::concurrent::{Concurrent, FaultyCopy};
 use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind};
+use flexpmu_sim::engine::compiled::CompiledSim;
 use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmError};
 
-use super::{Campaign, FaultResult};
+use super::{Campaign, FaultResult, Start};
 use crate::faults::candidates::Source;
 use crate::faults::list::{FaultSpec, Model};
 use crate::faults::monitor_counts::{CandidateCounts, MonitorCounts};
@@ -45,6 +47,8 @@ pub(super) struct Snapshot {
 pub(super) struct Alone {
     pub(super) fault: FaultSpec,
     snapshot: Option<Snapshot>,
+    /// The first cycle an output differed, if while in the group.
+    first_divergence: Option<u64>,
 }
 
 /// What a group gives each fault: its result, or a run alone to finish.
@@ -63,9 +67,75 @@ struct Member {
     /// their own counting, by candidate.
     own: Vec<(u32, CandidateCounts)>,
     snapshot: Option<Snapshot>,
-    /// The cycle it first showed a difference (it leaves then, or
-    /// `eject_delay` cycles later in the identity test's mutant).
+    /// The first cycle an output differed (what a run alone's digests
+    /// find).
+    first_divergence: Option<u64>,
+    /// The cycle it first showed the harness a difference (it leaves
+    /// then, or `eject_delay` cycles later in the identity test's mutant).
     differs_since: Option<u64>,
+}
+
+impl Member {
+    fn alone(self) -> Alone {
+        Alone {
+            fault: self.fault,
+            snapshot: self.snapshot,
+            first_divergence: self.first_divergence,
+        }
+    }
+}
+
+/// How the harness reads a node of the core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NodeRead {
+    Unread,
+    Always,
+    /// In cycles where this node is not 0.
+    When(usize),
+}
+
+/// What a copy must show as the golden core does to stay in its group.
+struct Reads {
+    node: Vec<NodeRead>,
+    output: Vec<bool>,
+}
+
+impl Reads {
+    /// The harness's reads of `sm`'s core and, with the matrix on, the
+    /// channels' windows (always); the nodes and registers to watch.
+    fn of(sm: &Sm, good: &CompiledSim, campaign: &Campaign) -> (Reads, Vec<usize>, Vec<usize>) {
+        let nodes = good.values().len();
+        let mut reads = Reads {
+            node: vec![NodeRead::Unread; nodes],
+            output: vec![false; nodes],
+        };
+        for output in &good.netlist().outputs {
+            reads.output[output.node] = true;
+        }
+        let mut registers = Vec::new();
+        let mut read = |node: usize, how: NodeRead| {
+            reads.node[node] = match (reads.node[node], how) {
+                (NodeRead::Unread, how) => how,
+                (NodeRead::When(a), NodeRead::When(b)) if a == b => how,
+                _ => NodeRead::Always,
+            };
+        };
+        for (node, gate) in sm.harness_reads() {
+            read(node, gate.map_or(NodeRead::Always, NodeRead::When));
+        }
+        if let Some(matrix) = &campaign.matrix {
+            for source in matrix.windows.sources() {
+                match source {
+                    Source::Node(n) => read(n, NodeRead::Always),
+                    Source::Register(r) => registers.push(r),
+                }
+            }
+        }
+        let watched = (0..nodes)
+            .filter(|&n| reads.node[n] != NodeRead::Unread)
+            .collect();
+        (reads, watched, registers)
+    }
 }
 
 /// Candidates by the node or register they read.
@@ -121,7 +191,7 @@ impl Campaign {
         let good = sm
             .compiled_core()
             .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
-        let (watched, watched_registers) = self.watched(&sm);
+        let (reads, watched, watched_registers) = Reads::of(&sm, good, self);
         let concurrent = Concurrent::new(good, &watched, &watched_registers);
         let members = members
             .into_iter()
@@ -134,6 +204,7 @@ impl Campaign {
                         .map_err(|e| SmError::Engine(e.to_string()))?,
                     own: Vec::new(),
                     snapshot: None,
+                    first_divergence: None,
                     differs_since: None,
                 })
             })
@@ -165,6 +236,7 @@ impl Campaign {
         let mut watch = GroupWatch {
             campaign: self,
             concurrent,
+            reads,
             members,
             counts,
             by_source,
@@ -184,34 +256,15 @@ impl Campaign {
         }
         // Still riding at the golden run's end: their runs end alone.
         for member in watch.members.drain(..) {
-            (watch.finished)(Finished::Alone(Alone {
-                fault: member.fault,
-                snapshot: member.snapshot,
-            }));
+            (watch.finished)(Finished::Alone(member.alone()));
         }
         Ok(())
-    }
-
-    /// What a copy must show as the golden core does to stay in the
-    /// group, beside the outputs: the nodes the harness reads, and each
-    /// PMU channel's state and command (the detection matrix's windows).
-    fn watched(&self, sm: &Sm) -> (Vec<usize>, Vec<usize>) {
-        let mut nodes = sm.harness_nodes();
-        let mut registers = Vec::new();
-        if let Some(matrix) = &self.matrix {
-            for source in matrix.windows.sources() {
-                match source {
-                    Source::Node(n) => nodes.push(n),
-                    Source::Register(r) => registers.push(r),
-                }
-            }
-        }
-        (nodes, registers)
     }
 
     /// Runs a fault that left its group alone, from its snapshot.
     pub(super) fn run_alone(&self, alone: &Alone) -> Result<FaultResult, SmError> {
         let Some(snapshot) = &alone.snapshot else {
+            // From the start: it finds its first divergence itself.
             return self.run(&alone.fault);
         };
         let checkpoint = self
@@ -224,17 +277,15 @@ impl Campaign {
                 .and_then(|g| g.at(snapshot.cycle))
                 .map(|c| c.with_candidates(&snapshot.own).counting_only()),
         );
+        let start = Start {
+            state: Some(state),
+            registers: snapshot.registers.clone(),
+            counts,
+            first_divergence: alone.first_divergence,
+        };
         let cycle = self.flip_cycle(&alone.fault);
         Ok(self
-            .run_counting(
-                sm,
-                Some(state),
-                &snapshot.registers,
-                counts,
-                &alone.fault,
-                cycle,
-                true,
-            )?
+            .run_counting(sm, start, &alone.fault, cycle, true)?
             .result)
     }
 }
@@ -243,6 +294,7 @@ impl Campaign {
 struct GroupWatch<'a> {
     campaign: &'a Campaign,
     concurrent: Concurrent,
+    reads: Reads,
     members: Vec<Member>,
     /// The golden run's counts (the matrix on).
     counts: Option<MonitorCounts>,
@@ -263,15 +315,28 @@ impl RunObserver for GroupWatch<'_> {
             let settled = self
                 .concurrent
                 .settle(&mut member.copy, cycle, values, state, &[]);
-            if settled.watched_differ && member.differs_since.is_none() {
-                member.differs_since = Some(cycle);
+            if settled.watched_differ {
+                // Where it differs: an output (the first divergence), and
+                // what the harness reads in this cycle.
+                let mut seen = settled.registers_differ;
+                for &node in self.concurrent.differing() {
+                    let node = node as usize;
+                    if self.reads.output[node] && member.first_divergence.is_none() {
+                        member.first_divergence = Some(cycle);
+                    }
+                    seen |= match self.reads.node[node] {
+                        NodeRead::Unread => false,
+                        NodeRead::Always => true,
+                        NodeRead::When(gate) => values[gate] != 0,
+                    };
+                }
+                if seen && member.differs_since.is_none() {
+                    member.differs_since = Some(cycle);
+                }
             }
             if member.differs_since.is_some_and(|d| cycle >= d + delay) {
                 let member = self.members.swap_remove(i);
-                (self.finished)(Finished::Alone(Alone {
-                    fault: member.fault,
-                    snapshot: member.snapshot,
-                }));
+                (self.finished)(Finished::Alone(member.alone()));
                 continue;
             }
             if let (Some(counts), Some(by), Some(matrix)) =
@@ -350,9 +415,14 @@ impl RunObserver for GroupWatch<'_> {
                         .unwrap_or_default(),
                     _ => Default::default(),
                 };
+                let outcome = match member.first_divergence {
+                    Some(_) => Outcome::Latent,
+                    None => Outcome::Masked,
+                };
                 let result = FaultResult {
                     revealed,
-                    ..campaign.result(fault, member.cycle, Outcome::Masked)
+                    first_divergence: member.first_divergence,
+                    ..campaign.result(fault, member.cycle, outcome)
                 };
                 self.members.swap_remove(i);
                 (self.finished)(Finished::Result(result));

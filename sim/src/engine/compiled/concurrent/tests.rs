@@ -20,14 +20,14 @@ fn concurrent_copies_equal_faulty_simulations() {
         let design = registry::get(design_name).design().unwrap();
         let good = CompiledSim::new(&design).unwrap();
         let sites = good.fault_sites();
-        let mut concurrent = Concurrent::new(&good, &[], &[]);
+        let outputs: Vec<usize> = good.netlist().outputs.iter().map(|o| o.node).collect();
+        let mut concurrent = Concurrent::new(&good, &outputs, &[]);
         // Both have outputs that read an input within the cycle (the SM
         // core's execute_stall): the registers that reach them are watched.
         let sensitive = concurrent.watched_registers.iter().filter(|&&w| w).count();
         assert!(sensitive > 0, "{design_name}");
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let inputs = good.netlist().inputs.clone();
-        let outputs: Vec<usize> = good.netlist().outputs.iter().map(|o| o.node).collect();
         let mut spread = 0usize;
         for trial in 0..trials {
             let mut good = good.clone();
