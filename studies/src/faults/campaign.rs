@@ -312,21 +312,8 @@ impl Campaign {
             counts,
             first_divergence: diverged_before,
         } = start;
-        let kind = match fault.model {
-            Model::StuckAt0 => FaultKind::StuckAt0,
-            Model::StuckAt1 => FaultKind::StuckAt1,
-            Model::Flip => FaultKind::Flip,
-        };
         sm.set_max_cycles(cycle_limit(self.golden.run.cycles));
-        sm.arm_fault(
-            &self.engine_sites,
-            &Fault {
-                site: fault.site,
-                bit: fault.bit,
-                kind,
-                cycle,
-            },
-        )?;
+        sm.arm_fault(&self.engine_sites, &engine_fault(fault, cycle))?;
         if !registers.is_empty() {
             sm.set_core_registers(&registers)?;
         }
@@ -548,6 +535,21 @@ pub fn faulty_config(config: SmConfig) -> SmConfig {
         engine: Engine::Compiled,
         check_decoder: false,
         ..config
+    }
+}
+
+/// `fault` as the engine arms it, acting from `cycle`.
+fn engine_fault(fault: &FaultSpec, cycle: u64) -> Fault {
+    let kind = match fault.model {
+        Model::StuckAt0 => FaultKind::StuckAt0,
+        Model::StuckAt1 => FaultKind::StuckAt1,
+        Model::Flip => FaultKind::Flip,
+    };
+    Fault {
+        site: fault.site,
+        bit: fault.bit,
+        kind,
+        cycle,
     }
 }
 

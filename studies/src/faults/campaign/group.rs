@@ -20,13 +20,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use flexpmu_sim::engine::compiled::concurrent::{Concurrent, FaultyCopy};
-use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind};
 use flexpmu_sim::engine::compiled::CompiledSim;
 use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmError};
 
-use super::{Campaign, FaultResult, Start};
+use super::{engine_fault, Campaign, FaultResult, Start};
 use crate::faults::candidates::Source;
 use crate::faults::list::{FaultSpec, Model};
+use crate::faults::matrix::Matrix;
 use crate::faults::monitor_counts::{CandidateCounts, MonitorCounts};
 use crate::faults::outcome::Outcome;
 
@@ -144,6 +144,23 @@ struct CandidatesBySource {
     register: Vec<Vec<u32>>,
 }
 
+impl CandidatesBySource {
+    /// `matrix`'s candidates in `good`, a copy of the core.
+    fn of(matrix: &Matrix, good: &CompiledSim) -> CandidatesBySource {
+        let mut by = CandidatesBySource {
+            node: vec![Vec::new(); good.values().len()],
+            register: vec![Vec::new(); good.state().len()],
+        };
+        for (i, read) in matrix.candidates.reads().iter().enumerate() {
+            match read.source() {
+                Source::Node(n) => by.node[n].push(i as u32),
+                Source::Register(r) => by.register[r].push(i as u32),
+            }
+        }
+        by
+    }
+}
+
 impl Campaign {
     /// Runs `faults` (activated ones; flips sorted by cycle run best) as
     /// a group, handing each fault's result or run alone to `finished`
@@ -156,24 +173,13 @@ impl Campaign {
         finished: &(dyn Fn(Finished) + Sync),
     ) -> Result<(), SmError> {
         let golden = &self.golden;
-        let members = faults
+        let members: Vec<_> = faults
             .iter()
             .map(|fault| {
                 let cycle = self.flip_cycle(fault);
-                let kind = match fault.model {
-                    Model::StuckAt0 => FaultKind::StuckAt0,
-                    Model::StuckAt1 => FaultKind::StuckAt1,
-                    Model::Flip => FaultKind::Flip,
-                };
-                let armed = Fault {
-                    site: fault.site,
-                    bit: fault.bit,
-                    kind,
-                    cycle,
-                };
-                Ok((fault, cycle, armed))
+                (fault, cycle, engine_fault(fault, cycle))
             })
-            .collect::<Result<Vec<_>, SmError>>()?;
+            .collect();
         // The group starts at the checkpoint before its first fault acts.
         let first = members
             .iter()
@@ -218,21 +224,10 @@ impl Campaign {
                 .cloned()
                 .map(MonitorCounts::counting_only),
         };
-        let by_source = self.matrix.as_ref().map(|m| {
-            let nodes = good.values().len();
-            let registers = good.state().len();
-            let mut by = CandidatesBySource {
-                node: vec![Vec::new(); nodes],
-                register: vec![Vec::new(); registers],
-            };
-            for (i, read) in m.candidates.reads().iter().enumerate() {
-                match read.source() {
-                    Source::Node(n) => by.node[n].push(i as u32),
-                    Source::Register(r) => by.register[r].push(i as u32),
-                }
-            }
-            by
-        });
+        let by_source = self
+            .matrix
+            .as_ref()
+            .map(|m| CandidatesBySource::of(m, good));
         let mut watch = GroupWatch {
             campaign: self,
             concurrent,
