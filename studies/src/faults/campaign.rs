@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind, Site};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
-use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmConfig, SmError, SmRun};
+use flexpmu_sim::gpu::sm::{
+    CoreSim, HarnessDiff, HarnessState, RunObserver, Sm, SmConfig, SmError, SmRun,
+};
 
 use super::budget::Budget;
 use super::candidates::BuiltChannel;
@@ -290,6 +292,7 @@ impl Campaign {
         let start = Start {
             state,
             registers: Vec::new(),
+            harness: HarnessDiff::default(),
             counts,
             first_divergence: None,
         };
@@ -307,15 +310,19 @@ impl Campaign {
         stop_early: bool,
     ) -> Result<FaultRun, SmError> {
         let Start {
-            state,
+            mut state,
             registers,
+            harness,
             counts,
             first_divergence: diverged_before,
         } = start;
         sm.set_max_cycles(cycle_limit(self.golden.run.cycles));
         sm.arm_fault(&self.engine_sites, &engine_fault(fault, cycle))?;
-        if !registers.is_empty() {
-            sm.set_core_registers(&registers)?;
+        if !registers.is_empty() || !harness.is_empty() {
+            let state = state.as_mut().ok_or_else(|| {
+                SmError::Engine("a faulty copy's state needs a checkpoint to start from".into())
+            })?;
+            sm.become_copy(state, &registers, &harness)?;
         }
         let mut watch = FaultyRunWatch {
             campaign: self,
@@ -520,8 +527,10 @@ struct Start {
     /// A golden checkpoint's harness (its SM the run's), or the start.
     state: Option<HarnessState>,
     /// The core's registers where a faulty copy's differ from the
-    /// checkpoint's.
+    /// checkpoint's ...
     registers: Vec<(u32, u64)>,
+    /// ... and its harness (registers of threads, memory, ...).
+    harness: HarnessDiff,
     /// The candidates counted so far (the matrix on).
     counts: Option<MonitorCounts>,
     /// The first cycle the core showed something else than in the golden

@@ -245,6 +245,24 @@ impl Concurrent {
         sensitive
     }
 
+    /// Whether input `input` reaches a watched node within a cycle
+    /// (through logic, not registers).
+    pub fn input_reaches_watched(&self, input: usize) -> bool {
+        let mut seen = vec![false; self.tape.len()];
+        let mut stack: Vec<u32> = self.input_readers.of(input).to_vec();
+        while let Some(node) = stack.pop() {
+            let node = node as usize;
+            if std::mem::replace(&mut seen[node], true) {
+                continue;
+            }
+            if self.watched[node] {
+                return true;
+            }
+            stack.extend_from_slice(self.readers.of(node));
+        }
+        false
+    }
+
     /// A copy with `fault` armed (a site of `sites`), in the good copy's
     /// state.
     pub fn copy(&self, sites: &[Site], fault: &Fault) -> Result<FaultyCopy, FaultError> {

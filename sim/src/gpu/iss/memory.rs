@@ -202,59 +202,116 @@ impl GlobalMemory {
     /// The word at `address`: in a flat memory the four bytes from where
     /// it lands, little-endian (0 where never written).
     pub fn read_u32(&self, address: u32) -> Result<u32, MemoryError> {
-        match self.model {
-            MemoryModel::Protected => {
-                if !address.is_multiple_of(4) {
-                    return Err(MemoryError::Misaligned { address });
-                }
-                self.words
-                    .get(&address)
-                    .copied()
-                    .ok_or(MemoryError::Protected { address })
-            }
-            MemoryModel::Flat { .. } => Ok((0..4u32).fold(0, |word, i| {
-                word | u32::from(self.byte(address.wrapping_add(i))) << (8 * i)
-            })),
-        }
+        self.read_u32_from(address, |at| self.words.get(&at).copied())
     }
 
     /// Stores `value` at `address` (in a flat memory, its four bytes from
     /// where it lands).
     pub fn write_u32(&mut self, address: u32, value: u32) -> Result<(), MemoryError> {
+        for (at, word) in self.written_words(address, value, |at| self.words.get(&at).copied())? {
+            self.words.insert(at, word);
+        }
+        Ok(())
+    }
+
+    /// [`read_u32`](Self::read_u32) of this memory with the words `over`
+    /// gives (by where they land) in place of its own.
+    pub fn read_u32_over(
+        &self,
+        address: u32,
+        over: impl Fn(u32) -> Option<u32>,
+    ) -> Result<u32, MemoryError> {
+        self.read_u32_from(address, |at| {
+            over(at).or_else(|| self.words.get(&at).copied())
+        })
+    }
+
+    /// The words a [`write_u32`](Self::write_u32) of this memory with the
+    /// words `over` gives in place of its own leaves (where they land,
+    /// their new value); this memory stays as it is.
+    pub fn write_u32_over(
+        &self,
+        address: u32,
+        value: u32,
+        over: impl Fn(u32) -> Option<u32>,
+    ) -> Result<Vec<(u32, u32)>, MemoryError> {
+        self.written_words(address, value, |at| {
+            over(at).or_else(|| self.words.get(&at).copied())
+        })
+    }
+
+    /// The stored word that lands at `at` (aligned), as memories compare
+    /// it: a flat memory's absent word is 0, a protected memory's none.
+    pub fn word(&self, at: u32) -> Option<u32> {
+        match self.model {
+            MemoryModel::Flat { .. } => Some(self.words.get(&at).copied().unwrap_or(0)),
+            MemoryModel::Protected => self.words.get(&at).copied(),
+        }
+    }
+
+    /// Sets the stored word that lands at `at` (aligned; a place
+    /// [`word`](Self::word) names).
+    pub fn set_word(&mut self, at: u32, value: u32) {
+        self.words.insert(at, value);
+    }
+
+    /// The word at `address`, with the stored words `stored` gives (by
+    /// where they land).
+    fn read_u32_from(
+        &self,
+        address: u32,
+        stored: impl Fn(u32) -> Option<u32>,
+    ) -> Result<u32, MemoryError> {
         match self.model {
             MemoryModel::Protected => {
                 if !address.is_multiple_of(4) {
                     return Err(MemoryError::Misaligned { address });
                 }
-                match self.words.get_mut(&address) {
-                    Some(word) => {
-                        *word = value;
-                        Ok(())
-                    }
+                stored(address).ok_or(MemoryError::Protected { address })
+            }
+            MemoryModel::Flat { .. } => Ok((0..4u32).fold(0, |word, i| {
+                let at = self.model.place(address.wrapping_add(i));
+                let byte = (stored(at & !3).unwrap_or(0) >> (8 * (at & 3))) as u8;
+                word | u32::from(byte) << (8 * i)
+            })),
+        }
+    }
+
+    /// The stored words a store of `value` at `address` leaves (where
+    /// they land, their new value), given the stored words `stored` gives.
+    fn written_words(
+        &self,
+        address: u32,
+        value: u32,
+        stored: impl Fn(u32) -> Option<u32>,
+    ) -> Result<Vec<(u32, u32)>, MemoryError> {
+        match self.model {
+            MemoryModel::Protected => {
+                if !address.is_multiple_of(4) {
+                    return Err(MemoryError::Misaligned { address });
+                }
+                match stored(address) {
+                    Some(_) => Ok(vec![(address, value)]),
                     None => Err(MemoryError::Protected { address }),
                 }
             }
             MemoryModel::Flat { .. } => {
+                let mut words: Vec<(u32, u32)> = Vec::with_capacity(2);
                 for i in 0..4u32 {
-                    self.set_byte(address.wrapping_add(i), (value >> (8 * i)) as u8);
+                    let at = self.model.place(address.wrapping_add(i));
+                    let (place, shift) = (at & !3, 8 * (at & 3));
+                    let byte = u32::from((value >> (8 * i)) as u8) << shift;
+                    match words.iter_mut().find(|(p, _)| *p == place) {
+                        Some((_, word)) => *word = (*word & !(0xff << shift)) | byte,
+                        None => {
+                            let word = stored(place).unwrap_or(0);
+                            words.push((place, (word & !(0xff << shift)) | byte));
+                        }
+                    }
                 }
-                Ok(())
+                Ok(words)
             }
         }
-    }
-
-    /// A flat memory's byte at `address` (taken modulo its size).
-    fn byte(&self, address: u32) -> u8 {
-        let at = self.model.place(address);
-        let word = self.words.get(&(at & !3)).copied().unwrap_or(0);
-        (word >> (8 * (at & 3))) as u8
-    }
-
-    fn set_byte(&mut self, address: u32, value: u8) {
-        let at = self.model.place(address);
-        let shift = 8 * (at & 3);
-        let word = self.words.entry(at & !3).or_insert(0);
-        *word = (*word & !(0xff << shift)) | (u32::from(value) << shift);
     }
 
     /// The word at `address`, if the memory holds one there (a flat
@@ -317,6 +374,42 @@ mod tests {
         assert_eq!(memory, other);
         other.write_u32(0x100, 7).unwrap();
         assert_eq!(memory.differing_words(&other), [0x100]);
+    }
+
+    #[test]
+    fn words_over_a_memory_read_and_write_as_the_memory_would() {
+        let mut memory = GlobalMemory::with_model(MemoryModel::Flat { address_bits: 18 });
+        memory
+            .write_words(0x100, &[0x1122_3344, 0x5566_7788])
+            .unwrap();
+        let mut over = BTreeMap::new();
+        let mut written = memory.clone();
+        for (address, value) in [(0x102, 0xaabb_ccdd), (0x3_fffe, 7), (0x104, 9)] {
+            let words = memory
+                .write_u32_over(address, value, |at| over.get(&at).copied())
+                .unwrap();
+            over.extend(words);
+            written.write_u32(address, value).unwrap();
+        }
+        assert_eq!(memory.read_u32(0x100), Ok(0x1122_3344), "left as it was");
+        for address in [0x100, 0x101, 0x102, 0x104, 0x3_fffc, 0x3_fffe, 0] {
+            assert_eq!(
+                memory.read_u32_over(address, |at| over.get(&at).copied()),
+                written.read_u32(address),
+                "{address:#x}"
+            );
+        }
+        for (&at, &word) in &over {
+            memory.set_word(at, word);
+        }
+        assert_eq!(memory, written);
+        assert_eq!(memory.word(0x200), Some(0));
+        let protected = GlobalMemory::with_model(MemoryModel::Protected);
+        assert_eq!(protected.word(0x200), None);
+        assert_eq!(
+            protected.write_u32_over(0x200, 1, |_| None),
+            Err(MemoryError::Protected { address: 0x200 })
+        );
     }
 
     #[test]

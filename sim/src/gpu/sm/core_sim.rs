@@ -86,6 +86,44 @@ struct Indices {
     counters: [usize; 16],
 }
 
+impl Indices {
+    /// Every input of the compiled core with its value in `i`: (input,
+    /// value), in the order `INPUTS` then each lane's `a`, `b`, `c`.
+    fn input_values<'a>(&'a self, i: &CoreInputs) -> impl Iterator<Item = (usize, u64)> + 'a {
+        let values: [u64; 22] = [
+            u64::from(i.reset),
+            u64::from(i.pipeline_fetch_done),
+            i.instruction_in,
+            i.warp_lane_id,
+            u64::from(i.read_stall),
+            u64::from(i.write_stall),
+            u64::from(i.read_done),
+            i.read_op,
+            i.read_dest,
+            i.read_shift,
+            i.read_compare,
+            u64::from(i.read_pmu_read),
+            u64::from(i.sm_warp_pc),
+            u64::from(i.sm_warp_id),
+            u64::from(i.sm_warp_states),
+            u64::from(i.sm_active_mask),
+            u64::from(i.sm_lane_pass),
+            u64::from(i.sm_register_write),
+            u64::from(i.sm_global_store),
+            u64::from(i.sm_global_load),
+            u64::from(i.sm_mem_address),
+            u64::from(i.sm_mem_data),
+        ];
+        let lanes = [i.a, i.b, i.c];
+        self.inputs.iter().copied().zip(values).chain(
+            self.lanes
+                .iter()
+                .zip(lanes)
+                .flat_map(|(slots, values)| slots.iter().copied().zip(values.map(u64::from))),
+        )
+    }
+}
+
 const INPUTS: [&str; 22] = [
     "reset",
     "pipeline_fetch_done",
@@ -110,6 +148,27 @@ const INPUTS: [&str; 22] = [
     "sm_mem_address",
     "sm_mem_data",
 ];
+
+/// Where `sm_mem_address` and `sm_mem_data` are in `INPUTS`.
+const SM_MEM_ADDRESS: usize = 20;
+const SM_MEM_DATA: usize = 21;
+const _: () = assert!(same_name(INPUTS[SM_MEM_ADDRESS], "sm_mem_address"));
+const _: () = assert!(same_name(INPUTS[SM_MEM_DATA], "sm_mem_data"));
+
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 
 const OUTPUTS: [&str; 16] = [
     "fetch_stall",
@@ -439,40 +498,63 @@ impl CoreSim {
                 uut.sm_mem_data.next = u64::from(i.sm_mem_data).into();
             }
             CoreOn::Compiled(core) => {
-                let values: [u64; 22] = [
-                    u64::from(i.reset),
-                    u64::from(i.pipeline_fetch_done),
-                    i.instruction_in,
-                    i.warp_lane_id,
-                    u64::from(i.read_stall),
-                    u64::from(i.write_stall),
-                    u64::from(i.read_done),
-                    i.read_op,
-                    i.read_dest,
-                    i.read_shift,
-                    i.read_compare,
-                    u64::from(i.read_pmu_read),
-                    u64::from(i.sm_warp_pc),
-                    u64::from(i.sm_warp_id),
-                    u64::from(i.sm_warp_states),
-                    u64::from(i.sm_active_mask),
-                    u64::from(i.sm_lane_pass),
-                    u64::from(i.sm_register_write),
-                    u64::from(i.sm_global_store),
-                    u64::from(i.sm_global_load),
-                    u64::from(i.sm_mem_address),
-                    u64::from(i.sm_mem_data),
-                ];
-                for (k, value) in values.into_iter().enumerate() {
-                    core.run.sim.set_input(core.at.inputs[k], value);
+                for (slot, value) in core.at.input_values(i) {
+                    core.run.sim.set_input(slot, value);
                 }
-                for (slots, values) in core.at.lanes.iter().zip([&i.a, &i.b, &i.c]) {
-                    for (&slot, &value) in slots.iter().zip(values) {
-                        core.run.sim.set_input(slot, u64::from(value));
+            }
+        }
+    }
+
+    /// The compiled core's inputs where a faulty copy's differ from
+    /// `good`'s, (input, value) in input order, when the copy has its own
+    /// operand ports (`a`, `b`, `c`) and memory address and data shown to
+    /// the PMU where given; empty on the rust-hdl engine.
+    pub(super) fn carried_input_diff(
+        &self,
+        good: &CoreInputs,
+        operands: Option<[[u32; LANES]; 3]>,
+        mem: Option<(u32, u32)>,
+    ) -> Vec<(usize, u64)> {
+        let CoreOn::Compiled(core) = &self.on else {
+            return Vec::new();
+        };
+        let mut diff = Vec::new();
+        if let Some((address, data)) = mem {
+            // `sm_mem_address`, `sm_mem_data`: 32 bits wide.
+            let at = &core.at.inputs;
+            if address != good.sm_mem_address {
+                diff.push((at[SM_MEM_ADDRESS], u64::from(address)));
+            }
+            if data != good.sm_mem_data {
+                diff.push((at[SM_MEM_DATA], u64::from(data)));
+            }
+        }
+        if let Some(operands) = operands {
+            for ((slots, copy), good) in core
+                .at
+                .lanes
+                .iter()
+                .zip(operands)
+                .zip([good.a, good.b, good.c])
+            {
+                for lane in 0..LANES {
+                    if copy[lane] != good[lane] {
+                        diff.push((slots[lane], u64::from(copy[lane])));
                     }
                 }
             }
         }
+        diff.sort_unstable_by_key(|&(slot, _)| slot);
+        diff
+    }
+
+    /// The nodes of execute's `result_*` outputs (compiled engine).
+    pub(super) fn result_nodes(&self) -> Option<[usize; LANES]> {
+        let CoreOn::Compiled(core) = &self.on else {
+            return None;
+        };
+        let outputs = &core.run.sim.netlist().outputs;
+        Some(core.at.result.map(|k| outputs[k].node))
     }
 
     /// Propagates the inputs (no clock edge).

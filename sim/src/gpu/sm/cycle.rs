@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 
+use super::copy_harness::CycleView;
 use super::core_ports::Observed;
 use super::observer::RunObserver;
 use super::result::RoundRecord;
@@ -157,7 +158,15 @@ impl Sm {
             let work = self.plan_cycle(&mut pipeline, cycle, final_reset)?;
             self.drive_core(&mut pipeline, &work);
             self.core.settle()?;
-            observer.cycle(cycle, &self.core);
+            observer.cycle_view(
+                cycle,
+                &CycleView {
+                    sm: self,
+                    pipeline: &pipeline,
+                    records: &records,
+                    work: &work,
+                },
+            );
             self.record_pmu(&mut records, cycle, &work);
             self.core.step()?;
             if final_reset {

@@ -69,6 +69,7 @@
 
 mod checkpoint;
 mod config;
+mod copy_harness;
 mod core_ports;
 mod core_sim;
 mod cycle;
@@ -110,6 +111,7 @@ pub use config::{
     SmConfig, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_CORE, MAX_RESIDENT_WARPS, MEMORY_CYCLES,
     OBSERVED_WARPS, PASSES,
 };
+pub use copy_harness::{CycleView, Diverged, HarnessDiff};
 pub use core_sim::CoreSim;
 pub use error::SmError;
 pub use observer::RunObserver;

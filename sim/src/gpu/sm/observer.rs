@@ -4,6 +4,7 @@
 //! default, so an observer implements only what it needs; a closure
 //! `FnMut(u64, &CoreSim)` observes every cycle.
 
+use super::copy_harness::CycleView;
 use super::core_sim::CoreSim;
 use super::{HarnessState, Sm, SmError};
 
@@ -12,6 +13,13 @@ pub trait RunObserver {
     /// Every cycle, once the core has settled with the cycle's inputs,
     /// before the clock edge.
     fn cycle(&mut self, _cycle: u64, _core: &CoreSim) {}
+
+    /// Every cycle, as [`cycle`](Self::cycle) (which it calls unless
+    /// overridden), with the harness's moves in it: what a faulty copy of
+    /// the core riding along follows.
+    fn cycle_view(&mut self, cycle: u64, view: &CycleView) {
+        self.cycle(cycle, view.core())
+    }
 
     /// Cycles between two calls of [`checkpoint`](Self::checkpoint)
     /// (from cycle 0); `None`: no checkpoints.

@@ -11,7 +11,8 @@ use super::pass_tag::PassTag;
 use super::timing;
 use super::warp_unit::PassRef;
 use super::{shared_memory, Pipeline, Records, Sm, SmError, PASSES};
-use crate::gpu::iss::{self, IssError};
+use crate::gpu::iss::{self, IssError, NUM_REGISTERS};
+use std::borrow::Cow;
 
 /// The pass in the read stage, with decode's fields.
 #[derive(Clone, PartialEq, Eq)]
@@ -35,6 +36,7 @@ pub(super) struct ReadSlot {
 }
 
 /// Operands of one pass.
+#[derive(Clone, PartialEq, Eq)]
 pub(super) struct PassOperands {
     pub(super) a: [u32; LANES],
     pub(super) b: [u32; LANES],
@@ -120,6 +122,16 @@ impl Sm {
 
     /// The read stage's register-file and `g[]` reads for its pass.
     pub(super) fn operands(&self, slot: &ReadSlot) -> PassOperands {
+        self.operands_in(slot, |thread| Cow::Borrowed(&self.threads[thread].regs))
+    }
+
+    /// [`operands`](Self::operands) with each thread's registers as
+    /// `regs` gives them (a faulty copy's).
+    pub(super) fn operands_in<'a>(
+        &'a self,
+        slot: &ReadSlot,
+        regs: impl Fn(usize) -> Cow<'a, [u32; NUM_REGISTERS]>,
+    ) -> PassOperands {
         let warp = slot.pass.warp;
         let mut operands = PassOperands {
             a: [0; LANES],
@@ -160,7 +172,7 @@ impl Sm {
             _ => None,
         };
         for lane in (0..LANES).filter(|lane| slot.active & (1 << lane) != 0) {
-            let regs = &self.threads[self.thread_index(warp, slot.pass.pass, lane)].regs;
+            let regs = &*regs(self.thread_index(warp, slot.pass.pass, lane));
             let (a, b, c) = match slot.op {
                 op::MOV_U16 => (shared_a.unwrap_or_default(), 0, 0),
                 op::I2I_U32_U16 => (iss::read16(regs, HalfReg(slot.src1)), 0, 0),

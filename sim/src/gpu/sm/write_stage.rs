@@ -11,18 +11,117 @@ use flexpmu_isa::g80::{flags, HalfReg, Instruction, Reg};
 use super::pass_tag::PassTag;
 use super::timing::{self, Timing};
 use super::{Pipeline, PmuRead, Records, Sm, SmError, WarpState, PASSES};
-use crate::gpu::iss::{self, IssError, WarpContext};
+use crate::gpu::iss::{self, GlobalMemory, IssError, MemoryError, ThreadState, WarpContext};
 
 /// A completed pass with the execute stage's registered outputs.
 pub(super) struct WriteBack {
-    tag: PassTag,
-    results: [u32; LANES],
-    write: bool,
-    half_write: bool,
-    dest: u8,
+    pub(super) tag: PassTag,
+    pub(super) results: [u32; LANES],
+    pub(super) write: bool,
+    pub(super) half_write: bool,
+    pub(super) dest: u8,
+}
+
+/// Where a pass's lanes write: the SM's own registers and memory, or a
+/// faulty copy's view of them ([`copy_harness`](super::copy_harness)).
+pub(super) trait LaneStore {
+    fn thread(&mut self, thread: usize) -> &mut ThreadState;
+    fn load(&self, address: u32) -> Result<u32, MemoryError>;
+    fn store(&mut self, address: u32, value: u32) -> Result<(), MemoryError>;
+}
+
+/// The SM's own registers and memory.
+struct OwnLanes<'a> {
+    threads: &'a mut [ThreadState],
+    memory: &'a mut GlobalMemory,
+}
+
+impl LaneStore for OwnLanes<'_> {
+    fn thread(&mut self, thread: usize) -> &mut ThreadState {
+        &mut self.threads[thread]
+    }
+
+    fn load(&self, address: u32) -> Result<u32, MemoryError> {
+        self.memory.read_u32(address)
+    }
+
+    fn store(&mut self, address: u32, value: u32) -> Result<(), MemoryError> {
+        self.memory.write_u32(address, value)
+    }
+}
+
+/// What a pass's active lanes write: registers, flags, memory words.
+pub(super) struct LaneWrites<'a> {
+    pub(super) tag: &'a PassTag,
+    pub(super) results: &'a [u32; LANES],
+    /// GST's data per lane.
+    pub(super) store: &'a [u32; LANES],
+    pub(super) write: bool,
+    pub(super) half_write: bool,
+    pub(super) dest: u8,
+}
+
+impl LaneWrites<'_> {
+    /// Writes each active lane (thread `threads[lane]`) into `to`; a
+    /// memory access that fails names its thread.
+    pub(super) fn apply(
+        &self,
+        threads: &[usize; LANES],
+        to: &mut impl LaneStore,
+    ) -> Result<(), (usize, MemoryError)> {
+        let (tag, results, dest) = (self.tag, self.results, self.dest);
+        for lane in (0..LANES).filter(|lane| tag.active & (1 << lane) != 0) {
+            let thread = threads[lane];
+            let failed = |source| (thread, source);
+            match tag.op {
+                op::GLD_U32 => {
+                    let value = to.load(results[lane]).map_err(failed)?;
+                    iss::write32(&mut to.thread(thread).regs, Reg(dest), value);
+                }
+                op::GST_U32 => {
+                    to.store(results[lane], self.store[lane]).map_err(failed)?;
+                }
+                op::ISET if self.write => {
+                    let state = to.thread(thread);
+                    iss::write32(&mut state.regs, Reg(dest), results[lane]);
+                    // The write stage stores the flags (FlexGripPlus:
+                    // `compute_pred_flags`), from the compare's result.
+                    if let Instruction::Iset { cc: Some(cc), .. } = tag.instruction {
+                        state.cc[usize::from(cc)] = flags::of_iset_result(results[lane]);
+                    }
+                }
+                _ if self.write => {
+                    iss::write32(&mut to.thread(thread).regs, Reg(dest), results[lane])
+                }
+                _ if self.half_write => {
+                    iss::write16(&mut to.thread(thread).regs, HalfReg(dest), results[lane])
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PassTag {
+    /// The control flow the pass's instruction retires with: the decoded
+    /// op decides (a faulty decoder's, in a campaign), the instruction's
+    /// control flow acts only under its own op.
+    pub(super) fn flow(&self) -> Instruction {
+        match self.op {
+            op::RET => Instruction::Ret,
+            code if code == op_class(&self.instruction) => self.instruction,
+            _ => Instruction::Nop,
+        }
+    }
 }
 
 impl Sm {
+    /// The thread of each lane of `tag`'s pass.
+    pub(super) fn lane_threads(&self, tag: &PassTag) -> [usize; LANES] {
+        std::array::from_fn(|lane| self.thread_index(tag.warp, tag.pass, lane))
+    }
+
     /// Before the edge: the pass execute completed enters the write stage;
     /// what it shows the PMU is set. As FlexGripPlus' write stage does with
     /// a faulty core: a pass handed over while it is busy is lost, and one
@@ -95,43 +194,28 @@ impl Sm {
             half_write,
             dest,
         } = write_back;
-        for lane in (0..LANES).filter(|lane| tag.active & (1 << lane) != 0) {
-            let thread = self.thread_index(tag.warp, tag.pass, lane);
-            let context = self.context(tag.warp, tag.address);
-            let memory_error = |source| IssError::Memory {
-                warp: context,
+        let threads = self.lane_threads(&tag);
+        let mut own = OwnLanes {
+            threads: &mut self.threads,
+            memory: &mut self.memory,
+        };
+        let lanes = LaneWrites {
+            tag: &tag,
+            results: &results,
+            store: &tag.store,
+            write,
+            half_write,
+            dest,
+        };
+        if let Err((thread, source)) = lanes.apply(&threads, &mut own) {
+            return Err(IssError::Memory {
+                warp: self.context(tag.warp, tag.address),
                 thread,
                 address: tag.address,
                 instruction: tag.instruction,
                 source,
-            };
-            match tag.op {
-                op::GLD_U32 => {
-                    let value = self.memory.read_u32(results[lane]).map_err(memory_error)?;
-                    iss::write32(&mut self.threads[thread].regs, Reg(dest), value);
-                }
-                op::GST_U32 => {
-                    self.memory
-                        .write_u32(results[lane], tag.store[lane])
-                        .map_err(memory_error)?;
-                }
-                op::ISET if write => {
-                    let state = &mut self.threads[thread];
-                    iss::write32(&mut state.regs, Reg(dest), results[lane]);
-                    // The write stage stores the flags (FlexGripPlus:
-                    // `compute_pred_flags`), from the compare's result.
-                    if let Instruction::Iset { cc: Some(cc), .. } = tag.instruction {
-                        state.cc[usize::from(cc)] = flags::of_iset_result(results[lane]);
-                    }
-                }
-                _ if write => {
-                    iss::write32(&mut self.threads[thread].regs, Reg(dest), results[lane])
-                }
-                _ if half_write => {
-                    iss::write16(&mut self.threads[thread].regs, HalfReg(dest), results[lane])
-                }
-                _ => {}
             }
+            .into());
         }
         if let (Some((counter, register)), 0) = (tag.pmu_read, tag.pass) {
             let (_, command_cycle, _) = records
@@ -158,13 +242,7 @@ impl Sm {
                 Timing::FlexGripPlus => timing::CHECKER_CYCLES,
                 Timing::Simple => 0,
             };
-            // The decoded op decides (a faulty decoder's, in a campaign):
-            // the instruction's control flow acts only under its own op.
-            let flow = match tag.op {
-                op::RET => Instruction::Ret,
-                code if code == op_class(&tag.instruction) => tag.instruction,
-                _ => Instruction::Nop,
-            };
+            let flow = tag.flow();
             let context = WarpContext {
                 active: self.warps[tag.warp].flow.mask,
                 ..self.context(tag.warp, tag.address)

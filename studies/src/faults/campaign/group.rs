@@ -3,15 +3,22 @@
 //! registers where it differs from the golden core and evaluates only the
 //! nodes they reach; the behavioural units, memories and harness are the
 //! golden run's, which are the faulty run's too as long as the core shows
-//! them the same thing. So a copy leaves the group in the first cycle it
-//! would show them something else (an output they read in that cycle, the
-//! PMU's selector, a channel's window), and its run goes on alone from its last
-//! checkpoint: the golden run's there with the copy's registers, on the
+//! them the same thing. Execute's results are the exception: the
+//! harness's control does not read data, so the golden harness carries a
+//! copy whose results differ ([`HarnessDiff`]: the registers, memory words
+//! and operands where the copy's differ, through which it reads and
+//! writes). A copy leaves the group in the first cycle it would show the
+//! harness something else it reads (decode's fields, handshakes, the
+//! PMU's selector, a channel's window), take a branch elsewhere, fail a
+//! memory access the golden run does not, or differ by more than
+//! `HARNESS_BYTES`; its run goes on alone from its last checkpoint: the
+//! golden run's there with the copy's registers and harness, on the
 //! serial path ([`Campaign::run_alone`]). At a checkpoint where a copy is
 //! in the golden run's state and its fault cannot act again, it stops, as
 //! a run alone would (latent if an output differed on the way, masked if
-//! not). Every result is the one a run alone gives (a test holds them
-//! equal, fault by fault).
+//! not). A copy still riding at the golden run's end finishes alone from
+//! the last checkpoint. Every result is the one a run alone gives (a test
+//! holds them equal, fault by fault).
 //!
 //! With the matrix on, a copy counts its candidates as the golden run
 //! does, except those whose values differ from the golden run's: it
@@ -19,9 +26,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_sim::engine::compiled::concurrent::{Concurrent, FaultyCopy};
 use flexpmu_sim::engine::compiled::CompiledSim;
-use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmError};
+use flexpmu_sim::gpu::sm::{CycleView, HarnessDiff, HarnessState, RunObserver, Sm, SmError};
 
 use super::{engine_fault, Campaign, FaultResult, Start};
 use crate::faults::candidates::Source;
@@ -30,15 +38,21 @@ use crate::faults::matrix::Matrix;
 use crate::faults::monitor_counts::{CandidateCounts, MonitorCounts};
 use crate::faults::outcome::Outcome;
 
-/// Faults in a group, at most: their copies cost a few dozen
-/// nanoseconds a cycle each beside the golden core's microsecond.
+/// Faults in a group, at most: a copy costs a fraction of a microsecond
+/// a cycle beside the golden run's few.
 pub(super) const GROUP_SIZE: usize = 64;
+
+/// What a copy's harness may differ by, at most (registers of threads,
+/// memory words): past it, the copy leaves its group and runs alone. A
+/// group holds at most `GROUP_SIZE` times this much (64 MiB).
+const HARNESS_BYTES: usize = 1 << 20;
 
 /// Where a fault's run goes on alone from: a golden checkpoint's cycle,
 /// the copy's registers there and its own candidates' counting.
 pub(super) struct Snapshot {
     cycle: u64,
     registers: Vec<(u32, u64)>,
+    harness: HarnessDiff,
     own: Vec<(u32, CandidateCounts)>,
 }
 
@@ -63,6 +77,9 @@ struct Member {
     /// The cycle the fault acts from.
     cycle: u64,
     copy: FaultyCopy,
+    /// Where the copy's harness differs from the golden run's: its data
+    /// (registers, memory) carried along.
+    harness: HarnessDiff,
     /// Candidates whose values have differed from the golden run's, with
     /// their own counting, by candidate.
     own: Vec<(u32, CandidateCounts)>,
@@ -98,6 +115,10 @@ enum NodeRead {
 struct Reads {
     node: Vec<NodeRead>,
     output: Vec<bool>,
+    /// Execute's results: the write stage carries a copy's own
+    /// ([`CycleView::copy_write_back`]).
+    result: Vec<bool>,
+    result_nodes: [usize; LANES],
 }
 
 impl Reads {
@@ -105,10 +126,16 @@ impl Reads {
     /// channels' windows (always); the nodes and registers to watch.
     fn of(sm: &Sm, good: &CompiledSim, campaign: &Campaign) -> (Reads, Vec<usize>, Vec<usize>) {
         let nodes = good.values().len();
+        let result_nodes = sm.result_nodes().unwrap_or_default();
         let mut reads = Reads {
             node: vec![NodeRead::Unread; nodes],
             output: vec![false; nodes],
+            result: vec![false; nodes],
+            result_nodes,
         };
+        for &node in &result_nodes {
+            reads.result[node] = true;
+        }
         for output in &good.netlist().outputs {
             reads.output[output.node] = true;
         }
@@ -208,6 +235,7 @@ impl Campaign {
                     copy: concurrent
                         .copy(&self.engine_sites, &armed)
                         .map_err(|e| SmError::Engine(e.to_string()))?,
+                    harness: HarnessDiff::default(),
                     own: Vec::new(),
                     snapshot: None,
                     first_divergence: None,
@@ -237,6 +265,7 @@ impl Campaign {
             by_source,
             stop,
             finished,
+            input_reaches: Vec::new(),
         };
         let run = match state {
             Some(state) => sm.resume(state, &mut watch),
@@ -275,6 +304,7 @@ impl Campaign {
         let start = Start {
             state: Some(state),
             registers: snapshot.registers.clone(),
+            harness: snapshot.harness.clone(),
             counts,
             first_divergence: alone.first_divergence,
         };
@@ -296,30 +326,79 @@ struct GroupWatch<'a> {
     by_source: Option<CandidatesBySource>,
     stop: &'a AtomicBool,
     finished: &'a (dyn Fn(Finished) + Sync),
+    /// Per input of the core, once asked: whether it reaches a node the
+    /// harness reads within a cycle (a copy with its own value there
+    /// cannot be carried: the harness reads such a node before the
+    /// cycle's inputs are set).
+    input_reaches: Vec<Option<bool>>,
+}
+
+impl GroupWatch<'_> {
+    /// Whether the golden harness can carry a copy settled with `inputs`.
+    fn carries(&mut self, inputs: &[(usize, u64)]) -> bool {
+        inputs.iter().all(|&(k, _)| {
+            if k >= self.input_reaches.len() {
+                self.input_reaches.resize(k + 1, None);
+            }
+            !*self.input_reaches[k].get_or_insert_with(|| self.concurrent.input_reaches_watched(k))
+        })
+    }
 }
 
 impl RunObserver for GroupWatch<'_> {
-    fn cycle(&mut self, cycle: u64, core: &CoreSim) {
+    fn cycle_view(&mut self, cycle: u64, view: &CycleView) {
+        let core = view.core();
         let Some((values, state)) = core.values_and_state() else {
             return;
         };
         let delay = self.campaign.eject_delay;
+        let resettle = view.memory_write_back();
         let mut i = 0;
         while i < self.members.len() {
             let member = &mut self.members[i];
-            let settled = self
-                .concurrent
-                .settle(&mut member.copy, cycle, values, state, &[]);
-            if settled.watched_differ {
+            // The copy settles with its own inputs; the write stage takes
+            // its results, and what it shows the PMU may change with them
+            // (then it settles again, from where it was).
+            let before = resettle.then(|| member.copy.clone());
+            view.copy_read(&mut member.harness);
+            let mut inputs = view.copy_inputs(&member.harness);
+            let mut settled =
+                self.concurrent
+                    .settle(&mut member.copy, cycle, values, state, &inputs);
+            let results = self
+                .reads
+                .result_nodes
+                .map(|n| self.concurrent.value(n, values) as u32);
+            let mut carried = match view.copy_write_back(&mut member.harness, &results) {
+                Ok(changed) => {
+                    if let (true, Some(before)) = (changed, before) {
+                        member.copy = before;
+                        inputs = view.copy_inputs(&member.harness);
+                        settled =
+                            self.concurrent
+                                .settle(&mut member.copy, cycle, values, state, &inputs);
+                    }
+                    true
+                }
+                Err(_) => false,
+            };
+            carried &= inputs.is_empty() || self.carries(&inputs);
+            // A copy whose data differ too widely runs alone: a group's
+            // memory stays bounded.
+            carried &= self.members[i].harness.bytes() <= HARNESS_BYTES;
+            let member = &mut self.members[i];
+            if settled.watched_differ || !carried {
                 // Where it differs: an output (the first divergence), and
-                // what the harness reads in this cycle.
-                let mut seen = settled.registers_differ;
+                // what the harness reads in this cycle (execute's results
+                // it carries).
+                let mut seen = settled.registers_differ || !carried;
                 for &node in self.concurrent.differing() {
                     let node = node as usize;
                     if self.reads.output[node] && member.first_divergence.is_none() {
                         member.first_divergence = Some(cycle);
                     }
                     seen |= match self.reads.node[node] {
+                        _ if self.reads.result[node] => false,
                         NodeRead::Unread => false,
                         NodeRead::Always => true,
                         NodeRead::When(gate) => values[gate] != 0,
@@ -366,7 +445,7 @@ impl RunObserver for GroupWatch<'_> {
             i += 1;
         }
         if let (Some(counts), Some(matrix)) = (&mut self.counts, &self.campaign.matrix) {
-            matrix.observe(counts, cycle, core);
+            matrix.observe(counts, cycle, view.core());
         }
     }
 
@@ -403,7 +482,7 @@ impl RunObserver for GroupWatch<'_> {
                     .iter()
                     .all(|(c, own)| own.previous() == counts.candidate(*c as usize).previous())
             });
-            if done && same_counts && member.copy.diff().is_empty() {
+            if done && same_counts && member.copy.diff().is_empty() && member.harness.is_empty() {
                 let revealed = match (campaign.golden_counts(), &self.counts) {
                     (Some(golden_counts), Some(counts)) => golden_counts
                         .row_of_stopped(&counts.with_candidates(&member.own), at)
@@ -426,6 +505,7 @@ impl RunObserver for GroupWatch<'_> {
             member.snapshot = Some(Snapshot {
                 cycle: at,
                 registers: member.copy.diff().to_vec(),
+                harness: member.harness.clone(),
                 own: member.own.clone(),
             });
             i += 1;

@@ -137,3 +137,33 @@ fn groups_give_the_results_of_runs_alone_with_the_default_budget() {
     assert_varied(&expected);
     assert_eq!(differences(&grouped(&campaign, &faults), &expected), []);
 }
+
+/// The golden harness carries copies whose results differ: some reach a
+/// checkpoint with registers or memory of their own (and then give the
+/// results of runs alone, above).
+#[test]
+fn a_group_carries_copies_whose_data_differ() {
+    use std::sync::atomic::AtomicBool;
+
+    use super::{Finished, GROUP_SIZE};
+
+    let campaign = campaign(32, Budget::default());
+    let faults = sample(&campaign, 40, 1);
+    let carried = Mutex::new(0);
+    let stop = AtomicBool::new(false);
+    for group in faults.chunks(GROUP_SIZE) {
+        let finished = |finished: Finished| {
+            if let Finished::Alone(alone) = finished {
+                if alone.snapshot.is_some_and(|s| !s.harness.is_empty()) {
+                    *carried.lock().unwrap() += 1;
+                }
+            }
+        };
+        campaign.run_group(group, &stop, &finished).unwrap();
+    }
+    let carried = carried.into_inner().unwrap();
+    assert!(
+        carried >= 5,
+        "{carried} copies carried data to a checkpoint"
+    );
+}

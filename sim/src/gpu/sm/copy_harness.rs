@@ -1,0 +1,425 @@
+//! A faulty copy of the core carried by the golden run's harness: where
+//! the copy's harness differs from the golden run's, and how it moves.
+//!
+//! A fault campaign runs faulty copies of the core beside one golden run
+//! (`studies`' groups). Most faults that reach the harness only change
+//! data: a result written to a register or memory, an address loaded or
+//! stored. The harness's control (which warp issues, which pass goes
+//! where, when) does not read data, except a predicated branch's flags,
+//! so the golden run's harness can carry such a copy on: the copy keeps
+//! a [`HarnessDiff`] (registers, flags, memory words, operands and what it
+//! shows the PMU where they differ), the read stage reads its operands
+//! through it, the write stage writes its results into it, and the copy
+//! leaves ([`Diverged`]) only when its control would differ: a branch
+//! taken by other lanes, a memory access that fails where the golden
+//! run's does not. [`Sm::become_copy`] turns a golden checkpoint into the
+//! copy's state, for its run alone.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use flexpmu_hdl::sm::execute_stage::LANES;
+use flexpmu_hdl::sm::subset_decoder::op;
+
+use super::core_sim::CoreSim;
+use super::pass_tag::PassTag;
+use super::write_stage::{LaneStore, LaneWrites};
+use super::{CycleWork, HarnessState, Pipeline, Records, Sm, SmError, PASSES};
+use crate::gpu::iss::{self, MemoryError, ThreadState};
+
+/// A pass in flight, as the harness names it.
+type PassKey = (usize, usize, u32);
+
+fn key(tag: &PassTag) -> PassKey {
+    (tag.warp, tag.address, tag.pass)
+}
+
+/// Where a faulty copy's harness differs from the golden run's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HarnessDiff {
+    /// Threads whose registers or flags differ: the copy's state of each.
+    threads: HashMap<usize, ThreadState>,
+    /// Memory words, by where they land.
+    memory: BTreeMap<u32, u32>,
+    /// GST data of passes in execute, where the copy read other data.
+    stores: Vec<(PassKey, [u32; LANES])>,
+    /// The read stage's operand ports (`a`, `b`, `c`), which hold their
+    /// last values, where the copy's differ.
+    operands: Option<[[u32; LANES]; 3]>,
+    /// What the write stage shows the PMU (address, data), where the
+    /// copy's differs.
+    observed_mem: Option<(u32, u32)>,
+    /// PMEVENT reads written with another value: (index among the run's
+    /// reads, value).
+    pmu_reads: Vec<(usize, u32)>,
+}
+
+impl HarnessDiff {
+    /// The copy's harness is the golden run's.
+    pub fn is_empty(&self) -> bool {
+        self.threads.is_empty()
+            && self.memory.is_empty()
+            && self.stores.is_empty()
+            && self.operands.is_none()
+            && self.observed_mem.is_none()
+            && self.pmu_reads.is_empty()
+    }
+
+    /// About how many bytes it holds.
+    pub fn bytes(&self) -> usize {
+        self.threads.len() * (std::mem::size_of::<ThreadState>() + 16)
+            + self.memory.len() * 48
+            + self.stores.len() * std::mem::size_of::<(PassKey, [u32; LANES])>()
+            + self.pmu_reads.len() * 16
+    }
+
+    /// Thread `thread` as the copy has it, given the golden run's.
+    fn thread<'a>(&'a self, thread: usize, golden: &'a ThreadState) -> &'a ThreadState {
+        self.threads.get(&thread).unwrap_or(golden)
+    }
+
+    fn touches_thread(&self, thread: usize) -> bool {
+        self.threads.contains_key(&thread)
+    }
+
+    /// Records `copy`, the copy's thread, against `golden`'s.
+    fn set_thread(&mut self, thread: usize, copy: &ThreadState, golden: &ThreadState) {
+        match copy != golden {
+            true => self.threads.insert(thread, copy.clone()),
+            false => self.threads.remove(&thread),
+        };
+    }
+}
+
+/// The copy's control would leave the golden run's: it must run alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Diverged;
+
+/// One cycle of a run as its harness moves in it, for faulty copies to
+/// follow (see [`RunObserver::cycle_view`](super::RunObserver::cycle_view)).
+pub struct CycleView<'a> {
+    pub(super) sm: &'a Sm,
+    pub(super) pipeline: &'a Pipeline,
+    pub(super) records: &'a Records,
+    pub(super) work: &'a CycleWork,
+}
+
+/// A pass's lanes written over the golden run's state, seen through a
+/// copy's differences: threads and words it writes are kept apart.
+struct Layered<'a> {
+    sm: &'a Sm,
+    diff: &'a HarnessDiff,
+    threads: BTreeMap<usize, ThreadState>,
+    /// Memory words written.
+    words: BTreeMap<u32, u32>,
+}
+
+impl<'a> Layered<'a> {
+    fn new(sm: &'a Sm, diff: &'a HarnessDiff) -> Self {
+        Layered {
+            sm,
+            diff,
+            threads: BTreeMap::new(),
+            words: BTreeMap::new(),
+        }
+    }
+}
+
+impl Layered<'_> {
+    /// The stored word at `at` where the copy's differs from the golden
+    /// run's, or was written.
+    fn word(&self, at: u32) -> Option<u32> {
+        self.words.get(&at).or(self.diff.memory.get(&at)).copied()
+    }
+}
+
+impl LaneStore for Layered<'_> {
+    fn thread(&mut self, thread: usize) -> &mut ThreadState {
+        let (sm, diff) = (self.sm, self.diff);
+        self.threads
+            .entry(thread)
+            .or_insert_with(|| diff.thread(thread, &sm.threads[thread]).clone())
+    }
+
+    fn load(&self, address: u32) -> Result<u32, MemoryError> {
+        self.sm.memory.read_u32_over(address, |at| self.word(at))
+    }
+
+    fn store(&mut self, address: u32, value: u32) -> Result<(), MemoryError> {
+        let words = self
+            .sm
+            .memory
+            .write_u32_over(address, value, |at| self.word(at))?;
+        self.words.extend(words);
+        Ok(())
+    }
+}
+
+impl CycleView<'_> {
+    /// The core, settled with the cycle's inputs.
+    pub fn core(&self) -> &CoreSim {
+        &self.sm.core
+    }
+
+    /// The write stage takes a GLD's or GST's pass in this cycle (a copy's
+    /// inputs may then change with its results: see
+    /// [`copy_write_back`](Self::copy_write_back)).
+    pub fn memory_write_back(&self) -> bool {
+        self.work
+            .write_back
+            .as_ref()
+            .is_some_and(|wb| matches!(wb.tag.op, op::GLD_U32 | op::GST_U32) && wb.tag.active != 0)
+    }
+
+    /// Before a copy settles in this cycle: its read stage's operands, if
+    /// the read stage sends a pass (read from the copy's registers as
+    /// they are before the edge).
+    pub fn copy_read(&self, copy: &mut HarnessDiff) {
+        if copy.is_empty() {
+            return;
+        }
+        let sm = self.sm;
+        if let (Some(golden), Some(slot)) = (&self.work.read_done, &self.pipeline.read) {
+            let warp = slot.pass.warp;
+            let touched = (0..LANES)
+                .map(|lane| sm.thread_index(warp, slot.pass.pass, lane))
+                .any(|t| copy.touches_thread(t));
+            let operands = match touched {
+                true => sm.operands_in(slot, |t| {
+                    Cow::Borrowed(&copy.thread(t, &sm.threads[t]).regs)
+                }),
+                false => golden.clone(),
+            };
+            let key = (warp, slot.pass.address, slot.pass.pass);
+            copy.stores.retain(|(k, _)| *k != key);
+            if operands.store != golden.store {
+                copy.stores.push((key, operands.store));
+            }
+            copy.operands =
+                (operands.a != golden.a || operands.b != golden.b || operands.c != golden.c)
+                    .then_some([operands.a, operands.b, operands.c]);
+        }
+    }
+
+    /// The core's inputs in this cycle where the copy's differ from the
+    /// golden run's, (input, value) in input order: what the copy settles
+    /// with.
+    pub fn copy_inputs(&self, copy: &HarnessDiff) -> Vec<(usize, u64)> {
+        if copy.operands.is_none() && copy.observed_mem.is_none() {
+            return Vec::new();
+        }
+        self.sm
+            .core
+            .carried_input_diff(&self.sm.core_inputs, copy.operands, copy.observed_mem)
+    }
+
+    /// Once a copy has settled in this cycle, with execute's results
+    /// `results`: its write stage moves as the golden run's does, its
+    /// registers and memory taking its results (as they are after the
+    /// edge). `Ok(true)`: what the copy shows the PMU changed in this cycle
+    /// (settle it again, with [`copy_inputs`](Self::copy_inputs)' new
+    /// answer).
+    pub fn copy_write_back(
+        &self,
+        copy: &mut HarnessDiff,
+        results: &[u32; LANES],
+    ) -> Result<bool, Diverged> {
+        let Some(wb) = &self.work.write_back else {
+            return Ok(false);
+        };
+        if *results == wb.results && copy.is_empty() {
+            return Ok(false);
+        }
+        let sm = self.sm;
+        let tag = &wb.tag;
+        let key = key(tag);
+        let store = copy
+            .stores
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(tag.store, |&(_, store)| store);
+        // What the write stage shows the PMU.
+        let mut observed_mem = None;
+        if matches!(tag.op, op::GLD_U32 | op::GST_U32) && tag.active != 0 {
+            let first = tag.active.trailing_zeros() as usize;
+            let data = match tag.op {
+                op::GST_U32 => store[first],
+                _ => sm
+                    .memory
+                    .read_u32_over(results[first], |at| copy.memory.get(&at).copied())
+                    .map_err(|_| Diverged)?,
+            };
+            let observed = &self.pipeline.observed;
+            let mem = (results[first], data);
+            let differs = mem != (observed.mem_address, observed.mem_data);
+            let now = differs.then_some(mem);
+            observed_mem = Some(now);
+        }
+        let threads = sm.lane_threads(tag);
+        // What the golden run writes, and what the copy writes over its
+        // differences.
+        let golden = LaneWrites {
+            tag,
+            results: &wb.results,
+            store: &tag.store,
+            write: wb.write,
+            half_write: wb.half_write,
+            dest: wb.dest,
+        };
+        let empty = HarnessDiff::default();
+        let mut golden_after = Layered::new(sm, &empty);
+        golden
+            .apply(&threads, &mut golden_after)
+            .map_err(|_| Diverged)?;
+        let mut copy_after = Layered::new(sm, copy);
+        let lanes = LaneWrites {
+            results,
+            store: &store,
+            ..golden
+        };
+        lanes
+            .apply(&threads, &mut copy_after)
+            .map_err(|_| Diverged)?;
+        // The copy's new differences: every thread and word either wrote.
+        let Layered {
+            threads: copy_threads,
+            words: copy_words,
+            ..
+        } = copy_after;
+        let Layered {
+            threads: golden_threads,
+            words: golden_words,
+            ..
+        } = golden_after;
+        let touched: std::collections::BTreeSet<usize> = copy_threads
+            .keys()
+            .chain(golden_threads.keys())
+            .copied()
+            .collect();
+        for thread in touched {
+            let own = &sm.threads[thread];
+            let golden_new = golden_threads.get(&thread).unwrap_or(own);
+            let copy_new = match copy_threads.get(&thread) {
+                Some(state) => state,
+                None => copy.thread(thread, own),
+            };
+            let copy_new = copy_new.clone();
+            copy.set_thread(thread, &copy_new, golden_new);
+        }
+        let places: std::collections::BTreeSet<u32> = copy_words
+            .keys()
+            .chain(golden_words.keys())
+            .copied()
+            .collect();
+        for at in places {
+            let golden_new = golden_words.get(&at).copied().or(sm.memory.word(at));
+            let copy_new = copy_words
+                .get(&at)
+                .or(copy.memory.get(&at))
+                .copied()
+                .or(sm.memory.word(at));
+            match copy_new != golden_new {
+                true => copy.memory.insert(at, copy_new.unwrap_or(0)),
+                false => copy.memory.remove(&at),
+            };
+        }
+        let changed = observed_mem.is_some_and(|now| now != copy.observed_mem);
+        if let Some(now) = observed_mem {
+            copy.observed_mem = now;
+        }
+        copy.stores.retain(|(k, _)| *k != key);
+        if tag.pmu_read.is_some() && tag.pass == 0 && results[0] != wb.results[0] {
+            copy.pmu_reads
+                .push((self.records.pmu_reads.len(), results[0]));
+        }
+        // The warp retires with its last pass: a branch the copy's flags
+        // take elsewhere leaves the golden run's control.
+        if tag.pass + 1 == PASSES {
+            self.same_branch(tag, copy, &golden_threads)?;
+        }
+        Ok(changed)
+    }
+
+    /// The copy's warp takes `tag`'s branch as the golden run's does.
+    fn same_branch(
+        &self,
+        tag: &PassTag,
+        copy: &HarnessDiff,
+        golden_threads: &BTreeMap<usize, ThreadState>,
+    ) -> Result<(), Diverged> {
+        let flow = tag.flow();
+        let sm = self.sm;
+        let warp = &sm.warps[tag.warp];
+        let first = warp.context.first_thread;
+        let size = iss::WARP_SIZE as usize;
+        let span = first..(first + size).min(sm.threads.len());
+        if !span.clone().any(|t| copy.touches_thread(t)) {
+            return Ok(());
+        }
+        let golden: Vec<ThreadState> = span
+            .clone()
+            .map(|t| golden_threads.get(&t).unwrap_or(&sm.threads[t]).clone())
+            .collect();
+        let copied: Vec<ThreadState> = span
+            .clone()
+            .zip(&golden)
+            .map(|(t, g)| copy.thread(t, g).clone())
+            .collect();
+        let taken = |threads: &[ThreadState]| iss::branch_taken(&flow, warp.flow.mask, 0, threads);
+        match taken(&golden) == taken(&copied) {
+            true => Ok(()),
+            false => Err(Diverged),
+        }
+    }
+}
+
+impl Sm {
+    /// The nodes of execute's `result_*` outputs (compiled engine).
+    pub fn result_nodes(&self) -> Option<[usize; LANES]> {
+        self.core.result_nodes()
+    }
+
+    /// Makes this SM, a copy of a golden checkpoint in `state`, a faulty
+    /// copy's state there: the core's registers `registers` (register,
+    /// state) and the harness's differences `diff`; the core then settles
+    /// as after a clock edge with the copy's inputs, showing what the
+    /// copy shows the harness.
+    pub fn become_copy(
+        &mut self,
+        state: &mut HarnessState,
+        registers: &[(u32, u64)],
+        diff: &HarnessDiff,
+    ) -> Result<(), SmError> {
+        for (&thread, state) in &diff.threads {
+            self.threads[thread] = state.clone();
+        }
+        for (&at, &word) in &diff.memory {
+            self.memory.set_word(at, word);
+        }
+        for tag in &mut state.pipeline.in_execute {
+            if let Some((_, store)) = diff.stores.iter().find(|(k, _)| *k == key(tag)) {
+                tag.store = *store;
+            }
+        }
+        if let Some([a, b, c]) = diff.operands {
+            (self.core_inputs.a, self.core_inputs.b, self.core_inputs.c) = (a, b, c);
+        }
+        if let Some((address, data)) = diff.observed_mem {
+            let observed = &mut state.pipeline.observed;
+            (observed.mem_address, observed.mem_data) = (address, data);
+            (
+                self.core_inputs.sm_mem_address,
+                self.core_inputs.sm_mem_data,
+            ) = (address, data);
+        }
+        for &(index, value) in &diff.pmu_reads {
+            let read = state.records.pmu_reads.get_mut(index).ok_or_else(|| {
+                SmError::Engine(format!("the run has no PMEVENT read {index} yet"))
+            })?;
+            read.value = value;
+        }
+        let inputs = self.core_inputs;
+        self.core.set_inputs(&inputs);
+        self.set_core_registers(registers)
+    }
+}
