@@ -63,8 +63,9 @@
 //! (options and limits), `shared_memory.rs` (the core's `g[]` array as
 //! FlexGripPlus lays it out), `error.rs`, `cycle.rs` (the cycle loop),
 //! `observer.rs` (what a run shows its caller), `checkpoint.rs` (a run's
-//! state to resume from and compare with) and `result.rs` (what a run
-//! returns). The units import from this file, never from each other's
+//! state to resume from and compare with), `copy_harness.rs` (a faulty
+//! copy of the core carried by the golden run's harness, its data where
+//! they differ) and `result.rs` (what a run returns). The units import from this file, never from each other's
 //! behaviour.
 
 mod checkpoint;
