@@ -16,7 +16,8 @@
 //! copy's state, for its run alone.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::sm::subset_decoder::op;
@@ -81,14 +82,6 @@ impl HarnessDiff {
     fn touches_thread(&self, thread: usize) -> bool {
         self.threads.contains_key(&thread)
     }
-
-    /// Records `copy`, the copy's thread, against `golden`'s.
-    fn set_thread(&mut self, thread: usize, copy: &ThreadState, golden: &ThreadState) {
-        match copy != golden {
-            true => self.threads.insert(thread, copy.clone()),
-            false => self.threads.remove(&thread),
-        };
-    }
 }
 
 /// The copy's control would leave the golden run's: it must run alone.
@@ -98,47 +91,70 @@ pub struct Diverged;
 /// One cycle of a run as its harness moves in it, for faulty copies to
 /// follow (see [`RunObserver::cycle_view`](super::RunObserver::cycle_view)).
 pub struct CycleView<'a> {
-    pub(super) sm: &'a Sm,
-    pub(super) pipeline: &'a Pipeline,
-    pub(super) records: &'a Records,
-    pub(super) work: &'a CycleWork,
+    sm: &'a Sm,
+    pipeline: &'a Pipeline,
+    records: &'a Records,
+    work: &'a CycleWork,
+    /// What the golden run's write stage writes in this cycle, once a
+    /// copy asks (every copy compares its writes with them).
+    golden_writes: OnceCell<Result<Written, Diverged>>,
 }
 
-/// A pass's lanes written over the golden run's state, seen through a
-/// copy's differences: threads and words it writes are kept apart.
-struct Layered<'a> {
-    sm: &'a Sm,
-    diff: &'a HarnessDiff,
+/// Threads and memory words a pass's lanes wrote: each thread's state and
+/// each word's value after them.
+#[derive(Default)]
+struct Written {
     threads: BTreeMap<usize, ThreadState>,
-    /// Memory words written.
     words: BTreeMap<u32, u32>,
 }
 
-impl<'a> Layered<'a> {
-    fn new(sm: &'a Sm, diff: &'a HarnessDiff) -> Self {
-        Layered {
-            sm,
-            diff,
-            threads: BTreeMap::new(),
-            words: BTreeMap::new(),
-        }
-    }
+/// The keys of `a` and `b`, each once, in order.
+fn keys_of_either<K: Ord + Copy, A, B>(a: &BTreeMap<K, A>, b: &BTreeMap<K, B>) -> BTreeSet<K> {
+    a.keys().chain(b.keys()).copied().collect()
 }
 
-impl Layered<'_> {
-    /// The stored word at `at` where the copy's differs from the golden
-    /// run's, or was written.
+/// A pass's lanes written over the golden run's state, seen through a
+/// copy's differences (none: the golden run's own writes); what they
+/// write is kept apart.
+struct Layered<'a> {
+    sm: &'a Sm,
+    diff: Option<&'a HarnessDiff>,
+    written: Written,
+}
+
+impl<'a> Layered<'a> {
+    /// `lanes` written over `sm`'s state seen through `diff`.
+    fn write(
+        sm: &'a Sm,
+        diff: Option<&'a HarnessDiff>,
+        lanes: &LaneWrites,
+    ) -> Result<Written, Diverged> {
+        let mut layered = Layered {
+            sm,
+            diff,
+            written: Written::default(),
+        };
+        lanes
+            .apply(&sm.lane_threads(lanes.tag), &mut layered)
+            .map_err(|_| Diverged)?;
+        Ok(layered.written)
+    }
+
+    /// The stored word at `at` where it was written or the copy's
+    /// differs from the golden run's.
     fn word(&self, at: u32) -> Option<u32> {
-        self.words.get(&at).or(self.diff.memory.get(&at)).copied()
+        let differs = |at| self.diff.and_then(|d| d.memory.get(&at));
+        self.written.words.get(&at).or_else(|| differs(at)).copied()
     }
 }
 
 impl LaneStore for Layered<'_> {
     fn thread(&mut self, thread: usize) -> &mut ThreadState {
         let (sm, diff) = (self.sm, self.diff);
-        self.threads
-            .entry(thread)
-            .or_insert_with(|| diff.thread(thread, &sm.threads[thread]).clone())
+        self.written.threads.entry(thread).or_insert_with(|| {
+            let golden = &sm.threads[thread];
+            diff.map_or(golden, |d| d.thread(thread, golden)).clone()
+        })
     }
 
     fn load(&self, address: u32) -> Result<u32, MemoryError> {
@@ -150,12 +166,27 @@ impl LaneStore for Layered<'_> {
             .sm
             .memory
             .write_u32_over(address, value, |at| self.word(at))?;
-        self.words.extend(words);
+        self.written.words.extend(words);
         Ok(())
     }
 }
 
-impl CycleView<'_> {
+impl<'a> CycleView<'a> {
+    pub(super) fn new(
+        sm: &'a Sm,
+        pipeline: &'a Pipeline,
+        records: &'a Records,
+        work: &'a CycleWork,
+    ) -> Self {
+        CycleView {
+            sm,
+            pipeline,
+            records,
+            work,
+            golden_writes: OnceCell::new(),
+        }
+    }
+
     /// The core, settled with the cycle's inputs.
     pub fn core(&self) -> &CoreSim {
         &self.sm.core
@@ -168,7 +199,7 @@ impl CycleView<'_> {
         self.work
             .write_back
             .as_ref()
-            .is_some_and(|wb| matches!(wb.tag.op, op::GLD_U32 | op::GST_U32) && wb.tag.active != 0)
+            .is_some_and(|wb| wb.tag.accesses_memory())
     }
 
     /// Before a copy settles in this cycle: its read stage's operands, if
@@ -240,7 +271,7 @@ impl CycleView<'_> {
             .map_or(tag.store, |&(_, store)| store);
         // What the write stage shows the PMU.
         let mut observed_mem = None;
-        if matches!(tag.op, op::GLD_U32 | op::GST_U32) && tag.active != 0 {
+        if tag.accesses_memory() {
             let first = tag.active.trailing_zeros() as usize;
             let data = match tag.op {
                 op::GST_U32 => store[first],
@@ -255,9 +286,8 @@ impl CycleView<'_> {
             let now = differs.then_some(mem);
             observed_mem = Some(now);
         }
-        let threads = sm.lane_threads(tag);
-        // What the golden run writes, and what the copy writes over its
-        // differences.
+        // What the golden run writes (once a cycle), and what the copy
+        // writes over its differences.
         let golden = LaneWrites {
             tag,
             results: &wb.results,
@@ -266,54 +296,36 @@ impl CycleView<'_> {
             half_write: wb.half_write,
             dest: wb.dest,
         };
-        let empty = HarnessDiff::default();
-        let mut golden_after = Layered::new(sm, &empty);
-        golden
-            .apply(&threads, &mut golden_after)
-            .map_err(|_| Diverged)?;
-        let mut copy_after = Layered::new(sm, copy);
+        let golden_writes = self
+            .golden_writes
+            .get_or_init(|| Layered::write(sm, None, &golden))
+            .as_ref()
+            .map_err(|&d| d)?;
         let lanes = LaneWrites {
             results,
             store: &store,
             ..golden
         };
-        lanes
-            .apply(&threads, &mut copy_after)
-            .map_err(|_| Diverged)?;
+        let copy_writes = Layered::write(sm, Some(copy), &lanes)?;
         // The copy's new differences: every thread and word either wrote.
-        let Layered {
-            threads: copy_threads,
-            words: copy_words,
-            ..
-        } = copy_after;
-        let Layered {
-            threads: golden_threads,
-            words: golden_words,
-            ..
-        } = golden_after;
-        let touched: std::collections::BTreeSet<usize> = copy_threads
-            .keys()
-            .chain(golden_threads.keys())
-            .copied()
-            .collect();
-        for thread in touched {
+        for thread in keys_of_either(&copy_writes.threads, &golden_writes.threads) {
             let own = &sm.threads[thread];
-            let golden_new = golden_threads.get(&thread).unwrap_or(own);
-            let copy_new = match copy_threads.get(&thread) {
+            let golden_new = golden_writes.threads.get(&thread).unwrap_or(own);
+            let copy_new = match copy_writes.threads.get(&thread) {
                 Some(state) => state,
                 None => copy.thread(thread, own),
             };
-            let copy_new = copy_new.clone();
-            copy.set_thread(thread, &copy_new, golden_new);
+            if copy_new == golden_new {
+                copy.threads.remove(&thread);
+            } else {
+                let copy_new = copy_new.clone();
+                copy.threads.insert(thread, copy_new);
+            }
         }
-        let places: std::collections::BTreeSet<u32> = copy_words
-            .keys()
-            .chain(golden_words.keys())
-            .copied()
-            .collect();
-        for at in places {
-            let golden_new = golden_words.get(&at).copied().or(sm.memory.word(at));
-            let copy_new = copy_words
+        for at in keys_of_either(&copy_writes.words, &golden_writes.words) {
+            let golden_new = golden_writes.words.get(&at).copied().or(sm.memory.word(at));
+            let copy_new = copy_writes
+                .words
                 .get(&at)
                 .or(copy.memory.get(&at))
                 .copied()
@@ -335,7 +347,7 @@ impl CycleView<'_> {
         // The warp retires with its last pass: a branch the copy's flags
         // take elsewhere leaves the golden run's control.
         if tag.pass + 1 == PASSES {
-            self.same_branch(tag, copy, &golden_threads)?;
+            self.same_branch(tag, copy, &golden_writes.threads)?;
         }
         Ok(changed)
     }

@@ -86,44 +86,6 @@ struct Indices {
     counters: [usize; 16],
 }
 
-impl Indices {
-    /// Every input of the compiled core with its value in `i`: (input,
-    /// value), in the order `INPUTS` then each lane's `a`, `b`, `c`.
-    fn input_values<'a>(&'a self, i: &CoreInputs) -> impl Iterator<Item = (usize, u64)> + 'a {
-        let values: [u64; 22] = [
-            u64::from(i.reset),
-            u64::from(i.pipeline_fetch_done),
-            i.instruction_in,
-            i.warp_lane_id,
-            u64::from(i.read_stall),
-            u64::from(i.write_stall),
-            u64::from(i.read_done),
-            i.read_op,
-            i.read_dest,
-            i.read_shift,
-            i.read_compare,
-            u64::from(i.read_pmu_read),
-            u64::from(i.sm_warp_pc),
-            u64::from(i.sm_warp_id),
-            u64::from(i.sm_warp_states),
-            u64::from(i.sm_active_mask),
-            u64::from(i.sm_lane_pass),
-            u64::from(i.sm_register_write),
-            u64::from(i.sm_global_store),
-            u64::from(i.sm_global_load),
-            u64::from(i.sm_mem_address),
-            u64::from(i.sm_mem_data),
-        ];
-        let lanes = [i.a, i.b, i.c];
-        self.inputs.iter().copied().zip(values).chain(
-            self.lanes
-                .iter()
-                .zip(lanes)
-                .flat_map(|(slots, values)| slots.iter().copied().zip(values.map(u64::from))),
-        )
-    }
-}
-
 const INPUTS: [&str; 22] = [
     "reset",
     "pipeline_fetch_done",
@@ -498,8 +460,37 @@ impl CoreSim {
                 uut.sm_mem_data.next = u64::from(i.sm_mem_data).into();
             }
             CoreOn::Compiled(core) => {
-                for (slot, value) in core.at.input_values(i) {
-                    core.run.sim.set_input(slot, value);
+                let values: [u64; 22] = [
+                    u64::from(i.reset),
+                    u64::from(i.pipeline_fetch_done),
+                    i.instruction_in,
+                    i.warp_lane_id,
+                    u64::from(i.read_stall),
+                    u64::from(i.write_stall),
+                    u64::from(i.read_done),
+                    i.read_op,
+                    i.read_dest,
+                    i.read_shift,
+                    i.read_compare,
+                    u64::from(i.read_pmu_read),
+                    u64::from(i.sm_warp_pc),
+                    u64::from(i.sm_warp_id),
+                    u64::from(i.sm_warp_states),
+                    u64::from(i.sm_active_mask),
+                    u64::from(i.sm_lane_pass),
+                    u64::from(i.sm_register_write),
+                    u64::from(i.sm_global_store),
+                    u64::from(i.sm_global_load),
+                    u64::from(i.sm_mem_address),
+                    u64::from(i.sm_mem_data),
+                ];
+                for (k, value) in values.into_iter().enumerate() {
+                    core.run.sim.set_input(core.at.inputs[k], value);
+                }
+                for (slots, values) in core.at.lanes.iter().zip([&i.a, &i.b, &i.c]) {
+                    for (&slot, &value) in slots.iter().zip(values) {
+                        core.run.sim.set_input(slot, u64::from(value));
+                    }
                 }
             }
         }

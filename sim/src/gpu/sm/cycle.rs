@@ -158,15 +158,7 @@ impl Sm {
             let work = self.plan_cycle(&mut pipeline, cycle, final_reset)?;
             self.drive_core(&mut pipeline, &work);
             self.core.settle()?;
-            observer.cycle_view(
-                cycle,
-                &CycleView {
-                    sm: self,
-                    pipeline: &pipeline,
-                    records: &records,
-                    work: &work,
-                },
-            );
+            observer.cycle_view(cycle, &CycleView::new(self, &pipeline, &records, &work));
             self.record_pmu(&mut records, cycle, &work);
             self.core.step()?;
             if final_reset {

@@ -104,6 +104,12 @@ impl LaneWrites<'_> {
 }
 
 impl PassTag {
+    /// A GLD's or GST's pass with an active lane: the write stage shows
+    /// the PMU its first lane's address and data.
+    pub(super) fn accesses_memory(&self) -> bool {
+        matches!(self.op, op::GLD_U32 | op::GST_U32) && self.active != 0
+    }
+
     /// The control flow the pass's instruction retires with: the decoded
     /// op decides (a faulty decoder's, in a campaign), the instruction's
     /// control flow acts only under its own op.
@@ -143,7 +149,6 @@ impl Sm {
         let uut = self.core.view();
         // Write stalls execute until the cycle before it is free.
         pipeline.write_free_at = cycle + tag.write_cycles.max(1) - 1;
-        let is_memory = matches!(tag.op, op::GLD_U32 | op::GST_U32);
         let results: [u32; LANES] = uut.result;
         let any = tag.active != 0;
         let observed = &mut pipeline.observed;
@@ -151,7 +156,7 @@ impl Sm {
             any && (uut.exec_write || uut.exec_half_write || tag.op == op::GLD_U32);
         observed.global_load = any && tag.op == op::GLD_U32;
         observed.global_store = any && tag.op == op::GST_U32;
-        if is_memory && any {
+        if tag.accesses_memory() {
             let first = tag.active.trailing_zeros() as usize;
             observed.mem_address = results[first];
             observed.mem_data = if tag.op == op::GST_U32 {
