@@ -56,8 +56,14 @@ fn faults_list_names_every_site_by_unit() {
         .map(|u| u["faults"]["flip"].as_u64().unwrap_or(0))
         .sum();
     assert_eq!(flips, register_bits);
+    // Collapsed: more signals than sites, so more faults uncollapsed
+    // (a register and the output port it drives are one site).
+    let signals = list["signals"].as_u64().unwrap();
+    assert!(signals > sites.len() as u64, "{signals} signals");
+    assert!(list["faults_uncollapsed"].as_u64().unwrap() > total);
     let table = flexpmu(&["faults", "list", &sass], dir.path());
     assert!(stdout(&table).contains("the SM core's fault sites and faults"));
+    assert!(stdout(&table).contains(&format!("are {signals} signals of the design")));
 }
 
 #[test]

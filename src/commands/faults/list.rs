@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use flexpmu_eda::bench::peak_rss_kib;
 use flexpmu_sim::engine::compiled::faults::SiteKind;
+use flexpmu_studies::faults::list::uncollapsed_faults;
 use flexpmu_studies::faults::population::{population, sites_per_unit};
 use flexpmu_studies::faults::Model;
 
@@ -18,6 +19,8 @@ pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
     let all = campaign.fault_list(&Model::ALL, &[]);
     let sites = sites_per_unit(campaign.sites());
     let faults = population(&all);
+    let signals: usize = campaign.sites().iter().map(|s| s.signals).sum();
+    let (uncollapsed, collapsed) = uncollapsed_faults(campaign.sites(), &Model::ALL);
     if args.json {
         let site_list: Vec<serde_json::Value> = campaign
             .sites()
@@ -47,6 +50,8 @@ pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
                 "golden_cycles": campaign.golden().run.cycles,
                 "peak_rss_mib": peak_rss_kib() as f64 / 1024.0,
                 "faults": all.faults.len(),
+                "signals": signals,
+                "faults_uncollapsed": uncollapsed,
                 "units": units,
                 "sites": site_list,
             })
@@ -80,6 +85,11 @@ pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
         "{}: {} cycles fault-free; the SM core's fault sites and faults\n{table}",
         prepared.name,
         campaign.golden().run.cycles
+    );
+    outln!(
+        "collapsed: the {} sites are {signals} signals of the design (signals joined by plain assignment, as a port and the net it drives, are one site): {collapsed} faults instead of {uncollapsed} ({:.1} % fewer)",
+        campaign.sites().len(),
+        100.0 * (1.0 - collapsed as f64 / uncollapsed.max(1) as f64)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -109,10 +109,10 @@ impl Candidate {
 /// How a candidate's value is read, every cycle of every run: kept flat.
 #[derive(Clone, Copy, Debug)]
 pub struct Read {
-    from_state: bool,
-    index: usize,
-    shift: u32,
+    index: u32,
     mask: u32,
+    shift: u8,
+    from_state: bool,
     /// A level channel (else a toggle one).
     pub level: bool,
 }
@@ -125,8 +125,8 @@ impl Read {
         };
         Read {
             from_state,
-            index,
-            shift: candidate.offset as u32,
+            index: index as u32,
+            shift: candidate.offset as u8,
             mask: if candidate.width >= 32 {
                 u32::MAX
             } else {
@@ -140,14 +140,15 @@ impl Read {
     #[inline]
     pub fn value(&self, values: &[u64], state: &[u64]) -> u32 {
         let from = if self.from_state { state } else { values };
-        self.cut(from.get(self.index).copied().unwrap_or(0))
+        self.cut(from.get(self.index as usize).copied().unwrap_or(0))
     }
 
     /// Where it is read.
     pub fn source(&self) -> Source {
+        let index = self.index as usize;
         match self.from_state {
-            true => Source::Register(self.index),
-            false => Source::Node(self.index),
+            true => Source::Register(index),
+            false => Source::Node(index),
         }
     }
 

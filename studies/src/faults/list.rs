@@ -43,6 +43,21 @@ impl Model {
     }
 }
 
+/// The faults of `models` on `sites` if each signal were a site of its
+/// own, against the faults the list has: what collapsing signals joined
+/// by assignment saves.
+pub fn uncollapsed_faults(sites: &[FaultSite], models: &[Model]) -> (u64, u64) {
+    let mut uncollapsed = 0u64;
+    let mut collapsed = 0u64;
+    for site in sites {
+        let models = models.iter().filter(|m| m.applies_to(site)).count() as u64;
+        let faults = models * site.width as u64;
+        collapsed += faults;
+        uncollapsed += faults * site.signals as u64;
+    }
+    (uncollapsed, collapsed)
+}
+
 /// One fault of the list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FaultSpec {
@@ -260,12 +275,14 @@ mod tests {
                 width: 2,
                 unit: "decode".into(),
                 kind: SiteKind::Net(3),
+                signals: 1,
             },
             FaultSite {
                 name: "pmu.counters_0.count_reg.q".into(),
                 width: 3,
                 unit: "pmu".into(),
                 kind: SiteKind::Register(0),
+                signals: 2,
             },
         ]
     }
@@ -276,6 +293,8 @@ mod tests {
         // A net: sa0, sa1 per bit; a register: sa0, sa1, flip per bit.
         assert_eq!(all.faults.len(), 2 * 2 + 3 * 3);
         assert!(all.faults.iter().enumerate().all(|(i, f)| f.id == i as u64));
+        // The register is two signals: uncollapsed, its 9 faults twice.
+        assert_eq!(uncollapsed_faults(&all.sites, &Model::ALL), (4 + 18, 13));
         let pmu_flips = FaultList::new(sites(), &[Model::Flip], &["pmu".into()]);
         assert_eq!(
             pmu_flips.faults.iter().map(|f| f.id).collect::<Vec<_>>(),

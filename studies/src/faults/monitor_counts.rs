@@ -78,22 +78,16 @@ struct Pending {
     reset: u16,
 }
 
-/// One candidate's counting so far.
+/// One candidate's counting so far: what every run keeps (a faulty run
+/// steps it every cycle, so it stays small).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Slot {
+    /// Events in the cycles added so far.
+    events: u64,
     /// Its value in the last cycle seen (toggles).
     previous: u32,
     /// Whether the pending cycle is an event.
     pending: bool,
-    /// Events in the cycles added so far.
-    events: u64,
-    /// Bits that changed and cycles in which the value changed, after the
-    /// first cycle's value.
-    bit_toggles: u64,
-    changes: u64,
-    /// A digest of its value in every cycle seen: candidates with equal
-    /// digests show the same waveform.
-    digest: u64,
 }
 
 impl Slot {
@@ -109,6 +103,18 @@ impl Slot {
         };
         self.previous = value;
     }
+}
+
+/// One candidate's activity over a run (the golden run's only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Activity {
+    /// Bits that changed and cycles in which the value changed, after the
+    /// first cycle's value.
+    bit_toggles: u64,
+    changes: u64,
+    /// A digest of its value in every cycle seen: candidates with equal
+    /// digests show the same waveform.
+    digest: u64,
 }
 
 /// Adds a candidate's events since `start` (to `now`) to the channels
@@ -157,9 +163,9 @@ pub struct MonitorCounts {
     pending: Option<Pending>,
     /// Whether a cycle was seen.
     started: bool,
-    /// Whether the activity is counted (the golden run's only: a faulty
-    /// run spares the time).
-    activity: bool,
+    /// Per candidate, its activity, when counted (the golden run's
+    /// only: a faulty run spares the time; else empty).
+    activity: Vec<Activity>,
 }
 
 impl MonitorCounts {
@@ -173,14 +179,14 @@ impl MonitorCounts {
             last_reset: [None; CHANNELS],
             pending: None,
             started: false,
-            activity: false,
+            activity: Vec::new(),
         }
     }
 
     /// [`new`](Self::new), counting each candidate's activity too.
     pub fn with_activity(candidates: usize) -> MonitorCounts {
         MonitorCounts {
-            activity: true,
+            activity: vec![Activity::default(); candidates],
             ..MonitorCounts::new(candidates)
         }
     }
@@ -189,7 +195,7 @@ impl MonitorCounts {
     /// from the golden run's).
     pub fn counting_only(self) -> MonitorCounts {
         MonitorCounts {
-            activity: false,
+            activity: Vec::new(),
             ..self
         }
     }
@@ -197,6 +203,7 @@ impl MonitorCounts {
     /// About how many bytes a copy holds.
     pub fn bytes(&self) -> usize {
         self.slots.len() * (std::mem::size_of::<Slot>() + 8 + 4 * CHANNELS)
+            + self.activity.len() * std::mem::size_of::<Activity>()
             + std::mem::size_of::<Self>()
     }
 
@@ -216,19 +223,19 @@ impl MonitorCounts {
     /// (the toggle activity the thesis ranked signals by, as `flexpmu
     /// toggles` counts it).
     pub fn bit_toggles(&self) -> Vec<u64> {
-        self.slots.iter().map(|s| s.bit_toggles).collect()
+        self.activity.iter().map(|a| a.bit_toggles).collect()
     }
 
     /// Per candidate: cycles in which its value changed, after the first.
     pub fn changes(&self) -> Vec<u64> {
-        self.slots.iter().map(|s| s.changes).collect()
+        self.activity.iter().map(|a| a.changes).collect()
     }
 
     /// Per candidate: a digest of its values over the cycles seen (equal
     /// for signals with the same waveform, as `flexpmu toggles` merges
     /// them).
     pub fn digests(&self) -> Vec<u64> {
-        self.slots.iter().map(|s| s.digest).collect()
+        self.activity.iter().map(|a| a.digest).collect()
     }
 
     /// Sees one settled cycle of the core.
@@ -252,13 +259,11 @@ impl MonitorCounts {
         let seen = u64::from(self.started);
         self.started = true;
         let reads = candidates.reads();
-        if self.activity {
-            for (slot, read) in self.slots.iter_mut().zip(reads) {
-                let value = read.value(values, state);
-                slot.bit_toggles += seen * u64::from((value ^ slot.previous).count_ones());
-                slot.changes += seen & u64::from(value != slot.previous);
-                slot.digest = (slot.digest ^ u64::from(value)).wrapping_mul(0x0100_0000_01b3);
-            }
+        for ((activity, slot), read) in self.activity.iter_mut().zip(&self.slots).zip(reads) {
+            let value = read.value(values, state);
+            activity.bit_toggles += seen * u64::from((value ^ slot.previous).count_ones());
+            activity.changes += seen & u64::from(value != slot.previous);
+            activity.digest = (activity.digest ^ u64::from(value)).wrapping_mul(0x0100_0000_01b3);
         }
         for (slot, read) in self.slots.iter_mut().zip(reads) {
             slot.step(add, read.value(values, state), read.level);

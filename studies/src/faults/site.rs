@@ -19,6 +19,11 @@ pub struct FaultSite {
     /// One of [`UNITS`].
     pub unit: String,
     pub kind: SiteKind,
+    /// The design's signals it is (at least 1): signals joined by plain
+    /// assignment (a port and the net it drives, a register and the ports
+    /// its output reaches unchanged) are one node, so their faults are
+    /// one fault, simulated and reported once (fault collapsing).
+    pub signals: usize,
 }
 
 impl FaultSite {
@@ -30,6 +35,7 @@ impl FaultSite {
             width: site.width,
             unit: unit(site).to_string(),
             kind: site.kind,
+            signals: site.aliases.len().max(1),
         }
     }
 }

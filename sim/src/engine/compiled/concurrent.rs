@@ -12,65 +12,11 @@
 //! Results are those of a [`CompiledSim`] with the same fault armed, given
 //! the same inputs (the test below holds them equal cycle by cycle).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use super::faults::{arm, Armed, Fault, FaultError, Site};
+use super::readers::{Lists, Queue};
 use super::{CompiledSim, Instr};
-
-/// Lists per index, packed (`start[i]..start[i + 1]` in `items`).
-#[derive(Clone, Debug)]
-struct Lists {
-    start: Vec<u32>,
-    items: Vec<u32>,
-}
-
-impl Lists {
-    fn new(len: usize, pairs: impl Iterator<Item = (usize, usize)> + Clone) -> Lists {
-        let mut count = vec![0u32; len + 1];
-        for (i, _) in pairs.clone() {
-            count[i + 1] += 1;
-        }
-        for i in 0..len {
-            count[i + 1] += count[i];
-        }
-        let mut fill = count.clone();
-        let mut items = vec![0u32; count[len] as usize];
-        for (i, item) in pairs {
-            items[fill[i] as usize] = item as u32;
-            fill[i] += 1;
-        }
-        Lists {
-            start: count,
-            items,
-        }
-    }
-
-    fn of(&self, i: usize) -> &[u32] {
-        &self.items[self.start[i] as usize..self.start[i + 1] as usize]
-    }
-}
-
-/// The nodes waiting to be evaluated, lowest (earliest in topological
-/// order) first, each once per settle (`epoch`).
-#[derive(Clone, Debug, Default)]
-struct Queue {
-    queued: Vec<u32>,
-    heap: BinaryHeap<Reverse<u32>>,
-    epoch: u32,
-}
-
-impl Queue {
-    fn push_all(&mut self, nodes: &[u32]) {
-        for &node in nodes {
-            if self.queued[node as usize] != self.epoch {
-                self.queued[node as usize] = self.epoch;
-                self.heap.push(Reverse(node));
-            }
-        }
-    }
-}
 
 /// One faulty copy: its fault and the registers whose state differs from
 /// the good copy's.
@@ -143,13 +89,7 @@ impl Concurrent {
     pub fn new(good: &CompiledSim, watched: &[usize], watched_registers: &[usize]) -> Concurrent {
         let netlist = &good.netlist;
         let n = netlist.nodes.len();
-        let readers = Lists::new(
-            n,
-            good.tape.iter().enumerate().flat_map(|(i, instr)| {
-                let (ops, count) = instr.operands();
-                (0..count).map(move |k| (ops[k], i))
-            }),
-        );
+        let readers = Lists::readers(&good.tape);
         let state_readers = Lists::new(
             netlist.registers.len(),
             good.tape
@@ -203,10 +143,7 @@ impl Concurrent {
             watched_registers: watched_state,
             value: vec![0; n],
             stamp: vec![0; n],
-            queue: Queue {
-                queued: vec![0; n],
-                ..Queue::default()
-            },
+            queue: Queue::new(n),
             differing: Vec::new(),
             state: Vec::new(),
         }
@@ -285,11 +222,8 @@ impl Concurrent {
         good_state: &[u64],
         input_diff: &[(usize, u64)],
     ) -> Settled {
-        self.queue.epoch = self.queue.epoch.wrapping_add(1);
-        if self.queue.epoch == 0 {
+        if self.queue.next_round() {
             self.stamp.fill(0);
-            self.queue.queued.fill(0);
-            self.queue.epoch = 1;
         }
         self.differing.clear();
         // The copy's state this cycle: its differences, then its fault.
@@ -342,8 +276,7 @@ impl Concurrent {
             self.queue.push_all(&[node as u32]);
         }
         let epoch = self.queue.epoch;
-        while let Some(Reverse(i)) = self.queue.heap.pop() {
-            let i = i as usize;
+        while let Some(i) = self.queue.pop() {
             let mut x = match self.tape[i] {
                 Instr::Input(k) => input_diff
                     .iter()

@@ -2,9 +2,9 @@
 //! a design is a site with its hierarchical name; a fault forces a bit to
 //! 0 or 1 from a cycle on (stuck-at) or flips a register bit at a cycle
 //! (single-event upset). With a fault armed, register faults act on the
-//! state and, when a net fault changes a value, the evaluation loop
-//! re-evaluates the forced nodes' fan-out cone after the generated code
-//! (or every node, for a design without it); `step` then runs as settle
+//! state and, when a net fault changes a value, the nodes reading it are
+//! evaluated again after the generated code, as far as values change (or
+//! the loop evaluates every node, for a design without it); `step` then runs as settle
 //! and clock. Which site belongs to which unit is a study's business.
 
 use flexpmu_export::monitor_wiring::wiring_name;

@@ -425,7 +425,7 @@ mod faults {
         assert!(sites.iter().any(|s| s.port && s.name == "sm_warp_pc"));
     }
 
-    /// Under a fault, generated code plus the forced nodes' fan-out cone
+    /// Under a fault, generated code plus the net faults' changes carried on
     /// equals the evaluation loop on every node, in every cycle: the SM
     /// core, random inputs, stuck-at faults on nets and registers across
     /// the units, and two faults at once.
