@@ -25,6 +25,51 @@ pub struct FaultyCopy {
     fault: Armed,
     /// (register, state), by register.
     diff: Vec<(u32, u64)>,
+    memo: Memo,
+}
+
+/// A copy's last settle, kept to be found again: most copies, most
+/// cycles, start from the same differences as in the cycle before and
+/// read good values that did not change, and then find the same values.
+#[derive(Clone, Debug, Default)]
+struct Memo {
+    valid: bool,
+    /// What the settle started from: the copy's state where it may
+    /// differ (its fault applied) with the good state there, the inputs
+    /// where they differ, whether its net fault forced its node ...
+    state: Vec<(u32, u64, u64)>,
+    inputs: Vec<(usize, u64)>,
+    forcing: bool,
+    /// ... and every good value it read: (node, value).
+    read: Vec<(u32, u64)>,
+    /// What it found: the differing nodes' values.
+    differing: Vec<(u32, u64)>,
+    settled: Settled,
+}
+
+impl Memo {
+    /// Whether a settle from `state` (with the good `good_state`),
+    /// `inputs` and `forcing`, over `good_values`, finds what this one
+    /// found.
+    fn holds(
+        &self,
+        state: &[(u32, u64)],
+        good_state: &[u64],
+        inputs: &[(usize, u64)],
+        forcing: bool,
+        good_values: &[u64],
+    ) -> bool {
+        self.valid
+            && self.forcing == forcing
+            && self.inputs == inputs
+            && self.state.len() == state.len()
+            && self
+                .state
+                .iter()
+                .zip(state)
+                .all(|(&(r, v, g), &(r2, v2))| r == r2 && v == v2 && good_state[r as usize] == g)
+            && self.read.iter().all(|&(n, v)| good_values[n as usize] == v)
+    }
 }
 
 impl FaultyCopy {
@@ -55,6 +100,8 @@ pub struct Settled {
     pub registers_differ: bool,
     /// Nodes whose value differs from the good copy's.
     pub nodes_differing: usize,
+    /// Found as the copy's last settle found it: nothing it read changed.
+    pub reused: bool,
 }
 
 /// The evaluation of faulty copies against a good copy of one design.
@@ -206,6 +253,7 @@ impl Concurrent {
         Ok(FaultyCopy {
             fault: arm(sites, fault)?,
             diff: Vec::new(),
+            memo: Memo::default(),
         })
     }
 
@@ -260,6 +308,26 @@ impl Concurrent {
             } if cycle >= *from => forced_node = Some((*node, *mask, *value)),
             _ => {}
         }
+        let epoch = self.queue.epoch;
+        let memo = &mut copy.memo;
+        if memo.holds(
+            &self.state,
+            good_state,
+            input_diff,
+            forced_node.is_some(),
+            good_values,
+        ) {
+            for &(node, value) in &memo.differing {
+                self.value[node as usize] = value;
+                self.stamp[node as usize] = epoch;
+                self.differing.push(node);
+            }
+            return Settled {
+                reused: true,
+                ..memo.settled
+            };
+        }
+        memo.read.clear();
         // Seeds: the nodes reading a differing register or input, the
         // forced node.
         let mut settled = Settled::default();
@@ -275,9 +343,9 @@ impl Concurrent {
         if let Some((node, _, _)) = forced_node {
             self.queue.push_all(&[node as u32]);
         }
-        let epoch = self.queue.epoch;
         while let Some(i) = self.queue.pop() {
-            let mut x = match self.tape[i] {
+            let instr = self.tape[i];
+            let mut x = match instr {
                 Instr::Input(k) => input_diff
                     .iter()
                     .find(|&&(j, _)| j == k)
@@ -296,6 +364,15 @@ impl Concurrent {
                     x = (x & !mask) | value;
                 }
             }
+            // What this depended on: the node's good value and its
+            // operands' where they are good.
+            memo.read.push((i as u32, good_values[i]));
+            let (operands, count) = instr.operands();
+            for &n in &operands[..count] {
+                if self.stamp[n] != epoch {
+                    memo.read.push((n as u32, good_values[n]));
+                }
+            }
             if x != good_values[i] {
                 self.value[i] = x;
                 self.stamp[i] = epoch;
@@ -306,6 +383,20 @@ impl Concurrent {
         }
         settled.nodes_differing = self.differing.len();
         settled.watched_differ |= settled.registers_differ;
+        memo.valid = true;
+        memo.forcing = forced_node.is_some();
+        memo.inputs.clear();
+        memo.inputs.extend_from_slice(input_diff);
+        memo.state.clear();
+        memo.state.extend(
+            self.state
+                .iter()
+                .map(|&(r, v)| (r, v, good_state[r as usize])),
+        );
+        memo.differing.clear();
+        memo.differing
+            .extend(self.differing.iter().map(|&n| (n, self.value[n as usize])));
+        memo.settled = settled;
         settled
     }
 

@@ -40,11 +40,11 @@ use crate::faults::outcome::Outcome;
 
 /// Faults in a group, at most: a copy costs a fraction of a microsecond
 /// a cycle beside the golden run's few.
-pub(super) const GROUP_SIZE: usize = 64;
+pub(super) const GROUP_SIZE: usize = 128;
 
 /// What a copy's harness may differ by, at most (registers of threads,
 /// memory words): past it, the copy leaves its group and runs alone. A
-/// group holds at most `GROUP_SIZE` times this much (64 MiB).
+/// group holds at most `GROUP_SIZE` times this much (128 MiB).
 const HARNESS_BYTES: usize = 1 << 20;
 
 /// Where a fault's run goes on alone from: a golden checkpoint's cycle,
@@ -423,12 +423,15 @@ impl RunObserver for GroupWatch<'_> {
                         own.insert(at, (candidate, counts.candidate(candidate as usize)));
                     }
                 };
-                for &node in concurrent.differing() {
-                    by.node[node as usize].iter().for_each(|&c| touch(c));
-                }
-                for &(r, value) in concurrent.registers_differing() {
-                    if value != state[r as usize] {
-                        by.register[r as usize].iter().for_each(|&c| touch(c));
+                // A settle found again touches what it touched then.
+                if !settled.reused {
+                    for &node in concurrent.differing() {
+                        by.node[node as usize].iter().for_each(|&c| touch(c));
+                    }
+                    for &(r, value) in concurrent.registers_differing() {
+                        if value != state[r as usize] {
+                            by.register[r as usize].iter().for_each(|&c| touch(c));
+                        }
                     }
                 }
                 let reads = matrix.candidates.reads();

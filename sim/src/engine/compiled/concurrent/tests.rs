@@ -13,7 +13,8 @@ use flexpmu_export::registry;
 /// flips, at random cycles; half the copies also get inputs of their own
 /// (a copy whose behavioural units went their own way). Every node's
 /// value, every register, and whether an output differs, as a faulty
-/// [`CompiledSim`] has them.
+/// [`CompiledSim`] has them, whether a settle evaluated or found its last
+/// result again.
 #[test]
 fn concurrent_copies_equal_faulty_simulations() {
     for (design_name, trials, seed) in [("sm-core", 60, 11), ("pmu", 30, 12)] {
@@ -29,6 +30,7 @@ fn concurrent_copies_equal_faulty_simulations() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let inputs = good.netlist().inputs.clone();
         let mut spread = 0usize;
+        let mut reused = 0usize;
         for trial in 0..trials {
             let mut good = good.clone();
             let mut reference = good.clone();
@@ -77,6 +79,7 @@ fn concurrent_copies_equal_faulty_simulations() {
                 let settled =
                     concurrent.settle(&mut copy, cycle, &good.values, &good.state, &input_diff);
                 spread += settled.nodes_differing;
+                reused += usize::from(settled.reused && settled.nodes_differing > 0);
                 for node in 0..good.values.len() {
                     assert_eq!(
                         concurrent.value(node, &good.values),
@@ -106,7 +109,10 @@ fn concurrent_copies_equal_faulty_simulations() {
                 );
             }
         }
-        // The faults did spread: the test saw copies that differ.
+        // The faults did spread: the test saw copies that differ, and
+        // copies whose differences were found again from their last
+        // settle (inputs held still).
         assert!(spread > 1000, "{spread}");
+        assert!(reused > 100, "{design_name}: {reused} settles reused");
     }
 }
