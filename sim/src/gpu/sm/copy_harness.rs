@@ -66,6 +66,21 @@ impl HarnessDiff {
             && self.pmu_reads.is_empty()
     }
 
+    /// Global memory words differ from the golden run's.
+    pub fn memory_differs(&self) -> bool {
+        !self.memory.is_empty()
+    }
+
+    /// PMEVENT reads were written with other values.
+    pub fn reads_differ(&self) -> bool {
+        !self.pmu_reads.is_empty()
+    }
+
+    /// Registers or flags of some thread differ.
+    pub fn threads_differ(&self) -> bool {
+        !self.threads.is_empty()
+    }
+
     /// About how many bytes it holds.
     pub fn bytes(&self) -> usize {
         self.threads.len() * (std::mem::size_of::<ThreadState>() + 16)
@@ -200,6 +215,20 @@ impl<'a> CycleView<'a> {
             .write_back
             .as_ref()
             .is_some_and(|wb| wb.tag.accesses_memory())
+    }
+
+    /// The run's last cycle, the reset after the kernel: the registers
+    /// as they are now (before its edge) hold the counts at the kernel's
+    /// end ([`SmRun::counters_at_end`](super::SmRun::counters_at_end)).
+    pub fn final_reset(&self) -> bool {
+        self.work.final_reset
+    }
+
+    /// The counts at the kernel's end of a copy whose register `r` holds
+    /// `register(r)`, in the final reset's cycle (compiled engine).
+    pub fn copy_counters_at_end(&self, register: impl Fn(usize) -> u64) -> Option<Vec<u64>> {
+        let registers = self.sm.core.counter_registers()?;
+        Some(registers.iter().map(|&r| register(r)).collect())
     }
 
     /// Before a copy settles in this cycle: its read stage's operands, if

@@ -548,6 +548,15 @@ impl CoreSim {
         Some(core.at.result.map(|k| outputs[k].node))
     }
 
+    /// The registers of the 16 counters' counts (compiled engine): what
+    /// [`counts`](Self::counts) reads.
+    pub(super) fn counter_registers(&self) -> Option<[usize; 16]> {
+        match &self.on {
+            CoreOn::Compiled(core) => Some(core.at.counters),
+            CoreOn::RustHdl(_) => None,
+        }
+    }
+
     /// Propagates the inputs (no clock edge).
     pub(super) fn settle(&mut self) -> Result<(), SmError> {
         match &mut self.on {

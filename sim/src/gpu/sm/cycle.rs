@@ -225,6 +225,7 @@ impl Sm {
         let Phase::Running { round } = pipeline.phase else {
             return Ok(CycleWork {
                 reset,
+                final_reset,
                 ..CycleWork::default()
             });
         };
@@ -280,6 +281,7 @@ impl Sm {
         let issue = self.schedule(pipeline, cycle, round)?;
         Ok(CycleWork {
             reset,
+            final_reset,
             write_back,
             read_done,
             new_pass,

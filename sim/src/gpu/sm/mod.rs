@@ -242,6 +242,8 @@ struct Records {
 #[derive(Default)]
 struct CycleWork {
     reset: bool,
+    /// The reset after the kernel: the run's last cycle.
+    final_reset: bool,
     /// The pass execute completed, for the write stage.
     write_back: Option<WriteBack>,
     /// The read stage sends its pass to execute.

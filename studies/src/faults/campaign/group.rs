@@ -42,10 +42,11 @@ use crate::faults::outcome::Outcome;
 /// a cycle beside the golden run's few.
 pub(super) const GROUP_SIZE: usize = 128;
 
-/// What a copy's harness may differ by, at most (registers of threads,
-/// memory words): past it, the copy leaves its group and runs alone. A
-/// group holds at most `GROUP_SIZE` times this much (128 MiB).
-const HARNESS_BYTES: usize = 1 << 20;
+/// What a group's copies' harnesses may differ by, at most, together
+/// (registers of threads, memory words): a copy that would pass it leaves
+/// its group and runs alone. (A PMEVENT read that differs in every
+/// thread of the thesis launch is about 1 MiB.)
+const GROUP_HARNESS_BYTES: usize = 256 << 20;
 
 /// Where a fault's run goes on alone from: a golden checkpoint's cycle,
 /// the copy's registers there and its own candidates' counting.
@@ -90,6 +91,8 @@ struct Member {
     /// The cycle it first showed the harness a difference (it leaves
     /// then, or `eject_delay` cycles later in the identity test's mutant).
     differs_since: Option<u64>,
+    /// Its counts at the kernel's end, once carried to the final reset.
+    counters_at_end: Option<Vec<u64>>,
 }
 
 impl Member {
@@ -240,6 +243,7 @@ impl Campaign {
                     snapshot: None,
                     first_divergence: None,
                     differs_since: None,
+                    counters_at_end: None,
                 })
             })
             .collect::<Result<Vec<_>, SmError>>()?;
@@ -278,9 +282,14 @@ impl Campaign {
         if stop.load(Ordering::Relaxed) {
             return Ok(());
         }
-        // Still riding at the golden run's end: their runs end alone.
-        for member in watch.members.drain(..) {
-            (watch.finished)(Finished::Alone(member.alone()));
+        // Still riding at the golden run's end: each ran as the golden
+        // run did, with its own data and counts.
+        for member in std::mem::take(&mut watch.members) {
+            let finished = match watch.result_at_end(&member) {
+                Some(result) => Finished::Result(result),
+                None => Finished::Alone(member.alone()),
+            };
+            (watch.finished)(finished);
         }
         Ok(())
     }
@@ -334,6 +343,47 @@ struct GroupWatch<'a> {
 }
 
 impl GroupWatch<'_> {
+    /// The result of `member`, carried to the golden run's end: what a
+    /// run alone would find, from the golden run and the copy's
+    /// differences (its data, its counts at the kernel's end, its
+    /// candidates' counting), as [`classify`](crate::faults::outcome::classify)
+    /// orders them.
+    fn result_at_end(&self, member: &Member) -> Option<FaultResult> {
+        let campaign = self.campaign;
+        let golden = &campaign.golden.run;
+        let counts = member.counters_at_end.as_ref()?;
+        let counters = counts
+            .iter()
+            .zip(&golden.counters_at_end)
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .fold(0u16, |mask, (i, _)| mask | 1 << i);
+        let harness = &member.harness;
+        let outcome = if harness.memory_differs() {
+            Outcome::Sdc
+        } else if harness.reads_differ() {
+            Outcome::Pmu
+        } else if counters != 0 {
+            Outcome::Counters
+        } else if harness.threads_differ() || member.first_divergence.is_some() {
+            Outcome::Latent
+        } else {
+            Outcome::Masked
+        };
+        let revealed = match (campaign.golden_counts(), &self.counts) {
+            (Some(golden_counts), Some(counts)) => {
+                golden_counts.row_of_completed(&counts.with_candidates(&member.own), golden.cycles)
+            }
+            _ => Default::default(),
+        };
+        Some(FaultResult {
+            first_divergence: member.first_divergence,
+            counters_differing: counters,
+            revealed,
+            ..campaign.result(&member.fault, member.cycle, outcome)
+        })
+    }
+
     /// Whether the golden harness can carry a copy settled with `inputs`.
     fn carries(&mut self, inputs: &[(usize, u64)]) -> bool {
         inputs.iter().all(|&(k, _)| {
@@ -353,6 +403,7 @@ impl RunObserver for GroupWatch<'_> {
         };
         let delay = self.campaign.eject_delay;
         let resettle = view.memory_write_back();
+        let mut harness_bytes = 0;
         let mut i = 0;
         while i < self.members.len() {
             let member = &mut self.members[i];
@@ -383,9 +434,10 @@ impl RunObserver for GroupWatch<'_> {
                 Err(_) => false,
             };
             carried &= inputs.is_empty() || self.carries(&inputs);
-            // A copy whose data differ too widely runs alone: a group's
+            // Copies whose data differ too widely run alone: a group's
             // memory stays bounded.
-            carried &= self.members[i].harness.bytes() <= HARNESS_BYTES;
+            let bytes = self.members[i].harness.bytes();
+            carried &= harness_bytes + bytes <= GROUP_HARNESS_BYTES;
             let member = &mut self.members[i];
             if settled.watched_differ || !carried {
                 // Where it differs: an output (the first divergence), and
@@ -412,6 +464,12 @@ impl RunObserver for GroupWatch<'_> {
                 let member = self.members.swap_remove(i);
                 (self.finished)(Finished::Alone(member.alone()));
                 continue;
+            }
+            harness_bytes += bytes;
+            if view.final_reset() {
+                let concurrent = &self.concurrent;
+                member.counters_at_end =
+                    view.copy_counters_at_end(|r| concurrent.register(r, state));
             }
             if let (Some(counts), Some(by), Some(matrix)) =
                 (&self.counts, &self.by_source, &self.campaign.matrix)
