@@ -409,17 +409,10 @@ impl CompiledSim {
             return;
         };
         self.queue.next_round();
-        let cycle = self.cycle;
-        for fault in &self.faults {
-            if let faults::Armed::Node {
-                node,
-                mask,
-                value,
-                from,
-            } = *fault
-            {
-                let forced = (self.values[node] & !mask) | value;
-                if cycle >= from && forced != self.values[node] {
+        for k in 0..self.faults.len() {
+            if let faults::Armed::Node { node, .. } = self.faults[k] {
+                let forced = self.forced_value(node, self.values[node]);
+                if forced != self.values[node] {
                     self.values[node] = forced;
                     self.queue.push_all(readers.of(node));
                 }
@@ -500,17 +493,23 @@ impl CompiledSim {
             instr => instr.eval(|n| v[n]),
         };
         if self.forced[i] {
-            for fault in &self.faults {
-                if let faults::Armed::Node {
-                    node,
-                    mask,
-                    value,
-                    from,
-                } = *fault
-                {
-                    if node == i && self.cycle >= from {
-                        x = (x & !mask) | value;
-                    }
+            x = self.forced_value(i, x);
+        }
+        x
+    }
+
+    /// `x`, node `i`'s value, with the net faults acting on it applied.
+    fn forced_value(&self, i: usize, mut x: u64) -> u64 {
+        for fault in &self.faults {
+            if let faults::Armed::Node {
+                node,
+                mask,
+                value,
+                from,
+            } = *fault
+            {
+                if node == i && self.cycle >= from {
+                    x = (x & !mask) | value;
                 }
             }
         }
