@@ -262,6 +262,68 @@ mod constructs {
 fn kit_files(decode_wrapper: Option<PathBuf>) -> Vec<PathBuf> {
     let kit = common::folder().join("flexgripplus");
     let mut list = vec![kit.join("testbench/gpgpu_package_standin.vhd")];
+    list.extend(kit_exports());
+    list.push(kit.join("flexpmu_fgp.vhd"));
+    list.push(decode_wrapper.unwrap_or_else(|| kit.join("flexpmu_fgp_decode_hook.vhd")));
+    list.push(kit.join("flexpmu_fgp_execute_hook.vhd"));
+    list.push(kit.join("flexpmu_fgp_pmu.vhd"));
+    list.push(kit.join("testbench/tb_flexpmu_fgp_kit.vhd"));
+    list
+}
+
+/// The kit's README analysis command, analysed as written: its
+/// placeholders stand for the stand-in package, the exported files the
+/// wrappers instantiate, and a stand-in `streaming_multiprocessor` that
+/// uses the kit (as the edited FlexGripPlus file does); it elaborates.
+#[test]
+fn flexgripplus_kit_analyses_in_its_readmes_order() {
+    let kit = common::folder().join("flexgripplus");
+    let readme = std::fs::read_to_string(kit.join("README.md")).unwrap();
+    let section = &readme[readme.find("## Compiling").expect("a Compiling section")..];
+    let block = section.split("```").nth(1).expect("an analysis command");
+    let command = block.replace("\\\n", " ");
+    let mut words = command.split_whitespace().peekable();
+    assert_eq!(words.next(), Some("ghdl"));
+    let mut files = Vec::new();
+    let mut placeholder = String::new();
+    for word in words {
+        if word.starts_with('-') && placeholder.is_empty() {
+            continue;
+        }
+        if word.starts_with('<') || !placeholder.is_empty() {
+            placeholder = format!("{placeholder} {word}").trim().to_string();
+            if !word.ends_with('>') {
+                continue;
+            }
+            match placeholder.as_str() {
+                "<FlexGripPlus' gpgpu_package.vhd>" => {
+                    files.push(kit.join("testbench/gpgpu_package_standin.vhd"))
+                }
+                "<the exported files listed above>" => files.extend(kit_exports()),
+                "<the other FlexGripPlus files>" => files.push(
+                    common::root().join("eda/tests/vhdl/streaming_multiprocessor_standin.vhd"),
+                ),
+                other => panic!("the README's command has an unknown placeholder {other}"),
+            }
+            placeholder.clear();
+            continue;
+        }
+        let file = word.strip_prefix("flexgripplus/").expect("a kit file");
+        files.push(kit.join(file));
+    }
+    assert!(placeholder.is_empty(), "unclosed placeholder {placeholder}");
+    ghdl::check_with(
+        &files,
+        &["streaming_multiprocessor"],
+        ghdl::FLEXGRIPPLUS_FLAGS,
+    )
+    .unwrap();
+}
+
+/// The exported files the kit's wrappers instantiate, each once, leaves
+/// first.
+fn kit_exports() -> Vec<PathBuf> {
+    let mut list = Vec::new();
     for name in ["decode-hook-async", "execute-hook", "pmu"] {
         for file in files(registry::get(name), Language::Vhdl) {
             if !list.contains(&file) {
@@ -269,11 +331,6 @@ fn kit_files(decode_wrapper: Option<PathBuf>) -> Vec<PathBuf> {
             }
         }
     }
-    list.push(kit.join("flexpmu_fgp.vhd"));
-    list.push(decode_wrapper.unwrap_or_else(|| kit.join("flexpmu_fgp_decode_hook.vhd")));
-    list.push(kit.join("flexpmu_fgp_execute_hook.vhd"));
-    list.push(kit.join("flexpmu_fgp_pmu.vhd"));
-    list.push(kit.join("testbench/tb_flexpmu_fgp_kit.vhd"));
     list
 }
 
