@@ -108,16 +108,7 @@ pub fn differences(golden: &SmRun, faulty: &SmRun) -> Differences {
     d.reads = (0..reads)
         .filter(|&i| golden.pmu_reads.get(i).map(read_key) != faulty.pmu_reads.get(i).map(read_key))
         .collect();
-    for (i, (a, b)) in golden
-        .counters_at_end
-        .iter()
-        .zip(&faulty.counters_at_end)
-        .enumerate()
-    {
-        if a != b {
-            d.counters |= 1 << i;
-        }
-    }
+    d.counters = counters_differing(&golden.counters_at_end, &faulty.counters_at_end);
     d.threads = differing_threads(&golden.threads, &faulty.threads);
     if golden.cycles != faulty.cycles {
         d.cycles = Some((golden.cycles, faulty.cycles));
@@ -135,17 +126,40 @@ pub fn classify(golden: &SmRun, run: &Result<SmRun, SmError>, diverged: bool) ->
         Err(_) => Outcome::Unmodelled,
         Ok(faulty) => {
             let d = differences(golden, faulty);
-            if d.memory_differs {
-                Outcome::Sdc
-            } else if !d.reads.is_empty() {
-                Outcome::Pmu
-            } else if d.counters != 0 {
-                Outcome::Counters
-            } else if !d.threads.is_empty() || d.cycles.is_some() || diverged {
-                Outcome::Latent
-            } else {
-                Outcome::Masked
-            }
+            completed_outcome(
+                d.memory_differs,
+                !d.reads.is_empty(),
+                d.counters,
+                !d.threads.is_empty() || d.cycles.is_some() || diverged,
+            )
         }
+    }
+}
+
+/// Bit i: counter i's end value differs between two runs.
+pub fn counters_differing(golden: &[u64], faulty: &[u64]) -> u16 {
+    golden
+        .iter()
+        .zip(faulty)
+        .enumerate()
+        .filter(|(_, (a, b))| a != b)
+        .fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
+/// The outcome of a run that completed, by the first check that sees it:
+/// its memory differs, a PMEVENT read does, a counter's end value does
+/// (`counters`), or only registers, timing or the core's outputs
+/// (`latent`).
+pub fn completed_outcome(memory: bool, reads: bool, counters: u16, latent: bool) -> Outcome {
+    if memory {
+        Outcome::Sdc
+    } else if reads {
+        Outcome::Pmu
+    } else if counters != 0 {
+        Outcome::Counters
+    } else if latent {
+        Outcome::Latent
+    } else {
+        Outcome::Masked
     }
 }

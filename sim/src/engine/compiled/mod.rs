@@ -492,7 +492,8 @@ impl CompiledSim {
             Instr::State(k) => self.state[k],
             instr => instr.eval(|n| v[n]),
         };
-        if self.forced[i] {
+        // The loop without faults reads no more than their count.
+        if !self.faults.is_empty() && self.forced[i] {
             x = self.forced_value(i, x);
         }
         x

@@ -10,15 +10,16 @@
 //! writes). A copy leaves the group in the first cycle it would show the
 //! harness something else it reads (decode's fields, handshakes, the
 //! PMU's selector, a channel's window), take a branch elsewhere, fail a
-//! memory access the golden run does not, or differ by more than
-//! `HARNESS_BYTES`; its run goes on alone from its last checkpoint: the
-//! golden run's there with the copy's registers and harness, on the
-//! serial path ([`Campaign::run_alone`]). At a checkpoint where a copy is
-//! in the golden run's state and its fault cannot act again, it stops, as
-//! a run alone would (latent if an output differed on the way, masked if
-//! not). A copy still riding at the golden run's end finishes alone from
-//! the last checkpoint. Every result is the one a run alone gives (a test
-//! holds them equal, fault by fault).
+//! memory access the golden run does not, or take its group's carried
+//! data past `GROUP_HARNESS_BYTES`; its run goes on alone from its last
+//! checkpoint: the golden run's there with the copy's registers and
+//! harness, on the serial path ([`Campaign::run_alone`]). At a checkpoint
+//! where a copy is in the golden run's state and its fault cannot act
+//! again, it stops, as a run alone would (latent if an output differed on
+//! the way, masked if not). A copy still riding at the golden run's end
+//! ran as the golden run did: its result is the golden run's with its
+//! differences. Every result is the one a run alone gives (a test holds
+//! them equal, fault by fault).
 //!
 //! With the matrix on, a copy counts its candidates as the golden run
 //! does, except those whose values differ from the golden run's: it
@@ -36,7 +37,7 @@ use crate::faults::candidates::Source;
 use crate::faults::list::{FaultSpec, Model};
 use crate::faults::matrix::Matrix;
 use crate::faults::monitor_counts::{CandidateCounts, MonitorCounts};
-use crate::faults::outcome::Outcome;
+use crate::faults::outcome::{completed_outcome, counters_differing, Outcome};
 
 /// Faults in a group, at most: a copy costs a fraction of a microsecond
 /// a cycle beside the golden run's few.
@@ -346,30 +347,20 @@ impl GroupWatch<'_> {
     /// The result of `member`, carried to the golden run's end: what a
     /// run alone would find, from the golden run and the copy's
     /// differences (its data, its counts at the kernel's end, its
-    /// candidates' counting), as [`classify`](crate::faults::outcome::classify)
-    /// orders them.
+    /// candidates' counting), judged as [`classify`](crate::faults::outcome::classify)
+    /// judges a completed run.
     fn result_at_end(&self, member: &Member) -> Option<FaultResult> {
         let campaign = self.campaign;
         let golden = &campaign.golden.run;
         let counts = member.counters_at_end.as_ref()?;
-        let counters = counts
-            .iter()
-            .zip(&golden.counters_at_end)
-            .enumerate()
-            .filter(|(_, (a, b))| a != b)
-            .fold(0u16, |mask, (i, _)| mask | 1 << i);
+        let counters = counters_differing(&golden.counters_at_end, counts);
         let harness = &member.harness;
-        let outcome = if harness.memory_differs() {
-            Outcome::Sdc
-        } else if harness.reads_differ() {
-            Outcome::Pmu
-        } else if counters != 0 {
-            Outcome::Counters
-        } else if harness.threads_differ() || member.first_divergence.is_some() {
-            Outcome::Latent
-        } else {
-            Outcome::Masked
-        };
+        let outcome = completed_outcome(
+            harness.memory_differs(),
+            harness.reads_differ(),
+            counters,
+            harness.threads_differ() || member.first_divergence.is_some(),
+        );
         let revealed = match (campaign.golden_counts(), &self.counts) {
             (Some(golden_counts), Some(counts)) => {
                 golden_counts.row_of_completed(&counts.with_candidates(&member.own), golden.cycles)
