@@ -15,3 +15,33 @@ pub const FIGURE_3_1_PATH: &str = "examples/thesis_fig3_1.scn";
 pub fn appendix_a_program() -> anyhow::Result<Vec<u32>> {
     Ok(flexpmu_isa::asm::assemble(APPENDIX_A, APPENDIX_A_PATH)?.values())
 }
+
+/// The rbe suite (`examples/rbe/`), as paths and sources: `testgen`'s
+/// baselines (but `selectors.sass`, whose core is built with its own
+/// monitor map: its faults are not the same).
+pub const RBE_SUITE: [(&str, &str); 6] = [
+    (
+        "examples/rbe/divergence.sass",
+        include_str!("../examples/rbe/divergence.sass"),
+    ),
+    (
+        "examples/rbe/instructions.sass",
+        include_str!("../examples/rbe/instructions.sass"),
+    ),
+    (
+        "examples/rbe/memory.sass",
+        include_str!("../examples/rbe/memory.sass"),
+    ),
+    (
+        "examples/rbe/operands.sass",
+        include_str!("../examples/rbe/operands.sass"),
+    ),
+    (
+        "examples/rbe/passes.sass",
+        include_str!("../examples/rbe/passes.sass"),
+    ),
+    (
+        "examples/rbe/warp_switch.sass",
+        include_str!("../examples/rbe/warp_switch.sass"),
+    ),
+];

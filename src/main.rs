@@ -57,6 +57,10 @@ enum Command {
     /// work; bounded by construction) for the vector-addition launch, to
     /// run campaigns on.
     RandomKernel(random_kernel::RandomKernelArgs),
+    /// Generate a test program: evolve kernels that catch the most faults
+    /// by their output and PMU reads (fault campaigns judge them), then
+    /// measure the best on every fault beside the baselines.
+    Testgen(testgen::TestgenArgs),
     /// Validate the event counters: run representative benchmarks (rbe)
     /// over loop counts, compare each counter with the count its rbe
     /// derives, fit the discrepancies (exit 1 if any counter is not
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => disasm::disasm(&args),
         Command::Faults(args) => faults::faults(&args),
         Command::RandomKernel(args) => random_kernel::random_kernel(&args),
+        Command::Testgen(args) => testgen::testgen(&args),
         Command::Validate(args) => validate::validate(&args),
     };
     match result {

@@ -11,6 +11,7 @@ pub mod random_kernel;
 pub mod run;
 pub mod sim;
 pub mod synth;
+pub mod testgen;
 pub mod toggles;
 pub mod validate;
 pub mod verify;

@@ -8,7 +8,9 @@
 //! * [`validate`]: the event-monitor validation procedure, automated on
 //!   the SM slice with representative benchmarks;
 //! * [`programs`]: kernels flexpmu makes to run them on (random structured
-//!   programs).
+//!   programs);
+//! * [`testgen`]: test programs evolved to catch faults by their output
+//!   and counter reads, judged by fault campaigns.
 //!
 //! `flexpmu-sim` provides the mechanism a study needs (copy an SM, arm a
 //! fault, checkpoints, state comparison, the reference ISS); the policy —
@@ -17,4 +19,5 @@
 
 pub mod faults;
 pub mod programs;
+pub mod testgen;
 pub mod validate;

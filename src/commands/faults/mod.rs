@@ -295,7 +295,27 @@ fn models(arg: ModelArg) -> Vec<Model> {
     }
 }
 
-fn table(header: &[&str]) -> comfy_table::Table {
+/// `--unit` values checked, or the GPU proper (decode, execute, ports)
+/// when none is given.
+pub(crate) fn units_or_gpu_proper(units: &[String]) -> Result<Vec<String>> {
+    use flexpmu_studies::faults::monitor_selection::GPU_PROPER;
+    use flexpmu_studies::faults::UNITS;
+    for unit in units {
+        if !UNITS.contains(&unit.as_str()) {
+            bail!(
+                "--unit {}: expected one of {}",
+                flexpmu_isa::source::shorten(unit),
+                UNITS.join(", ")
+            );
+        }
+    }
+    Ok(match units.is_empty() {
+        true => GPU_PROPER.iter().map(|u| u.to_string()).collect(),
+        false => units.to_vec(),
+    })
+}
+
+pub(crate) fn table(header: &[&str]) -> comfy_table::Table {
     let mut table = comfy_table::Table::new();
     table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     table.set_header(header.to_vec());

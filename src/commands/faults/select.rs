@@ -12,12 +12,9 @@ use flexpmu_studies::faults::candidates::Candidate;
 use flexpmu_studies::faults::merge::merge_read;
 use flexpmu_studies::faults::monitor_selection::{
     branch_and_bound, common_candidates, curve, greedy_selectors, monitor_map, on_channels,
-    ordered, random_maps, ranked_by_activity, today, Kernel, Pair, Pick, GPU_PROPER,
+    ordered, random_maps, ranked_by_activity, today, Kernel, Pair, Pick,
 };
 use flexpmu_studies::faults::results_file::{read_results, ResultsFile};
-use flexpmu_studies::faults::UNITS;
-
-use flexpmu_isa::source::shorten;
 
 use crate::output::{check_output, check_outputs_in, write_output};
 
@@ -105,20 +102,7 @@ struct Row {
 }
 
 pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
-    let units: Vec<String> = if args.units.is_empty() {
-        GPU_PROPER.iter().map(|u| u.to_string()).collect()
-    } else {
-        args.units.clone()
-    };
-    for unit in &units {
-        if !UNITS.contains(&unit.as_str()) {
-            bail!(
-                "--unit {}: expected one of {}",
-                shorten(unit),
-                UNITS.join(", ")
-            );
-        }
-    }
+    let units = super::units_or_gpu_proper(&args.units)?;
     if !(1..=16).contains(&args.counters) {
         bail!(
             "--counters {}: expected 1 to 16 (the PMU's channels)",

@@ -1,0 +1,454 @@
+//! `flexpmu testgen`: evolve a test program that catches the most faults
+//! by its output and its PMU reads, then measure it with a full campaign
+//! beside the baselines (`flexpmu_studies::testgen`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use flexpmu_isa::source::read_text;
+use flexpmu_sim::gpu::sm::Sm;
+use flexpmu_studies::faults::Model;
+use flexpmu_studies::testgen::baselines::{self, Baseline};
+use flexpmu_studies::testgen::expected::Expected;
+use flexpmu_studies::testgen::render::render;
+use flexpmu_studies::testgen::{Judge, Settings, State, Tally};
+use flexpmu_tools::files;
+
+use super::launch::LaunchArgs;
+use crate::embedded;
+use crate::output::{check_outputs_in, markers, write_output};
+
+/// The largest state file read back (a search of the largest population
+/// and generations holds a few MiB).
+const MAX_STATE_BYTES: u64 = 256 << 20;
+/// Bounds that keep a search's state and time sane.
+const MAX_POPULATION: usize = 1_000;
+const MAX_GENERATIONS: usize = 10_000;
+const MAX_RANDOM: usize = 1_000;
+
+#[derive(clap::Args)]
+pub struct TestgenArgs {
+    /// Seed of the search (the same seed and options give the same
+    /// kernel) and of the fault sample.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Cycles a test may take (default: appendix A's on the launch);
+    /// programs past it lose fitness.
+    #[arg(long, value_name = "C")]
+    budget_cycles: Option<u64>,
+    /// Units whose faults the test is judged on (default: decode,
+    /// execute, ports — the GPU proper); repeatable.
+    #[arg(long = "unit", value_name = "U")]
+    units: Vec<String>,
+    /// Generations of the search.
+    #[arg(long, default_value_t = 50, value_name = "G")]
+    generations: usize,
+    /// Programs per generation.
+    #[arg(long, default_value_t = 24, value_name = "P")]
+    population: usize,
+    /// Faults (stuck-at and flips) each program is judged on, drawn once.
+    #[arg(long, default_value_t = 500, value_name = "N")]
+    sample: u64,
+    /// Random programs of the kernel's size and budget to compare with.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    random: usize,
+    /// Worker threads (default: every core).
+    #[arg(long, value_name = "J")]
+    jobs: Option<usize>,
+    /// Write the kernel (`best.sass`), its expected values
+    /// (`expected.json`), the report (`report.json`) and the search's
+    /// state (`state.json`, after every generation) into DIR.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Go on with the search in --out's `state.json` (the same options;
+    /// --generations may grow).
+    #[arg(long, requires = "out")]
+    resume: bool,
+    /// Replace files in --out.
+    #[arg(long)]
+    force: bool,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    launch: LaunchArgs,
+}
+
+const OUTPUTS: [&str; 4] = ["best.sass", "expected.json", "report.json", "state.json"];
+
+pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
+    let units = super::faults::units_or_gpu_proper(&args.units)?;
+    if !(1..=MAX_POPULATION).contains(&args.population) || args.population < 2 {
+        bail!(
+            "--population must be 2 to {MAX_POPULATION}, got {}",
+            args.population
+        );
+    }
+    if !(1..=MAX_GENERATIONS).contains(&args.generations) {
+        bail!(
+            "--generations must be 1 to {MAX_GENERATIONS}, got {}",
+            args.generations
+        );
+    }
+    if args.sample == 0 {
+        bail!("--sample 0: a program is judged on at least 1 fault");
+    }
+    if args.random > MAX_RANDOM {
+        bail!("--random must be 0 to {MAX_RANDOM}, got {}", args.random);
+    }
+    if args.launch.sm.no_pmu {
+        bail!("--no-pmu: a test judged by its PMU reads needs the PMU");
+    }
+    if args.launch.sm.engine != flexpmu_sim::engine::Engine::Compiled {
+        bail!("--engine rust-hdl: faults are injected on the compiled engine");
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = match args.jobs {
+        None => cores,
+        Some(0) => bail!("--jobs 0: a search needs at least 1 worker thread"),
+        // Each worker holds a campaign's SMs: more than a few per core
+        // only add switching and memory.
+        Some(j) if j > 4 * cores => {
+            eprintln!(
+                "note: --jobs {j}: using {} worker threads (4 per core)",
+                4 * cores
+            );
+            4 * cores
+        }
+        Some(j) => j,
+    };
+    if let Some(dir) = &args.out {
+        let paths: Vec<PathBuf> = OUTPUTS.iter().map(|f| dir.join(f)).collect();
+        check_outputs_in(
+            dir,
+            paths.iter().map(PathBuf::as_path),
+            args.force || args.resume,
+            markers::NONE,
+        )?;
+        files::create_directory(dir)?;
+    }
+    let config = args.launch.sm.config()?;
+    let iss = args.launch.iss()?;
+    let appendix_a = embedded::appendix_a_program()?;
+    let appendix_cycles = Sm::new(&iss, &appendix_a, config.clone())
+        .and_then(Sm::run)
+        .context("appendix A on this launch")?
+        .cycles;
+    let budget = args.budget_cycles.unwrap_or(appendix_cycles);
+    if budget == 0 {
+        bail!("--budget-cycles 0: a kernel takes at least one cycle");
+    }
+    let launch = format!(
+        "{} threads x {} block(s), {} timing, {} block(s) per core, {} memory",
+        args.launch.threads,
+        args.launch.blocks,
+        args.launch.sm.timing.name(),
+        args.launch.sm.blocks_per_core,
+        args.launch.memory_model()
+    );
+    let settings = Settings {
+        seed: args.seed,
+        budget_cycles: budget,
+        population: args.population,
+        generations: args.generations,
+        sample: args.sample,
+        units: units.clone(),
+        launch,
+    };
+    let mut state = match (&args.out, args.resume) {
+        (Some(dir), true) => resume(&dir.join("state.json"), &settings)?,
+        _ => State::new(settings.clone()),
+    };
+    let judge = Judge::new(
+        iss.clone(),
+        config,
+        Model::ALL.to_vec(),
+        units.clone(),
+        Some(args.sample),
+        args.seed,
+        budget,
+    );
+    let start = Instant::now();
+    search(&mut state, &judge, jobs, args)?;
+    let Some(best) = state.best().cloned() else {
+        bail!("the search ended without a program");
+    };
+    let progress = spinner(args.json);
+    // The best kernel, measured on every fault of every unit.
+    let title = format!(
+        "flexpmu testgen --seed {} --budget-cycles {budget}: {} generation(s) of {}, judged on {} {} fault(s)",
+        args.seed,
+        state.history.len(),
+        args.population,
+        args.sample,
+        units.join("/"),
+    );
+    progress.set_message("the kernel on every fault");
+    let kernel = render(&best.genome, &title, true);
+    let full = judge.exhaustive(Vec::new()).judge(&kernel.source, jobs)?;
+    let expected = Expected::of(&full.golden, &iss)?;
+    let (all, per_unit) = Tally::of(&full.results);
+    // Baselines on the units' every fault.
+    let same = judge.exhaustive(units.clone());
+    let mut rows: Vec<Baseline> = Vec::new();
+    progress.set_message("baselines: the kernel, without its PMEVENTs");
+    rows.push(baselines::genome_baseline(
+        &same,
+        "generated kernel",
+        &best.genome,
+        true,
+        jobs,
+    )?);
+    rows.push(baselines::genome_baseline(
+        &same,
+        "generated kernel without PMEVENTs",
+        &best.genome,
+        false,
+        jobs,
+    )?);
+    progress.set_message("baselines: appendix A");
+    rows.push(Baseline {
+        name: "appendix A".to_string(),
+        score: same.judge_program(&appendix_a, &iss, jobs)?.score,
+    });
+    for (path, source) in embedded::RBE_SUITE {
+        progress.set_message(format!("baselines: {path}"));
+        if let Some(row) = baselines::rbe_baseline(&same, source, Path::new(path), jobs)? {
+            rows.push(row);
+        }
+    }
+    if args.random > 0 {
+        let genomes =
+            baselines::random_genomes(&same, best.genome.genes.len(), args.random, args.seed)?;
+        let mut scores = Vec::with_capacity(genomes.len());
+        for (i, genome) in genomes.iter().enumerate() {
+            progress.set_message(format!(
+                "baselines: random program {}/{}",
+                i + 1,
+                genomes.len()
+            ));
+            scores.push(baselines::genome_baseline(&same, "random", genome, true, jobs)?.score);
+        }
+        rows.push(Baseline {
+            name: format!("random programs (mean of {})", args.random),
+            score: baselines::mean(&scores),
+        });
+    }
+    progress.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    let report = serde_json::json!({
+        "settings": state.settings,
+        "appendix_a_cycles": appendix_cycles,
+        "history": state.history,
+        "kernel": {
+            "instructions": kernel.instructions,
+            "cycles": full.score.cycles,
+            "sample_score": best.score,
+            "all_units": all,
+            "units": per_unit,
+        },
+        "baselines": rows,
+        "seconds": seconds,
+    });
+    if let Some(dir) = &args.out {
+        write_output(
+            &dir.join("best.sass"),
+            &with_reads(&kernel.source, &expected),
+        )?;
+        write_output(
+            &dir.join("expected.json"),
+            &(serde_json::to_string_pretty(&expected)? + "\n"),
+        )?;
+        write_output(
+            &dir.join("report.json"),
+            &(serde_json::to_string_pretty(&report)? + "\n"),
+        )?;
+    }
+    if args.json {
+        outln!("{report}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.out.is_none() {
+        outln!("{}", with_reads(&kernel.source, &expected));
+    }
+    print_tables(&rows, all, &per_unit, &units)?;
+    outln!(
+        "kernel: {} instructions, {} cycles (budget {budget}; appendix A {appendix_cycles}); searched and measured in {:.0} s",
+        kernel.instructions,
+        full.score.cycles,
+        seconds
+    );
+    if let Some(dir) = &args.out {
+        outln!(
+            "wrote {} (the kernel), {} (its expected words and reads), {}",
+            dir.join("best.sass").display(),
+            dir.join("expected.json").display(),
+            dir.join("report.json").display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The search's generations, with a progress bar, the state written
+/// after each when there is an --out.
+fn search(state: &mut State, judge: &Judge, jobs: usize, args: &TestgenArgs) -> Result<()> {
+    let left = state
+        .settings
+        .generations
+        .saturating_sub(state.history.len());
+    let bar = indicatif::ProgressBar::new((left * state.settings.population) as u64);
+    if args.json {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} programs, ETA {eta} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    while !state.finished() {
+        bar.set_prefix(format!(
+            "generation {}/{}",
+            state.history.len() + 1,
+            state.settings.generations
+        ));
+        state.step(judge, jobs, &|| bar.inc(1))?;
+        if let Some(best) = state.best() {
+            let t = best.score.tally;
+            bar.set_message(format!(
+                "best: {}/{} faults ({:.1} %), {} cycles",
+                t.output_reads,
+                t.faults,
+                t.percent(t.output_reads),
+                best.score.cycles
+            ));
+        }
+        if let Some(dir) = &args.out {
+            write_output(
+                &dir.join("state.json"),
+                &(serde_json::to_string(state)? + "\n"),
+            )?;
+        }
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// A search's state read back from `path`, which must be of `settings`.
+fn resume(path: &Path, settings: &Settings) -> Result<State> {
+    let text = read_text(path, MAX_STATE_BYTES)?;
+    let state: State = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: not a testgen state (expected the state.json a testgen --out wrote)",
+            path.display()
+        )
+    })?;
+    // More (or fewer) generations go on with the same search.
+    let same = Settings {
+        generations: settings.generations,
+        ..state.settings.clone()
+    };
+    if same != *settings {
+        bail!(
+            "{}: a search of other settings ({}); give the same options to resume it, or leave out --resume",
+            path.display(),
+            serde_json::to_string(&state.settings)?
+        );
+    }
+    if state.population.len() != settings.population && !state.history.is_empty() {
+        bail!(
+            "{}: its population does not hold {} programs",
+            path.display(),
+            settings.population
+        );
+    }
+    Ok(State {
+        settings: same,
+        ..state
+    })
+}
+
+fn spinner(quiet: bool) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new_spinner();
+    if quiet {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    } else {
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    }
+    bar
+}
+
+/// The kernel's listing with warp 0's expected reads in its header.
+fn with_reads(source: &str, expected: &Expected) -> String {
+    let mut header = String::from(
+        "# Expected on a fault-free GPU (this launch): the words in expected.json;\n# warp 0's reads:\n",
+    );
+    let reads: Vec<_> = expected.reads.iter().filter(|r| r.warp == 0).collect();
+    if reads.is_empty() {
+        header.push_str("#   none\n");
+    }
+    for r in reads {
+        header.push_str(&format!(
+            "#   word {:#x}: CNT{} -> R{} = {}\n",
+            r.word, r.counter, r.register, r.value
+        ));
+    }
+    match source.find("\n#\n") {
+        Some(at) => format!("{}\n{}{}", &source[..at], header, &source[at + 1..]),
+        None => header + source,
+    }
+}
+
+fn print_tables(
+    rows: &[Baseline],
+    all: Tally,
+    per_unit: &std::collections::BTreeMap<String, Tally>,
+    units: &[String],
+) -> Result<()> {
+    let mut table = super::faults::table(&[
+        "program",
+        "cycles",
+        "faults",
+        "output %",
+        "+ reads %",
+        "+ all counters %",
+    ]);
+    for row in rows {
+        let t = row.score.tally;
+        table.add_row(vec![
+            row.name.clone(),
+            row.score.cycles.to_string(),
+            t.faults.to_string(),
+            format!("{:.1}", t.percent(t.output)),
+            format!("{:.1}", t.percent(t.output_reads)),
+            format!("{:.1}", t.percent(t.output_counters)),
+        ]);
+    }
+    outln!(
+        "on every fault of {} (stuck-at and flips):",
+        units.join(", ")
+    );
+    outln!("{table}");
+    let mut table = super::faults::table(&[
+        "unit",
+        "faults",
+        "output %",
+        "+ reads %",
+        "+ all counters %",
+    ]);
+    for (unit, t) in per_unit.iter().chain([(&"all".to_string(), &all)]) {
+        table.add_row(vec![
+            unit.clone(),
+            t.faults.to_string(),
+            format!("{:.1}", t.percent(t.output)),
+            format!("{:.1}", t.percent(t.output_reads)),
+            format!("{:.1}", t.percent(t.output_counters)),
+        ]);
+    }
+    outln!("the kernel on every fault of every unit:");
+    outln!("{table}");
+    Ok(())
+}

@@ -1,0 +1,20 @@
+//! Test programs judged through the PMU: kernels evolved to catch the
+//! most faults by their output and their counter reads, with a fault
+//! campaign as the judge.
+//!
+//! * [`genome`]: a kernel body as genes, and their variation;
+//! * [`render`]: a genome as a commented kernel, valid by construction;
+//! * [`judge`]: a program's score, a campaign on a fixed fault sample;
+//! * [`search`]: the evolutionary search and its resumable state;
+//! * [`expected`]: what a fault-free GPU leaves, for the test to check.
+
+pub mod baselines;
+pub mod expected;
+pub mod genome;
+pub mod judge;
+pub mod render;
+pub mod search;
+
+pub use genome::Genome;
+pub use judge::{Judge, Score, Tally};
+pub use search::{Settings, State};

@@ -1,0 +1,231 @@
+//! The search: a generational evolutionary algorithm over genomes, each
+//! judged by the faults its kernel catches (µGP's approach, Lindsay,
+//! Sanchez, Sonza Reorda and Squillero, MTV 2004, which the thesis
+//! cites). Why evolution: the judge is a fault campaign, a black box with
+//! no gradient, and programs are structured (nested blocks, register
+//! choices that mean something only in context) — variation operators on
+//! the structure keep every candidate a valid program, and a population
+//! keeps several ways of catching faults alive where a single-point
+//! search (hill climbing, annealing) would commit to one.
+//!
+//! Generation 0 is random; each next one keeps the best tenth (elites)
+//! and breeds the rest: parents by tournament of three, a one-point
+//! crossover of two parents' bodies with probability 0.6, then one to
+//! three mutations. A generation's randomness comes from the seed and
+//! its index alone, so a resumed search goes on exactly as an
+//! uninterrupted one, and scores are cached by the program's words.
+
+use std::collections::BTreeMap;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::genome::Genome;
+use super::judge::{Judge, JudgeError, Score};
+use super::render::render;
+
+/// What a search is: the same settings give the same search.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub seed: u64,
+    pub budget_cycles: u64,
+    pub population: usize,
+    pub generations: usize,
+    /// Faults judged per program (a sample of the units' faults).
+    pub sample: u64,
+    pub units: Vec<String>,
+    /// The launch and SM the programs run on, as a person reads it
+    /// (a resumed search must run on the same).
+    pub launch: String,
+}
+
+/// A judged genome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Individual {
+    pub genome: Genome,
+    pub score: Score,
+}
+
+/// One generation's record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerationRecord {
+    pub best: Score,
+    pub mean_fitness: f64,
+    /// Programs judged this generation (the others were cached).
+    pub judged: usize,
+}
+
+/// A search's state after a generation: what `--resume` reads back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub settings: Settings,
+    /// The last generation, best first.
+    pub population: Vec<Individual>,
+    pub history: Vec<GenerationRecord>,
+    /// Scores by the program's digest ([`digest`]).
+    pub scores: BTreeMap<u64, Score>,
+}
+
+/// The comment every candidate is judged under (comments change no
+/// word; the digest is of the words).
+const CANDIDATE_TITLE: &str = "testgen candidate";
+
+/// FNV-1a of a program's words: stable across runs and Rust versions.
+pub fn digest(words: &[u32]) -> u64 {
+    words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+}
+
+impl State {
+    /// A search not started.
+    pub fn new(settings: Settings) -> State {
+        State {
+            settings,
+            population: Vec::new(),
+            history: Vec::new(),
+            scores: BTreeMap::new(),
+        }
+    }
+
+    /// Every generation done.
+    pub fn finished(&self) -> bool {
+        self.history.len() >= self.settings.generations
+    }
+
+    /// The best program so far.
+    pub fn best(&self) -> Option<&Individual> {
+        self.population.first()
+    }
+
+    /// Runs the next generation: its genomes bred (or drawn, for the
+    /// first), judged on `threads` threads, `progress` told after each.
+    pub fn step(
+        &mut self,
+        judge: &Judge,
+        threads: usize,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<(), JudgeError> {
+        let generation = self.history.len() as u64;
+        let mut rng = StdRng::seed_from_u64(
+            self.settings.seed ^ generation.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        );
+        let genomes = match self.population.is_empty() {
+            true => (0..self.settings.population)
+                .map(|_| {
+                    let length = rng.gen_range(4..=14);
+                    Genome::random(&mut rng, length)
+                })
+                .collect(),
+            false => self.breed(&mut rng),
+        };
+        // Each distinct program judged once; earlier scores reused.
+        let words: Vec<Vec<u32>> = genomes
+            .iter()
+            .map(program_words)
+            .collect::<Result<_, _>>()?;
+        let digests: Vec<u64> = words.iter().map(|w| digest(w)).collect();
+        let mut todo: Vec<usize> = Vec::new();
+        for (i, d) in digests.iter().enumerate() {
+            if !self.scores.contains_key(d) && !todo.iter().any(|&j| digests[j] == *d) {
+                todo.push(i);
+            }
+        }
+        for i in 0..genomes.len() {
+            if !todo.contains(&i) {
+                progress();
+            }
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| JudgeError::Threads(format!("cannot start {threads} threads: {e}")))?;
+        let judged: Vec<(u64, Score)> = pool.install(|| {
+            todo.par_iter()
+                .map(|&i| {
+                    let source = render(&genomes[i], CANDIDATE_TITLE, true).source;
+                    let score = judge.judge(&source, 1)?.score;
+                    progress();
+                    Ok((digests[i], score))
+                })
+                .collect::<Result<_, JudgeError>>()
+        })?;
+        let judged_count = judged.len();
+        self.scores.extend(judged);
+        let mut population: Vec<Individual> = genomes
+            .into_iter()
+            .zip(&digests)
+            .map(|(genome, d)| Individual {
+                genome,
+                score: self.scores[d],
+            })
+            .collect();
+        // Best first: fitness, then fewer cycles; ties keep their order.
+        population.sort_by(|a, b| {
+            b.score
+                .fitness
+                .total_cmp(&a.score.fitness)
+                .then(a.score.cycles.cmp(&b.score.cycles))
+        });
+        let mean_fitness = population.iter().map(|i| i.score.fitness).sum::<f64>()
+            / population.len().max(1) as f64;
+        self.history.push(GenerationRecord {
+            best: population[0].score,
+            mean_fitness,
+            judged: judged_count,
+        });
+        self.population = population;
+        Ok(())
+    }
+
+    /// The next generation's genomes: the elites, then children.
+    fn breed(&self, rng: &mut StdRng) -> Vec<Genome> {
+        let size = self.settings.population;
+        let elites = (size / 10).max(1);
+        let mut next: Vec<Genome> = self
+            .population
+            .iter()
+            .take(elites)
+            .map(|i| i.genome.clone())
+            .collect();
+        while next.len() < size {
+            let first = self.tournament(rng);
+            let child = if rng.gen_bool(0.6) {
+                let second = self.tournament(rng);
+                first.crossed(second, rng)
+            } else {
+                first.clone()
+            };
+            // A copy of a genome already in the generation is mutated
+            // again (a few times at most): the population stays diverse.
+            let mut child = child.mutated(rng);
+            for _ in 0..4 {
+                if !next.contains(&child) {
+                    break;
+                }
+                child = child.mutated(rng);
+            }
+            next.push(child);
+        }
+        next
+    }
+
+    /// The best of three drawn at random (the population is sorted, so
+    /// the smallest index wins).
+    fn tournament(&self, rng: &mut StdRng) -> &Genome {
+        let n = self.population.len();
+        let winner = (0..3).map(|_| rng.gen_range(0..n)).min().unwrap_or(0);
+        &self.population[winner].genome
+    }
+}
+
+/// The words of a genome's kernel.
+pub fn program_words(genome: &Genome) -> Result<Vec<u32>, JudgeError> {
+    let kernel = render(genome, CANDIDATE_TITLE, true);
+    Ok(flexpmu_isa::asm::assemble(&kernel.source, "testgen.sass")?.values())
+}
