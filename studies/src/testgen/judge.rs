@@ -221,19 +221,25 @@ impl Judge {
         })?;
         let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
         results.sort_by_key(|r| r.id);
-        let (tally, _) = Tally::of(&results);
-        let over = golden.cycles.saturating_sub(self.budget_cycles) as f64
-            / self.budget_cycles.max(1) as f64;
-        let fitness = tally.output_reads as f64 + LATENT_WEIGHT * tally.latent as f64
-            - OVER_BUDGET_WEIGHT * over * tally.faults as f64;
         Ok(Judged {
-            score: Score {
-                cycles: golden.cycles,
-                tally,
-                fitness,
-            },
+            score: self.score(golden.cycles, &results),
             golden,
             results,
         })
+    }
+
+    /// The score of a program that ran `cycles` fault-free and gave
+    /// `results` (this judge's faults, or a campaign's that hold them).
+    pub fn score(&self, cycles: u64, results: &[FaultResult]) -> Score {
+        let (tally, _) = Tally::of(results);
+        let over =
+            cycles.saturating_sub(self.budget_cycles) as f64 / self.budget_cycles.max(1) as f64;
+        let fitness = tally.output_reads as f64 + LATENT_WEIGHT * tally.latent as f64
+            - OVER_BUDGET_WEIGHT * over * tally.faults as f64;
+        Score {
+            cycles,
+            tally,
+            fitness,
+        }
     }
 }

@@ -148,8 +148,7 @@ impl State {
         let judged: Vec<(u64, Score)> = pool.install(|| {
             todo.par_iter()
                 .map(|&i| {
-                    let source = render(&genomes[i], CANDIDATE_TITLE, true).source;
-                    let score = judge.judge(&source, 1)?.score;
+                    let score = judge.judge_program(&words[i], judge.iss(), 1)?.score;
                     progress();
                     Ok((digests[i], score))
                 })
