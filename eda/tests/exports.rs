@@ -274,7 +274,9 @@ fn kit_files(decode_wrapper: Option<PathBuf>) -> Vec<PathBuf> {
 /// The kit's README analysis command, analysed as written: its
 /// placeholders stand for the stand-in package, the exported files the
 /// wrappers instantiate, and a stand-in `streaming_multiprocessor` that
-/// uses the kit (as the edited FlexGripPlus file does); it elaborates.
+/// uses the kit (as the edited FlexGripPlus file does) with the README's
+/// 16 channel assignments as written; it elaborates with every component
+/// bound (a file left out of the README's list is an error).
 #[test]
 fn flexgripplus_kit_analyses_in_its_readmes_order() {
     let kit = common::folder().join("flexgripplus");
@@ -282,6 +284,31 @@ fn flexgripplus_kit_analyses_in_its_readmes_order() {
     let section = &readme[readme.find("## Compiling").expect("a Compiling section")..];
     let block = section.split("```").nth(1).expect("an analysis command");
     let command = block.replace("\\\n", " ");
+    // FlexGripPlus' streaming_multiprocessor stands in with the README's
+    // channel assignments, exactly as written, in its architecture.
+    let assignments = readme
+        .split("```vhdl\n")
+        .find(|block| block.contains("monitor_in(0) <="))
+        .and_then(|block| block.split("```").next())
+        .expect("the channel assignments' VHDL block");
+    let scratch = tempfile::tempdir().unwrap();
+    let standin_sm = scratch.path().join("streaming_multiprocessor.vhd");
+    let template = std::fs::read_to_string(
+        common::root().join("eda/tests/vhdl/streaming_multiprocessor_standin.vhd"),
+    )
+    .unwrap();
+    assert!(template.contains("  -- CHANNEL ASSIGNMENTS\n"));
+    std::fs::write(
+        &standin_sm,
+        template.replace("  -- CHANNEL ASSIGNMENTS\n", assignments),
+    )
+    .unwrap();
+    for k in 0..16 {
+        assert!(
+            assignments.contains(&format!("monitor_in({k}) <=")),
+            "the README drives no monitor_in({k})"
+        );
+    }
     let mut words = command.split_whitespace().peekable();
     assert_eq!(words.next(), Some("ghdl"));
     let mut files = Vec::new();
@@ -300,9 +327,7 @@ fn flexgripplus_kit_analyses_in_its_readmes_order() {
                     files.push(kit.join("testbench/gpgpu_package_standin.vhd"))
                 }
                 "<the exported files listed above>" => files.extend(kit_exports()),
-                "<the other FlexGripPlus files>" => files.push(
-                    common::root().join("eda/tests/vhdl/streaming_multiprocessor_standin.vhd"),
-                ),
+                "<the other FlexGripPlus files>" => files.push(standin_sm.clone()),
                 other => panic!("the README's command has an unknown placeholder {other}"),
             }
             placeholder.clear();
@@ -320,17 +345,23 @@ fn flexgripplus_kit_analyses_in_its_readmes_order() {
     .unwrap();
 }
 
-/// The exported files the kit's wrappers instantiate, each once, leaves
-/// first.
+/// The exported files the kit's wrappers instantiate, as its README lists
+/// them ("add their files ...: `../x.vhd`, ..."), leaves first.
 fn kit_exports() -> Vec<PathBuf> {
-    let mut list = Vec::new();
-    for name in ["decode-hook-async", "execute-hook", "pmu"] {
-        for file in files(registry::get(name), Language::Vhdl) {
-            if !list.contains(&file) {
-                list.push(file);
-            }
-        }
-    }
+    let readme = std::fs::read_to_string(common::folder().join("flexgripplus/README.md")).unwrap();
+    let at = readme
+        .find("files from the folder above to the project too:")
+        .expect("the README's list of exported files");
+    let paragraph = readme[at..].split("\n\n").next().unwrap();
+    let list: Vec<PathBuf> = paragraph
+        .split('`')
+        .filter_map(|word| word.strip_prefix("../"))
+        .map(|name| common::folder().join(name))
+        .collect();
+    assert!(
+        list.len() > 5 && list.iter().all(|f| f.is_file()),
+        "{list:?}"
+    );
     list
 }
 

@@ -16,8 +16,14 @@ use std::path::PathBuf;
 
 use crate::{Design, Direction, Module, GENERATED_MARKER};
 
+pub mod channels;
+
 /// The kit's folder, inside the export folder.
 pub const FOLDER: &str = "flexgripplus";
+
+/// The exported module the kit's PMU wrapper instantiates: the SM core's
+/// PMU, with `MONITOR_MAP`'s channel modes.
+pub const KIT_PMU: &str = "flexpmu_pmu_sm_core";
 
 /// Lanes of a FlexGripPlus pass (`CORES` in `gpgpu_package`).
 const LANES: usize = 8;
@@ -43,6 +49,8 @@ pub struct KitDesigns<'a> {
     /// The decode hook with an asynchronous reset.
     pub decode_hook: &'a Design,
     pub execute_hook: &'a Design,
+    /// The PMU of the SM slice's monitor map (its channels' modes), so
+    /// FlexGripPlus with the kit counts what `flexpmu run` counts.
     pub pmu: &'a Design,
 }
 
@@ -78,7 +86,7 @@ pub fn kit(designs: &KitDesigns) -> Result<Vec<KitFile>, KitError> {
         ),
         (
             "testbench/tb_flexpmu_fgp_kit.vhd",
-            vhdl_header("the kit's self-checking testbench") + TESTBENCH,
+            vhdl_header("the kit's self-checking testbench") + &testbench(),
         ),
     ];
     Ok(files
@@ -566,6 +574,8 @@ fn readme(designs: &KitDesigns, pmu_counters: usize) -> String {
         .replace("{decode_hook}", &designs.decode_hook.top().name)
         .replace("{execute_hook}", &designs.execute_hook.top().name)
         .replace("{pmu}", &designs.pmu.top().name)
+        .replace("{channel_table}", &channels::table_and_code().0)
+        .replace("{channel_code}", &channels::table_and_code().1)
         .replace("{counters}", &pmu_counters.to_string())
         .replace("{last}", &(pmu_counters - 1).to_string());
     let mut files = Vec::new();
@@ -578,6 +588,24 @@ fn readme(designs: &KitDesigns, pmu_counters: usize) -> String {
         }
     }
     text.replace("{files}", &files.join(", "))
+}
+
+/// The kit's testbench, its reference PMU counting as the SM slice's
+/// channels do.
+fn testbench() -> String {
+    use flexpmu_hdl::pmu::ChannelMode;
+    use flexpmu_hdl::sm::MONITOR_MAP;
+    let bits: Vec<String> = MONITOR_MAP.iter().map(|s| s.width.to_string()).collect();
+    let levels: Vec<&str> = MONITOR_MAP
+        .iter()
+        .map(|s| match s.mode {
+            ChannelMode::Level => "true",
+            ChannelMode::Toggle => "false",
+        })
+        .collect();
+    TESTBENCH
+        .replace("{channel_bits}", &bits.join(", "))
+        .replace("{channel_levels}", &levels.join(", "))
 }
 
 const README: &str = include_str!("flexgripplus_readme.md");

@@ -135,6 +135,30 @@ impl Design {
     pub fn top(&self) -> &Module {
         self.modules.last().expect("a design has a top module")
     }
+
+    /// The part of the design under module `name`: it and every module it
+    /// instantiates, leaves first, it last; `None` if there is no `name`.
+    pub fn sub_design(&self, name: &str) -> Option<Design> {
+        let mut wanted = vec![name.to_string()];
+        let mut i = 0;
+        while i < wanted.len() {
+            let module = self.modules.iter().find(|m| m.name == wanted[i])?;
+            for instance in &module.instances {
+                if !wanted.contains(&instance.module) {
+                    wanted.push(instance.module.clone());
+                }
+            }
+            i += 1;
+        }
+        let mut modules: Vec<Module> = self
+            .modules
+            .iter()
+            .filter(|m| wanted.contains(&m.name) && m.name != name)
+            .cloned()
+            .collect();
+        modules.extend(self.modules.iter().find(|m| m.name == name).cloned());
+        Some(Design { modules })
+    }
 }
 
 /// First line of every exported file: marks files flexpmu may regenerate.

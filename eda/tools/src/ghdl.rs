@@ -21,9 +21,26 @@ pub fn check_with(files: &[PathBuf], tops: &[&str], flags: &[&str]) -> Result<()
         let mut args = vec!["-e"];
         args.extend(flags);
         args.push(top);
-        run("ghdl", &args, scratch.path(), &what)?;
+        elaborate(&args, scratch.path(), &what)?;
     }
     Ok(())
+}
+
+/// `ghdl -e` with `args`: an instance of a component no entity was
+/// analysed for is an error, not GHDL's warning (left unbound, it reads
+/// as zeros: a kit missing a file would run and count nothing).
+fn elaborate(args: &[&str], dir: &Path, what: &str) -> Result<String, ToolError> {
+    let log = run("ghdl", args, dir, what)?;
+    let unbound: Vec<&str> = log.lines().filter(|l| l.contains("not bound")).collect();
+    if unbound.is_empty() {
+        Ok(log)
+    } else {
+        Err(ToolError::Failed {
+            tool: "ghdl".to_string(),
+            what: format!("{what}: components left unbound"),
+            log: unbound.join("\n"),
+        })
+    }
 }
 
 /// The options FlexGripPlus' RTL needs under GHDL (it uses Synopsys'
@@ -63,7 +80,7 @@ pub fn run_self_checking(
     let mut args = vec!["-e"];
     args.extend(flags);
     args.push(top);
-    run("ghdl", &args, scratch.path(), &what)?;
+    elaborate(&args, scratch.path(), &what)?;
     args[0] = "-r";
     run("ghdl", &args, scratch.path(), &what)
 }
@@ -122,7 +139,7 @@ pub fn run_testbench(
     let mut files = design.to_vec();
     files.push(tb);
     analyse(&files, "--std=08", dir, what)?;
-    run("ghdl", &["-e", "--std=08", &tb_top], dir, what)?;
+    elaborate(&["-e", "--std=08", &tb_top], dir, what)?;
     let generic = format!("-gVECTORS={}", absolute(vectors)?.display());
     let log = run("ghdl", &["-r", "--std=08", &tb_top, &generic], dir, what)?;
     testbench_log::parse(&log, "ghdl")

@@ -29,6 +29,13 @@ architecture behaviour of tb_flexpmu_fgp_kit is
   constant ROUNDS   : integer := 30;  -- times the program runs after the reset
   -- The round in which the reset comes (during its first IDL in write).
   constant RESET_ROUND : integer := 5;
+  -- The PMU's channels (flexpmu's SM slice): the bits each counts, and
+  -- whether as a level (a count per cycle any of them is high) or as a
+  -- toggle (a count per cycle they differ from the last).
+  type natural_array is array (0 to COUNTERS - 1) of natural;
+  type boolean_array is array (0 to COUNTERS - 1) of boolean;
+  constant CHANNEL_BITS  : natural_array := (1, 1, 16, 32, 2, 8, 32, 32, 32, 32, 1, 4, 1, 1, 32, 32);
+  constant CHANNEL_LEVEL : boolean_array := (true, true, false, false, false, false, false, false, false, false, true, false, true, true, false, false);
 
   type word_array is array (natural range <>) of std_logic_vector(31 downto 0);
   -- The warp instructions, in program order (32-bit words).
@@ -38,9 +45,9 @@ architecture behaviour of tb_flexpmu_fgp_kit is
     x"20008204",  -- an ALU instruction (R1)
     x"70007814",  -- PMEVENT CNT3, R5, IDL
     x"70006800",  -- PMEVENT CNT3, CNT: waits behind the IDL
-    x"7000e800",  -- PMEVENT CNT7, CNT
+    x"70002800",  -- PMEVENT CNT1, CNT (a level channel)
     x"30000003",  -- a 64-bit ALU word's low half (R0)
-    x"7000f824",  -- PMEVENT CNT7, R9, IDL
+    x"70003824",  -- PMEVENT CNT1, R9, IDL
     x"700079fc",  -- PMEVENT CNT3, R127, IDL: straight behind another IDL
     x"70006000",  -- PMEVENT CNT3, NOP
     x"70000002",  -- opcode 0111 with bit 1 set: flow control, not a PMEVENT
@@ -273,6 +280,23 @@ begin
       return low + integer(floor(r * real(high - low + 1)));
     end function;
 
+    -- Channel i's input, its bits only.
+    impure function masked(i : integer) return std_logic_vector is
+      variable bits : std_logic_vector(31 downto 0) := (others => '0');
+    begin
+      bits(CHANNEL_BITS(i) - 1 downto 0) := monitor_in(i)(CHANNEL_BITS(i) - 1 downto 0);
+      return bits;
+    end function;
+
+    -- Whether channel i counts in this cycle.
+    impure function pulse(i : integer) return boolean is
+    begin
+      if CHANNEL_LEVEL(i) then
+        return masked(i) /= x"00000000";
+      end if;
+      return masked(i) /= previous(i);
+    end function;
+
     procedure fail(what : string) is
     begin
       report "tb_flexpmu_fgp_kit: FAILED at cycle " & integer'image(cycle) & ": " & what
@@ -300,7 +324,7 @@ begin
       counts := (others => (others => '0'));
       states := (others => S_RESET);
       for i in 0 to COUNTERS - 1 loop
-        previous(i) := monitor_in(i);
+        previous(i) := masked(i);
       end loop;
       if round > 0 then
         -- The reset in the middle of the run: start again, and count
@@ -491,10 +515,10 @@ begin
       for i in 0 to COUNTERS - 1 loop
         if pmu_reset = '1' or (to_integer(unsigned(pmu_address)) = i and pmu_command = "10") then
           counts(i) := (others => '0');
-        elsif states(i) = S_COUNTING and monitor_in(i) /= previous(i) then
+        elsif states(i) = S_COUNTING and pulse(i) then
           counts(i) := counts(i) + 1;
         end if;
-        previous(i) := monitor_in(i);
+        previous(i) := masked(i);
         command := "00";
         if to_integer(unsigned(pmu_address)) = i then
           command := pmu_command;
@@ -510,7 +534,8 @@ begin
       -- The monitored signals change now and then.
       for i in 0 to COUNTERS - 1 loop
         if chance(0.4) then
-          monitor_in(i) <= std_logic_vector(to_unsigned(cycles(0, 65535), 16)) & x"0000";
+          monitor_in(i) <= std_logic_vector(to_unsigned(cycles(0, 65535), 16))
+                           & std_logic_vector(to_unsigned(cycles(0, 65535), 16));
         end if;
       end loop;
 

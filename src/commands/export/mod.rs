@@ -126,18 +126,25 @@ fn flexgripplus_kit(set: &ExportSet, languages: &[Language]) -> Result<Vec<flexg
             .find(|(d, _)| d.name == name)
             .map(|(_, e)| e)
     };
-    let (Some(decode_hook), Some(execute_hook), Some(pmu)) =
-        (find("decode-hook-async"), find("execute-hook"), find("pmu"))
-    else {
+    let (Some(decode_hook), Some(execute_hook), Some(core)) = (
+        find("decode-hook-async"),
+        find("execute-hook"),
+        find("sm-core"),
+    ) else {
         return Ok(Vec::new());
     };
     if !languages.contains(&Language::Vhdl) {
         return Ok(Vec::new());
     }
+    // The SM slice's PMU: level channels for its strobes, toggles for the
+    // rest, as `flexpmu run` counts.
+    let pmu = core
+        .sub_design(flexgripplus::KIT_PMU)
+        .with_context(|| format!("the SM core has no module {}", flexgripplus::KIT_PMU))?;
     let designs = flexgripplus::KitDesigns {
         decode_hook,
         execute_hook,
-        pmu,
+        pmu: &pmu,
     };
     Ok(flexgripplus::kit(&designs)?)
 }
