@@ -61,6 +61,16 @@ fn testgen_writes_a_kernel_that_runs_and_resumes() {
     }
     // The kernel on every fault of every unit.
     assert_eq!(report["kernel"]["all_units"]["faults"], 11135);
+    // It is the best of the finalists on the units' every fault, and its
+    // row is that finalist's score there.
+    let finalists = report["finalists"].as_array().unwrap();
+    assert!(!finalists.is_empty() && finalists.len() <= 8);
+    let fitness = |f: &serde_json::Value| f["full"]["fitness"].as_f64().unwrap();
+    assert!(finalists
+        .windows(2)
+        .all(|w| fitness(&w[0]) >= fitness(&w[1])));
+    assert_eq!(finalists[0]["full"], report["baselines"][0]["score"]);
+    assert_eq!(finalists[0]["sample"], report["kernel"]["sample_score"]);
     // The kernel runs as the ISS does, to the expected words.
     let kernel = out.join("best.sass");
     // (`--no-vector-check`: C holds the signature, not A + B.)
@@ -138,13 +148,14 @@ fn testgen_resumes_an_interrupted_search() {
 #[test]
 fn testgen_refuses_bad_input() {
     let dir = temp();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["testgen", "--population", "1"],
             "--population must be 2 to",
         ),
         (&["testgen", "--unit", "alu"], "--unit alu: expected one of"),
         (&["testgen", "--sample", "0"], "--sample 0"),
+        (&["testgen", "--finalists", "0"], "--finalists 0"),
         (&["testgen", "--no-pmu"], "needs the PMU"),
         (&["testgen", "--out", "tg", "--resume"], "tg/state.json"),
     ];

@@ -12,6 +12,7 @@ use flexpmu_sim::gpu::sm::Sm;
 use flexpmu_studies::faults::Model;
 use flexpmu_studies::testgen::baselines::{self, Baseline};
 use flexpmu_studies::testgen::expected::Expected;
+use flexpmu_studies::testgen::finalists::finalists;
 use flexpmu_studies::testgen::render::render;
 use flexpmu_studies::testgen::{Judge, Settings, State, Tally};
 use flexpmu_tools::files;
@@ -51,6 +52,11 @@ pub struct TestgenArgs {
     /// Faults (stuck-at and flips) each program is judged on, drawn once.
     #[arg(long, default_value_t = 500, value_name = "N")]
     sample: u64,
+    /// The last generation's best N distinct programs are judged on every
+    /// fault of the units, and the best of them there is the kernel (1:
+    /// the sample's best).
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    finalists: usize,
     /// Random programs of the kernel's size and budget to compare with.
     #[arg(long, default_value_t = 20, value_name = "N")]
     random: usize,
@@ -94,6 +100,9 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     }
     if args.sample == 0 {
         bail!("--sample 0: a program is judged on at least 1 fault");
+    }
+    if args.finalists == 0 {
+        bail!("--finalists 0: the kernel is the best of at least 1 program");
     }
     if args.random > MAX_RANDOM {
         bail!("--random must be 0 to {MAX_RANDOM}, got {}", args.random);
@@ -172,18 +181,26 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     );
     let start = Instant::now();
     search(&mut state, &judge, jobs, args)?;
-    let Some(best) = state.best().cloned() else {
+    let progress = spinner(args.json);
+    // The sample's best few on every fault of the units: the kernel is
+    // the best of them there.
+    let same = judge.exhaustive(units.clone());
+    // (A population smaller than --finalists gives them all.)
+    let finalists = finalists(&state, &same, args.finalists, jobs, &|i, n| {
+        progress.set_message(format!("finalists: program {}/{n} on every fault", i + 1))
+    })?;
+    let Some(best) = finalists.first().cloned() else {
         bail!("the search ended without a program");
     };
-    let progress = spinner(args.json);
     // The best kernel, measured on every fault of every unit.
     let title = format!(
-        "flexpmu testgen --seed {} --budget-cycles {budget}: {} generation(s) of {}, judged on {} {} fault(s)",
+        "flexpmu testgen --seed {} --budget-cycles {budget}: {} generation(s) of {}, judged on {} {} fault(s), the best {} on every fault",
         args.seed,
         state.history.len(),
         args.population,
         args.sample,
         units.join("/"),
+        finalists.len(),
     );
     progress.set_message("the kernel on every fault");
     let kernel = render(&best.genome, &title, true);
@@ -191,7 +208,6 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     let expected = Expected::of(&full.golden, &iss)?;
     let (all, per_unit) = Tally::of(&full.results);
     // Baselines on the units' every fault.
-    let same = judge.exhaustive(units.clone());
     let mut rows: Vec<Baseline> = Vec::new();
     // The kernel's own row: its full campaign's results on the units.
     let on_units: Vec<_> = full
@@ -249,10 +265,14 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         "kernel": {
             "instructions": kernel.instructions,
             "cycles": full.score.cycles,
-            "sample_score": best.score,
+            "sample_score": best.sample,
             "all_units": all,
             "units": per_unit,
         },
+        "finalists": finalists
+            .iter()
+            .map(|f| serde_json::json!({"sample": f.sample, "full": f.full}))
+            .collect::<Vec<_>>(),
         "baselines": rows,
         "seconds": seconds,
     });

@@ -1,7 +1,8 @@
 //! Test-program generation: every program the generator can emit
 //! assembles, ends and runs on the SM slice (both timings, both engines)
 //! to the ISS's state; the search is deterministic for a seed, resumes
-//! exactly, and a tiny search beats its own first generation.
+//! exactly, a tiny search beats its own first generation, and its
+//! finalists are judged on every fault.
 
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -13,7 +14,9 @@ use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_studies::faults::Model;
+use flexpmu_studies::testgen::finalists::finalists;
 use flexpmu_studies::testgen::render::render;
+use flexpmu_studies::testgen::search::program_words;
 use flexpmu_studies::testgen::{Genome, Judge, Settings, State};
 
 /// Genomes as the search makes them: random ones, and children of
@@ -150,4 +153,30 @@ fn a_search_is_deterministic_resumes_exactly_and_improves() {
         .unwrap();
     assert_eq!(again.score, best.score);
     assert!(best.score.tally.output_reads > 0 && best.score.tally.faults == 60);
+    // The finalists: the last generation's best distinct programs, each
+    // judged on every fault of the units, best first there.
+    let every_fault = judge.exhaustive(settings(5).units);
+    let picked = finalists(&whole, &every_fault, 3, 2, &|_, _| {}).unwrap();
+    assert_eq!(picked.len(), 3);
+    let words: Vec<_> = picked
+        .iter()
+        .map(|f| program_words(&f.genome).unwrap())
+        .collect();
+    assert!(words[0] != words[1] && words[1] != words[2] && words[0] != words[2]);
+    for pair in picked.windows(2) {
+        assert!(pair[0].full.fitness >= pair[1].full.fitness, "{picked:?}");
+    }
+    for f in &picked {
+        let again = every_fault
+            .judge(&render(&f.genome, "again", true).source, 2)
+            .unwrap();
+        assert_eq!(again.score, f.full);
+        assert!(f.full.tally.faults > 60);
+        let from = whole
+            .population
+            .iter()
+            .find(|i| i.genome == f.genome)
+            .unwrap();
+        assert_eq!(from.score, f.sample);
+    }
 }

@@ -6,10 +6,13 @@
 //! * [`render`]: a genome as a commented kernel, valid by construction;
 //! * [`judge`]: a program's score, a campaign on a fixed fault sample;
 //! * [`search`]: the evolutionary search and its resumable state;
+//! * [`finalists`]: the search's best few judged on every fault, to pick
+//!   the kernel;
 //! * [`expected`]: what a fault-free GPU leaves, for the test to check.
 
 pub mod baselines;
 pub mod expected;
+pub mod finalists;
 pub mod genome;
 pub mod judge;
 pub mod render;
