@@ -82,6 +82,28 @@ fn ice40_flow_places_and_routes_the_pmu() {
     );
 }
 
+/// 7-series: the PMU's flip-flops exactly, its 16 x 32-bit counters on
+/// CARRY4 chains (8 each); the SM core's 16-bit multipliers (one per
+/// lane) on DSP48E1 slices; no block RAM.
+#[test]
+fn xilinx_flow_maps_counters_to_carry_chains_and_multipliers_to_dsps() {
+    let pmu = synthesize("pmu", &options(Flow::Xilinx)).unwrap();
+    assert_eq!(pmu.flip_flops, 1056, "{pmu:?}");
+    assert_eq!(pmu.latches, 0);
+    assert_eq!(pmu.carry_cells, Some(16 * 8), "{pmu:?}");
+    assert_eq!(pmu.dsp_cells, Some(0));
+    assert_eq!(pmu.ram_cells, Some(0));
+    let luts = pmu.logic_cells.unwrap();
+    assert!((500..4000).contains(&luts), "{pmu:?}");
+    assert!(
+        pmu.cell_types.keys().all(|k| !k.starts_with('$')),
+        "{pmu:?}"
+    );
+    let core = synthesize("sm-core", &options(Flow::Xilinx)).unwrap();
+    assert_eq!(core.dsp_cells, Some(8), "{core:?}");
+    assert!(core.flip_flops > pmu.flip_flops);
+}
+
 #[test]
 fn liberty_flow_reports_area_and_delay() {
     // The default library: OSU 0.18 um (qflow-tech-osu018).

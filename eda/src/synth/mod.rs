@@ -1,12 +1,12 @@
 //! Area and timing estimates with open-source flows: Yosys (generic,
-//! CMOS transistor estimate, iCE40 with nextpnr, Liberty standard cells,
-//! OpenSTA), driven by the scripts in `synth_scripts/`.
+//! CMOS transistor estimate, iCE40 with nextpnr, Xilinx 7-series, Liberty
+//! standard cells, OpenSTA), driven by the scripts in `synth_scripts/`.
 //!
 //! Every flow runs the same way ([`synthesize_design`]): the design's
 //! Verilog into a scratch directory, the flow's script filled in, Yosys,
 //! its `stat`; what differs is each flow's own steps ([`FlowSteps`]), one
-//! module per flow: `generic.rs`, `cmos.rs`, `ice40.rs`, `liberty.rs`,
-//! `sta.rs`.
+//! module per flow: `generic.rs`, `cmos.rs`, `ice40.rs`, `xilinx.rs`,
+//! `liberty.rs`, `sta.rs`.
 
 mod cmos;
 mod generic;
@@ -16,6 +16,7 @@ mod liberty;
 mod liberty_file;
 pub mod report;
 pub mod sta;
+mod xilinx;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -39,6 +40,9 @@ pub enum Flow {
     Cmos,
     /// `synth_ice40` and nextpnr-ice40: logic cells and maximum frequency.
     Ice40,
+    /// `synth_xilinx -family xc7`: LUTs, flip-flops, CARRY4, DSP48E1 and
+    /// block RAM of a 7-series FPGA (no place and route).
+    Xilinx,
     /// A Liberty standard-cell library: area and ABC's delay estimate.
     Liberty,
     /// The Liberty mapping, then OpenSTA: slack, critical path, fmax and
@@ -52,6 +56,7 @@ impl Flow {
             Flow::Generic => "generic",
             Flow::Cmos => "cmos",
             Flow::Ice40 => "ice40",
+            Flow::Xilinx => "xilinx",
             Flow::Liberty => "liberty",
             Flow::Sta => "sta",
         }
@@ -122,9 +127,14 @@ pub struct SynthResult {
     pub wire_bits: Option<u64>,
     pub latches: u64,
     pub transistors: Option<u64>,
+    /// LUTs: iCE40's SB_LUT4, Xilinx' LUT1-LUT6.
     pub logic_cells: Option<u64>,
+    /// SB_CARRY, CARRY4.
     pub carry_cells: Option<u64>,
+    /// Block RAM: SB_RAM*, RAMB18E1/RAMB36E1.
     pub ram_cells: Option<u64>,
+    /// DSP48E1 (Xilinx).
+    pub dsp_cells: Option<u64>,
     /// Flip-flops of the iCE40 timing harness (not part of the design).
     pub harness_flip_flops: Option<u64>,
     pub fmax_mhz: Option<f64>,
@@ -231,6 +241,7 @@ pub fn synthesize_design(
         Flow::Generic => Box::new(generic::Generic::new(options)?),
         Flow::Cmos => Box::new(cmos::Cmos),
         Flow::Ice40 => Box::new(ice40::Ice40),
+        Flow::Xilinx => Box::new(xilinx::Xilinx),
         Flow::Liberty => Box::new(liberty::Liberty),
         Flow::Sta => Box::new(sta::Sta::new(exported, options)?),
     };

@@ -74,15 +74,22 @@ impl Stat {
     }
 }
 
-/// Flip-flop cell types of Yosys' internal library, iCE40 and common
-/// Liberty naming (sky130 `__df*`/`__sdf*`, OSU `DFF*`).
+/// Flip-flop cell types of Yosys' internal library, iCE40, Xilinx
+/// 7-series (`FDRE`, `FDSE`, `FDCE`, `FDPE`) and common Liberty naming
+/// (sky130 `__df*`/`__sdf*`, OSU `DFF*`).
 pub fn is_flip_flop(kind: &str) -> bool {
-    kind.to_ascii_uppercase().contains("DFF") || kind.contains("__df") || kind.contains("__sdf")
+    kind.to_ascii_uppercase().contains("DFF")
+        || kind.contains("__df")
+        || kind.contains("__sdf")
+        || matches!(kind, "FDRE" | "FDSE" | "FDCE" | "FDPE")
 }
 
-/// Latch cell types (Yosys `$_DLATCH_*`, Liberty `*LATCH*`, sky130 `__dlx*`).
+/// Latch cell types (Yosys `$_DLATCH_*`, Liberty `*LATCH*`, sky130
+/// `__dlx*`, Xilinx `LDCE`/`LDPE`).
 pub fn is_latch(kind: &str) -> bool {
-    kind.to_ascii_uppercase().contains("LATCH") || kind.contains("__dlx")
+    kind.to_ascii_uppercase().contains("LATCH")
+        || kind.contains("__dlx")
+        || matches!(kind, "LDCE" | "LDPE")
 }
 
 /// The number after the first `key` in `text` (`Delay = 2459.8 ps` -> 2459.8).
