@@ -112,6 +112,10 @@ pub fn write_output(path: &Path, text: &str) -> Result<()> {
 pub struct Waveform {
     file: AtomicFile,
     fst: bool,
+    /// Save files beside it may replace ones flexpmu did not write.
+    force: bool,
+    /// What each PMU channel monitors, for the save files' names.
+    channel_labels: Vec<String>,
 }
 
 /// Whether `path` is an FST file flexpmu wrote (its header names the
@@ -139,6 +143,8 @@ impl Waveform {
         Ok(Waveform {
             file: AtomicFile::create(path)?,
             fst: false,
+            force,
+            channel_labels: Vec::new(),
         })
     }
 
@@ -149,6 +155,8 @@ impl Waveform {
         Ok(Waveform {
             file: AtomicFile::create(path)?,
             fst: true,
+            force,
+            channel_labels: Vec::new(),
         })
     }
 
@@ -174,8 +182,45 @@ impl Waveform {
         self.file.target()
     }
 
-    /// The waveform is complete: it replaces the target.
-    pub fn commit(self) -> Result<()> {
-        Ok(self.file.commit()?)
+    /// Names the PMU's channels in the save files (channel k monitors
+    /// `labels[k]`).
+    pub fn set_channel_labels(&mut self, labels: Vec<String>) {
+        self.channel_labels = labels;
     }
+
+    /// The waveform is complete: it replaces the target, and save files
+    /// that open it ready to read are written beside it
+    /// ([`write_save_files`]).
+    pub fn commit(self) -> Result<()> {
+        let path = self.path().to_path_buf();
+        self.file.commit()?;
+        write_save_files(&path, &self.channel_labels, self.force)
+    }
+}
+
+/// Beside `waveform`: `<name>.gtkw` (GTKWave) and `<name>.sucl` (Surfer's
+/// `--command-file`), each written whole; one that flexpmu did not write
+/// is left as it is (with a note) unless `force`.
+pub fn write_save_files(waveform: &Path, labels: &[String], force: bool) -> Result<()> {
+    use flexpmu_sim::waveform::save_files::{self, GTKW_MARKER, SUCL_MARKER};
+    let signals = save_files::declared_signals(waveform)
+        .map_err(|e| anyhow::anyhow!("reading the waveform back for its save files: {e}"))?;
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let groups = save_files::view(&signals, (!labels.is_empty()).then_some(&labels[..]));
+    let absolute = std::path::absolute(waveform).unwrap_or_else(|_| waveform.to_path_buf());
+    for (extension, text, marker) in [
+        ("gtkw", save_files::gtkw(&absolute, &groups), GTKW_MARKER),
+        ("sucl", save_files::sucl(waveform, &groups), SUCL_MARKER),
+    ] {
+        let path = waveform.with_extension(extension);
+        if check_output(&path, force, &[marker]).is_err() {
+            eprintln!(
+                "note: {} not replaced (flexpmu did not write it; --force replaces it)",
+                path.display()
+            );
+            continue;
+        }
+        write_output(&path, &text)?;
+    }
+    Ok(())
 }

@@ -87,9 +87,15 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
     );
     let full = std::path::absolute(&args.vcd).unwrap_or_else(|_| args.vcd.clone());
     let shown = args.vcd.display();
+    let gtkw = args.vcd.with_extension("gtkw");
+    let sucl = args.vcd.with_extension("sucl");
     outln!(
-        "\nwaveform: {} (open it with `gtkwave {shown}`; `flexpmu toggles {shown}` ranks its signals)",
-        full.display()
+        "\nwaveform: {}, ready to read (the PMU's commands, each counter under its signal's name, the 16\n\
+         channels, the pipeline's handshakes):\n  gtkwave {}\n  surfer {shown} --command-file {}\n\
+         (`flexpmu toggles {shown}` ranks its signals)",
+        full.display(),
+        gtkw.display(),
+        sucl.display()
     );
     Ok(code)
 }

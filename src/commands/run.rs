@@ -136,8 +136,10 @@ pub fn execute(
     let map = config.monitor_map.clone();
     let mut sm = Sm::new(&iss, program, config)?;
     let channels = Channel::of_run(map.as_deref(), sm.pmu_config());
-    if let Some(waveform) = &waveform {
+    let mut waveform = waveform;
+    if let Some(waveform) = &mut waveform {
         sm.attach_waveform(waveform.output()?, args.period_ps)?;
+        waveform.set_channel_labels(channels.iter().map(|c| c.signal.clone()).collect());
     }
     let spinner = (!args.json).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
@@ -437,7 +439,13 @@ impl Report<'_> {
             );
         }
         if let Some(path) = vcd {
-            outln!("waveform written to {}", path.display());
+            outln!(
+                "waveform written to {} (open it ready to read: gtkwave {}, or surfer {} --command-file {})",
+                path.display(),
+                path.with_extension("gtkw").display(),
+                path.display(),
+                path.with_extension("sucl").display()
+            );
         }
         Ok(())
     }

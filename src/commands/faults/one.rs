@@ -67,13 +67,23 @@ pub(super) fn run_one(args: &RunArgs, spec: &str) -> Result<ExitCode> {
             golden_cycles.saturating_sub(1)
         );
     }
+    // What the core's channels monitor, for the waveform's save files.
+    let labels: Vec<String> = match prepared.config.monitor_map.as_deref() {
+        Some(map) if !map.is_today() => (0..16).map(|k| map.signals(k)).collect(),
+        _ => flexpmu_hdl::sm::MONITOR_MAP
+            .iter()
+            .map(|s| s.name.to_string())
+            .collect(),
+    };
     let mut sm = Sm::new(
         &prepared.iss,
         &prepared.program,
         faulty_config(prepared.config),
     )?;
-    if let Some(w) = &waveform {
+    let mut waveform = waveform;
+    if let Some(w) = &mut waveform {
         sm.attach_waveform(w.output()?, 2000)?;
+        w.set_channel_labels(labels);
     }
     let faulty = campaign.run_on(sm, &fault, cycle)?;
     if let Some(w) = waveform {
