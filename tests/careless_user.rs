@@ -304,8 +304,21 @@ fn interrupted_and_concurrent_runs_never_leave_a_broken_file() {
         std::fs::read(dir.path().join("same.vcd")).unwrap(),
         std::fs::read(alone.path().join("same.vcd")).unwrap()
     );
+    // Its save files are whole too (the .gtkw names its folder).
+    let read = |d: &Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
     assert_eq!(
-        others(dir.path(), &["big.vcd", "same.vcd"]),
+        read(dir.path(), "same.sucl"),
+        read(alone.path(), "same.sucl")
+    );
+    assert_eq!(
+        read(dir.path(), "same.gtkw").replace(&dir.path().display().to_string(), "DIR"),
+        read(alone.path(), "same.gtkw").replace(&alone.path().display().to_string(), "DIR")
+    );
+    assert_eq!(
+        others(
+            dir.path(),
+            &["big.vcd", "same.vcd", "same.gtkw", "same.sucl"]
+        ),
         Vec::<String>::new()
     );
 }
