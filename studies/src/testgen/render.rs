@@ -19,7 +19,8 @@ use flexpmu_isa::g80::Compare;
 use super::genome::{Alu, AluOp, Gene, Genome, Slot};
 
 /// The work registers: R4 to R19 and R32 to R47 (bit 5 of every register
-/// field of the decoder set in some instructions and clear in others).
+/// field of the decoder set in some instructions and clear in others;
+/// PMU reads may also land in R64 to R126: `read_register`).
 const WORK: [u8; 32] = [
     4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 32, 33, 34, 35, 36, 37, 38, 39, 40,
     41, 42, 43, 44, 45, 46, 47,
@@ -90,7 +91,8 @@ pub fn render(genome: &Genome, title: &str, pmu: bool) -> Kernel {
     writer.text.push_str(
         "#\n# Runs on the vector-addition launch: thread i reads and writes only its\n\
          # words A[i], B[i] and C[i]. R0 = i, R1 = tid, R2 = 4i, R3/R22/R23 = the\n\
-         # words' addresses; work registers R4-R19 and R32-R47; R21 the signature (the sum of\n\
+         # words' addresses; work registers R4-R19 and R32-R47 (PMU reads also\n\
+         # R64-R126); R21 the signature (the sum of\n\
          # the values folded into it, stored in C[i] at the end); loop counters\n\
          # R24-R25; R21 and R63 start at 0 (R63 is never written).\n\n",
     );
@@ -171,6 +173,18 @@ fn destination(defined: &mut Vec<u8>, choice: u8) -> u8 {
     register
 }
 
+/// Where a PMU read lands: a work register (then defined and the last
+/// written), or, when `choice`'s top bit is set, one of R64 to R126, which
+/// no other gene writes or reads: bit 6 of the PMEVENT's register field
+/// is set in no work register, and only these reads exercise it.
+fn read_register(defined: &mut Vec<u8>, choice: u8) -> u8 {
+    if choice & 0x80 != 0 {
+        64 + (choice & 0x7f) % 63
+    } else {
+        destination(defined, choice)
+    }
+}
+
 fn counter_name(counter: u8) -> &'static str {
     MONITOR_MAP[usize::from(counter) % MONITOR_MAP.len()].name
 }
@@ -240,7 +254,7 @@ impl Writer {
                 }
             }
             Gene::Read { counter, dst } => {
-                let d = destination(defined, *dst);
+                let d = read_register(defined, *dst);
                 if self.pmu {
                     self.line(
                         &format!("PMEVENT CNT{counter}, R{d}, IDL"),
