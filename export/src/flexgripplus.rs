@@ -570,12 +570,13 @@ fn readme(designs: &KitDesigns, pmu_counters: usize) -> String {
     let mut text = format!(
         "<!-- {GENERATED_MARKER} (`flexpmu export`): do not edit; the text is export/src/flexgripplus_readme.md. -->\n"
     );
+    let (channel_table, channel_code) = channels::table_and_code();
     text += &README
         .replace("{decode_hook}", &designs.decode_hook.top().name)
         .replace("{execute_hook}", &designs.execute_hook.top().name)
         .replace("{pmu}", &designs.pmu.top().name)
-        .replace("{channel_table}", &channels::table_and_code().0)
-        .replace("{channel_code}", &channels::table_and_code().1)
+        .replace("{channel_table}", &channel_table)
+        .replace("{channel_code}", &channel_code)
         .replace("{counters}", &pmu_counters.to_string())
         .replace("{last}", &(pmu_counters - 1).to_string());
     let mut files = Vec::new();

@@ -38,13 +38,7 @@ impl FlowSteps for Ice40 {
         _log: &str,
         result: &mut SynthResult,
     ) -> Result<(), SynthError> {
-        let count = |prefix: &str| -> u64 {
-            stat.cell_types
-                .iter()
-                .filter(|(k, _)| k.starts_with(prefix))
-                .map(|(_, n)| n)
-                .sum()
-        };
+        let count = |prefix: &str| stat.count(|k| k.starts_with(prefix));
         result.logic_cells = Some(count("SB_LUT4"));
         result.carry_cells = Some(count("SB_CARRY"));
         result.ram_cells = Some(count("SB_RAM"));

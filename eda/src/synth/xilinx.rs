@@ -22,20 +22,14 @@ impl FlowSteps for Xilinx {
         _log: &str,
         result: &mut SynthResult,
     ) -> Result<(), SynthError> {
-        let count = |kind: &dyn Fn(&str) -> bool| -> u64 {
-            stat.cell_types
-                .iter()
-                .filter(|(k, _)| kind(k))
-                .map(|(_, n)| n)
-                .sum()
-        };
         // LUT1-LUT6 (not the LUT-RAMs, RAM32M and the like).
-        result.logic_cells = Some(count(&|k| {
-            k.len() == 4 && k.starts_with("LUT") && k.as_bytes()[3].is_ascii_digit()
-        }));
-        result.carry_cells = Some(count(&|k| k == "CARRY4"));
-        result.dsp_cells = Some(count(&|k| k.starts_with("DSP48")));
-        result.ram_cells = Some(count(&|k| k.starts_with("RAMB")));
+        result.logic_cells =
+            Some(stat.count(|k| {
+                k.len() == 4 && k.starts_with("LUT") && k.as_bytes()[3].is_ascii_digit()
+            }));
+        result.carry_cells = Some(stat.count(|k| k == "CARRY4"));
+        result.dsp_cells = Some(stat.count(|k| k.starts_with("DSP48")));
+        result.ram_cells = Some(stat.count(|k| k.starts_with("RAMB")));
         Ok(())
     }
 }

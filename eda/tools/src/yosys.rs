@@ -56,7 +56,7 @@ impl Stat {
     }
 
     /// Cells of the types `keep` selects.
-    fn count(&self, keep: impl Fn(&str) -> bool) -> u64 {
+    pub fn count(&self, keep: impl Fn(&str) -> bool) -> u64 {
         self.cell_types
             .iter()
             .filter(|(kind, _)| keep(kind))

@@ -233,11 +233,6 @@ pub fn declared_signals(waveform: &Path) -> Result<Vec<(String, u32)>, String> {
         .collect())
 }
 
-/// Every signal a save file shows.
-pub fn traces(groups: &[Group]) -> impl Iterator<Item = &Trace> {
-    groups.iter().flat_map(|g| &g.traces)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
