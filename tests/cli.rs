@@ -340,6 +340,7 @@ fn bench_json_names_every_engine() {
             "rust-hdl-simulation",
             "verilator",
             "verilator-rust-hdl",
+            "verilator-fst",
             "sm-slice",
             "sm-slice-compiled",
             "faults"
@@ -350,11 +351,18 @@ fn bench_json_names_every_engine() {
     }
     // 128 warps of appendix A in four rounds, checked against the ISS by
     // the engine.
-    assert_eq!(json["engines"][7]["cycles"], 326_647);
+    // Both waveform engines wrote their FST of the same 3,016 cycles.
+    for k in [2, 7] {
+        assert_eq!(json["engines"][k]["cycles"], 3_016);
+        assert!(json["engines"][k]["vcd_bytes"].as_u64().unwrap() > 1000);
+    }
+    // 128 warps of appendix A in four rounds, checked against the ISS by
+    // the engine.
     assert_eq!(json["engines"][8]["cycles"], 326_647);
+    assert_eq!(json["engines"][9]["cycles"], 326_647);
     // 8 faults of the thesis launch, each a stuck-at: 8 golden runs' worth
     // of faulty cycles (163,325 each).
-    assert_eq!(json["engines"][9]["cycles"], 8 * 163_325);
+    assert_eq!(json["engines"][10]["cycles"], 8 * 163_325);
 }
 
 #[test]

@@ -31,6 +31,9 @@ pub enum BenchEngine {
     Verilator,
     /// rust-hdl's own Verilog compiled by Verilator, same harness.
     VerilatorRustHdl,
+    /// The Verilator engine writing every signal to an FST waveform
+    /// (Verilator's own `--trace-fst`).
+    VerilatorFst,
     /// The SM slice running appendix A on 8 blocks of 512 threads.
     SmSlice,
     /// The PMU on the compiled engine (the export IR, levelised).
@@ -48,12 +51,13 @@ pub enum BenchEngine {
 }
 
 impl BenchEngine {
-    pub const ALL: [BenchEngine; 10] = [
+    pub const ALL: [BenchEngine; 11] = [
         BenchEngine::RustHdl,
         BenchEngine::RustHdlVcd,
         BenchEngine::RustHdlSimulation,
         BenchEngine::Verilator,
         BenchEngine::VerilatorRustHdl,
+        BenchEngine::VerilatorFst,
         BenchEngine::SmSlice,
         BenchEngine::Compiled,
         BenchEngine::SmSliceCompiled,
@@ -69,6 +73,7 @@ impl BenchEngine {
             BenchEngine::RustHdlSimulation => "rust-hdl-simulation",
             BenchEngine::Verilator => "verilator",
             BenchEngine::VerilatorRustHdl => "verilator-rust-hdl",
+            BenchEngine::VerilatorFst => "verilator-fst",
             BenchEngine::SmSlice => "sm-slice",
             BenchEngine::Compiled => "compiled",
             BenchEngine::SmSliceCompiled => "sm-slice-compiled",
@@ -443,23 +448,37 @@ pub fn render_table(results: &[EngineResult], out: &mut dyn Write) -> std::io::R
     Ok(())
 }
 
-/// The C++ harness of the Verilator engine: the same workload, timed
-/// inside the process (the build is not part of the figure).
-fn verilator_harness(top: &str) -> String {
+/// The C++ harness of the Verilator engines: the same workload, timed
+/// inside the process (the build is not part of the figure). With `fst`,
+/// every signal goes to the FST waveform named by its second argument
+/// through Verilator's own writer (`--trace-fst`), dumped at both clock
+/// edges as a testbench's waveform is; closing the file is timed.
+fn verilator_harness(top: &str, fst: bool) -> String {
     let inputs: String = (0..16)
         .map(|i| format!("        dut->monitor_in_{i} = value;\n"))
         .collect();
+    let (include, open, dump_low, dump_high, close) = if fst {
+        (
+            "#include \"verilated_fst_c.h\"\n",
+            "    Verilated::traceEverOn(true);\n    VerilatedFstC* tfp = new VerilatedFstC;\n    dut->trace(tfp, 99);\n    tfp->open(argv[2]);\n    uint64_t time = 0;\n",
+            "        tfp->dump(time++);\n",
+            "        tfp->dump(time++);\n",
+            "    tfp->close();\n",
+        )
+    } else {
+        ("", "", "", "", "")
+    };
     format!(
         r#"#include "V{top}.h"
 #include "verilated.h"
-#include <chrono>
+{include}#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 int main(int argc, char** argv) {{
     unsigned long long toggles = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000ULL;
     V{top}* dut = new V{top};
-    dut->clock = 0;
+{open}    dut->clock = 0;
     dut->reset = 0;
     dut->eval();
     auto start = std::chrono::steady_clock::now();
@@ -467,20 +486,20 @@ int main(int argc, char** argv) {{
         dut->address = counter;
         dut->command = 1;
         dut->eval();
-        dut->clock = 1;
+{dump_low}        dut->clock = 1;
         dut->eval();
-        dut->clock = 0;
+{dump_high}        dut->clock = 0;
     }}
     dut->command = 0;
     for (unsigned long long cycle = 0; cycle < toggles; cycle++) {{
         unsigned value = (cycle % 2 == 0) ? 0xA5A55A5Au : 0x5A5AA5A5u;
 {inputs}        dut->eval();
-        dut->clock = 1;
+{dump_low}        dut->clock = 1;
         dut->eval();
-        dut->clock = 0;
+{dump_high}        dut->clock = 0;
     }}
     dut->eval();
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+{close}    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("CYCLES %llu SECONDS %.9f COUNTS", toggles + {SETUP_CYCLES}, seconds);
     for (unsigned counter = 0; counter < 16; counter++) {{
         dut->address = counter;
@@ -496,23 +515,49 @@ int main(int argc, char** argv) {{
     )
 }
 
-/// The Verilog export compiled by Verilator (`-O2`), same workload.
-/// With `rust_hdl_verilog`, rust-hdl's own Verilog of the PMU instead
-/// (wrapped to the same ports), for comparison.
-pub fn verilator(toggles: u64, rust_hdl_verilog: bool) -> Result<EngineResult, BenchError> {
+/// How a Verilator engine is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerilatorFlavour {
+    /// flexpmu's Verilog export.
+    Export,
+    /// rust-hdl's own Verilog of the PMU, wrapped to the same ports.
+    RustHdlVerilog,
+    /// flexpmu's Verilog export writing an FST waveform (`--trace-fst`).
+    ExportFst,
+}
+
+/// Runs of each Verilator model; the best is reported.
+const VERILATOR_RUNS: usize = 5;
+
+/// The Verilog export compiled by Verilator (`-O2`), same workload; see
+/// [`VerilatorFlavour`]. `fst`: where the FST flavour writes its waveform.
+pub fn verilator(
+    toggles: u64,
+    flavour: VerilatorFlavour,
+    fst: Option<&Path>,
+) -> Result<EngineResult, BenchError> {
     use flexpmu_export::{registry, Language};
     let exportable = registry::get("pmu");
     let design = exportable
         .design()
         .map_err(|e| BenchError::Stock(format!("export: {e}")))?;
-    let name = if rust_hdl_verilog {
-        BenchEngine::VerilatorRustHdl
-    } else {
-        BenchEngine::Verilator
+    let name = match flavour {
+        VerilatorFlavour::Export => BenchEngine::Verilator,
+        VerilatorFlavour::RustHdlVerilog => BenchEngine::VerilatorRustHdl,
+        VerilatorFlavour::ExportFst => BenchEngine::VerilatorFst,
     }
     .name();
+    let fst_path = match (flavour, fst) {
+        (VerilatorFlavour::ExportFst, Some(path)) => Some(path.to_string_lossy().into_owned()),
+        (VerilatorFlavour::ExportFst, None) => {
+            return Err(BenchError::Stock(format!(
+                "{name}: no path for its waveform"
+            )))
+        }
+        _ => None,
+    };
     let scratch = Scratch::new(&format!("bench-{name}")).map_err(tool_error)?;
-    let text = if rust_hdl_verilog {
+    let text = if flavour == VerilatorFlavour::RustHdlVerilog {
         let mut pmu = DefaultPmu::default();
         pmu.connect_all();
         flexpmu_export::wrap_rust_hdl_verilog(&design, &generate_verilog(&pmu))
@@ -520,15 +565,32 @@ pub fn verilator(toggles: u64, rust_hdl_verilog: bool) -> Result<EngineResult, B
         design.render(Language::Verilog, exportable.description)
     };
     let verilog = scratch.write("flexpmu_pmu.v", &text).map_err(tool_error)?;
-    let model =
-        verilator::Model::build(&[verilog], &verilator_harness("flexpmu_pmu"), "flexpmu_pmu")
-            .map_err(tool_error)?;
+    let options: &[&str] = if fst_path.is_some() {
+        &["--trace-fst"]
+    } else {
+        &[]
+    };
+    let model = verilator::Model::build_with(
+        &[verilog],
+        &verilator_harness("flexpmu_pmu", fst_path.is_some()),
+        "flexpmu_pmu",
+        options,
+    )
+    .map_err(tool_error)?;
+    let toggles_arg = toggles.to_string();
+    let mut args = vec![toggles_arg.as_str()];
+    args.extend(fst_path.as_deref());
     // The machine's other work shows up as noise in a sub-second run: the
-    // best of five runs is reported.
+    // best of several runs is reported (a waveform's run is long enough).
+    let runs = if fst_path.is_some() {
+        1
+    } else {
+        VERILATOR_RUNS
+    };
     let mut best: Option<String> = None;
     let mut best_seconds = f64::INFINITY;
-    for _ in 0..5 {
-        let text = model.run(&[&toggles.to_string()]).map_err(tool_error)?;
+    for _ in 0..runs {
+        let text = model.run(&args).map_err(tool_error)?;
         let seconds = text
             .split_whitespace()
             .skip_while(|w| *w != "SECONDS")
@@ -570,7 +632,9 @@ pub fn verilator(toggles: u64, rust_hdl_verilog: bool) -> Result<EngineResult, B
         cycles_per_s: cycles as f64 / seconds,
         passes_per_cycle: None,
         peak_rss_growth_kib: 0,
-        vcd_bytes: None,
+        vcd_bytes: fst_path
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len()),
     })
 }
 

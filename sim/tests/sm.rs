@@ -536,6 +536,23 @@ fn fst_waveforms_equal_the_vcd() {
     assert!(from_vcd.len() > 500, "{} variables", from_vcd.len());
     assert_eq!(changes(&fst), from_vcd);
     assert_eq!(changes(&fst_reference), from_vcd);
+    // GTKWave's own reader agrees: fst2vcd's VCD reads back the same.
+    let converted = dir.path().join("k.fst2vcd.vcd");
+    let out = std::process::Command::new("fst2vcd")
+        .arg("-f")
+        .arg(&fst)
+        .arg("-o")
+        .arg(&converted)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("fst2vcd: {e}: install GTKWave: apt-get install gtkwave (scripts/test does)")
+        });
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(changes(&converted), from_vcd);
     // Toggle counts and switching activity read the same from either file.
     use flexpmu_sim::waveform::toggles;
     let open = |p: &Path| std::io::BufReader::new(std::fs::File::open(p).unwrap());

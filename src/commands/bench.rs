@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use flexpmu_eda::bench::{self, BenchEngine};
+use flexpmu_eda::bench::{self, BenchEngine, VerilatorFlavour};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::embedded;
@@ -95,9 +95,13 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
 
-    for (engine, rust_hdl_verilog) in [
-        (BenchEngine::Verilator, false),
-        (BenchEngine::VerilatorRustHdl, true),
+    for (engine, flavour) in [
+        (BenchEngine::Verilator, VerilatorFlavour::Export),
+        (
+            BenchEngine::VerilatorRustHdl,
+            VerilatorFlavour::RustHdlVerilog,
+        ),
+        (BenchEngine::VerilatorFst, VerilatorFlavour::ExportFst),
     ] {
         if wanted(engine) {
             let engine = engine.name();
@@ -110,8 +114,11 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
                 "{engine}: building the model, then {cycles} cycles"
             ));
             pb.enable_steady_tick(std::time::Duration::from_millis(200));
-            results.push(bench::verilator(cycles, rust_hdl_verilog)?);
+            let fst_path = scratch.join("verilator.fst");
+            let result = bench::verilator(cycles, flavour, Some(&fst_path));
             pb.finish_and_clear();
+            let _ = std::fs::remove_file(&fst_path);
+            results.push(result?);
         }
     }
     for engine in [BenchEngine::SmSlice, BenchEngine::SmSliceCompiled] {
@@ -152,6 +159,15 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
                 .find(|r| r.name == engine.name())
                 .map(|r| r.cycles_per_s)
         };
+        if let (Some(ours), Some(verilator)) = (
+            rate(BenchEngine::CompiledFst),
+            rate(BenchEngine::VerilatorFst),
+        ) {
+            outln!(
+                "compiled-fst / verilator-fst: {:.2}x (the same PMU and workload, every signal to an FST waveform)",
+                ours / verilator
+            );
+        }
         if let (Some(faults), Some(core)) = (
             rate(BenchEngine::Faults),
             rate(BenchEngine::SmSliceCompiled),

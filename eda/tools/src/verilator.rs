@@ -25,6 +25,16 @@ impl Model {
     /// Compiles the `design` files with the C++ `harness` (`verilator
     /// --cc --exe --build -O2`).
     pub fn build(design: &[PathBuf], harness: &str, top: &str) -> Result<Model, ToolError> {
+        Model::build_with(design, harness, top, &[])
+    }
+
+    /// [`Model::build`] with more Verilator options (`--trace-fst`, ...).
+    pub fn build_with(
+        design: &[PathBuf],
+        harness: &str,
+        top: &str,
+        options: &[&str],
+    ) -> Result<Model, ToolError> {
         let scratch = Scratch::new(&format!("verilator-{top}"))?;
         scratch.write("harness.cpp", harness)?;
         let design = crate::absolute_all(design)?;
@@ -41,6 +51,7 @@ impl Model {
             "-Mdir",
             "obj",
         ];
+        args.extend_from_slice(options);
         args.extend(design.iter().map(String::as_str));
         args.push("harness.cpp");
         run("verilator", &args, scratch.path(), "the Verilator build")?;

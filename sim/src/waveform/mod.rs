@@ -1,11 +1,13 @@
 //! Waveforms: [`vcd`] and [`fst`] stream a run to a file as it goes (the
-//! same declarations and timeline in both formats; [`Trace`] is either);
+//! same declarations and timeline in both formats; [`Trace`] is either;
+//! [`fst_writer`] writes FST from machine words);
 //! [`toggles`] reads any tool's VCD or FST back and ranks its signals by
 //! activity, after [`fst_check`] has checked an FST's block structure;
 //! [`save_files`] writes what opens one ready to read in GTKWave or Surfer.
 
 pub mod fst;
 pub mod fst_check;
+pub mod fst_writer;
 pub mod save_files;
 pub mod toggles;
 pub mod vcd;
