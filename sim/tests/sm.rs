@@ -225,6 +225,46 @@ fn appendix_on_4x512_reads_what_flexgripplus_reads() {
     assert_eq!(run.threads[2047].reg(1), 3457);
 }
 
+/// The PMU costs the cycles FlexGripPlus 4.4 pays with flexpmu's kit
+/// (measured in GHDL against stock FlexGripPlus on the same ROM: +40 on
+/// one warp, 8 per PMEVENT read; +1,930 on 4 x 512 threads), within 10 %,
+/// and the stock timing (`pmu: false`) stays where it was calibrated.
+#[test]
+fn pmu_costs_what_flexgripplus_with_the_kit_pays() {
+    let cycles = |geometry: Geometry, pmu: bool| {
+        let iss = VectorAdd::new(geometry).iss().unwrap();
+        let config = SmConfig {
+            pmu,
+            ..SmConfig::default()
+        };
+        // Without the PMU, the stock decoder takes every PMEVENT for the
+        // no-op FlexGripPlus makes of it.
+        Sm::new(&iss, &appendix(), config)
+            .unwrap()
+            .run()
+            .unwrap()
+            .cycles
+    };
+    for (geometry, stock, kit_overhead) in [
+        (Geometry::threads(32).unwrap(), 3_091, 40),
+        (Geometry::new([512, 1, 1], [4, 1]).unwrap(), 162_357, 1_930),
+    ] {
+        let (without, with) = (cycles(geometry, false), cycles(geometry, true));
+        assert_eq!(
+            without,
+            stock,
+            "stock timing, {} threads",
+            geometry.total_threads()
+        );
+        let overhead = with - without;
+        assert!(
+            overhead.abs_diff(kit_overhead) * 10 <= kit_overhead,
+            "{} threads: the PMU costs {overhead} cycles, FlexGripPlus + kit {kit_overhead}",
+            geometry.total_threads()
+        );
+    }
+}
+
 /// All 64 warps resident (beyond FlexGripPlus' 32, so with the simple
 /// timing): R5, R1 and R2 read 1,728, 6,912 and 1,728, the values of the
 /// thesis' figure 3.2.

@@ -13,7 +13,7 @@
 //! | decode | 2 | `pipeline_decode`: IDLE, STALL (the RTL of [`SmCore`](flexpmu_hdl::SmCore)) |
 //! | read | 9 + 5 per register operand; a `g[]` operand (8 for U16, 10 for U32) overlaps the register reads; GLD 22 + 7 per active lane + 1 per inactive one; pass 0 adds 14 for a 64-bit instruction (the predicate read) or 2 for a 32-bit one | `pipeline_read`, `read_source_ops`, one arbiter for all register reads, `global_memory_controller` one thread at a time |
 //! | execute | 3 for the integer ALU, 2 otherwise | `pipeline_execute` (the RTL's [`ExecuteLatency::FlexGripPlus`](flexpmu_hdl::sm::execute_stage::ExecuteLatency)) |
-//! | write | 8 for a 32-bit register, 10 for a 16-bit half (read-modify-write), 4 without a destination, GST 14 + 7 per active lane + 1 per inactive one | `pipeline_write`, `vector_register_controller` |
+//! | write | 8 for a 32-bit register, 10 for a 16-bit half (read-modify-write), 4 without a destination, GST 14 + 7 per active lane + 1 per inactive one; the next pass of the same instruction 2 cycles after that ([`WRITE_TURNAROUND`]) | `pipeline_write`, `vector_register_controller` |
 //! | warp checker | the warp is READY again 1 cycle after its last pass is written | `warp_checker` |
 //!
 //! The control-flow forms are costed as the subset's other forms of their
@@ -40,6 +40,7 @@
 //! scheduler takes any READY warp at once, and there is no block set-up:
 //! the model of the thesis' waveform, fast to run.
 
+use super::config::PASSES;
 use flexpmu_hdl::sm::execute_stage::{ExecuteLatency, LANES};
 use flexpmu_isa::g80::{Instruction, Src32};
 
@@ -103,6 +104,14 @@ pub const POLL_CYCLES: u64 = 2;
 pub fn setup_cycles(blocks: u64, threads: u64, warps: u64, params: u64) -> u64 {
     blocks * (19 + 6 * params) + 3 + blocks * (3 * threads + 2) + 4 + (3 * warps + blocks + 2) + 2
 }
+
+/// Cycles after `pipeline_write_done` before the write stage takes the
+/// next pass: its DONE state returns to IDLE, IDLE lowers its stall a
+/// cycle later, and execute hands over the cycle after that
+/// (`pipeline_write`, `pipeline_execute`'s `MOV_DONE`/`NOP` state). Only a
+/// pass read faster than its write pays it: a PMEVENT read's (no operand
+/// to read, a register to write), 10 cycles a pass against read's 9.
+pub const WRITE_TURNAROUND: u64 = 2;
 
 /// What a stage does with one pass, for timing.
 #[derive(Copy, Clone, Debug)]
@@ -180,7 +189,7 @@ pub fn pass_cost(
         (0, _) => 2,
         _ => 0,
     };
-    let write = match instruction {
+    let done = match instruction {
         Instruction::GstU32 { .. } => 15 + 7 * lanes + idle_lanes,
         Instruction::MovU16 { .. } => 10,
         Instruction::I2iU32U16 { .. }
@@ -192,6 +201,14 @@ pub fn pass_cost(
         | Instruction::GldU32 { .. } => 8,
         Instruction::Pmevent(_) if pmu_read => 8,
         _ => 4,
+    };
+    // The write stage takes the next pass WRITE_TURNAROUND cycles after
+    // it is done (GST's cost is calibrated as its spacing already). The
+    // last pass frees the warp when it is done.
+    let write = match instruction {
+        Instruction::GstU32 { .. } => done,
+        _ if pass + 1 < PASSES => done + WRITE_TURNAROUND,
+        _ => done,
     };
     PassCost {
         read: read + first_pass,
