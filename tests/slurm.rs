@@ -87,10 +87,13 @@ fn logs(dir: &Path) -> String {
     text
 }
 
-#[test]
-fn a_campaign_sharded_on_slurm_equals_the_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
+/// One cluster at a time: each test starts its own daemons on one host.
+static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Starts munged, slurmctld and slurmd configured in `d` and waits until
+/// the node is idle; the daemons stop when the result is dropped. Returns
+/// the daemons and the configuration file (`SLURM_CONF`).
+fn cluster(d: &Path) -> (Daemons, PathBuf) {
     for sub in ["state", "spool", "out"] {
         std::fs::create_dir(d.join(sub)).unwrap();
     }
@@ -193,7 +196,23 @@ fn a_campaign_sharded_on_slurm_equals_the_whole() {
         );
         std::thread::sleep(Duration::from_millis(250));
     }
+    (daemons, conf)
+}
 
+/// PATH with SLURM's programs on it.
+fn path_with_slurm() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    dirs.push(find("sbatch").parent().unwrap().to_path_buf());
+    std::env::join_paths(dirs).unwrap()
+}
+
+#[test]
+fn a_campaign_sharded_on_slurm_equals_the_whole() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (daemons, conf) = cluster(d);
     // The campaign: 4 shards as an array job, then the merge job.
     let sass = example("appendix_a.sass");
     let campaign = ["--sample", "24", "--seed", "11"];
@@ -206,12 +225,7 @@ fn a_campaign_sharded_on_slurm_equals_the_whole() {
         .env("SLURM_CONF", &conf)
         .env("FLEXPMU", env!("CARGO_BIN_EXE_flexpmu"))
         .env("WAIT", "1")
-        .env("PATH", {
-            let path = std::env::var_os("PATH").unwrap_or_default();
-            let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
-            dirs.push(find("sbatch").parent().unwrap().to_path_buf());
-            std::env::join_paths(dirs).unwrap()
-        })
+        .env("PATH", path_with_slurm())
         .output()
         .unwrap();
     let shard_logs: String = (0..4)
@@ -252,5 +266,115 @@ fn a_campaign_sharded_on_slurm_equals_the_whole() {
     );
     assert_eq!(merged, whole);
     assert_eq!(merged["faults"], 24);
+    drop(daemons);
+}
+
+/// Appendix A's cycles on one warp: the testgen search's budget.
+const BUDGET: u64 = 3131;
+
+/// `testgen --slurm-shards`: each generation's programs judged as campaign
+/// shards on the cluster make the same search as this machine's threads
+/// (the same scores and population, generation by generation).
+#[test]
+fn testgen_judged_on_slurm_makes_the_same_search() {
+    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (daemons, conf) = cluster(d);
+    let search = [
+        "testgen",
+        "--generations",
+        "2",
+        "--population",
+        "4",
+        "--sample",
+        "12",
+        "--unit",
+        "decode",
+        "--finalists",
+        "1",
+        "--random",
+        "0",
+        "--seed",
+        "5",
+        "--budget-cycles",
+        "3131",
+        "--json",
+    ];
+    let out = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(search)
+        .args(["--out", "cluster", "--slurm-shards", "3"])
+        .current_dir(d)
+        .env("SLURM_CONF", &conf)
+        .env("PATH", path_with_slurm())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stderr(&out), logs(d));
+    // The same search on this process' threads.
+    let local_state = {
+        use flexpmu_sim::gpu::iss::Geometry;
+        use flexpmu_sim::gpu::sm::SmConfig;
+        use flexpmu_sim::gpu::vector_add::VectorAdd;
+        use flexpmu_studies::faults::Model;
+        use flexpmu_studies::testgen::search::Threads;
+        use flexpmu_studies::testgen::{Judge, Settings, State};
+        let iss = VectorAdd::new(Geometry::threads(32).unwrap())
+            .iss()
+            .unwrap();
+        let judge = Judge::new(
+            iss,
+            SmConfig::default(),
+            Model::ALL.to_vec(),
+            vec!["decode".into()],
+            Some(12),
+            5,
+            BUDGET,
+        );
+        let mut state = State::new(Settings {
+            seed: 5,
+            budget_cycles: BUDGET,
+            population: 4,
+            generations: 2,
+            sample: 12,
+            units: vec!["decode".into()],
+            launch: String::new(),
+            selectors: 1,
+        });
+        while !state.finished() {
+            state
+                .step(
+                    &Threads {
+                        judge: &judge,
+                        threads: 2,
+                    },
+                    &|| {},
+                )
+                .unwrap();
+        }
+        // Read back as the CLI's state.json is.
+        serde_json::from_str::<serde_json::Value>(&serde_json::to_string(&state).unwrap()).unwrap()
+    };
+    let cluster: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("cluster/state.json")).unwrap())
+            .unwrap();
+    assert_eq!(cluster["history"], local_state["history"]);
+    assert_eq!(cluster["scores"], local_state["scores"]);
+    assert_eq!(cluster["population"], local_state["population"]);
+    // Every new program of both generations was judged there, in 3 shards.
+    let judged: u64 = cluster["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["judged"].as_u64().unwrap())
+        .sum();
+    assert!(judged >= 4, "{judged} programs judged");
+    for generation in 0..2 {
+        let shards = std::fs::read_dir(d.join(format!("cluster/slurm/gen-{generation:04}/p-000")))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with("-of-3.jsonl"))
+            .count();
+        assert_eq!(shards, 3, "generation {generation}");
+    }
     drop(daemons);
 }

@@ -158,6 +158,42 @@ impl LaunchArgs {
     }
 
     /// The global memory's model.
+    /// The command-line options that give this launch to another
+    /// command (`faults run` in a SLURM task): the same launch, engine
+    /// and map (a map by its absolute path).
+    pub fn to_args(&self) -> Result<Vec<String>> {
+        let mut args: Vec<String> = vec![
+            "--threads".into(),
+            self.threads.to_string(),
+            "--blocks".into(),
+            self.blocks.to_string(),
+            "--memory".into(),
+            match self.memory {
+                MemoryKind::Flexgripplus => "flexgripplus",
+                MemoryKind::Protected => "protected",
+            }
+            .into(),
+            "--gmem-bits".into(),
+            self.gmem_bits.to_string(),
+            "--timing".into(),
+            self.sm.timing.name().into(),
+            "--blocks-per-core".into(),
+            self.sm.blocks_per_core.to_string(),
+            "--engine".into(),
+            self.sm.engine.name().into(),
+        ];
+        if self.sm.no_pmu {
+            args.push("--no-pmu".into());
+        }
+        if let Some(map) = &self.sm.monitor_map {
+            let map = std::path::absolute(map)
+                .with_context(|| format!("{}: cannot make the path absolute", map.display()))?;
+            args.push("--monitor-map".into());
+            args.push(map.to_string_lossy().into_owned());
+        }
+        Ok(args)
+    }
+
     pub fn memory_model(&self) -> MemoryModel {
         match self.memory {
             MemoryKind::Flexgripplus => MemoryModel::Flat {

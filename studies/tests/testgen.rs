@@ -16,7 +16,7 @@ use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_studies::faults::Model;
 use flexpmu_studies::testgen::finalists::finalists;
 use flexpmu_studies::testgen::render::render;
-use flexpmu_studies::testgen::search::program_words;
+use flexpmu_studies::testgen::search::{program_words, Threads};
 use flexpmu_studies::testgen::{Genome, Judge, Settings, State};
 
 /// Genomes as the search makes them: random ones, and children of
@@ -24,12 +24,12 @@ use flexpmu_studies::testgen::{Genome, Judge, Settings, State};
 fn genomes(count: usize, seed: u64) -> Vec<Genome> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut out: Vec<Genome> = (0..count / 2)
-        .map(|i| Genome::random(&mut rng, 2 + i % 20))
+        .map(|i| Genome::random(&mut rng, 2 + i % 20, 1))
         .collect();
     while out.len() < count {
         let (i, j) = (out.len() % 7, out.len() % 5);
-        let child = out[i].crossed(&out[j], &mut rng).mutated(&mut rng);
-        out.push(child.mutated(&mut rng).mutated(&mut rng));
+        let child = out[i].crossed(&out[j], &mut rng).mutated(&mut rng, 1);
+        out.push(child.mutated(&mut rng, 1).mutated(&mut rng, 1));
     }
     out
 }
@@ -111,12 +111,13 @@ fn settings(generations: usize) -> Settings {
         sample: 60,
         units: vec!["decode".into(), "execute".into()],
         launch: "one warp".into(),
+        selectors: 1,
     }
 }
 
 fn search(state: &mut State, judge: &Judge) {
     while !state.finished() {
-        state.step(judge, 2, &|| {}).unwrap();
+        state.step(&Threads { judge, threads: 2 }, &|| {}).unwrap();
     }
 }
 
@@ -179,4 +180,44 @@ fn a_search_is_deterministic_resumes_exactly_and_improves() {
             .unwrap();
         assert_eq!(from.score, f.sample);
     }
+}
+
+/// On a PMU with event selectors (`examples/event_selectors.toml`, S = 4)
+/// the genes' CNT and RST select inputs, and every such program still
+/// runs as the reference ISS says.
+#[test]
+fn programs_with_selectors_run_on_a_pmu_with_selectors() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/event_selectors.toml");
+    let map = std::sync::Arc::new(flexpmu_export::monitor_map::MonitorMap::load(&path).unwrap());
+    let config = SmConfig {
+        monitor_map: Some(map),
+        ..SmConfig::default()
+    };
+    assert_eq!(config.selectors(), 4);
+    let mut rng = StdRng::seed_from_u64(21);
+    let mut selecting = 0;
+    for n in 0..16 {
+        let genome = Genome::random(&mut rng, 6 + n, 4).mutated(&mut rng, 4);
+        let kernel = render(&genome, "test", true);
+        selecting += usize::from(kernel.source.contains(", SEL"));
+        let program = assemble(&kernel.source, "testgen.sass")
+            .unwrap_or_else(|e| panic!("{n}: {e}\n{}", kernel.source))
+            .values();
+        let iss = VectorAdd::new(Geometry::threads(32).unwrap())
+            .iss()
+            .unwrap();
+        let run = Sm::new(&iss, &program, config.clone())
+            .unwrap()
+            .run()
+            .unwrap_or_else(|e| panic!("{n}: {e}\n{}", kernel.source));
+        let reference = run.replay_on_iss(&mut iss.clone(), &program).unwrap();
+        assert_eq!(
+            run.differences(&reference),
+            (vec![], true),
+            "{n}\n{}",
+            kernel.source
+        );
+    }
+    assert!(selecting >= 4, "{selecting} of 16 programs select an input");
 }

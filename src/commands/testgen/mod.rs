@@ -14,10 +14,13 @@ use flexpmu_studies::testgen::baselines::{self, Baseline};
 use flexpmu_studies::testgen::expected::Expected;
 use flexpmu_studies::testgen::finalists::finalists;
 use flexpmu_studies::testgen::render::render;
+use flexpmu_studies::testgen::search::{Evaluate, Threads};
 use flexpmu_studies::testgen::{Judge, Settings, State, Tally};
 use flexpmu_tools::files;
 
 use super::launch::LaunchArgs;
+
+mod slurm;
 use crate::embedded;
 use crate::output::{check_outputs_in, markers, write_output};
 
@@ -28,6 +31,7 @@ const MAX_STATE_BYTES: u64 = 256 << 20;
 const MAX_POPULATION: usize = 1_000;
 const MAX_GENERATIONS: usize = 10_000;
 const MAX_RANDOM: usize = 1_000;
+const MAX_SHARDS: u64 = 1_000;
 
 #[derive(clap::Args)]
 pub struct TestgenArgs {
@@ -63,6 +67,12 @@ pub struct TestgenArgs {
     /// Worker threads (default: every core).
     #[arg(long, value_name = "J")]
     jobs: Option<usize>,
+    /// Judge each generation's programs on a SLURM cluster instead of
+    /// this machine's threads: each program a campaign of N shards, an
+    /// array job (`sbatch`; options from `SBATCH_FLAGS`), files in
+    /// --out's `slurm/`. The search is the same.
+    #[arg(long, value_name = "N", requires = "out")]
+    slurm_shards: Option<u64>,
     /// Write the kernel (`best.sass`), its expected values
     /// (`expected.json`), the report (`report.json`) and the search's
     /// state (`state.json`, after every generation) into DIR.
@@ -165,6 +175,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         sample: args.sample,
         units: units.clone(),
         launch,
+        selectors: config.selectors() as u8,
     };
     let mut state = match (&args.out, args.resume) {
         (Some(dir), true) => resume(&dir.join("state.json"), &settings)?,
@@ -180,7 +191,45 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         budget,
     );
     let start = Instant::now();
-    search(&mut state, &judge, jobs, args)?;
+    let threads = Threads {
+        judge: &judge,
+        threads: jobs,
+    };
+    let cluster;
+    let evaluator: &dyn Evaluate = match (args.slurm_shards, &args.out) {
+        (Some(shards), Some(dir)) => {
+            if !(1..=MAX_SHARDS).contains(&shards) {
+                bail!("--slurm-shards must be 1 to {MAX_SHARDS}, got {shards}");
+            }
+            let mut faults_args = args.launch.to_args()?;
+            for unit in &units {
+                faults_args.extend(["--unit".to_string(), unit.clone()]);
+            }
+            faults_args.extend([
+                "--sample".to_string(),
+                args.sample.to_string(),
+                "--seed".to_string(),
+                args.seed.to_string(),
+                "--no-matrix".to_string(),
+            ]);
+            let dir = std::path::absolute(dir)
+                .with_context(|| format!("{}: cannot make the path absolute", dir.display()))?;
+            cluster = slurm::Slurm {
+                judge: &judge,
+                shards,
+                dir: dir.join("slurm"),
+                faults_args,
+                sbatch_flags: std::env::var("SBATCH_FLAGS")
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect(),
+            };
+            &cluster
+        }
+        _ => &threads,
+    };
+    search(&mut state, evaluator, args)?;
     let progress = spinner(args.json);
     // The sample's best few on every fault of the units: the kernel is
     // the best of them there.
@@ -317,7 +366,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
 
 /// The search's generations, with a progress bar, the state written
 /// after each when there is an --out.
-fn search(state: &mut State, judge: &Judge, jobs: usize, args: &TestgenArgs) -> Result<()> {
+fn search(state: &mut State, evaluator: &dyn Evaluate, args: &TestgenArgs) -> Result<()> {
     let left = state
         .settings
         .generations
@@ -339,7 +388,7 @@ fn search(state: &mut State, judge: &Judge, jobs: usize, args: &TestgenArgs) -> 
             state.history.len() + 1,
             state.settings.generations
         ));
-        state.step(judge, jobs, &|| bar.inc(1))?;
+        state.step(evaluator, &|| bar.inc(1))?;
         if let Some(best) = state.best() {
             let t = best.score.tally;
             bar.set_message(format!(

@@ -32,7 +32,7 @@ pub fn random_genomes(
     let mut rng = StdRng::seed_from_u64(seed ^ 0x7261_6e64_6f6d);
     let mut genomes = Vec::with_capacity(count);
     for _ in 0..count {
-        let mut genome = Genome::random(&mut rng, genes.max(1));
+        let mut genome = Genome::random(&mut rng, genes.max(1), judge.selectors());
         // Cut from the end until the fault-free run fits the budget.
         while genome.genes.len() > 1 {
             let program = super::search::program_words(&genome)?;

@@ -121,9 +121,12 @@ pub enum Gene {
     Fold {
         src: u8,
     },
-    /// `PMEVENT CNTk, CNT`: counter k starts counting.
+    /// `PMEVENT CNTk, CNT, SELs`: counter k starts counting its input s
+    /// (0 on a PMU without event selectors).
     Count {
         counter: u8,
+        #[serde(default)]
+        selector: u8,
     },
     /// `PMEVENT CNTk, Rd, IDL`: counter k stops and is read (a value the
     /// test checks).
@@ -131,9 +134,11 @@ pub enum Gene {
         counter: u8,
         dst: u8,
     },
-    /// `PMEVENT CNTk, RST`
+    /// `PMEVENT CNTk, RST, SELs`
     Reset {
         counter: u8,
+        #[serde(default)]
+        selector: u8,
     },
     /// if/else on a comparison of two defined registers (threads may
     /// diverge).
@@ -216,7 +221,7 @@ fn random_test(rng: &mut StdRng) -> Test {
 
 /// A random gene for nesting depth `depth` (no if/else or loop at
 /// [`MAX_DEPTH`]).
-pub fn random_gene(rng: &mut StdRng, depth: usize) -> Gene {
+pub fn random_gene(rng: &mut StdRng, depth: usize, selectors: u8) -> Gene {
     let roll = rng.gen_range(0..100);
     let nested = depth < MAX_DEPTH;
     match roll {
@@ -230,34 +235,43 @@ pub fn random_gene(rng: &mut StdRng, depth: usize) -> Gene {
             slot: Slot::ALL[rng.gen_range(0..3)],
         },
         64..=69 => Gene::Fold { src: recent(rng) },
-        70..=77 => Gene::Count {
-            counter: rng.gen_range(0..16),
-        },
+        70..=77 => {
+            let (counter, selector) = random_event(rng, selectors);
+            Gene::Count { counter, selector }
+        }
         78..=87 => Gene::Read {
             counter: rng.gen_range(0..16),
             dst: rng.gen(),
         },
-        88..=89 => Gene::Reset {
-            counter: rng.gen_range(0..16),
-        },
+        88..=89 => {
+            let (counter, selector) = random_event(rng, selectors);
+            Gene::Reset { counter, selector }
+        }
         90..=94 if nested => Gene::If {
             test: random_test(rng),
-            then: random_block(rng, depth + 1),
-            otherwise: random_block(rng, depth + 1),
+            then: random_block(rng, depth + 1, selectors),
+            otherwise: random_block(rng, depth + 1, selectors),
         },
         95..=99 if nested => Gene::Loop {
             trips: rng.gen_range(1..=3),
-            body: random_block(rng, depth + 1),
+            body: random_block(rng, depth + 1, selectors),
         },
         _ => Gene::Alu(random_alu(rng)),
     }
 }
 
 /// One to three genes inside an if/else or a loop.
-fn random_block(rng: &mut StdRng, depth: usize) -> Vec<Gene> {
+fn random_block(rng: &mut StdRng, depth: usize, selectors: u8) -> Vec<Gene> {
     (0..rng.gen_range(1..=3))
-        .map(|_| random_gene(rng, depth))
+        .map(|_| random_gene(rng, depth, selectors))
         .collect()
+}
+
+/// A counter and, on a PMU with `selectors` inputs per channel, which
+/// input it counts: one draw, so a PMU without selectors draws as before.
+fn random_event(rng: &mut StdRng, selectors: u8) -> (u8, u8) {
+    let event = rng.gen_range(0..16 * u16::from(selectors.max(1)));
+    ((event % 16) as u8, (event / 16) as u8)
 }
 
 impl Genome {
@@ -265,7 +279,8 @@ impl Genome {
     /// with three genes or more, a program's shape — it loads A[i] and
     /// B[i], works, and folds its last result into the signature —
     /// around random genes.
-    pub fn random(rng: &mut StdRng, length: usize) -> Genome {
+    /// CNT and RST genes select among `selectors` inputs (1: none).
+    pub fn random(rng: &mut StdRng, length: usize, selectors: u8) -> Genome {
         let mut genes: Vec<Gene> = Vec::with_capacity(length);
         let middle = match length {
             0..=2 => length,
@@ -279,7 +294,7 @@ impl Genome {
                 length - 3
             }
         };
-        genes.extend((0..middle).map(|_| random_gene(rng, 0)));
+        genes.extend((0..middle).map(|_| random_gene(rng, 0, selectors)));
         if length >= 3 {
             genes.push(Gene::Fold { src: 0 });
         }
@@ -301,11 +316,12 @@ impl Genome {
         }
     }
 
-    /// The genome with one to three random changes.
-    pub fn mutated(&self, rng: &mut StdRng) -> Genome {
+    /// The genome with one to three random changes (new CNT and RST
+    /// genes selecting among `selectors` inputs).
+    pub fn mutated(&self, rng: &mut StdRng, selectors: u8) -> Genome {
         let mut child = self.clone();
         for _ in 0..rng.gen_range(1..=3) {
-            child.mutate_once(rng);
+            child.mutate_once(rng, selectors);
         }
         child.bound();
         child
@@ -313,7 +329,7 @@ impl Genome {
 
     /// One change in one of the genome's lists (the body, or the inside
     /// of an if/else or loop), picked by its length.
-    fn mutate_once(&mut self, rng: &mut StdRng) {
+    fn mutate_once(&mut self, rng: &mut StdRng, selectors: u8) {
         let mut lists = Vec::new();
         list_sizes(&self.genes, 0, &mut lists);
         let total: usize = lists.iter().map(|(len, _)| len + 1).sum();
@@ -332,7 +348,7 @@ impl Genome {
         let depth = lists[index].1;
         let mut seen = 0;
         with_list(&mut self.genes, index, &mut seen, &mut |list| {
-            change(list, depth, rng)
+            change(list, depth, rng, selectors)
         });
     }
 
@@ -428,16 +444,19 @@ fn with_list(
 /// One random change to `list` at nesting depth `depth`: a field of a
 /// gene, a gene replaced, inserted, removed, copied or moved, or a run of genes
 /// wrapped in a loop or unwrapped from one.
-fn change(list: &mut Vec<Gene>, depth: usize, rng: &mut StdRng) {
+fn change(list: &mut Vec<Gene>, depth: usize, rng: &mut StdRng, selectors: u8) {
     if list.is_empty() {
-        list.push(random_gene(rng, depth));
+        list.push(random_gene(rng, depth, selectors));
         return;
     }
     let at = rng.gen_range(0..list.len());
     match rng.gen_range(0..10) {
-        0..=3 => tweak(&mut list[at], rng),
-        4 => list[at] = random_gene(rng, depth),
-        5 | 6 => list.insert(rng.gen_range(0..=list.len()), random_gene(rng, depth)),
+        0..=3 => tweak(&mut list[at], rng, selectors),
+        4 => list[at] = random_gene(rng, depth, selectors),
+        5 | 6 => list.insert(
+            rng.gen_range(0..=list.len()),
+            random_gene(rng, depth, selectors),
+        ),
         7 => {
             // Inside an if/else or a loop, keep at least one gene.
             if list.len() > 1 || depth == 0 {
@@ -474,13 +493,13 @@ fn change(list: &mut Vec<Gene>, depth: usize, rng: &mut StdRng) {
                     },
                 );
             }
-            _ => tweak(&mut list[at], rng),
+            _ => tweak(&mut list[at], rng, selectors),
         },
     }
 }
 
 /// A new value for one field of `gene`.
-fn tweak(gene: &mut Gene, rng: &mut StdRng) {
+fn tweak(gene: &mut Gene, rng: &mut StdRng, selectors: u8) {
     match gene {
         Gene::Alu(alu) => match rng.gen_range(0..8) {
             0 => alu.op = AluOp::ALL[rng.gen_range(0..AluOp::ALL.len())],
@@ -505,7 +524,9 @@ fn tweak(gene: &mut Gene, rng: &mut StdRng) {
             false => *slot = Slot::ALL[rng.gen_range(0..3)],
         },
         Gene::Fold { src } => *src = recent(rng),
-        Gene::Count { counter } | Gene::Reset { counter } => *counter = rng.gen_range(0..16),
+        Gene::Count { counter, selector } | Gene::Reset { counter, selector } => {
+            (*counter, *selector) = random_event(rng, selectors)
+        }
         Gene::Read { counter, dst } => match rng.gen_bool(0.5) {
             true => *counter = rng.gen_range(0..16),
             false => *dst = rng.gen(),
@@ -523,27 +544,50 @@ mod tests {
     #[test]
     fn variation_keeps_genomes_bounded() {
         let mut rng = StdRng::seed_from_u64(3);
-        let mut genomes: Vec<Genome> = (0..8).map(|_| Genome::random(&mut rng, 30)).collect();
+        let mut genomes: Vec<Genome> = (0..8).map(|_| Genome::random(&mut rng, 30, 4)).collect();
         for round in 0..300 {
             let i = round % genomes.len();
             let j = (round * 7 + 3) % genomes.len();
-            let child = genomes[i].crossed(&genomes[j], &mut rng).mutated(&mut rng);
+            let child = genomes[i]
+                .crossed(&genomes[j], &mut rng)
+                .mutated(&mut rng, 4);
             assert!(child.size() <= MAX_GENES, "{}", child.size());
             assert!(depth_of(&child.genes) <= MAX_DEPTH, "{child:?}");
             genomes[i] = child;
         }
         // Variation changes genomes (not a fixed point).
-        let first = Genome::random(&mut StdRng::seed_from_u64(1), 10);
-        let changed = (0..20).filter(|_| first.mutated(&mut rng) != first).count();
+        let first = Genome::random(&mut StdRng::seed_from_u64(1), 10, 1);
+        let changed = (0..20)
+            .filter(|_| first.mutated(&mut rng, 1) != first)
+            .count();
         assert!(changed >= 15, "{changed}");
     }
 
     #[test]
     fn the_same_seed_gives_the_same_genome() {
-        let a = Genome::random(&mut StdRng::seed_from_u64(9), 12);
-        let b = Genome::random(&mut StdRng::seed_from_u64(9), 12);
+        let a = Genome::random(&mut StdRng::seed_from_u64(9), 12, 1);
+        let b = Genome::random(&mut StdRng::seed_from_u64(9), 12, 1);
         assert_eq!(a, b);
         let json = serde_json::to_string(&a).unwrap();
         assert_eq!(serde_json::from_str::<Genome>(&json).unwrap(), a);
+    }
+
+    /// Without selectors, a counter is drawn as it was before genes had
+    /// selectors: the same seed still gives the same search.
+    #[test]
+    fn without_selectors_a_counter_is_drawn_as_before() {
+        let (mut old, mut new) = (StdRng::seed_from_u64(3), StdRng::seed_from_u64(3));
+        for _ in 0..1000 {
+            let before: u8 = old.gen_range(0..16);
+            assert_eq!(random_event(&mut new, 1), (before, 0));
+        }
+        // With 4 inputs, every input is drawn.
+        let mut seen = [false; 4];
+        for _ in 0..200 {
+            let (counter, selector) = random_event(&mut new, 4);
+            assert!(counter < 16);
+            seen[usize::from(selector)] = true;
+        }
+        assert_eq!(seen, [true; 4]);
     }
 }

@@ -89,6 +89,9 @@ pub enum JudgeError {
     Iss(#[from] IssError),
     #[error("{0}")]
     Threads(String),
+    /// Judging elsewhere (a cluster) failed.
+    #[error("{0}")]
+    Cluster(String),
     #[error(
         "the SM slice and the reference ISS disagree ({threads} thread(s) differ, memory {memory})"
     )]
@@ -166,6 +169,11 @@ impl Judge {
 
     pub fn budget_cycles(&self) -> u64 {
         self.budget_cycles
+    }
+
+    /// Inputs per channel of the launch's PMU: what a PMEVENT may select.
+    pub fn selectors(&self) -> u8 {
+        self.config.selectors() as u8
     }
 
     /// The launch programs run on.

@@ -185,6 +185,14 @@ fn read_register(defined: &mut Vec<u8>, choice: u8) -> u8 {
     }
 }
 
+/// A PMEVENT's selector field as written (none for input 0).
+fn selection(selector: u8) -> String {
+    match selector {
+        0 => String::new(),
+        s => format!(", SEL{s}"),
+    }
+}
+
 fn counter_name(counter: u8) -> &'static str {
     MONITOR_MAP[usize::from(counter) % MONITOR_MAP.len()].name
 }
@@ -237,19 +245,27 @@ impl Writer {
                     &format!("R{s} into the signature"),
                 );
             }
-            Gene::Count { counter } => {
+            Gene::Count { counter, selector } => {
                 if self.pmu {
+                    let what = match selector {
+                        0 => format!("({}) counts", counter_name(*counter)),
+                        s => format!("counts its input {s}"),
+                    };
                     self.line(
-                        &format!("PMEVENT CNT{counter}, CNT"),
-                        &format!("PMU: CNT{counter} ({}) counts", counter_name(*counter)),
+                        &format!("PMEVENT CNT{counter}, CNT{}", selection(*selector)),
+                        &format!("PMU: CNT{counter} {what}"),
                     );
                 }
             }
-            Gene::Reset { counter } => {
+            Gene::Reset { counter, selector } => {
                 if self.pmu {
+                    let what = match selector {
+                        0 => "resets locally".to_string(),
+                        s => format!("resets locally, input {s} selected"),
+                    };
                     self.line(
-                        &format!("PMEVENT CNT{counter}, RST"),
-                        &format!("PMU: CNT{counter} resets locally"),
+                        &format!("PMEVENT CNT{counter}, RST{}", selection(*selector)),
+                        &format!("PMU: CNT{counter} {what}"),
                     );
                 }
             }
@@ -415,7 +431,10 @@ mod tests {
     fn a_kernel_lists_its_parts() {
         let genome = Genome {
             genes: vec![
-                Gene::Count { counter: 9 },
+                Gene::Count {
+                    counter: 9,
+                    selector: 0,
+                },
                 Gene::Load {
                     dst: 0,
                     slot: Slot::B,

@@ -39,6 +39,14 @@ pub struct Settings {
     /// The launch and SM the programs run on, as a person reads it
     /// (a resumed search must run on the same).
     pub launch: String,
+    /// Inputs per channel of the launch's PMU: CNT and RST genes select
+    /// among them (1: no selectors, the thesis PMU).
+    #[serde(default = "one")]
+    pub selectors: u8,
+}
+
+fn one() -> u8 {
+    1
 }
 
 /// A judged genome.
@@ -104,11 +112,11 @@ impl State {
     }
 
     /// Runs the next generation: its genomes bred (or drawn, for the
-    /// first), judged on `threads` threads, `progress` told after each.
+    /// first), each distinct new program judged by `evaluator`, `progress`
+    /// told after each genome.
     pub fn step(
         &mut self,
-        judge: &Judge,
-        threads: usize,
+        evaluator: &dyn Evaluate,
         progress: &(dyn Fn() + Sync),
     ) -> Result<(), JudgeError> {
         let generation = self.history.len() as u64;
@@ -119,15 +127,16 @@ impl State {
             true => (0..self.settings.population)
                 .map(|_| {
                     let length = rng.gen_range(4..=14);
-                    Genome::random(&mut rng, length)
+                    Genome::random(&mut rng, length, self.settings.selectors)
                 })
                 .collect(),
             false => self.breed(&mut rng),
         };
         // Each distinct program judged once; earlier scores reused.
-        let words: Vec<Vec<u32>> = genomes
+        let sources: Vec<String> = genomes.iter().map(candidate_source).collect();
+        let words: Vec<Vec<u32>> = sources
             .iter()
-            .map(program_words)
+            .map(|s| assemble_candidate(s))
             .collect::<Result<_, _>>()?;
         let digests: Vec<u64> = words.iter().map(|w| digest(w)).collect();
         let mut todo: Vec<usize> = Vec::new();
@@ -141,19 +150,23 @@ impl State {
                 progress();
             }
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build()
-            .map_err(|e| JudgeError::Threads(format!("cannot start {threads} threads: {e}")))?;
-        let judged: Vec<(u64, Score)> = pool.install(|| {
-            todo.par_iter()
-                .map(|&i| {
-                    let score = judge.judge_program(&words[i], judge.iss(), 1)?.score;
-                    progress();
-                    Ok((digests[i], score))
-                })
-                .collect::<Result<_, JudgeError>>()
-        })?;
+        let candidates: Vec<Candidate> = todo
+            .iter()
+            .map(|&i| Candidate {
+                digest: digests[i],
+                words: words[i].clone(),
+                source: sources[i].clone(),
+            })
+            .collect();
+        let scores = evaluator.evaluate(generation as usize, &candidates, progress)?;
+        if scores.len() != candidates.len() {
+            return Err(JudgeError::Threads(format!(
+                "{} score(s) for {} program(s)",
+                scores.len(),
+                candidates.len()
+            )));
+        }
+        let judged: Vec<(u64, Score)> = candidates.iter().map(|c| c.digest).zip(scores).collect();
         let judged_count = judged.len();
         self.scores.extend(judged);
         let mut population: Vec<Individual> = genomes
@@ -202,12 +215,13 @@ impl State {
             };
             // A copy of a genome already in the generation is mutated
             // again (a few times at most): the population stays diverse.
-            let mut child = child.mutated(rng);
+            let selectors = self.settings.selectors;
+            let mut child = child.mutated(rng, selectors);
             for _ in 0..4 {
                 if !next.contains(&child) {
                     break;
                 }
-                child = child.mutated(rng);
+                child = child.mutated(rng, selectors);
             }
             next.push(child);
         }
@@ -223,8 +237,73 @@ impl State {
     }
 }
 
+/// A program of a generation to judge.
+pub struct Candidate {
+    /// [`digest`] of its words.
+    pub digest: u64,
+    pub words: Vec<u32>,
+    /// Its assembler listing (what a program file holds).
+    pub source: String,
+}
+
+/// Judges a generation's candidates, one score each, in their order:
+/// [`Threads`] on this process' threads; the CLI's SLURM evaluator as
+/// campaign shards on a cluster.
+pub trait Evaluate {
+    /// Scores `candidates` of generation `generation`, telling `progress`
+    /// after each.
+    fn evaluate(
+        &self,
+        generation: usize,
+        candidates: &[Candidate],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Score>, JudgeError>;
+}
+
+/// Judging on this process' worker threads, a program per thread.
+pub struct Threads<'a> {
+    pub judge: &'a Judge,
+    pub threads: usize,
+}
+
+impl Evaluate for Threads<'_> {
+    fn evaluate(
+        &self,
+        _generation: usize,
+        candidates: &[Candidate],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Score>, JudgeError> {
+        let threads = self.threads;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| JudgeError::Threads(format!("cannot start {threads} threads: {e}")))?;
+        pool.install(|| {
+            candidates
+                .par_iter()
+                .map(|c| {
+                    let score = self
+                        .judge
+                        .judge_program(&c.words, self.judge.iss(), 1)?
+                        .score;
+                    progress();
+                    Ok(score)
+                })
+                .collect()
+        })
+    }
+}
+
+/// A genome's kernel as it is judged (the candidates' title).
+pub fn candidate_source(genome: &Genome) -> String {
+    render(genome, CANDIDATE_TITLE, true).source
+}
+
+fn assemble_candidate(source: &str) -> Result<Vec<u32>, JudgeError> {
+    Ok(flexpmu_isa::asm::assemble(source, "testgen.sass")?.values())
+}
+
 /// The words of a genome's kernel.
 pub fn program_words(genome: &Genome) -> Result<Vec<u32>, JudgeError> {
-    let kernel = render(genome, CANDIDATE_TITLE, true);
-    Ok(flexpmu_isa::asm::assemble(&kernel.source, "testgen.sass")?.values())
+    assemble_candidate(&candidate_source(genome))
 }
