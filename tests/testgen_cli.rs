@@ -222,7 +222,7 @@ fn the_checked_in_generated_kernel_beats_appendix_a_as_the_readme_says() {
         format!("{:.1} {:.1}", 100.0 * generated, 100.0 * appendix),
         README_FIGURES
     );
-    // 16.0 points: at least the 15 flexpmu aims for.
+    // 15.5 points: at least the 15 flexpmu aims for.
     assert!(
         generated - appendix >= 0.15,
         "{generated} against {appendix}"
@@ -262,4 +262,4 @@ fn the_checked_in_generated_kernel_beats_appendix_a_as_the_readme_says() {
 
 /// `examples/testgen/best.sass`'s and appendix A's coverage as the README
 /// and docs/test-generation.md give them.
-const README_FIGURES: &str = "80.2 64.2";
+const README_FIGURES: &str = "79.7 64.2";

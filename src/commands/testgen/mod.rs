@@ -114,6 +114,11 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     if args.finalists == 0 {
         bail!("--finalists 0: the kernel is the best of at least 1 program");
     }
+    if let Some(shards) = args.slurm_shards {
+        if !(1..=MAX_SHARDS).contains(&shards) {
+            bail!("--slurm-shards must be 1 to {MAX_SHARDS}, got {shards}");
+        }
+    }
     if args.random > MAX_RANDOM {
         bail!("--random must be 0 to {MAX_RANDOM}, got {}", args.random);
     }
@@ -198,9 +203,6 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     let cluster;
     let evaluator: &dyn Evaluate = match (args.slurm_shards, &args.out) {
         (Some(shards), Some(dir)) => {
-            if !(1..=MAX_SHARDS).contains(&shards) {
-                bail!("--slurm-shards must be 1 to {MAX_SHARDS}, got {shards}");
-            }
             let mut faults_args = args.launch.to_args()?;
             for unit in &units {
                 faults_args.extend(["--unit".to_string(), unit.clone()]);
