@@ -157,7 +157,6 @@ impl<W: Write + Seek> FstTrace<W> {
 
     /// Writes the last block and the final header fields.
     pub fn finish(self) -> io::Result<()> {
-        let mut out = self.writer.finish()?;
-        out.flush()
+        self.writer.finish().map(drop)
     }
 }

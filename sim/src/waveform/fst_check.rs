@@ -17,12 +17,15 @@ pub const MAX_HANDLES: u64 = 1 << 20;
 const ZLIB_RATIO: u64 = 1100;
 const LZ4_RATIO: u64 = 256;
 
-const HEADER: u8 = 0;
-const VC_DATA: [u8; 3] = [1, 5, 8];
+// Block tags (shared with the writer).
+pub(super) const HEADER: u8 = 0;
+/// The value-change block fstapi writes today (dynamic aliases, 2).
+pub(super) const VC_DATA_DYN_ALIAS2: u8 = 8;
+const VC_DATA: [u8; 3] = [1, 5, VC_DATA_DYN_ALIAS2];
 const BLACKOUT: u8 = 2;
-const GEOMETRY: u8 = 3;
+pub(super) const GEOMETRY: u8 = 3;
 const HIERARCHY: u8 = 4;
-const HIERARCHY_LZ4: u8 = 6;
+pub(super) const HIERARCHY_LZ4: u8 = 6;
 const HIERARCHY_LZ4_DUO: u8 = 7;
 const GZIP_WRAPPER: u8 = 254;
 const SKIP: u8 = 255;

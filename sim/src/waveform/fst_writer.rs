@@ -17,6 +17,11 @@
 
 use std::io::{self, Seek, SeekFrom, Write};
 
+use super::fst_check::{
+    GEOMETRY as BLOCK_GEOMETRY, HEADER as BLOCK_HEADER, HIERARCHY_LZ4 as BLOCK_HIERARCHY_LZ4,
+    VC_DATA_DYN_ALIAS2 as BLOCK_VALUE_CHANGES,
+};
+
 /// A signal's handle: 1 for the first signal declared, as in the file.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct FstHandle(u32);
@@ -27,10 +32,6 @@ impl FstHandle {
     }
 }
 
-const BLOCK_HEADER: u8 = 0;
-const BLOCK_GEOMETRY: u8 = 3;
-const BLOCK_HIERARCHY_LZ4: u8 = 6;
-const BLOCK_VALUE_CHANGES: u8 = 8; // dynamic alias 2: the only kind fstapi writes today
 const HEADER_LENGTH: u64 = 329;
 const VERSION_BYTES: usize = 128;
 const DATE_BYTES: usize = 119;
@@ -380,8 +381,6 @@ impl<W: Write + Seek> FstWriter<W> {
             return Ok(());
         }
         let end = self.now.unwrap_or(0);
-        let out = &mut self.out;
-        let start = out.stream_position()?;
         let mut block = std::mem::take(&mut self.scratch);
         block.clear();
         block.push(BLOCK_VALUE_CHANGES);
@@ -447,8 +446,7 @@ impl<W: Write + Seek> FstWriter<W> {
         let length = (block.len() - 1) as u64;
         block[1..9].copy_from_slice(&length.to_be_bytes());
         block[25..33].copy_from_slice(&memory.to_be_bytes());
-        out.write_all(&block)?;
-        debug_assert_eq!(out.stream_position()?, start + block.len() as u64);
+        self.out.write_all(&block)?;
         self.scratch = block;
 
         self.blocks += 1;

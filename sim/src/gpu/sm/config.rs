@@ -4,14 +4,10 @@
 use std::sync::Arc;
 
 use flexpmu_export::monitor_map::MonitorMap;
-use flexpmu_hdl::sm::execute_stage::LANES;
 
 use super::timing::Timing;
+pub use super::timing::PASSES;
 use crate::engine::Engine;
-use crate::gpu::iss::WARP_SIZE;
-
-/// Passes per warp instruction: 32 threads on 8 lanes.
-pub const PASSES: u32 = WARP_SIZE / LANES as u32;
 
 /// Default cycles the write stage spends on a GLD/GST pass with the simple
 /// timing; see [`SmConfig::memory_cycles`].

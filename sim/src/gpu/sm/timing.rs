@@ -40,9 +40,13 @@
 //! scheduler takes any READY warp at once, and there is no block set-up:
 //! the model of the thesis' waveform, fast to run.
 
-use super::config::PASSES;
 use flexpmu_hdl::sm::execute_stage::{ExecuteLatency, LANES};
 use flexpmu_isa::g80::{Instruction, Src32};
+
+use crate::gpu::iss::WARP_SIZE;
+
+/// Passes per warp instruction: 32 threads on 8 lanes.
+pub const PASSES: u32 = WARP_SIZE / LANES as u32;
 
 /// Which timing the SM slice follows.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
