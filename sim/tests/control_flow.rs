@@ -70,14 +70,14 @@ fn counted_loop_runs_n_times() {
     // R4 += 3, N times (N = g[0x4]); N = 0 skips the loop.
     let program = kernel(
         "
-        IADD32 R2, g[0x4], R63
-        IADD32I R4, R63, 0
-        ISET.U32.C0 R127, R2, R63, EQ
+        IADD32 R2, g[0x4], R31
+        IADD32I R4, R31, 0
+        ISET.U32.C0 R127, R2, R31, EQ
         @C0.NE BRA done
     loop:
         IADD32I R4, R4, 3
         IADD32I R2, R2, -1
-        ISET.U32.C0 R127, R2, R63, NE
+        ISET.U32.C0 R127, R2, R31, NE
         @C0.NE BRA loop
     done:
     ",
@@ -99,7 +99,7 @@ fn if_else_on_thread_parity_diverges_and_reconverges() {
     let program = kernel(
         "
         SHL R2, R1, 0x1f
-        ISET.U32.C1 R127, R2, R63, NE
+        ISET.U32.C1 R127, R2, R31, NE
         SSY join
         @C1.NE BRA odd
         IADD32I R4, R1, 100
@@ -126,8 +126,8 @@ fn nested_divergence_two_levels_deep() {
         "
         SHL R2, R1, 0x1f
         SHL R5, R1, 0x1e
-        IADD32I R9, R63, 0x80000000
-        ISET.U32.C1 R127, R2, R63, NE
+        IADD32I R9, R31, 0x80000000
+        ISET.U32.C1 R127, R2, R31, NE
         ISET.U32.C2 R127, R5, R9, GE
         SSY outer
         @C1.NE BRA odd
@@ -171,14 +171,14 @@ fn loop_trip_count_differs_per_thread() {
         SHL R6, R1, 0x2
         IADD32 R6, g[0x6], R6
         GLD.U32 R2, global14[R6]
-        IADD32I R4, R63, 0
+        IADD32I R4, R31, 0
         SSY after
-        ISET.U32.C0 R127, R2, R63, EQ
+        ISET.U32.C0 R127, R2, R31, EQ
         @C0.NE BRA after
     loop:
         IADD32I R4, R4, 5
         IADD32I R2, R2, -1
-        ISET.U32.C0 R127, R2, R63, NE
+        ISET.U32.C0 R127, R2, R31, NE
         @C0.NE BRA loop
     after:
         NOP.JOIN
@@ -245,7 +245,7 @@ fn runaway_loops_and_divergent_returns_are_errors() {
     );
     // RET on the odd threads only, before they reconverge.
     let divergent_ret = assemble(
-        "I2I.U32.U16 R1, R0L\nSHL R2, R1, 0x1f\nISET.U32.C0 R127, R2, R63, NE\nSSY j\n@C0.NE BRA odd\nBRA j\nodd: RET\nj: NOP.JOIN\nRET",
+        "I2I.U32.U16 R1, R0L\nSHL R2, R1, 0x1f\nISET.U32.C0 R127, R2, R31, NE\nSSY j\n@C0.NE BRA odd\nBRA j\nodd: RET\nj: NOP.JOIN\nRET",
         "k.sass",
     )
     .unwrap()

@@ -22,6 +22,27 @@ pub struct Decoded {
     pub instruction: Instruction,
 }
 
+/// The instructions of `program` as a warp meets them walking it from
+/// word 0: (address, instruction). Words that do not decode are stepped
+/// over one at a time (a 64-bit instruction's second word is never taken
+/// for an instruction of its own).
+pub fn instructions(program: &[u32]) -> impl Iterator<Item = (usize, Instruction)> + '_ {
+    let mut address = 0;
+    std::iter::from_fn(move || {
+        while address < program.len() {
+            let at = address;
+            match decode(program, at) {
+                Ok((instruction, used)) => {
+                    address += used;
+                    return Some((at, instruction));
+                }
+                Err(_) => address += 1,
+            }
+        }
+        None
+    })
+}
+
 /// Decodes the instruction at `address` (a word index into `words`);
 /// returns it and the number of words it takes (1 or 2).
 pub fn decode(words: &[u32], address: usize) -> Result<(Instruction, usize), G80Error> {

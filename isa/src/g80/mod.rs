@@ -159,7 +159,7 @@ pub mod selectors;
 mod tests;
 
 pub use condition::{flags, BranchCondition, Compare, Predicate, CC_REGISTERS};
-pub use decode::{decode, decode_program, Decoded};
+pub use decode::{decode, decode_program, instructions, Decoded};
 pub use error::{G80Error, Marker, Unsupported, Words};
 pub use form::{
     fields, opcodes, Form, BRA, BRA_EQ, BRA_NE, GLD_U32, GST_U32, I2I_U32_U16, IADD32, IADD32I,

@@ -2,26 +2,14 @@
 //! instructions (a 64-bit instruction's second word may look like a
 //! PMEVENT; only the words an instruction starts at are PMEVENTs).
 
-use super::{decode, Instruction};
+use super::{instructions, Instruction};
 use crate::pmevent::{self, Pmevent};
 
-/// The PMEVENTs of `program`: (address, event). Words that do not
-/// decode are stepped over one at a time.
+/// The PMEVENTs of `program`: (address, event).
 fn pmevents(program: &[u32]) -> impl Iterator<Item = (usize, Pmevent)> + '_ {
-    let mut address = 0;
-    std::iter::from_fn(move || {
-        while address < program.len() {
-            let at = address;
-            match decode(program, at) {
-                Ok((Instruction::Pmevent(event), used)) => {
-                    address += used;
-                    return Some((at, event));
-                }
-                Ok((_, used)) => address += used,
-                Err(_) => address += 1,
-            }
-        }
-        None
+    instructions(program).filter_map(|(address, instruction)| match instruction {
+        Instruction::Pmevent(event) => Some((address, event)),
+        _ => None,
     })
 }
 

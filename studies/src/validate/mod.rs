@@ -256,7 +256,7 @@ fn run_point(
                 events.borrow_mut().command(event);
                 replay(warp, event)
             },
-            |warp, instruction| {
+            |warp, instruction, _, _| {
                 let read = pmu
                     && matches!(instruction, Instruction::Pmevent(e) if e.command == PmuCommand::Idl);
                 events.borrow_mut().retired(warp, instruction, read);

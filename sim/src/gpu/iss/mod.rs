@@ -19,7 +19,8 @@
 //!   `q = x + (y + z*ntid.y)*ntid.x` and warp `w` holds threads
 //!   `32w..32w+31` (`thread_id_calc.vhd`); the last warp of a block may be
 //!   partial, its missing lanes inactive.
-//! - **Registers.** 128 32-bit registers per thread, all 0 except R0.
+//! - **Registers.** 128 32-bit registers per thread, all 0 except R0 in
+//!   the first round of blocks (later rounds: [`rounds`]).
 //!   R0 holds the thread index, `tid.x | tid.y << 16 | (tid.z & 63) << 26`
 //!   (`thread_id_out` of `thread_id_calc.vhd`, written to register 0 by
 //!   `streaming_multiprocessor_cntlr.vhd`, CALC_THREAD_IDS_WRITE), so for a
@@ -66,7 +67,10 @@
 //! Warps issue round-robin, one instruction per turn (FlexGripPlus' warp
 //! scheduler is round-robin; this order is the only thing a PMU model can
 //! observe, since the subset has no inter-thread communication besides
-//! global memory). All warps of all blocks form one pool, block-major.
+//! global memory). The warps of the blocks resident together (all of
+//! them, or [`Iss::set_blocks_per_core`] blocks at a time) form one pool,
+//! block-major; a round of them runs to its end before the next starts,
+//! whose threads find the registers the earlier round left ([`rounds`]).
 //! Within a warp the active lanes execute each instruction in lane order
 //! (for two GSTs to one address, the higher lane wins).
 //!
@@ -102,6 +106,7 @@
 mod error;
 mod geometry;
 mod memory;
+pub mod rounds;
 mod step;
 #[cfg(test)]
 mod tests;
@@ -160,6 +165,8 @@ pub struct Iss {
     params: Vec<u32>,
     memory: GlobalMemory,
     step_limit: u64,
+    /// Blocks resident at a time (None: all of them).
+    blocks_per_core: Option<u32>,
 }
 
 struct Warp {
@@ -183,6 +190,7 @@ impl Iss {
             params: params.to_vec(),
             memory,
             step_limit: DEFAULT_STEP_LIMIT,
+            blocks_per_core: None,
         })
     }
 
@@ -190,6 +198,14 @@ impl Iss {
     /// instructions.
     pub fn set_step_limit(&mut self, limit: u64) {
         self.step_limit = limit;
+    }
+
+    /// Runs the grid `blocks` blocks at a time, as FlexGripPlus does with
+    /// `blocks_per_core` = `blocks`: one round after the other, a later
+    /// round's threads starting from the registers the earlier ones left
+    /// ([`rounds`]). Without it every block is resident at once.
+    pub fn set_blocks_per_core(&mut self, blocks: u32) {
+        self.blocks_per_core = Some(blocks);
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -290,12 +306,12 @@ impl Iss {
     where
         F: FnMut(&WarpContext, Pmevent) -> Option<u32>,
     {
-        self.run_observed(program, pmu, |_, _| {})
+        self.run_observed(program, pmu, |_, _, _, _| {})
     }
 
     /// [`Iss::run`], calling `retired` after each warp instruction with
-    /// the warp (its `active` mask the one the instruction ran with) and
-    /// the instruction.
+    /// the warp (its `active` mask the one the instruction ran with), the
+    /// instruction, and every thread and global memory as it left them.
     pub fn run_observed<F, R>(
         &mut self,
         program: &[u32],
@@ -304,7 +320,7 @@ impl Iss {
     ) -> Result<IssResult, IssError>
     where
         F: FnMut(&WarpContext, Pmevent) -> Option<u32>,
-        R: FnMut(&WarpContext, &Instruction),
+        R: FnMut(&WarpContext, &Instruction, &[ThreadState], &GlobalMemory),
     {
         let LaunchState {
             mut threads,
@@ -321,23 +337,35 @@ impl Iss {
             .collect();
         let mut memory = self.memory.clone();
         let mut issued = 0u64;
-        loop {
-            let mut progressed = false;
-            for warp in warps.iter_mut().filter(|warp| !warp.flow.finished) {
-                progressed = true;
-                if issued == self.step_limit {
-                    return Err(IssError::StepLimit {
-                        limit: self.step_limit,
-                    });
+        let contexts: Vec<WarpContext> = warps.iter().map(|w| w.context).collect();
+        let rounds = rounds::rounds(
+            warps.len(),
+            self.geometry.warps_per_block(),
+            self.blocks_per_core.unwrap_or(self.geometry.blocks()),
+        );
+        for round in 0..rounds.len() {
+            rounds::carry_registers(&mut threads, &contexts, &rounds, round);
+            loop {
+                let mut progressed = false;
+                for warp in warps[rounds[round].clone()]
+                    .iter_mut()
+                    .filter(|warp| !warp.flow.finished)
+                {
+                    progressed = true;
+                    if issued == self.step_limit {
+                        return Err(IssError::StepLimit {
+                            limit: self.step_limit,
+                        });
+                    }
+                    issued += 1;
+                    let segment = &segments[warp.context.block_index as usize];
+                    let (context, instruction) =
+                        step(warp, program, &mut threads, segment, &mut memory, &mut pmu)?;
+                    retired(&context, &instruction, &threads, &memory);
                 }
-                issued += 1;
-                let segment = &segments[warp.context.block_index as usize];
-                let (context, instruction) =
-                    step(warp, program, &mut threads, segment, &mut memory, &mut pmu)?;
-                retired(&context, &instruction);
-            }
-            if !progressed {
-                break;
+                if !progressed {
+                    break;
+                }
             }
         }
         Ok(IssResult {

@@ -30,8 +30,15 @@ pub const MAX_RESIDENT_WARPS: u32 = 32;
 pub struct SmConfig {
     /// Stage timing.
     pub timing: Timing,
-    /// Blocks resident at a time (1 to [`MAX_BLOCKS_PER_CORE`]).
+    /// Blocks resident at a time (1 to [`MAX_BLOCKS_PER_CORE`]); with
+    /// FlexGripPlus timing fewer when their warps' registers do not fit
+    /// the register file ([`SmRun::blocks_per_core`](super::SmRun) says
+    /// how many ran).
     pub blocks_per_core: u32,
+    /// Registers per thread the launch declares (1 to 128); `None`: what
+    /// the program needs (its highest register + 1). A program using a
+    /// register past it is refused ([`SmError::BeyondBudget`](super::SmError)).
+    pub registers: Option<u32>,
     /// Build the core with the PMU and its hooks (without: PMEVENTs are
     /// no-ops, as in FlexGripPlus without the PMU).
     pub pmu: bool,
@@ -78,6 +85,7 @@ impl Default for SmConfig {
         SmConfig {
             timing: Timing::default(),
             blocks_per_core: DEFAULT_BLOCKS_PER_CORE,
+            registers: None,
             pmu: true,
             max_cycles: None,
             record_pmu_ports: false,

@@ -207,6 +207,15 @@ impl<'a> CycleView<'a> {
         &self.sm.core
     }
 
+    /// The pass the write stage takes in this cycle, if any: (warp,
+    /// instruction address, pass, whether it writes a register).
+    pub fn write_back_pass(&self) -> Option<(usize, usize, u32, bool)> {
+        self.work
+            .write_back
+            .as_ref()
+            .map(|wb| (wb.tag.warp, wb.tag.address, wb.tag.pass, wb.write || wb.half_write))
+    }
+
     /// The write stage takes a GLD's or GST's pass in this cycle (a copy's
     /// inputs may then change with its results: see
     /// [`copy_write_back`](Self::copy_write_back)).
@@ -224,6 +233,23 @@ impl<'a> CycleView<'a> {
         self.work.final_reset
     }
 
+    /// A copy's differing threads carried into round `round`'s threads.
+    fn copy_carry(&self, copy: &mut HarnessDiff, round: usize) {
+        let sm = self.sm;
+        let contexts: Vec<iss::WarpContext> = sm.warps.iter().map(|w| w.context).collect();
+        for (target, source) in iss::rounds::carried_from(&contexts, &sm.rounds, round) {
+            match copy.threads.get(&source) {
+                Some(earlier) => {
+                    let state = iss::rounds::carried(&sm.threads[target], earlier);
+                    copy.threads.insert(target, state);
+                }
+                None => {
+                    copy.threads.remove(&target);
+                }
+            }
+        }
+    }
+
     /// The counts at the kernel's end of a copy whose register `r` holds
     /// `register(r)`, in the final reset's cycle (compiled engine).
     pub fn copy_counters_at_end(&self, register: impl Fn(usize) -> u64) -> Option<Vec<u64>> {
@@ -233,10 +259,15 @@ impl<'a> CycleView<'a> {
 
     /// Before a copy settles in this cycle: its read stage's operands, if
     /// the read stage sends a pass (read from the copy's registers as
-    /// they are before the edge).
+    /// they are before the edge); and, in the cycle before a round starts,
+    /// its threads' differences carried into the round's threads as the
+    /// golden run carries its registers ([`iss::rounds`]).
     pub fn copy_read(&self, copy: &mut HarnessDiff) {
         if copy.is_empty() {
             return;
+        }
+        if let Some(round) = self.work.carry {
+            self.copy_carry(copy, round);
         }
         let sm = self.sm;
         if let (Some(golden), Some(slot)) = (&self.work.read_done, &self.pipeline.read) {

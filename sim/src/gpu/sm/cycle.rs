@@ -13,7 +13,7 @@ use super::result::RoundRecord;
 use super::timing::{self, Timing};
 use super::warp_unit::{Scheduler, WarpState};
 use super::{CycleWork, HarnessState, Phase, Pipeline, Records, Sm, SmError, SmRun, PASSES};
-use crate::gpu::iss::DEFAULT_STEP_LIMIT;
+use crate::gpu::iss::{self, WarpContext, DEFAULT_STEP_LIMIT};
 
 /// Whether `program` may run an instruction more than once per warp: it
 /// has a BRA to an address at or before its own (a word that does not
@@ -187,6 +187,7 @@ impl Sm {
                 Phase::Idle { until, round } if cycle + 1 >= until => {
                     pipeline.phase = Phase::Running { round };
                     pipeline.scheduler = Scheduler::default();
+                    self.carry_registers(round);
                 }
                 Phase::Ending { until } if cycle + 1 >= until => {
                     end = Some((cycle + 1, self.core.counts()));
@@ -223,9 +224,14 @@ impl Sm {
                 _ => false,
             };
         let Phase::Running { round } = pipeline.phase else {
+            let carry = match pipeline.phase {
+                Phase::Idle { until, round } if round > 0 && cycle + 1 >= until => Some(round),
+                _ => None,
+            };
             return Ok(CycleWork {
                 reset,
                 final_reset,
+                carry,
                 ..CycleWork::default()
             });
         };
@@ -282,6 +288,7 @@ impl Sm {
         Ok(CycleWork {
             reset,
             final_reset,
+            carry: None,
             write_back,
             read_done,
             new_pass,
@@ -321,6 +328,13 @@ impl Sm {
             pipeline.fetch = Some(slot);
         }
         Ok(())
+    }
+
+    /// Round `round` starts: its threads take the registers and condition
+    /// codes their warp slots' earlier threads left ([`iss::rounds`]).
+    fn carry_registers(&mut self, round: usize) {
+        let contexts: Vec<WarpContext> = self.warps.iter().map(|w| w.context).collect();
+        iss::rounds::carry_registers(&mut self.threads, &contexts, &self.rounds, round);
     }
 
     /// Round `round` is over: its warps have finished and nothing is in

@@ -97,7 +97,10 @@ use flexpmu_hdl::SmCore;
 
 use crate::engine::compiled::faults::{Fault, Site};
 use crate::engine::compiled::{CompiledSim, ValuesSeen};
-use crate::gpu::iss::{GlobalMemory, Iss, IssError, LaunchState, ThreadState};
+use crate::gpu::iss::{self, GlobalMemory, Iss, IssError, LaunchState, ThreadState};
+use crate::gpu::registers::{
+    beyond_budget, blocks_in_register_file, registers_needed, MAX_REGISTERS,
+};
 use crate::pmu::{PmuCommandSeen, PmuInputs};
 use crate::waveform::WaveformOut;
 use core_ports::Observed;
@@ -137,6 +140,11 @@ pub struct Sm {
     rounds: Vec<Range<usize>>,
     threads_per_block: u64,
     params: u64,
+    /// Registers per thread of the launch.
+    registers: u32,
+    /// Blocks requested per core (the config's), before the register file
+    /// limited them.
+    requested_blocks_per_core: u32,
     /// Warp instructions the launch executes, when the program loops (the
     /// reference ISS's count), for the default cycle bound.
     loop_instructions: Option<u64>,
@@ -244,6 +252,9 @@ struct CycleWork {
     reset: bool,
     /// The reset after the kernel: the run's last cycle.
     final_reset: bool,
+    /// Round `r` starts after this cycle's edge: its threads take the
+    /// registers their warp slots' earlier threads left.
+    carry: Option<usize>,
     /// The pass execute completed, for the write stage.
     write_back: Option<WriteBack>,
     /// The read stage sends its pass to execute.
@@ -267,6 +278,26 @@ impl Sm {
             return Err(SmError::BlocksPerCore(config.blocks_per_core));
         }
         let warps_per_block = geometry.warps_per_block();
+        let registers = match config.registers {
+            Some(r) if !(1..=MAX_REGISTERS).contains(&r) => return Err(SmError::Registers(r)),
+            Some(r) => r,
+            None => registers_needed(program),
+        };
+        if let Some(beyond) = beyond_budget(program, registers) {
+            return Err(SmError::BeyondBudget { beyond, registers });
+        }
+        let mut config = config;
+        let requested_blocks_per_core = config.blocks_per_core;
+        if config.timing == Timing::FlexGripPlus {
+            config.blocks_per_core =
+                blocks_in_register_file(config.blocks_per_core, warps_per_block, registers);
+            if config.blocks_per_core == 0 {
+                return Err(SmError::BlockBeyondRegisterFile {
+                    warps_per_block,
+                    registers,
+                });
+            }
+        }
         let resident_blocks = config.blocks_per_core.min(geometry.blocks());
         if config.timing == Timing::FlexGripPlus
             && resident_blocks * warps_per_block > MAX_RESIDENT_WARPS
@@ -288,6 +319,7 @@ impl Sm {
         // other error is left for the run to report.)
         let loop_instructions = if config.max_cycles.is_none() && cycle::loops(program) {
             let mut probe = iss.clone();
+            probe.set_blocks_per_core(config.blocks_per_core);
             match probe.run(program, |_, event| {
                 (event.command == flexpmu_isa::PmuCommand::Idl).then_some(0)
             }) {
@@ -298,11 +330,7 @@ impl Sm {
         } else {
             None
         };
-        let per_round = (config.blocks_per_core * warps_per_block) as usize;
-        let rounds = (0..warps.len())
-            .step_by(per_round)
-            .map(|start| start..(start + per_round).min(warps.len()))
-            .collect();
+        let rounds = iss::rounds::rounds(warps.len(), warps_per_block, config.blocks_per_core);
         // Refused before the core is built: a PMEVENT selecting an input
         // the PMU lacks (the decoder would not take it for a PMEVENT).
         let selectors = config.selectors();
@@ -342,6 +370,8 @@ impl Sm {
             rounds,
             threads_per_block: u64::from(geometry.threads_per_block()),
             params: iss.params().len() as u64,
+            registers,
+            requested_blocks_per_core,
             loop_instructions,
             config,
         })
@@ -364,6 +394,8 @@ impl Sm {
             rounds: self.rounds.clone(),
             threads_per_block: self.threads_per_block,
             params: self.params,
+            registers: self.registers,
+            requested_blocks_per_core: self.requested_blocks_per_core,
             loop_instructions: self.loop_instructions,
         })
     }

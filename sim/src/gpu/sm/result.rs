@@ -43,6 +43,13 @@ pub struct SmRun {
     pub rounds: Vec<RoundRecord>,
     /// The core had the PMU and its hooks.
     pub pmu: bool,
+    /// Registers per thread of the launch.
+    pub registers: u32,
+    /// Blocks resident at a time, and how many were asked for (with
+    /// FlexGripPlus timing, fewer ran when their registers did not fit the
+    /// register file).
+    pub blocks_per_core: u32,
+    pub requested_blocks_per_core: u32,
     /// Every thread's final state, in [`IssResult::threads`] order.
     pub threads: Vec<ThreadState>,
     pub memory: GlobalMemory,
@@ -63,11 +70,12 @@ pub struct SmRun {
 }
 
 impl SmRun {
-    /// Runs `program` on the reference ISS with this run's launch, the
-    /// ISS's PMEVENT reads answered with the values this run read (the
-    /// ISS has no PMU), so its architectural state can be compared with
-    /// this run's.
+    /// Runs `program` on the reference ISS with this run's launch and
+    /// residency, the ISS's PMEVENT reads answered with the values this
+    /// run read (the ISS has no PMU), so its architectural state can be
+    /// compared with this run's.
     pub fn replay_on_iss(&self, iss: &mut Iss, program: &[u32]) -> Result<IssResult, IssError> {
+        iss.set_blocks_per_core(self.blocks_per_core);
         let mut replay = self.replay();
         iss.run(program, |warp, event| replay(warp, event))
     }
@@ -130,6 +138,9 @@ impl Sm {
             cycles,
             rounds: std::mem::take(&mut records.rounds),
             pmu: self.config.pmu,
+            registers: self.registers,
+            blocks_per_core: self.config.blocks_per_core,
+            requested_blocks_per_core: self.requested_blocks_per_core,
             counters_after_reset: self.core.counts(),
             threads: std::mem::take(&mut self.threads),
             memory: std::mem::take(&mut self.memory),
