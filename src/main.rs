@@ -53,6 +53,11 @@ enum Command {
     /// Fault-injection campaigns: what the PMU adds to a test's detection
     /// of hardware faults.
     Faults(faults::FaultsArgs),
+    /// Run a kernel on FlexGripPlus' own RTL under GHDL (with the PMU kit,
+    /// or stock) and on the SM slice and ISS, and compare every register
+    /// write, memory word, PMU read and the cycle count (exit 1 on any
+    /// divergence).
+    Cosim(cosim::CosimArgs),
     /// Write random structured kernels (branches, loops, loads, integer
     /// work; bounded by construction) for the vector-addition launch, to
     /// run campaigns on.
@@ -78,6 +83,7 @@ fn main() -> ExitCode {
     });
     let result = match Cli::parse().command {
         Command::Sim(args) => sim::sim(&args),
+        Command::Cosim(args) => cosim::cosim(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Demo(args) => demo::demo(&args),
         Command::Run(args) => run::run(&args),

@@ -17,6 +17,10 @@ use std::path::PathBuf;
 use crate::{Design, Direction, Module, GENERATED_MARKER};
 
 pub mod channels;
+mod decode_fields;
+pub mod integrate;
+
+use decode_fields::DECODE_FIELDS;
 
 /// The kit's folder, inside the export folder.
 pub const FOLDER: &str = "flexgripplus";
@@ -96,6 +100,34 @@ pub fn kit(designs: &KitDesigns) -> Result<Vec<KitFile>, KitError> {
             text,
         })
         .collect())
+}
+
+/// The kit's VHDL in the order to analyse it (after FlexGripPlus'
+/// `gpgpu_package`, before the FlexGripPlus files that use the kit): the
+/// exported modules the wrappers instantiate, the kit's package, then its
+/// three wrappers. What `flexpmu cosim` analyses into FlexGripPlus.
+pub fn sources(designs: &KitDesigns) -> Result<Vec<KitFile>, KitError> {
+    let mut files: Vec<KitFile> = Vec::new();
+    for design in [designs.decode_hook, designs.execute_hook, designs.pmu] {
+        for module in &design.modules {
+            let path = PathBuf::from(crate::set::file_name(&module.name, crate::Language::Vhdl));
+            if files.iter().any(|f| f.path == path) {
+                continue;
+            }
+            let text = design
+                .render_module(&module.name, crate::Language::Vhdl, &crate::set::describe_part(module))
+                .expect("the module is in its design");
+            files.push(KitFile { path, text });
+        }
+    }
+    let wrappers = ["flexpmu_fgp.vhd", "flexpmu_fgp_decode_hook.vhd", "flexpmu_fgp_execute_hook.vhd", "flexpmu_fgp_pmu.vhd"];
+    let kit = kit(designs)?;
+    for name in wrappers {
+        let path = PathBuf::from(FOLDER).join(name);
+        let file = kit.iter().find(|f| f.path == path).expect("the kit has its wrappers");
+        files.push(file.clone());
+    }
+    Ok(files)
 }
 
 /// The wrapper of a PMU variant exported by `flexpmu export --pmu-config
@@ -211,71 +243,6 @@ end package flexpmu_fgp;
 "
 }
 
-/// The decode-side fields a PMU read replaces: (port stem, FlexGripPlus
-/// type, value during a read, what FlexGripPlus' stages do with it).
-const DECODE_FIELDS: [(&str, &str, &str, &str); 11] = [
-    (
-        "instr_opcode",
-        "instr_opcode_type",
-        "MOV",
-        "a register move: execute passes read's temporaries on to write (2 cycles)",
-    ),
-    (
-        "mov_opcode",
-        "mov_opcode_type",
-        "MOV",
-        "register-to-register move",
-    ),
-    (
-        "src1_mem_type",
-        "mem_type",
-        "UNKNOWN",
-        "no source operand is read",
-    ),
-    (
-        "src2_mem_type",
-        "mem_type",
-        "UNKNOWN",
-        "no source operand is read",
-    ),
-    (
-        "src3_mem_type",
-        "mem_type",
-        "UNKNOWN",
-        "no source operand is read",
-    ),
-    (
-        "src1_data_type",
-        "data_type",
-        "DT_NONE",
-        "no source operand is read",
-    ),
-    (
-        "src2_data_type",
-        "data_type",
-        "DT_NONE",
-        "no source operand is read",
-    ),
-    (
-        "src3_data_type",
-        "data_type",
-        "DT_NONE",
-        "no source operand is read",
-    ),
-    (
-        "dest_mem_type",
-        "mem_type",
-        "REG",
-        "write goes to WRITE_GPRS",
-    ),
-    ("dest_mem_opcode", "mem_opcode_type", "WRITE", "a write"),
-    (
-        "dest_data_type",
-        "data_type",
-        "DT_U32",
-        "a 32-bit register write",
-    ),
-];
 
 /// The decode hook `core` as the entity `entity` with FlexGripPlus' names,
 /// its header naming `origin`; a hook built for a PMU with event selectors
@@ -572,6 +539,7 @@ fn readme(designs: &KitDesigns, pmu_counters: usize) -> String {
     );
     let (channel_table, channel_code) = channels::table_and_code();
     text += &README
+        .replace("{new_signals}", integrate::SIGNALS)
         .replace("{decode_hook}", &designs.decode_hook.top().name)
         .replace("{execute_hook}", &designs.execute_hook.top().name)
         .replace("{pmu}", &designs.pmu.top().name)

@@ -35,6 +35,7 @@ mod rust_hdl_verilog;
 pub mod set;
 pub mod verilog;
 pub mod vhdl;
+pub mod vhdl_edit;
 
 use rust_hdl::prelude::Block;
 

@@ -16,6 +16,7 @@
 pub mod asm;
 pub mod disasm;
 pub mod g80;
+pub mod listing;
 pub mod pmevent;
 pub mod pmu_command;
 pub mod rom;

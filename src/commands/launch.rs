@@ -7,12 +7,10 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use flexpmu_export::monitor_map::MonitorMap;
-use flexpmu_isa::asm;
-use flexpmu_isa::rom::parse_hex_words;
-use flexpmu_isa::source::{read_text, MAX_PROGRAM_BYTES};
-use flexpmu_isa::tp_rom::parse_tp_vhdl;
+use flexpmu_isa::listing::Listing;
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::{Geometry, Iss, MemoryModel, FLEXGRIPPLUS_GMEM_ADDR_BITS};
+use flexpmu_sim::gpu::registers::{beyond_budget, MAX_REGISTERS};
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{SmConfig, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_CORE};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
@@ -30,6 +28,13 @@ pub struct SmArgs {
     /// the PMU's global reset.
     #[arg(long, default_value_t = DEFAULT_BLOCKS_PER_CORE, value_name = "N")]
     pub blocks_per_core: u32,
+    /// Registers per thread the launch declares (1 to 128; FlexGripPlus'
+    /// testbench: 16). Default: what the program uses (its highest
+    /// register + 1). Resident warps share FlexGripPlus' 512 register-file
+    /// entries per thread slot, so fewer blocks run at a time when theirs
+    /// do not fit; a program using a register past the budget is refused.
+    #[arg(long, value_name = "N")]
+    pub registers: Option<u32>,
     /// Run without the PMU and its hooks (PMEVENTs are no-ops, as in
     /// FlexGripPlus without the PMU).
     #[arg(long)]
@@ -52,6 +57,7 @@ impl Default for SmArgs {
         SmArgs {
             timing: Timing::FlexGripPlus,
             blocks_per_core: DEFAULT_BLOCKS_PER_CORE,
+            registers: None,
             no_pmu: false,
             engine: Engine::Compiled,
             monitor_map: None,
@@ -85,6 +91,7 @@ impl SmArgs {
         Ok(SmConfig {
             timing: self.timing,
             blocks_per_core: self.blocks_per_core,
+            registers: self.registers,
             pmu: !self.no_pmu,
             engine: self.engine,
             monitor_map,
@@ -185,6 +192,10 @@ impl LaunchArgs {
         if self.sm.no_pmu {
             args.push("--no-pmu".into());
         }
+        if let Some(registers) = self.sm.registers {
+            args.push("--registers".into());
+            args.push(registers.to_string());
+        }
         if let Some(map) = &self.sm.monitor_map {
             let map = std::path::absolute(map)
                 .with_context(|| format!("{}: cannot make the path absolute", map.display()))?;
@@ -237,25 +248,25 @@ impl LaunchArgs {
 
 /// Reads a program: `.sass` (assembled), `.vhd`/`.vhdl` (a
 /// TP_instructions ROM) or `.hex` (one word per line).
-pub fn load_program(path: &Path) -> Result<Vec<u32>> {
-    let file = path.display().to_string();
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let read = || read_text(path, MAX_PROGRAM_BYTES);
-    Ok(match extension.as_deref() {
-        Some("sass") => asm::assemble_file(path)?.values(),
-        Some("vhd") | Some("vhdl") => parse_tp_vhdl(&read()?, &file)?
-            .iter()
-            .map(|w| w.value)
-            .collect(),
-        Some("hex") => parse_hex_words(&read()?, &file)?
-            .iter()
-            .map(|w| w.value)
-            .collect(),
-        _ => bail!(
-            "{file}: unknown program type: expected a `.sass` source, a `.vhd` TP_instructions ROM or a `.hex` word list"
-        ),
-    })
+pub fn load_program(path: &Path, sm: &SmArgs) -> Result<Vec<u32>> {
+    Ok(load_listing(path, sm)?.words)
+}
+
+/// [`load_program`] with each word's source line; a program using a
+/// register past the launch's `--registers` is refused, naming the line.
+pub fn load_listing(path: &Path, sm: &SmArgs) -> Result<Listing> {
+    let listing = Listing::load(path)?;
+    if let Some(registers) = sm.registers {
+        if !(1..=MAX_REGISTERS).contains(&registers) {
+            bail!("--registers must be 1 to {MAX_REGISTERS}, got {registers}");
+        }
+        if let Some(beyond) = beyond_budget(&listing.words, registers) {
+            bail!(
+                "{}: uses R{}, past the launch's {registers} registers per thread (--registers): on FlexGripPlus it would be another warp's register",
+                listing.describe(beyond.address),
+                beyond.register
+            );
+        }
+    }
+    Ok(listing)
 }

@@ -2,6 +2,7 @@
 
 pub mod asm;
 pub mod bench;
+pub mod cosim;
 pub mod demo;
 pub mod disasm;
 pub mod export;

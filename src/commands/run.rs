@@ -85,7 +85,7 @@ pub struct RunOptions {
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let waveform = args.waveform.open()?;
-    let program = load_program(&args.file)?;
+    let program = load_program(&args.file, &args.launch.sm)?;
     let options = RunOptions {
         launch: args.launch.clone(),
         thread: args.thread,

@@ -17,6 +17,14 @@ pub enum ToolError {
         /// The tail of the tool's log.
         log: String,
     },
+    /// The tool ran past its time bound and was stopped.
+    #[error("{tool} did not finish {what} within {seconds} s and was stopped (raise the bound if the run is that long):\n{log}")]
+    TimedOut {
+        tool: String,
+        what: String,
+        seconds: u64,
+        log: String,
+    },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -110,6 +118,104 @@ pub fn run_unchecked(
     let log = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
     Ok((output.status.success(), log))
+}
+
+/// How a long tool run is bounded and watched.
+pub struct Streaming<'a> {
+    /// Environment variables to set.
+    pub env: &'a [(&'a str, &'a str)],
+    /// The run is stopped after this long.
+    pub timeout: std::time::Duration,
+    /// Called with each line the tool writes on standard output, as it
+    /// writes it (progress).
+    pub on_line: &'a mut dyn FnMut(&str),
+}
+
+/// Runs `program args` in `dir` as [`run_program`] does, showing each
+/// line of its standard output to `streaming.on_line` as it comes and
+/// stopping it (an error) after `streaming.timeout`. Its log (both streams)
+/// is returned, or its tail in the error.
+pub fn run_streaming(
+    program: &Path,
+    name: &str,
+    args: &[&str],
+    dir: &Path,
+    what: &str,
+    streaming: Streaming,
+) -> Result<String, ToolError> {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in streaming.env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound if program.components().count() == 1 => {
+            ToolError::Missing(missing_tool(name))
+        }
+        _ => ToolError::io(program, e),
+    })?;
+    let stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let (lines_tx, lines) = mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    let deadline = std::time::Instant::now() + streaming.timeout;
+    let mut log = String::new();
+    let mut timed_out = false;
+    loop {
+        match lines.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(line) => {
+                (streaming.on_line)(&line);
+                log.push_str(&line);
+                log.push('\n');
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if std::time::Instant::now() >= deadline {
+            timed_out = true;
+            let _ = child.kill();
+            break;
+        }
+    }
+    let status = child.wait().map_err(|e| ToolError::io(program, e))?;
+    let _ = reader.join();
+    log.push_str(&errors.join().unwrap_or_default());
+    if timed_out {
+        return Err(ToolError::TimedOut {
+            tool: name.to_string(),
+            what: what.to_string(),
+            seconds: streaming.timeout.as_secs(),
+            log: tail(&log, 40),
+        });
+    }
+    if status.success() {
+        Ok(log)
+    } else {
+        Err(ToolError::Failed {
+            tool: name.to_string(),
+            what: what.to_string(),
+            log: tail(&log, 40),
+        })
+    }
 }
 
 /// The last `lines` lines of a log.
@@ -208,6 +314,44 @@ mod tests {
         assert_eq!(scratch.read("a.txt").unwrap(), "text");
         drop(scratch);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_streamed_run_shows_its_lines_and_is_stopped_at_its_bound() {
+        let scratch = Scratch::new("runner-test").unwrap();
+        let mut seen = Vec::new();
+        let log = run_streaming(
+            Path::new("sh"),
+            "sh",
+            &["-c", "echo one; echo two; echo err >&2"],
+            scratch.path(),
+            "a script",
+            Streaming {
+                env: &[],
+                timeout: std::time::Duration::from_secs(20),
+                on_line: &mut |line| seen.push(line.to_string()),
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, ["one", "two"]);
+        assert_eq!(log, "one\ntwo\nerr\n");
+        let start = std::time::Instant::now();
+        let err = run_streaming(
+            Path::new("sh"),
+            "sh",
+            &["-c", "echo started; exec sleep 30"],
+            scratch.path(),
+            "a long script",
+            Streaming {
+                env: &[],
+                timeout: std::time::Duration::from_millis(300),
+                on_line: &mut |_| {},
+            },
+        )
+        .unwrap_err();
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
+        assert!(matches!(err, ToolError::TimedOut { .. }), "{err}");
+        assert!(err.to_string().contains("started"), "{err}");
     }
 
     #[test]

@@ -239,7 +239,7 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
         );
     }
     let config = launch.launch.sm.config()?;
-    let mut program = load_program(&launch.file)?;
+    let mut program = load_program(&launch.file, &launch.launch.sm)?;
     if let Some(selector) = launch.selector {
         let selectors = config.selectors();
         if usize::from(selector) >= selectors {

@@ -1,0 +1,1 @@
+//! Random kernels co-simulated in numbers (a differential campaign).

@@ -1,0 +1,169 @@
+//! A launch as FlexGripPlus takes it: the configuration registers its
+//! host writes (`gpgpu_configuration.vhd`), the kernel in its instruction
+//! memory and the global memory's first contents, as the files flexpmu's
+//! testbench reads when the simulation starts.
+
+use flexpmu_sim::gpu::iss::{GlobalMemory, Iss, MemoryModel, FLEXGRIPPLUS_GMEM_ADDR_BITS};
+
+use crate::CosimError;
+
+/// Words FlexGripPlus' instruction memory holds (`system_memory_cntlr.vhd`).
+pub const INSTRUCTION_WORDS: usize = 65_536;
+
+/// Kernel parameter words the configuration registers hold (from
+/// `CONFIG_PARAMS_START` = 0x20 to the last of 64 registers).
+pub const MAX_PARAMS: usize = 32;
+
+/// The files of one launch, written into the folder the simulation runs
+/// in; the names are those the testbench and FlexGripPlus' memories open.
+#[derive(Clone, Debug)]
+pub struct LaunchFiles {
+    /// (name, text).
+    pub files: Vec<(&'static str, String)>,
+}
+
+/// One launch on FlexGripPlus.
+#[derive(Clone, Debug)]
+pub struct FgpLaunch {
+    pub blocks_per_core: u32,
+    pub registers: u32,
+    pub block: [u16; 3],
+    pub grid: [u16; 2],
+    pub params: Vec<u32>,
+    pub program: Vec<u32>,
+    /// Global memory before the kernel.
+    pub memory: GlobalMemory,
+    /// The testbench gives up after this many cycles.
+    pub max_cycles: u64,
+}
+
+impl FgpLaunch {
+    /// `iss`'s launch (geometry, parameters, memory) of `program` with
+    /// `registers` per thread and `blocks_per_core`; an error if
+    /// FlexGripPlus cannot take it as flexpmu would run it.
+    pub fn new(
+        iss: &Iss,
+        program: &[u32],
+        registers: u32,
+        blocks_per_core: u32,
+        max_cycles: u64,
+    ) -> Result<FgpLaunch, CosimError> {
+        let memory = iss.memory().clone();
+        let flexgripplus = MemoryModel::Flat {
+            address_bits: FLEXGRIPPLUS_GMEM_ADDR_BITS,
+        };
+        if memory.model() != flexgripplus {
+            return Err(CosimError::Launch(format!(
+                "FlexGripPlus' global memory is a flat {FLEXGRIPPLUS_GMEM_ADDR_BITS}-bit one: run with its memory (--memory flexgripplus --gmem-bits {FLEXGRIPPLUS_GMEM_ADDR_BITS})"
+            )));
+        }
+        if program.len() > INSTRUCTION_WORDS {
+            return Err(CosimError::Launch(format!(
+                "the kernel has {} words, FlexGripPlus' instruction memory {INSTRUCTION_WORDS}",
+                program.len()
+            )));
+        }
+        if iss.params().len() > MAX_PARAMS {
+            return Err(CosimError::Launch(format!(
+                "{} kernel parameters, FlexGripPlus' configuration registers hold {MAX_PARAMS}",
+                iss.params().len()
+            )));
+        }
+        let geometry = iss.geometry();
+        Ok(FgpLaunch {
+            blocks_per_core,
+            registers,
+            block: geometry.block(),
+            grid: geometry.grid(),
+            params: iss.params().to_vec(),
+            program: program.to_vec(),
+            memory,
+            max_cycles,
+        })
+    }
+
+    /// The files the testbench and FlexGripPlus' memories read.
+    pub fn files(&self) -> LaunchFiles {
+        let config: [(u64, &str); 11] = [
+            (u64::from(self.blocks_per_core), "blocks per core"),
+            (u64::from(self.registers), "registers per thread"),
+            (0, "shared memory bytes (the kernel declares none)"),
+            (self.params.len() as u64, "parameter words"),
+            (0, "dynamic shared memory bytes"),
+            (u64::from(self.block[0]), "block x"),
+            (u64::from(self.block[1]), "block y"),
+            (u64::from(self.block[2]), "block z"),
+            (u64::from(self.grid[0]), "grid x"),
+            (u64::from(self.grid[1]), "grid y"),
+            (self.max_cycles.min(0x7fff_ffff), "cycle bound"),
+        ];
+        let mut launch = String::new();
+        for (value, what) in config {
+            launch += &format!("{value:08x} {what}\n");
+        }
+        for (i, param) in self.params.iter().enumerate() {
+            launch += &format!("{param:08x} parameter {i}\n");
+        }
+        let program: String = self.program.iter().map(|w| format!("{w:08x}\n")).collect();
+        LaunchFiles {
+            files: vec![
+                ("flexpmu_cosim_launch.txt", launch),
+                ("system_mem.mif", program),
+                ("global_mem.mif", memory_image(&self.memory)),
+                ("constant_mem.mif", String::new()),
+            ],
+        }
+    }
+}
+
+/// Global memory as FlexGripPlus' initialisation file has it: one byte a
+/// line, from address 0 to the last non-zero byte (the rest reads 0).
+fn memory_image(memory: &GlobalMemory) -> String {
+    let mut bytes: Vec<u8> = Vec::new();
+    for (address, word) in memory.iter() {
+        if word == 0 {
+            continue;
+        }
+        let end = address as usize + 4;
+        if bytes.len() < end {
+            bytes.resize(end, 0);
+        }
+        bytes[address as usize..end].copy_from_slice(&word.to_le_bytes());
+    }
+    while bytes.last() == Some(&0) {
+        bytes.pop();
+    }
+    let mut text = String::with_capacity(bytes.len() * 3);
+    for byte in bytes {
+        text += &format!("{byte:02x}\n");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flexpmu_sim::gpu::iss::Geometry;
+    use flexpmu_sim::gpu::vector_add::VectorAdd;
+
+    #[test]
+    fn the_memory_image_is_little_endian_bytes_where_flexgripplus_puts_them() {
+        let launch = VectorAdd::new(Geometry::threads(2).unwrap());
+        let iss = launch.iss().unwrap();
+        let fgp = FgpLaunch::new(&iss, &[0x30000003], 6, 2, 1000).unwrap();
+        let files = fgp.files();
+        let image = &files.files[2].1;
+        let bytes: Vec<&str> = image.lines().collect();
+        // A lands at byte 0 (0x100000 keeps its low 18 bits).
+        let a0 = launch.a[0].to_le_bytes();
+        assert_eq!(bytes[..4], a0.map(|b| format!("{b:02x}"))[..]);
+        // C (0xdeadbeef) is the last thing in memory.
+        assert_eq!(bytes.len() as u32, (launch.c_base & 0x3ffff) + 8);
+        assert_eq!(bytes[bytes.len() - 4..], ["ef", "be", "ad", "de"]);
+        let config = &files.files[0].1;
+        assert!(config.starts_with("00000002 blocks per core\n00000006 registers per thread\n"));
+        assert!(config.ends_with("00120000 parameter 2\n"), "{config}");
+        let protected = launch.clone().with_memory(MemoryModel::Protected).iss().unwrap();
+        assert!(FgpLaunch::new(&protected, &[0], 6, 2, 1000).is_err());
+    }
+}

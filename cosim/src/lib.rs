@@ -1,0 +1,285 @@
+//! flexpmu's models held to FlexGripPlus' own RTL.
+//!
+//! A kernel runs three times on the same launch: on FlexGripPlus 4.4
+//! under GHDL (a user's checkout, [`Tree`]; with the PMU kit's README
+//! applied or stock, [`Variant`]; analysed once and cached, [`Design`]),
+//! on flexpmu's SM slice, and on the reference ISS. A probe inside
+//! FlexGripPlus' SM records every register, flag and global-memory write
+//! ([`trace`]); [`streams`] puts them back on their threads; the ISS runs
+//! with FlexGripPlus' PMU reads ([`reference`]); [`compare`] holds every
+//! write, word, read and the cycle count to flexpmu's and names each
+//! [`Divergence`](compare::Divergence). [`cosimulate`] is the whole of it
+//! as one call.
+//!
+//! What FlexGripPlus needs from a launch: [`launch`]. Random kernels for a
+//! differential campaign: [`campaign`].
+
+pub mod campaign;
+pub mod compare;
+pub mod design;
+pub mod launch;
+pub mod reference;
+pub mod simulate;
+pub mod streams;
+pub mod timing;
+pub mod trace;
+pub mod tree;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use flexpmu_export::flexgripplus::{self, KitFile};
+use flexpmu_export::registry;
+use flexpmu_isa::listing::Listing;
+use flexpmu_sim::gpu::iss::{IssError, FLEXGRIPPLUS_GMEM_ADDR_BITS};
+use flexpmu_sim::gpu::sm::timing::Timing;
+use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun};
+use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_tools::ToolError;
+
+pub use compare::{Comparison, Divergence, Kind};
+pub use design::{Design, Variant};
+pub use tree::Tree;
+
+/// Why a co-simulation could not be made (a divergence is not an error:
+/// it is in the [`Report`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CosimError {
+    #[error("{0}")]
+    Tree(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    #[error(transparent)]
+    Integrate(#[from] flexgripplus::integrate::IntegrateError),
+    #[error(transparent)]
+    Kit(#[from] flexgripplus::KitError),
+    #[error(transparent)]
+    Export(#[from] flexpmu_export::ExportError),
+    /// The launch is not one FlexGripPlus can take as flexpmu runs it.
+    #[error("{0}")]
+    Launch(String),
+    #[error("{0}")]
+    Trace(String),
+    /// flexpmu's SM slice could not run the kernel.
+    #[error("flexpmu's SM slice: {0}")]
+    Sm(#[from] SmError),
+    /// flexpmu's reference ISS could not run the kernel.
+    #[error("flexpmu's reference ISS: {0}")]
+    Iss(#[from] IssError),
+}
+
+impl CosimError {
+    pub fn io(path: &Path, source: std::io::Error) -> CosimError {
+        CosimError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// The kit's VHDL as flexpmu exports it (the PMU of the SM slice and the
+/// hooks), in analysis order.
+pub fn kit_sources() -> Result<Vec<KitFile>, CosimError> {
+    let decode_hook = registry::get("decode-hook-async").design()?;
+    let execute_hook = registry::get("execute-hook").design()?;
+    let core = registry::get("sm-core").design()?;
+    let pmu = core.sub_design(flexgripplus::KIT_PMU).ok_or_else(|| {
+        CosimError::Launch(format!("the SM core has no module {}", flexgripplus::KIT_PMU))
+    })?;
+    Ok(flexgripplus::sources(&flexgripplus::KitDesigns {
+        decode_hook: &decode_hook,
+        execute_hook: &execute_hook,
+        pmu: &pmu,
+    })?)
+}
+
+/// The folder flexpmu keeps analysed FlexGripPlus designs in:
+/// `FLEXPMU_CACHE`, else `$XDG_CACHE_HOME/flexpmu`, else
+/// `~/.cache/flexpmu`, else a `flexpmu-cache` folder in the system's
+/// temporary folder.
+pub fn default_cache() -> PathBuf {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var("FLEXPMU_CACHE")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("flexpmu")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache").join("flexpmu")))
+        .unwrap_or_else(|| std::env::temp_dir().join("flexpmu-cache"))
+}
+
+/// How a kernel is co-simulated.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How far FlexGripPlus' cycle count and the SM slice's may be apart,
+    /// in per cent of FlexGripPlus'.
+    pub tolerance_percent: f64,
+    /// Wall-clock bound of the GHDL run.
+    pub timeout: Duration,
+    /// FlexGripPlus gives up after this many cycles (None: twice the SM
+    /// slice's count, and 20,000 more).
+    pub max_cycles: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            tolerance_percent: DEFAULT_TOLERANCE_PERCENT,
+            timeout: Duration::from_secs(3600),
+            max_cycles: None,
+        }
+    }
+}
+
+/// The default cycle tolerance: appendix A's calibration is within 0.25 %
+/// (3,131 against 3,127 cycles on one warp; 164,291 against 163,913 on
+/// 4 × 512 threads).
+pub const DEFAULT_TOLERANCE_PERCENT: f64 = 1.0;
+
+/// What a co-simulation's caller hears as it goes.
+pub trait Progress {
+    /// A new step (e.g. "flexpmu's SM slice", "FlexGripPlus under GHDL").
+    fn step(&mut self, what: &str, expected_cycles: Option<u64>);
+    /// The simulation of the current step has reached `cycle`.
+    fn cycle(&mut self, cycle: u64);
+}
+
+/// No progress shown.
+pub struct Quiet;
+
+impl Progress for Quiet {
+    fn step(&mut self, _: &str, _: Option<u64>) {}
+    fn cycle(&mut self, _: u64) {}
+}
+
+/// One kernel on one launch, on FlexGripPlus and on flexpmu.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Report {
+    pub kernel: String,
+    pub variant: Variant,
+    pub threads: usize,
+    pub blocks: u32,
+    pub threads_per_block: u32,
+    pub registers: u32,
+    pub blocks_per_core: u32,
+    pub requested_blocks_per_core: u32,
+    #[serde(flatten)]
+    pub comparison: Comparison,
+    /// The first warp's register writes where the two cycle counts part.
+    pub timing: Vec<timing::TimingRow>,
+}
+
+impl Report {
+    /// No divergence.
+    pub fn agrees(&self) -> bool {
+        self.comparison.divergences.is_empty()
+    }
+}
+
+/// Runs `listing` on `launch` on FlexGripPlus (`design`) and on flexpmu's
+/// SM slice (`config`, FlexGripPlus timing) and ISS, and compares them.
+pub fn cosimulate(
+    design: &Design,
+    listing: &Listing,
+    launch: &VectorAdd,
+    config: &SmConfig,
+    options: &Options,
+    progress: &mut dyn Progress,
+) -> Result<Report, CosimError> {
+    if config.timing != Timing::FlexGripPlus {
+        return Err(CosimError::Launch(
+            "co-simulation compares cycles with FlexGripPlus: run the SM slice with its timing (--timing flexgripplus)".into(),
+        ));
+    }
+    let with_pmu = design.variant == Variant::Kit;
+    if config.pmu != with_pmu {
+        return Err(CosimError::Launch(format!(
+            "FlexGripPlus {} the PMU, the SM slice {}: run both with it or both without",
+            if with_pmu { "has" } else { "has no" },
+            if config.pmu { "has it" } else { "has not" },
+        )));
+    }
+    if config.monitor_map.as_deref().is_some_and(|m| !m.is_today()) {
+        return Err(CosimError::Launch(
+            "the kit's PMU counts the built-in monitor map's channels: leave out --monitor-map"
+                .into(),
+        ));
+    }
+    let program = &listing.words;
+    let mut iss = launch.iss()?;
+    progress.step("flexpmu's SM slice", None);
+    let mut slice_writes = timing::SliceWrites::default();
+    let slice: SmRun = Sm::new(&iss, program, config.clone())?.run_observed(&mut slice_writes)?;
+    let max_cycles = options
+        .max_cycles
+        .unwrap_or(slice.cycles.saturating_mul(2).saturating_add(20_000));
+    let fgp_launch = launch::FgpLaunch::new(
+        &iss,
+        program,
+        slice.registers,
+        slice.blocks_per_core,
+        max_cycles,
+    )?;
+    progress.step("FlexGripPlus under GHDL", Some(slice.cycles));
+    let observed = simulate::simulate(
+        design,
+        &fgp_launch,
+        simulate::Watch {
+            timeout: options.timeout,
+            on_cycle: &mut |cycle| progress.cycle(cycle),
+        },
+    )?;
+    let geometry = *iss.geometry();
+    let state = iss.launch_state();
+    let streams = streams::Streams::of(
+        &observed,
+        &streams::Placement {
+            launch: &state,
+            warps_per_block: geometry.warps_per_block(),
+            blocks_per_core: slice.blocks_per_core,
+            registers: slice.registers,
+        },
+    );
+    iss.set_blocks_per_core(slice.blocks_per_core);
+    let reference = reference::run(
+        &mut iss,
+        program,
+        &streams,
+        &slice,
+        FLEXGRIPPLUS_GMEM_ADDR_BITS,
+    )?;
+    let comparison = compare::compare(&compare::Sides {
+        listing,
+        variant: design.variant,
+        launch: &state,
+        initial_memory: iss.memory(),
+        reference: &reference,
+        slice: &slice,
+        observed: &observed,
+        streams: &streams,
+        tolerance_percent: options.tolerance_percent,
+    });
+    let timing = timing::rows(
+        &state.warps[0],
+        listing,
+        &reference,
+        &streams,
+        &slice_writes,
+        observed.start_ns,
+    );
+    Ok(Report {
+        kernel: listing.file.clone(),
+        variant: design.variant,
+        threads: geometry.total_threads(),
+        blocks: geometry.blocks(),
+        threads_per_block: geometry.threads_per_block(),
+        registers: slice.registers,
+        blocks_per_core: slice.blocks_per_core,
+        requested_blocks_per_core: slice.requested_blocks_per_core,
+        comparison,
+        timing,
+    })
+}
