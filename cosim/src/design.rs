@@ -290,7 +290,27 @@ const PROBE_INSTANCE: &str = "
 			gmem_wr_data_a       => gmem_wr_data_a,
 			gmem_addr_b          => gmem_addr_b,
 			gmem_wr_en_b         => gmem_wr_en_b,
-			gmem_wr_data_b       => gmem_wr_data_b
+			gmem_wr_data_b       => gmem_wr_data_b,
+			issue_done           => pipeline_warpunit_done,
+			issue_warp           => warp_id_wf,
+			issue_lane           => warp_lane_id_wf,
+			issue_pc             => program_cntr_wf,
+			fetch_done           => pipeline_fd_done,
+			fetch_warp           => warp_id_fd,
+			fetch_lane           => warp_lane_id_fd,
+			decode_done          => pipeline_dec_done,
+			decode_warp          => warp_id_dr,
+			decode_lane          => warp_lane_id_dr,
+			read_done            => pipeline_read_done,
+			read_warp            => warp_id_re,
+			read_lane            => warp_lane_id_re,
+			read_operands        => temp_vector_register_re,
+			execute_done         => pipeline_execute_done,
+			execute_warp         => warp_id_ew,
+			execute_lane         => warp_lane_id_ew,
+			write_done           => pipeline_write_done,
+			write_warp           => warp_id_ww,
+			write_lane           => warp_lane_id_ww
 		);
 
 ";

@@ -170,6 +170,8 @@ pub struct Report {
     pub comparison: Comparison,
     /// The first warp's register writes where the two cycle counts part.
     pub timing: Vec<timing::TimingRow>,
+    /// The first warp's stage hand-overs on both (a diagnostic).
+    pub stages: Vec<timing::StageRow>,
 }
 
 impl Report {
@@ -281,5 +283,6 @@ pub fn cosimulate(
         requested_blocks_per_core: slice.requested_blocks_per_core,
         comparison,
         timing,
+        stages: timing::stage_rows(&observed, &slice_writes),
     })
 }

@@ -13,19 +13,79 @@ use crate::reference::Reference;
 use crate::streams::Streams;
 use crate::trace::PERIOD_NS;
 
-/// The SM slice's write-stage hand-overs of register-writing passes:
-/// (warp, pass) -> the cycles, in order.
+/// What the SM slice's stages did: the write stage's hand-overs of
+/// register-writing passes, (warp, pass) -> the cycles, in order; and
+/// every stage's hand-overs of the first warp.
 #[derive(Default)]
 pub struct SliceWrites {
-    pub cycles: HashMap<(usize, u32), Vec<u64>>,
+    /// (instruction address, cycle).
+    pub cycles: HashMap<(usize, u32), Vec<(usize, u64)>>,
+    /// (cycle, stage, instruction address, pass) of warp 0.
+    pub stages: Vec<(u64, char, usize, u32)>,
 }
 
 impl RunObserver for SliceWrites {
     fn cycle_view(&mut self, cycle: u64, view: &CycleView) {
-        if let Some((warp, _, pass, true)) = view.write_back_pass() {
-            self.cycles.entry((warp, pass)).or_default().push(cycle);
+        if let Some((warp, address, pass, true)) = view.write_back_pass() {
+            self.cycles
+                .entry((warp, pass))
+                .or_default()
+                .push((address, cycle));
+        }
+        if self.stages.len() < MAX_STAGE_ROWS {
+            for (stage, warp, address, pass) in view.handovers() {
+                if warp == 0 {
+                    self.stages.push((cycle, stage, address, pass));
+                }
+            }
         }
     }
+}
+
+/// Stage hand-overs compared at most (a diagnostic of the first warp).
+const MAX_STAGE_ROWS: usize = 4000;
+
+/// One stage hand-over of the first warp, on both.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StageRow {
+    /// `U` issue, `F` fetch done, `D` decode done, `X` read done, `E`
+    /// execute done.
+    pub stage: char,
+    /// Word address of the instruction (the SM slice's).
+    pub address: usize,
+    pub pass: u32,
+    pub flexgripplus: Option<u64>,
+    pub flexpmu: u64,
+}
+
+/// The first warp's stage hand-overs on both, in the slice's order (each
+/// stage's n-th hand-over of a pass paired with FlexGripPlus' n-th).
+pub fn stage_rows(observed: &crate::trace::Observed, slice: &SliceWrites) -> Vec<StageRow> {
+    let round0_end = observed.rounds.get(1).copied().unwrap_or(u64::MAX);
+    let mut theirs: HashMap<(char, u32), Vec<u64>> = HashMap::new();
+    for h in observed.handovers.iter().filter(|h| h.warp == 0 && h.ns < round0_end) {
+        theirs
+            .entry((h.stage, u32::from(h.pass)))
+            .or_default()
+            .push(h.ns.saturating_sub(observed.start_ns) / PERIOD_NS);
+    }
+    let mut seen: HashMap<(char, u32), usize> = HashMap::new();
+    slice
+        .stages
+        .iter()
+        .map(|&(cycle, stage, address, pass)| {
+            let n = seen.entry((stage, pass)).or_default();
+            let fgp = theirs.get(&(stage, pass)).and_then(|v| v.get(*n)).copied();
+            *n += 1;
+            StageRow {
+                stage,
+                address,
+                pass,
+                flexgripplus: fgp,
+                flexpmu: cycle,
+            }
+        })
+        .collect()
 }
 
 /// One register-writing instruction of a warp's first thread, on both.
@@ -64,7 +124,17 @@ pub fn rows(
     };
     let mut rows = Vec::new();
     let mut previous = None;
-    for ((write, fgp), &cycle) in ours.iter().zip(theirs).zip(slice) {
+    // The slice's hand-overs of the same instructions, in order (it also
+    // hands over passes that write nothing for this thread).
+    let mut slice = slice.iter();
+    let mut matched = Vec::new();
+    for write in ours {
+        match slice.by_ref().find(|(address, _)| *address == write.address) {
+            Some(&(_, cycle)) => matched.push(cycle),
+            None => break,
+        }
+    }
+    for ((write, fgp), &cycle) in ours.iter().zip(theirs).zip(&matched) {
         let fgp_cycle = fgp.ns.saturating_sub(start_ns) / PERIOD_NS;
         let offset = fgp_cycle as i64 - cycle as i64;
         let drift = previous.map_or(offset, |p| offset - p);

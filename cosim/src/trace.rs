@@ -56,6 +56,19 @@ pub struct MemoryWrite {
     pub value: Option<u8>,
 }
 
+/// A pipeline stage handing a pass on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handover {
+    pub ns: u64,
+    /// `U` warp unit to fetch, `F` fetch to decode, `D` decode to read,
+    /// `X` read to execute, `E` execute to write, `W` write done.
+    pub stage: char,
+    pub warp: u8,
+    pub pass: u8,
+    /// The byte address issued (`U` only).
+    pub pc: u32,
+}
+
 /// How the simulation ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {
@@ -77,6 +90,8 @@ pub struct Observed {
     pub writes: Vec<RegisterWrite>,
     pub flag_writes: Vec<FlagWrite>,
     pub memory_writes: Vec<MemoryWrite>,
+    /// Every stage hand-over, in order.
+    pub handovers: Vec<Handover>,
 }
 
 impl Observed {
@@ -127,6 +142,7 @@ impl Observed {
             writes: Vec::new(),
             flag_writes: Vec::new(),
             memory_writes: Vec::new(),
+            handovers: Vec::new(),
         };
         for (number, line) in lines(trace)? {
             let line = line?;
@@ -202,7 +218,25 @@ impl Observed {
                         value: hex(3, "a byte")?.map(|v| v as u8),
                     });
                 }
-                _ => return Err(at("R, I, W, P or G")),
+                Some("H") => {
+                    let stage = match fields.get(2).copied() {
+                        Some(s @ ("U" | "F" | "D" | "X" | "E" | "W")) => s.chars().next().unwrap_or('?'),
+                        _ => return Err(at("a stage (U, F, D, X, E or W)")),
+                    };
+                    if fields.len() != 6 {
+                        return Err(at("a hand-over's fields"));
+                    }
+                    observed.handovers.push(Handover {
+                        ns: ns()?,
+                        stage,
+                        warp: defined(3, "a warp")? as u8,
+                        pass: defined(4, "a pass")? as u8,
+                        pc: hex(5, "an address")?.unwrap_or(0),
+                    });
+                }
+                // Operands (a diagnostic, kept in the trace file only).
+                Some("O") => {}
+                _ => return Err(at("R, I, W, P, G, H or O")),
             }
         }
         Ok(observed)
@@ -270,7 +304,8 @@ mod tests {
              I 715 0 000 000 01 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n\
              W 10225 01 2 010 003 81 00200007 00200006 00200005 00200004 00200003 00200002 00200001 XXXXXXXX\n\
              P 900 01 1 2 03 0 0 0 0 0 0 2 8\n\
-             G 1000 20004 EF\n",
+             G 1000 20004 EF\n\
+             H 1100 U 01 2 00000010\n",
         )
         .unwrap();
         let observed = Observed::read(&result, &trace).unwrap();
@@ -285,6 +320,10 @@ mod tests {
         assert_eq!(observed.flag_writes[0].values[0], Some(8));
         assert_eq!(observed.memory_writes[0].address, 0x20004);
         assert_eq!(observed.memory_writes[0].value, Some(0xef));
+        assert_eq!(
+            observed.handovers[0],
+            Handover { ns: 1100, stage: 'U', warp: 1, pass: 2, pc: 0x10 }
+        );
         std::fs::write(&trace, "W 1 2\n").unwrap();
         let err = Observed::read(&result, &trace).unwrap_err().to_string();
         assert!(err.ends_with("t.txt:1: expected a register write's fields, found `W 1 2`"), "{err}");

@@ -196,6 +196,27 @@ pub fn disassemble_file(path: &Path) -> Result<Listing, RomError> {
     }
 }
 
+/// `words` as an assembler source that assembles back to them: each
+/// instruction's raw word(s) with its mnemonic and word address as a
+/// comment, after `header` (comment lines).
+pub fn to_source(words: &[u32], header: &str) -> String {
+    let mut out = String::new();
+    for line in header.lines() {
+        let _ = writeln!(out, "# {line}");
+    }
+    for entry in &disassemble_words(words).entries {
+        let hex: Vec<String> = entry.words.iter().map(|w| format!("0x{w:08x}")).collect();
+        let _ = writeln!(
+            out,
+            "{:<23} # {} (word {})",
+            hex.join(" "),
+            entry.text(),
+            entry.address
+        );
+    }
+    out
+}
+
 /// A text table: address, word(s), instruction, then any issues.
 pub fn render(listing: &Listing) -> String {
     let mut out = String::from("addr  words              instruction\n");
@@ -232,6 +253,21 @@ pub fn render(listing: &Listing) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod source_tests {
+    use super::*;
+
+    #[test]
+    fn a_source_of_words_assembles_back_to_them() {
+        let words = [0x7000_0800, 0x1000_4205, 0x0023_c780, 0x3000_0003, 0x0000_0780];
+        let source = to_source(&words, "a kernel\nof 4 instructions");
+        assert!(source.starts_with("# a kernel\n# of 4 instructions\n0x70000800"), "{source}");
+        assert!(source.contains("# MOV.U16 R0H, g[0x1].U16 (word 1)"), "{source}");
+        let back = crate::asm::assemble(&source, "k.sass").unwrap().values();
+        assert_eq!(back, words);
+    }
 }
 
 #[cfg(test)]

@@ -7,19 +7,47 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
 use anyhow::{bail, Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-use flexpmu_cosim::{cosimulate, default_cache, kit_sources, Design, Options, Report, Tree, Variant};
+use flexpmu_cosim::{
+    campaign, cosimulate, default_cache, kit_sources, Design, Options, Report, Tree, Variant,
+};
 use flexpmu_sim::gpu::sm::timing::Timing;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::launch::{load_listing, LaunchArgs};
+use crate::output::{check_outputs_in, markers, write_output};
 
 #[derive(clap::Args)]
 pub struct CosimArgs {
     /// Program: `.sass` source, `.vhd` TP_instructions ROM or `.hex` word
     /// list (the vector-addition launch: A, B and C are its parameters).
-    file: PathBuf,
+    #[arg(required_unless_present = "random")]
+    file: Option<PathBuf>,
+    /// A differential campaign instead of one kernel: N kernels drawn from
+    /// random-kernel's structured kernels, testgen's genes and straight-line
+    /// programs of every form, each on a launch drawn from one warp to
+    /// rounds of blocks (the launch options are then the campaign's).
+    #[arg(long, value_name = "N", conflicts_with = "file")]
+    random: Option<u64>,
+    /// The campaign's seed (the same seed draws the same kernels and
+    /// launches).
+    #[arg(long, default_value_t = 1, value_name = "S", requires = "random")]
+    seed: u64,
+    /// Kernels co-simulated at once (default: the machine's cores).
+    #[arg(long, value_name = "J", requires = "random")]
+    jobs: Option<usize>,
+    /// Write the campaign's report (DIR/campaign.json) and every kernel
+    /// that diverged (DIR/<case>.sass, its launch in its header) here.
+    #[arg(long, value_name = "DIR", requires = "random")]
+    out: Option<PathBuf>,
+    /// Replace files in DIR that flexpmu did not write.
+    #[arg(long, requires = "out")]
+    force: bool,
     #[command(flatten)]
     launch: LaunchArgs,
     /// FlexGripPlus' checkout (its repository or its `FlexGripPlus_4.4`
@@ -52,6 +80,52 @@ pub struct CosimArgs {
 const MAX_TIMEOUT_S: u64 = 86_400;
 
 pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
+    check_options(args)?;
+    if let Some(count) = args.random {
+        return campaign(args, count);
+    }
+    let file = args.file.as_deref().context("give a kernel, or --random N")?;
+    let mut launch_args = args.launch.clone();
+    launch_args.sm.no_pmu = args.stock;
+    let config = launch_args.sm.config()?;
+    let listing = load_listing(file, &launch_args.sm)?;
+    let vector_add = launch_args.vector_add()?;
+    let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
+    let design = prepare(&tree, variant(args), args.cache.clone())?;
+    let mut progress = Bars::new(args.json);
+    let report = cosimulate(&design, &listing, &vector_add, &config, &options(args), &mut progress)
+        .with_context(|| format!("{}: co-simulation", listing.file))?;
+    progress.finish();
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_report(&report, args.show)?;
+    }
+    Ok(if report.agrees() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn variant(args: &CosimArgs) -> Variant {
+    if args.stock {
+        Variant::Stock
+    } else {
+        Variant::Kit
+    }
+}
+
+fn options(args: &CosimArgs) -> Options {
+    Options {
+        tolerance_percent: args.tolerance,
+        timeout: Duration::from_secs(args.timeout),
+        max_cycles: None,
+    }
+}
+
+/// The options every mode checks before any work.
+fn check_options(args: &CosimArgs) -> Result<()> {
     if args.launch.sm.no_pmu {
         bail!("--no-pmu: say --stock (FlexGripPlus as it ships, and the SM slice without the PMU)");
     }
@@ -67,33 +141,222 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
     if args.timeout == 0 || args.timeout > MAX_TIMEOUT_S {
         bail!("--timeout must be 1 to {MAX_TIMEOUT_S} seconds, got {}", args.timeout);
     }
+    if args.random.is_some() {
+        let defaults = LaunchArgs::default();
+        let l = &args.launch;
+        if (l.threads, l.blocks, l.sm.blocks_per_core, l.sm.registers)
+            != (defaults.threads, defaults.blocks, defaults.sm.blocks_per_core, None)
+        {
+            bail!("--random draws each kernel's launch: leave out --threads, --blocks, --blocks-per-core and --registers");
+        }
+        match args.random {
+            Some(n) if (1..=MAX_CASES).contains(&n) => {}
+            Some(n) => bail!("--random must be 1 to {MAX_CASES}, got {n}"),
+            None => {}
+        }
+        if args.jobs == Some(0) {
+            bail!("--jobs 0: a campaign needs at least 1 job");
+        }
+    }
+    Ok(())
+}
+
+/// The most kernels one campaign draws.
+const MAX_CASES: u64 = 100_000;
+
+/// What one case of a campaign came to.
+#[derive(serde::Serialize)]
+struct CaseResult {
+    #[serde(flatten)]
+    case: campaign::Case,
+    cycles: Option<(u64, Option<u64>)>,
+    divergences: Option<usize>,
+    /// Why the case could not be co-simulated (a defect of a generator,
+    /// the model or the tools).
+    error: Option<String>,
+    #[serde(skip)]
+    report: Option<Report>,
+}
+
+/// `--random N`: the differential campaign.
+fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
+    let report_path = args.out.as_ref().map(|d| d.join("campaign.json"));
+    if let (Some(dir), Some(path)) = (&args.out, &report_path) {
+        check_outputs_in(dir, [path.as_path()], args.force, markers::NONE)?;
+    }
     let mut launch_args = args.launch.clone();
     launch_args.sm.no_pmu = args.stock;
     let config = launch_args.sm.config()?;
-    let listing = load_listing(&args.file, &launch_args.sm)?;
-    let vector_add = launch_args.vector_add()?;
     let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
-    let variant = if args.stock { Variant::Stock } else { Variant::Kit };
-    let design = prepare(&tree, variant, args.cache.clone())?;
-    let options = Options {
-        tolerance_percent: args.tolerance,
-        timeout: Duration::from_secs(args.timeout),
-        max_cycles: None,
-    };
-    let mut progress = Bars::new(args.json);
-    let report = cosimulate(&design, &listing, &vector_add, &config, &options, &mut progress)
-        .with_context(|| format!("{}: co-simulation", listing.file))?;
-    progress.finish();
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
+    let design = prepare(&tree, variant(args), args.cache.clone())?;
+    let options = options(args);
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = if args.json {
+        ProgressBar::hidden()
     } else {
-        print_report(&report, args.show)?;
+        ProgressBar::new(count)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} kernels, {msg}, ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(format!("cosim --random {count} --seed {} on {jobs} job(s)", args.seed));
+    let started = Instant::now();
+    let next = AtomicU64::new(0);
+    let diverged = AtomicU64::new(0);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                if index >= count {
+                    break;
+                }
+                let case = campaign::draw(args.seed, index);
+                let outcome = campaign::run(&design, &case, &config, &options, &mut flexpmu_cosim::Quiet);
+                let result = match outcome {
+                    Ok(report) => CaseResult {
+                        cycles: Some((report.comparison.cycles.flexpmu, report.comparison.cycles.flexgripplus)),
+                        divergences: Some(report.comparison.divergences.len()),
+                        error: None,
+                        case,
+                        report: Some(report),
+                    },
+                    Err(e) => CaseResult {
+                        cycles: None,
+                        divergences: None,
+                        error: Some(format!("{e:#}")),
+                        case,
+                        report: None,
+                    },
+                };
+                if result.divergences != Some(0) {
+                    diverged.fetch_add(1, Ordering::SeqCst);
+                }
+                bar.set_message(format!("{} diverged", diverged.load(Ordering::SeqCst)));
+                bar.inc(1);
+                results.lock().unwrap_or_else(|e| e.into_inner()).push(result);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|r| r.case.index);
+    let elapsed = started.elapsed();
+    let failed: Vec<&CaseResult> = results.iter().filter(|r| r.divergences != Some(0)).collect();
+    if let (Some(dir), Some(path)) = (&args.out, &report_path) {
+        flexpmu_tools::files::create_directory(dir)?;
+        for result in &failed {
+            let case = &result.case;
+            let header = format!(
+                "# flexpmu cosim {} {}{}\n",
+                format_args!("{}.sass", case.name()),
+                case.launch_options(),
+                if args.stock { " --stock" } else { "" }
+            );
+            let file = dir.join(format!("{}.sass", case.name()));
+            write_output(&file, &(header + &case.text))?;
+        }
+        let summary = serde_json::json!({
+            "seed": args.seed,
+            "kernels": count,
+            "variant": variant(args),
+            "seconds": elapsed.as_secs_f64(),
+            "diverged": failed.len(),
+            "cases": results,
+            "reports": failed.iter().filter_map(|r| r.report.as_ref()).collect::<Vec<_>>(),
+        });
+        write_output(path, &serde_json::to_string_pretty(&summary)?)?;
     }
-    Ok(if report.agrees() {
+    if args.json {
+        let summary = serde_json::json!({
+            "seed": args.seed,
+            "kernels": count,
+            "seconds": elapsed.as_secs_f64(),
+            "diverged": failed.len(),
+            "cases": results,
+        });
+        outln!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print_campaign(&results, elapsed, args.show)?;
+    }
+    Ok(if failed.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The campaign's tables: per source and launch, then each diverging case.
+fn print_campaign(results: &[CaseResult], elapsed: Duration, show: usize) -> Result<()> {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED);
+    table.set_header([
+        "kernels",
+        "launch",
+        "cases",
+        "diverged",
+        "cycles flexpmu vs FlexGripPlus (mean, worst)",
+    ]);
+    let mut groups: Vec<(String, String)> = results
+        .iter()
+        .map(|r| (r.case.source.name().to_string(), r.case.launch_options()))
+        .collect();
+    groups.sort();
+    groups.dedup();
+    for (source, launch) in &groups {
+        let members: Vec<&CaseResult> = results
+            .iter()
+            .filter(|r| r.case.source.name() == source && &r.case.launch_options() == launch)
+            .collect();
+        let differences: Vec<f64> = members
+            .iter()
+            .filter_map(|r| match r.cycles {
+                Some((ours, Some(theirs))) => Some((ours as f64 - theirs as f64) / theirs as f64 * 100.0),
+                _ => None,
+            })
+            .collect();
+        let mean = differences.iter().sum::<f64>() / differences.len().max(1) as f64;
+        let worst = differences.iter().copied().fold(0.0f64, |w, d| if d.abs() > w.abs() { d } else { w });
+        table.add_row([
+            source.clone(),
+            launch.clone(),
+            members.len().to_string(),
+            members.iter().filter(|r| r.divergences != Some(0)).count().to_string(),
+            format!("{mean:+.2} %, {worst:+.2} %"),
+        ]);
+    }
+    outln!("{table}");
+    let failed: Vec<&CaseResult> = results.iter().filter(|r| r.divergences != Some(0)).collect();
+    outln!(
+        "{} kernel(s) in {:.0} s: {} diverged",
+        results.len(),
+        elapsed.as_secs_f64(),
+        failed.len()
+    );
+    for result in failed.iter().take(show) {
+        let case = &result.case;
+        match (&result.error, &result.report) {
+            (Some(error), _) => outln!("  {} ({}): {error}", case.name(), case.launch_options()),
+            (None, Some(report)) => {
+                outln!(
+                    "  {} ({}): {} divergence(s), first: {}",
+                    case.name(),
+                    case.launch_options(),
+                    report.comparison.divergences.len(),
+                    report.comparison.divergences[0]
+                )
+            }
+            (None, None) => {}
+        }
+    }
+    if failed.len() > show {
+        outln!("  ... and {} more (--show N, --json, --out DIR)", failed.len() - show);
+    }
+    Ok(())
 }
 
 /// FlexGripPlus of `tree` made ready (analysed once per tree, then from
@@ -240,10 +503,10 @@ fn print_report(report: &Report, show: usize) -> Result<()> {
                 row.instruction.clone(),
                 value(row.flexpmu),
                 value(row.flexgripplus),
-                if row.held_equal {
-                    "yes".into()
-                } else {
-                    "no (counts FlexGripPlus' nearest signal)".into()
+                match (row.held_equal, row.register) {
+                    (true, _) => "yes".into(),
+                    (false, 127) => "no (into R127: nothing is written)".into(),
+                    (false, _) => "no (counts FlexGripPlus' nearest signal)".into(),
                 },
             ]);
         }

@@ -11,6 +11,10 @@
 --   P <ns> <warp> <lane> <reg> <en> <f7> .. <f0>   write stage predicate (flag) writes
 --   G <ns> <addr> <byte>                            global memory byte writes (either port)
 --   R <ns>                                          the SM leaves reset (a round of blocks starts)
+--   O <ns> <warp> <lane> <a7> <b7> <c7> .. <a0> <b0> <c0>  the operands read hands to execute
+--   H <ns> <stage> <warp> <lane> <pc>               a stage hands a pass on: U warp unit to fetch,
+--                                                   F fetch to decode, D decode to read, X read to
+--                                                   execute, E execute to write, W write done
 -- <en> has bit i set for core i; values are hexadecimal.
 
 library ieee;
@@ -49,7 +53,28 @@ entity flexpmu_cosim_probe is
     gmem_wr_data_a         : in std_logic_vector(7 downto 0);
     gmem_addr_b            : in std_logic_vector(GMEM_ADDR_SIZE - 1 downto 0);
     gmem_wr_en_b           : in std_logic;
-    gmem_wr_data_b         : in std_logic_vector(7 downto 0)
+    gmem_wr_data_b         : in std_logic_vector(7 downto 0);
+    -- Each stage's hand-over strobe with the pass it hands on.
+    issue_done             : in std_logic;
+    issue_warp             : in std_logic_vector(4 downto 0);
+    issue_lane             : in std_logic_vector(1 downto 0);
+    issue_pc               : in std_logic_vector(31 downto 0);
+    fetch_done             : in std_logic;
+    fetch_warp             : in std_logic_vector(4 downto 0);
+    fetch_lane             : in std_logic_vector(1 downto 0);
+    decode_done            : in std_logic;
+    decode_warp            : in std_logic_vector(4 downto 0);
+    decode_lane            : in std_logic_vector(1 downto 0);
+    read_done              : in std_logic;
+    read_warp              : in std_logic_vector(4 downto 0);
+    read_lane              : in std_logic_vector(1 downto 0);
+    read_operands          : in temp_vector_register;
+    execute_done           : in std_logic;
+    execute_warp           : in std_logic_vector(4 downto 0);
+    execute_lane           : in std_logic_vector(1 downto 0);
+    write_done             : in std_logic;
+    write_warp             : in std_logic_vector(4 downto 0);
+    write_lane             : in std_logic_vector(1 downto 0)
   );
 end entity flexpmu_cosim_probe;
 
@@ -65,6 +90,15 @@ architecture observe of flexpmu_cosim_probe is
     end loop;
     return false;
   end function;
+
+  procedure handover(file f : text; stage : character; warp : std_logic_vector;
+                     lane : std_logic_vector; pc : std_logic_vector) is
+    variable l : line;
+  begin
+    write(l, string'("H ") & integer'image(now / 1 ns) & " " & stage & " " & to_hstring(warp) & " "
+             & to_hstring(lane) & " " & to_hstring(pc));
+    writeline(f, l);
+  end procedure;
 
   function mask(en : wr_en_array) return std_logic_vector is
     variable m : std_logic_vector(7 downto 0) := (others => '0');
@@ -119,6 +153,32 @@ begin
           write(l, string'("G ") & integer'image(now / 1 ns) & " " & to_hstring(gmem_addr_a) & " "
                    & to_hstring(gmem_wr_data_a));
           writeline(trace, l);
+        end if;
+        if issue_done = '1' then
+          handover(trace, 'U', issue_warp, issue_lane, issue_pc);
+        end if;
+        if fetch_done = '1' then
+          handover(trace, 'F', fetch_warp, fetch_lane, x"0");
+        end if;
+        if decode_done = '1' then
+          handover(trace, 'D', decode_warp, decode_lane, x"0");
+        end if;
+        if read_done = '1' then
+          handover(trace, 'X', read_warp, read_lane, x"0");
+          write(l, string'("O ") & integer'image(now / 1 ns) & " " & to_hstring(read_warp) & " "
+                   & to_hstring(read_lane));
+          for i in read_operands'range loop
+            write(l, " " & to_hstring(read_operands(i)(TEMP_REG_SRC1)(0)) & " "
+                     & to_hstring(read_operands(i)(TEMP_REG_SRC2)(0)) & " "
+                     & to_hstring(read_operands(i)(TEMP_REG_SRC3)(0)));
+          end loop;
+          writeline(trace, l);
+        end if;
+        if execute_done = '1' then
+          handover(trace, 'E', execute_warp, execute_lane, x"0");
+        end if;
+        if write_done = '1' then
+          handover(trace, 'W', write_warp, write_lane, x"0");
         end if;
         if gmem_wr_en_b = '1' then
           write(l, string'("G ") & integer'image(now / 1 ns) & " " & to_hstring(gmem_addr_b) & " "

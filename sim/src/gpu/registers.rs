@@ -19,7 +19,7 @@
 use flexpmu_isa::g80::{instructions, HalfReg, Instruction, Reg, Src32};
 use flexpmu_isa::pmevent::PmuCommand;
 
-use super::iss::{DISCARD_REGISTER, NUM_REGISTERS, ZERO_REGISTER};
+use super::iss::{DISCARD_REGISTER, IMMEDIATE_MARKER_FIELD, NUM_REGISTERS, ZERO_REGISTER};
 
 /// Entries of the register file per thread slot of a warp (9-bit address).
 pub const REGISTER_FILE_ENTRIES: u32 = 512;
@@ -33,6 +33,9 @@ pub fn registers_of(instruction: &Instruction) -> Vec<u8> {
     let fields: Vec<Option<u8>> = match *instruction {
         Instruction::MovU16 { dst, .. } => vec![write_half(dst)],
         Instruction::I2iU32U16 { dst, src } => vec![write(dst), read_half(src)],
+        Instruction::ImadU16 { dst, c, .. } if c.0 >= IMMEDIATE_MARKER_FIELD => {
+            vec![write(dst), read(c)]
+        }
         Instruction::ImadU16 { dst, b, c, .. } => vec![write(dst), read_half(b), read(c)],
         Instruction::Shl { dst, src, .. } => vec![write(dst), read(src)],
         Instruction::Iadd32 { dst, a, b } => vec![

@@ -123,7 +123,8 @@ pub use memory::{GlobalMemory, MemoryError, MemoryModel, FLEXGRIPPLUS_GMEM_ADDR_
 pub use step::branch_taken;
 use step::step;
 pub use thread::{
-    read16, read32, read_shared, write16, write32, IssResult, LaunchState, ThreadState,
+    imad_b, read16, read32, read_shared, write16, write32, IssResult, LaunchState, ThreadState,
+    IMMEDIATE_MARKER_FIELD,
 };
 pub use warp_context::WarpContext;
 

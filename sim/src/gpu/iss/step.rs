@@ -4,7 +4,7 @@
 use flexpmu_isa::g80::{self, flags, Instruction, Reg, Src32};
 use flexpmu_isa::pmevent::{Pmevent, PmuCommand};
 
-use super::thread::{read16, read32, read_shared, write16, write32};
+use super::thread::{imad_b, read16, read32, read_shared, write16, write32};
 use super::{GlobalMemory, IssError, MemoryError, ThreadState, Warp, WarpContext, WARP_SIZE};
 
 /// Executes one instruction of `warp`; returns the warp's context as it
@@ -116,7 +116,7 @@ where
             let a = shared(a.byte_address(), 2)?;
             for thread in lanes {
                 let regs = &mut threads[thread].regs;
-                let value = (a * read16(regs, b)).wrapping_add(read32(regs, c));
+                let value = a.wrapping_mul(imad_b(regs, b, c)).wrapping_add(read32(regs, c));
                 write32(regs, dst, value);
             }
         }

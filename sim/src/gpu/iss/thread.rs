@@ -80,6 +80,26 @@ pub fn read32(regs: &[u32; NUM_REGISTERS], reg: Reg) -> u32 {
     }
 }
 
+/// IMAD.U16's second operand: the half register `b`, or, when the
+/// addend's field `c` is 64 or above, `b`'s field number itself.
+/// FlexGripPlus' decoder takes bit 52 of a 64-bit instruction (the top bit
+/// of IMAD's third operand field) for its immediate marker
+/// (`pipeline_decode.vhd`: `addr_imm_i <= instruction_in(52)`), and its
+/// read stage then hands the second operand's field over as the value
+/// (`read_source_ops.vhd`), measured with `flexpmu cosim`: `IMAD.U16 R8,
+/// g[0x1].U16, R1L, R124` gives 64 (32 × 2, R1L's field) in every thread.
+pub fn imad_b(regs: &[u32; NUM_REGISTERS], b: HalfReg, c: Reg) -> u32 {
+    if c.0 >= IMMEDIATE_MARKER_FIELD {
+        u32::from(b.0)
+    } else {
+        read16(regs, b)
+    }
+}
+
+/// A third-operand field from this one up sets FlexGripPlus' immediate
+/// marker ([`imad_b`]).
+pub const IMMEDIATE_MARKER_FIELD: u8 = 64;
+
 /// Writes a 32-bit register (writes to field 127 are dropped).
 pub fn write32(regs: &mut [u32; NUM_REGISTERS], reg: Reg, value: u32) {
     if reg.0 != DISCARD_REGISTER {

@@ -207,6 +207,31 @@ impl<'a> CycleView<'a> {
         &self.sm.core
     }
 
+    /// The passes the stages hand on in this cycle, as FlexGripPlus' strobes
+    /// name them: `U` the scheduler issues to fetch, `F` fetch to decode,
+    /// `D` decode to read, `X` read to execute, `E` execute to write;
+    /// (stage, warp, instruction address, pass).
+    pub fn handovers(&self) -> Vec<(char, usize, usize, u32)> {
+        let work = self.work;
+        let mut moves = Vec::new();
+        if let Some(issue) = &work.issue {
+            moves.push(('U', issue.pass.warp, issue.pass.address, issue.pass.pass));
+        }
+        if let Some(pass) = &work.fetch_done {
+            moves.push(('F', pass.warp, pass.address, pass.pass));
+        }
+        if let Some(slot) = &work.new_pass {
+            moves.push(('D', slot.pass.warp, slot.pass.address, slot.pass.pass));
+        }
+        if let (Some(_), Some(slot)) = (&work.read_done, &self.pipeline.read) {
+            moves.push(('X', slot.pass.warp, slot.pass.address, slot.pass.pass));
+        }
+        if let Some(wb) = &work.write_back {
+            moves.push(('E', wb.tag.warp, wb.tag.address, wb.tag.pass));
+        }
+        moves
+    }
+
     /// The pass the write stage takes in this cycle, if any: (warp,
     /// instruction address, pass, whether it writes a register).
     pub fn write_back_pass(&self) -> Option<(usize, usize, u32, bool)> {

@@ -280,8 +280,15 @@ impl Sm {
         };
         // Read stalls decode until the cycle it sends its pass on.
         let read_stall = new_pass.is_some() || (pipeline.read.is_some() && read_done.is_none());
+        // With FlexGripPlus timing fetch hands a pass to decode the cycle
+        // after decode has handed its pass on, not in the same one (its
+        // fetch sees decode's stall drop a cycle later: measured with
+        // `flexpmu cosim`).
+        let decode_leaving = dec_done && self.config.timing == Timing::FlexGripPlus;
         let fetch_done = match pipeline.fetch.as_ref() {
-            Some(slot) if cycle >= slot.ready_at && !fetch_stall => Some(slot.pass),
+            Some(slot) if cycle >= slot.ready_at && !fetch_stall && !decode_leaving => {
+                Some(slot.pass)
+            }
             _ => None,
         };
         let issue = self.schedule(pipeline, cycle, round)?;

@@ -80,8 +80,6 @@ mod pass_tag;
 mod read_stage;
 mod result;
 mod shared_memory;
-#[cfg(test)]
-mod tests;
 pub mod timing;
 mod warp_unit;
 mod write_stage;

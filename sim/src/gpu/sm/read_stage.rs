@@ -85,6 +85,14 @@ impl Sm {
         };
         let pmu_read = uut.dec_pmu_read;
         let active = self.pass_mask(pass.warp, pass.pass);
+        let warp = &self.warps[pass.warp];
+        let taken = iss::branch_taken(
+            &instruction,
+            warp.flow.mask,
+            warp.context.first_thread,
+            &self.threads,
+        );
+        let diverges = taken != 0 && taken != warp.flow.mask;
         let cost = timing::pass_cost(
             self.config.timing,
             &instruction,
@@ -92,6 +100,7 @@ impl Sm {
             pass.pass,
             active,
             pmu_read,
+            diverges,
             self.config.memory_cycles,
         );
         Ok(ReadSlot {
@@ -178,7 +187,7 @@ impl Sm {
                 op::I2I_U32_U16 => (iss::read16(regs, HalfReg(slot.src1)), 0, 0),
                 op::IMAD_U16 => (
                     shared_a.unwrap_or_default(),
-                    iss::read16(regs, HalfReg(slot.src2)),
+                    iss::imad_b(regs, HalfReg(slot.src2), Reg(slot.src3)),
                     iss::read32(regs, Reg(slot.src3)),
                 ),
                 op::SHL | op::GLD_U32 | op::GST_U32 => (iss::read32(regs, Reg(slot.src1)), 0, 0),

@@ -41,9 +41,9 @@
 //! the model of the thesis' waveform, fast to run.
 
 use flexpmu_hdl::sm::execute_stage::{ExecuteLatency, LANES};
-use flexpmu_isa::g80::{Instruction, Src32};
+use flexpmu_isa::g80::{HalfReg, Instruction, Reg, Src32};
 
-use crate::gpu::iss::WARP_SIZE;
+use crate::gpu::iss::{DISCARD_REGISTER, IMMEDIATE_MARKER_FIELD, WARP_SIZE, ZERO_REGISTER};
 
 /// Passes per warp instruction: 32 threads on 8 lanes.
 pub const PASSES: u32 = WARP_SIZE / LANES as u32;
@@ -136,28 +136,43 @@ pub fn fetch_cycles(timing: Timing, pass: u32, long: bool) -> u64 {
     }
 }
 
-/// Register-file reads of one lane of `instruction` (serialised through
-/// one arbiter), and the cycles of its `g[]` read if it has one.
+/// Cycles of one lane's register-file reads of `instruction` (serialised
+/// through one arbiter: 5 a register, 4 for R124, which the register
+/// controller answers without reading the file), and the cycles of its
+/// `g[]` read if it has one.
 fn operand_reads(instruction: &Instruction) -> (u64, u64) {
-    match instruction {
+    let reg = |r: Reg| if r.0 == ZERO_REGISTER { 4 } else { 5 };
+    let half = |h: HalfReg| if h.0 == ZERO_REGISTER { 4 } else { 5 };
+    match *instruction {
         Instruction::MovU16 { .. } => (0, 8),
-        Instruction::I2iU32U16 { .. } | Instruction::Shl { .. } => (1, 0),
-        Instruction::ImadU16 { .. } => (2, 8),
+        Instruction::I2iU32U16 { src, .. } => (half(src), 0),
+        Instruction::Shl { src, .. } => (reg(src), 0),
+        // With the immediate marker (c >= R64) b is its field, not read.
+        Instruction::ImadU16 { c, .. } if c.0 >= IMMEDIATE_MARKER_FIELD => (reg(c), 8),
+        Instruction::ImadU16 { b, c, .. } => (half(b) + reg(c), 8),
         Instruction::Iadd32 {
             a: Src32::Shared(_),
+            b,
             ..
-        } => (1, 10),
-        Instruction::Iadd32 { .. } | Instruction::Iset { .. } => (2, 0),
-        Instruction::Iadd32i { .. } => (1, 0),
+        } => (reg(b), 10),
+        Instruction::Iadd32 {
+            a: Src32::Reg(a),
+            b,
+            ..
+        } => (reg(a) + reg(b), 0),
+        Instruction::Iset { a, b, .. } => (reg(a) + reg(b), 0),
+        Instruction::Iadd32i { a, .. } => (reg(a), 0),
         // The store's address and data registers.
-        Instruction::GstU32 { .. } => (1, 0),
+        Instruction::GstU32 { .. } => (5, 0),
         _ => (0, 0),
     }
 }
 
 /// The costs of pass `pass` (`active` lanes) of `instruction`, a 64-bit
 /// one if `long`; `pmu_read`: a PMEVENT read, which the decode hook
-/// presents as a register write.
+/// presents as a register write; `diverges`: a BRA that some of the
+/// warp's active threads take and others not.
+#[allow(clippy::too_many_arguments)]
 pub fn pass_cost(
     timing: Timing,
     instruction: &Instruction,
@@ -165,6 +180,7 @@ pub fn pass_cost(
     pass: u32,
     active: u8,
     pmu_read: bool,
+    diverges: bool,
     memory_cycles: u64,
 ) -> PassCost {
     let lanes = active.count_ones() as u64;
@@ -179,23 +195,69 @@ pub fn pass_cost(
             write: if memory { memory_cycles.max(1) } else { 1 },
         };
     }
+    let last = pass + 1 == PASSES;
+    // The control-flow forms, NOP and NOP.JOIN, as measured on
+    // FlexGripPlus with `flexpmu cosim` (read: each pass' spacing, pass 0
+    // from decode's hand-over; a flow instruction's first pass reads no
+    // predicate unless it has one). Their execute takes longer than the
+    // core's 2 cycles (5 for BRA and SSY, 6 for RET, 4 for NOP): the last
+    // pass' write carries the difference, since only it holds the warp.
+    let flow = match instruction {
+        Instruction::Bra { predicate, .. } => Some(match (pass, predicate) {
+            (0, None) => (6, 4),
+            (0, Some(_)) => (18, 4),
+            (1, Some(_)) if diverges => (9, 4),
+            (_, _) if last => (7, 8),
+            _ => (7, 4),
+        }),
+        Instruction::Ssy { .. } => Some(match pass {
+            0 => (6, 4),
+            1 => (9, 4),
+            _ if last => (7, 8),
+            _ => (7, 4),
+        }),
+        Instruction::Ret => Some(match pass {
+            0 => (6, 4),
+            _ if last => (8, 8),
+            _ => (8, 4),
+        }),
+        Instruction::Nop => Some(match pass {
+            0 => (3, 4),
+            1 => (4, 4),
+            _ if last => (6, 5),
+            _ => (6, 4),
+        }),
+        Instruction::NopJoin => Some(if pass == 0 { (27, 4) } else { (9, 4) }),
+        _ => None,
+    };
+    if let Some((read, done)) = flow {
+        let write = if last { done } else { done + WRITE_TURNAROUND };
+        return PassCost { read, write };
+    }
     let read = match instruction {
         Instruction::GldU32 { .. } => 22 + 7 * lanes + idle_lanes,
         _ => {
             let (registers, shared) = operand_reads(instruction);
-            9 + (5 * registers).max(shared)
+            9 + registers.max(shared)
         }
     };
-    // Pass 0 builds the warp's mask: a 64-bit instruction (all of the
-    // subset's are plain FULL ones) reads its predicate register too.
+    // Pass 0 builds the warp's mask: a 64-bit instruction reads its
+    // predicate register too, but for IADD32I, whose second word holds
+    // its immediate where the others' hold the predicate fields (measured
+    // on FlexGripPlus with `flexpmu cosim`: IADD32I's passes come 12
+    // cycles sooner than SHL's).
     let first_pass = match (pass, long) {
-        (0, true) if !matches!(instruction, Instruction::Ret) => 14,
+        (0, true) if !matches!(instruction, Instruction::Iadd32i { .. }) => 14,
         (0, _) => 2,
         _ => 0,
     };
     let done = match instruction {
         Instruction::GstU32 { .. } => 15 + 7 * lanes + idle_lanes,
         Instruction::MovU16 { .. } => 10,
+        // ISET.Cn writes the condition code after the register (10 with
+        // no register: R127), as measured.
+        Instruction::Iset { cc: Some(_), dst, .. } if dst.0 == DISCARD_REGISTER => 10,
+        Instruction::Iset { cc: Some(_), .. } => 11,
         Instruction::I2iU32U16 { .. }
         | Instruction::ImadU16 { .. }
         | Instruction::Shl { .. }
@@ -210,8 +272,11 @@ pub fn pass_cost(
     // it is done (GST's cost is calibrated as its spacing already). The
     // last pass frees the warp when it is done.
     let write = match instruction {
+        // The last pass of a store frees the warp 2 cycles sooner than
+        // the next pass could come (measured).
+        Instruction::GstU32 { .. } if last => done - 2,
         Instruction::GstU32 { .. } => done,
-        _ if pass + 1 < PASSES => done + WRITE_TURNAROUND,
+        _ if !last => done + WRITE_TURNAROUND,
         _ => done,
     };
     PassCost {

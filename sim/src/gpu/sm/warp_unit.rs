@@ -166,13 +166,20 @@ impl Sm {
                 ready_at: cycle + timing::fetch_cycles(timing, pass, issued.long()),
             }));
         }
-        if cycle < scheduler.not_before || !fetch_free {
+        if cycle < scheduler.not_before {
             return Ok(None);
         }
         let slot = match timing {
+            // FlexGripPlus' scheduler looks at its warp every 2 cycles
+            // (SCHEDULE_WARP_LANE_0, SCHEDULE_WARP32_STATE_WAIT) whatever
+            // fetch does; only issuing a READY warp or passing a FINISHED
+            // one waits for fetch, looking again in every cycle.
             Timing::FlexGripPlus => {
                 let slot = scheduler.next;
                 match self.warps[range.start + slot].state {
+                    _ if !fetch_free && self.warps[range.start + slot].state != WarpState::Active => {
+                        return Ok(None);
+                    }
                     WarpState::Ready => slot,
                     WarpState::Finished => {
                         scheduler.next = (slot + 1) % n;
@@ -185,6 +192,7 @@ impl Sm {
                     }
                 }
             }
+            Timing::Simple if !fetch_free => return Ok(None),
             Timing::Simple => {
                 let last = scheduler.next;
                 match (1..=n)
