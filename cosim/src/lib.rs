@@ -31,7 +31,7 @@ use std::time::Duration;
 use flexpmu_export::flexgripplus::{self, KitFile};
 use flexpmu_export::registry;
 use flexpmu_isa::listing::Listing;
-use flexpmu_sim::gpu::iss::{IssError, FLEXGRIPPLUS_GMEM_ADDR_BITS};
+use flexpmu_sim::gpu::iss::{IssError, FLEXGRIPPLUS_GMEM_ADDR_BITS, WARP_SIZE};
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
@@ -209,6 +209,13 @@ pub fn cosimulate(
             "the kit's PMU counts the built-in monitor map's channels: leave out --monitor-map"
                 .into(),
         ));
+    }
+    let threads_per_block = launch.geometry.threads_per_block();
+    if threads_per_block % WARP_SIZE != 0 {
+        return Err(CosimError::Launch(format!(
+            "blocks of {threads_per_block} threads: FlexGripPlus runs every warp with 32 threads (warp_generator.vhd's initial mask is x\"FFFFFFFF\"), so the last warp's {} missing threads run there too, which flexpmu does not model; give blocks of a multiple of 32 threads",
+            WARP_SIZE - threads_per_block % WARP_SIZE
+        )));
     }
     let program = &listing.words;
     let mut iss = launch.iss()?;

@@ -7,6 +7,7 @@
 use flexpmu_isa::asm::assemble;
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Geometry;
+use flexpmu_sim::gpu::registers::registers_needed;
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
@@ -25,6 +26,9 @@ fn structured_kernels_match_the_iss_on_both_engines() {
         let program = assemble(&source, "structured.sass")
             .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{source}"))
             .values();
+        // Within what the thesis launch can host: 16 registers per thread
+        // for 32 resident warps.
+        assert!(registers_needed(&program) <= 16, "seed {seed}\n{source}");
         let (block, grid) = [(32, 1), (40, 1), (64, 2), (100, 1), (32, 4)][seed as usize % 5];
         let geometry = Geometry::new([block, 1, 1], [grid, 1]).unwrap();
         let launch = VectorAdd::new(geometry);
@@ -72,4 +76,18 @@ fn structured_kernels_match_the_iss_on_both_engines() {
     }
     // Kernels of many shapes, not one.
     assert!(shapes.len() >= 20, "{shapes:?}");
+}
+
+/// A structured kernel runs on the thesis launch (4 blocks of 512 threads,
+/// 2 blocks per core: 32 resident warps sharing the register file) as the
+/// ISS computes it.
+#[test]
+fn a_structured_kernel_runs_on_the_thesis_launch() {
+    let program = assemble(&structured_kernel(3), "s.sass").unwrap().values();
+    let launch = VectorAdd::new(Geometry::new([512, 1, 1], [4, 1]).unwrap());
+    let iss = launch.iss().unwrap();
+    let run = Sm::new(&iss, &program, SmConfig::default()).unwrap().run().unwrap();
+    assert_eq!((run.blocks_per_core, run.registers), (2, 16));
+    let reference = run.replay_on_iss(&mut iss.clone(), &program).unwrap();
+    assert_eq!(run.differences(&reference), (vec![], true));
 }

@@ -7,7 +7,9 @@
 //! Every kernel runs on the vector-addition launch (`flexpmu run`'s and
 //! `faults run`'s default: A, B and C are the parameters): thread `i`
 //! loads A[i] and B[i], works on R4-R8, and stores one word mixing them at
-//! C[i]. Trip counts come from A[i]'s two low bits (0 to 3; A[i]'s low
+//! C[i]. It uses R0-R15 only: 16 registers per thread, what FlexGripPlus
+//! can give each of the 32 warps of the thesis launch (4 × 512 threads, 2
+//! blocks per core) in its 512-entry register file. Trip counts come from A[i]'s two low bits (0 to 3; A[i]'s low
 //! byte is `i + 1`), so loops are bounded by construction and threads of a
 //! warp disagree on them. Branch conditions use C0-C1 (one per nesting
 //! depth), the work C2-C3. The kernel starts all 16 counters and never
@@ -31,14 +33,17 @@ pub fn structured_kernel(seed: u64) -> String {
         "# Random structured kernel, seed {seed} (`flexpmu random-kernel --seed {seed}`).\n\
          # Runs on the vector-addition launch: thread i reads A[i] and B[i]\n\
          # and writes one word to C[i]; A[i]'s low two bits set its trip counts.\n\
+         # R0-R15 only: 16 registers per thread, which the thesis launch\n\
+         # (4 x 512 threads, 2 blocks per core, 32 warps resident) can host.\n\
          {PROLOGUE}{}{EPILOGUE}",
         generator.text
     )
 }
 
 /// Starts the counters; R0 = i (the global thread index), R1 = tid,
-/// R2 = 4i, R3 = &A[i], R22 = &B[i], R23 = &C[i]; R4 = B[i], R5 = A[i],
-/// R6 = i, R7 and R8 from them.
+/// R2 = 4i, R3 = &A[i], R12 = &B[i], R13 = &C[i]; R4 = B[i], R5 = A[i],
+/// R6 = i, R7 and R8 from them. R9 holds a thread-index bit, R10-R11
+/// the loop counters, R15 reads 0 (it is never written).
 const PROLOGUE: &str = "
     # Every counter starts counting; none is read.
     PMEVENT CNT0, CNT
@@ -63,11 +68,11 @@ const PROLOGUE: &str = "
     IMAD.U16 R0, g[0x6].U16, R0H, R1
     SHL R2, R0, 0x2
     IADD32 R3, g[0x4], R2
-    IADD32 R22, g[0x5], R2
-    IADD32 R23, g[0x6], R2
-    GLD.U32 R4, global14[R22]
+    IADD32 R12, g[0x5], R2
+    IADD32 R13, g[0x6], R2
+    GLD.U32 R4, global14[R12]
     GLD.U32 R5, global14[R3]
-    IADD32 R6, R0, R63
+    IADD32 R6, R0, R15
     IADD32 R7, R4, R5
     SHL R8, R5, 0x7
     # The work (R4-R8).
@@ -84,7 +89,7 @@ const EPILOGUE: &str = "    # C[i] mixes R4-R8.
     IADD32 R4, R4, R7
     SHL R8, R8, 0x4
     IADD32 R4, R4, R8
-    GST.U32 global14[R23], R4
+    GST.U32 global14[R13], R4
     RET
 ";
 
@@ -140,7 +145,7 @@ impl Generator {
             2 => format!("SHL R{d}, R{s}, {:#x}", self.rng.gen_range(1..32)),
             3 => format!(
                 "GLD.U32 R{d}, global14[R{}]",
-                [3, 22][self.rng.gen_range(0..2)]
+                [3, 12][self.rng.gen_range(0..2)]
             ),
             _ => format!(
                 "ISET.{}.C{} R{d}, R{s}, R{t}, {}",
@@ -156,8 +161,8 @@ impl Generator {
     fn if_else(&mut self, depth: usize) {
         let k = self.label();
         let bit = self.rng.gen_range(0..6);
-        self.line(&format!("SHL R20, R0, {:#x}", 31 - bit));
-        self.line(&format!("ISET.U32.C{depth} R127, R20, R63, NE"));
+        self.line(&format!("SHL R9, R0, {:#x}", 31 - bit));
+        self.line(&format!("ISET.U32.C{depth} R127, R9, R15, NE"));
         self.line(&format!("SSY join{k}"));
         self.line(&format!("@C{depth}.NE BRA else{k}"));
         self.block(depth + 1);
@@ -172,11 +177,11 @@ impl Generator {
         let k = self.label();
         let counter = 10 + depth;
         let n = self.rng.gen_range(1..=3);
-        self.line(&format!("IADD32I R{counter}, R63, {n}"));
+        self.line(&format!("IADD32I R{counter}, R15, {n}"));
         self.text.push_str(&format!("loop{k}:\n"));
         self.block(depth + 1);
         self.line(&format!("IADD32I R{counter}, R{counter}, -1"));
-        self.line(&format!("ISET.U32.C{depth} R127, R{counter}, R63, NE"));
+        self.line(&format!("ISET.U32.C{depth} R127, R{counter}, R15, NE"));
         self.line(&format!("@C{depth}.NE BRA loop{k}"));
     }
 
@@ -188,12 +193,12 @@ impl Generator {
         self.line(&format!("GLD.U32 R{counter}, global14[R3]"));
         self.line(&format!("SHL R{counter}, R{counter}, 0x1e"));
         self.line(&format!("SSY after{k}"));
-        self.line(&format!("ISET.U32.C{depth} R127, R{counter}, R63, EQ"));
+        self.line(&format!("ISET.U32.C{depth} R127, R{counter}, R15, EQ"));
         self.line(&format!("@C{depth}.NE BRA after{k}"));
         self.text.push_str(&format!("loop{k}:\n"));
         self.block(depth + 1);
         self.line(&format!("IADD32I R{counter}, R{counter}, 0xc0000000"));
-        self.line(&format!("ISET.U32.C{depth} R127, R{counter}, R63, NE"));
+        self.line(&format!("ISET.U32.C{depth} R127, R{counter}, R15, NE"));
         self.line(&format!("@C{depth}.NE BRA loop{k}"));
         self.text.push_str(&format!("after{k}: NOP.JOIN\n"));
     }

@@ -3,13 +3,16 @@
 //!
 //! The kernel runs on the vector-addition launch (`flexpmu run`'s
 //! default): thread `i` owns three words, A[i], B[i] and C[i], reads and
-//! writes only them, and computes in the work registers R4-R19 and
-//! R32-R47. The
-//! prologue computes `i` and the addresses of the words the body uses;
-//! the body is the genes; RET ends it. Register choices resolve against
-//! what is defined where the gene stands (R0 = i, R1 = tid, R2 = 4i, the
-//! addresses, and the work registers written so far), so every genome is
-//! a program that runs to its end.
+//! writes only them, and computes in the work registers R9-R14. It uses
+//! R0-R15 only: 16 registers per thread, what FlexGripPlus can give each
+//! of the 32 warps of the thesis launch (4 × 512 threads, 2 blocks per
+//! core) in its 512-entry register file. The prologue computes `i` and the
+//! addresses of the words the body uses; the body is the genes; RET ends
+//! it. Register choices resolve against what is defined where the gene
+//! stands (R0 = i, R1 = tid, R2 = 4i and the work registers written so
+//! far; never an address, so what a kernel computes does not depend on
+//! where its launch puts the buffers), so every genome is a program that
+//! runs to its end.
 
 use std::fmt::Write;
 
@@ -18,19 +21,18 @@ use flexpmu_isa::g80::Compare;
 
 use super::genome::{Alu, AluOp, Gene, Genome, Slot};
 
-/// The work registers: R4 to R19 and R32 to R47 (bit 5 of every register
-/// field of the decoder set in some instructions and clear in others;
-/// PMU reads may also land in R64 to R126: `read_register`).
-const WORK: [u8; 32] = [
-    4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 32, 33, 34, 35, 36, 37, 38, 39, 40,
-    41, 42, 43, 44, 45, 46, 47,
-];
-/// A loop's counter at nesting depth d is R(24 + d).
-const LOOP_COUNTER: u8 = 24;
-/// Never written, so it reads 0 (every register starts at 0).
-const ZERO: u8 = 63;
-/// The signature the folds add into, stored in C[i] at the end.
-const SIGNATURE: u8 = 21;
+/// The work registers: R9 to R14.
+const WORK: [u8; 6] = [9, 10, 11, 12, 13, 14];
+/// A loop's counter at nesting depth d is R(7 + d).
+const LOOP_COUNTER: u8 = 7;
+/// Never written, so it reads 0 (the register file starts at 0 and no
+/// kernel writes it, so a later round of blocks finds 0 there too).
+const ZERO: u8 = 15;
+/// The signature the folds add into, stored in C[i] at the end; it is
+/// cleared first (a later round finds what the earlier one left).
+const SIGNATURE: u8 = 6;
+/// The registers a kernel uses: R0 to R15.
+pub const REGISTERS: u32 = 16;
 /// ISET's destination when only its condition code is wanted.
 const DISCARD: u8 = 127;
 
@@ -47,8 +49,8 @@ impl Slot {
     fn address(self) -> u8 {
         match self {
             Slot::A => 3,
-            Slot::B => 22,
-            Slot::C => 23,
+            Slot::B => 4,
+            Slot::C => 5,
         }
     }
 
@@ -90,11 +92,13 @@ pub fn render(genome: &Genome, title: &str, pmu: bool) -> Kernel {
     }
     writer.text.push_str(
         "#\n# Runs on the vector-addition launch: thread i reads and writes only its\n\
-         # words A[i], B[i] and C[i]. R0 = i, R1 = tid, R2 = 4i, R3/R22/R23 = the\n\
-         # words' addresses; work registers R4-R19 and R32-R47 (PMU reads also\n\
-         # R64-R126); R21 the signature (the sum of\n\
-         # the values folded into it, stored in C[i] at the end); loop counters\n\
-         # R24-R25; R21 and R63 start at 0 (R63 is never written).\n\n",
+         # words A[i], B[i] and C[i]. R0 = i, R1 = tid, R2 = 4i, R3/R4/R5 = the\n\
+         # words' addresses (never folded: what it computes does not depend on\n\
+         # where the buffers are); work registers R9-R14; R6 the signature (the\n\
+         # sum of the values folded into it, stored in C[i] at the end); loop\n\
+         # counters R7-R8; R15 reads 0 (it is never written). R0-R15 only: 16\n\
+         # registers per thread, which the thesis launch (4 x 512 threads, 2\n\
+         # blocks per core, 32 warps resident) can host.\n\n",
     );
     writer.comment("i = ctaid * ntid + tid, and the addresses of the words the test uses");
     writer.line("MOV.U16 R0H, g[0x1].U16", "");
@@ -108,8 +112,13 @@ pub fn render(genome: &Genome, title: &str, pmu: bool) -> Kernel {
                 &format!("IADD32 R{}, g[{:#x}], R2", slot.address(), slot.parameter()),
                 &format!("&{}[i]", slot.name()),
             );
-            defined.push(slot.address());
         }
+    }
+    if folds {
+        writer.line(
+            &format!("IADD32I R{SIGNATURE}, R{ZERO}, 0x0"),
+            "the signature starts at 0",
+        );
     }
     writer.comment("the test");
     writer.block(&genome.genes, 0, &mut defined);
@@ -173,16 +182,10 @@ fn destination(defined: &mut Vec<u8>, choice: u8) -> u8 {
     register
 }
 
-/// Where a PMU read lands: a work register (then defined and the last
-/// written), or, when `choice`'s top bit is set, one of R64 to R126, which
-/// no other gene writes or reads: bit 6 of the PMEVENT's register field
-/// is set in no work register, and only these reads exercise it.
+/// Where a PMU read lands: a work register, then defined and the last
+/// written.
 fn read_register(defined: &mut Vec<u8>, choice: u8) -> u8 {
-    if choice & 0x80 != 0 {
-        64 + (choice & 0x7f) % 63
-    } else {
-        destination(defined, choice)
-    }
+    destination(defined, choice & 0x7f)
 }
 
 /// A PMEVENT's selector field as written (none for input 0).
@@ -468,9 +471,9 @@ mod tests {
         assert_eq!(instructions, kernel.instructions, "{}", kernel.source);
         // A and nothing else is unused: its address is not computed.
         assert!(!kernel.source.contains("R3, g[0x4]"), "{}", kernel.source);
-        assert!(kernel.source.contains("R22, g[0x5], R2"));
+        assert!(kernel.source.contains("R4, g[0x5], R2"));
         assert!(
-            kernel.source.contains("PMEVENT CNT9, R5, IDL"),
+            kernel.source.contains("PMEVENT CNT9, R10, IDL"),
             "{}",
             kernel.source
         );
