@@ -165,6 +165,9 @@ mod tests {
         }
         assert_ne!(draw(5, 0).text, draw(6, 0).text);
         let sources: Vec<Source> = (0..3).map(|i| draw(1, i).source).collect();
-        assert_eq!(sources, [Source::Structured, Source::Testgen, Source::Straight]);
+        assert_eq!(
+            sources,
+            [Source::Structured, Source::Testgen, Source::Straight]
+        );
     }
 }

@@ -35,6 +35,9 @@ pub enum Kind {
     Unfinished,
     /// A write FlexGripPlus made for no thread of the launch.
     Stray,
+    /// A word or read FlexGripPlus left other than a test's expected
+    /// values (`--expected`).
+    Expected,
 }
 
 /// One difference between FlexGripPlus and flexpmu.
@@ -56,9 +59,15 @@ impl std::fmt::Display for Divergence {
         if let Some(thread) = self.thread {
             write!(f, "thread {thread}: ")?;
         }
+        // An expected value is the test's, not flexpmu's run.
+        let ours = if self.kind == Kind::Expected {
+            "expected"
+        } else {
+            "flexpmu"
+        };
         write!(
             f,
-            "{}: flexpmu {}, FlexGripPlus {}",
+            "{}: {ours} {}, FlexGripPlus {}",
             self.place, self.flexpmu, self.flexgripplus
         )?;
         if let Some(instruction) = &self.instruction {
@@ -72,6 +81,8 @@ impl std::fmt::Display for Divergence {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ReadRow {
     pub warp: u32,
+    /// Word address of the PMEVENT.
+    pub address: usize,
     pub instruction: String,
     pub counter: u8,
     pub register: u8,
@@ -118,6 +129,9 @@ pub struct Comparison {
     pub compared: Compared,
     pub reads: Vec<ReadRow>,
     pub divergences: Vec<Divergence>,
+    /// FlexGripPlus' global memory at the end.
+    #[serde(skip)]
+    pub flexgripplus_memory: GlobalMemory,
 }
 
 /// What is compared.
@@ -168,12 +182,13 @@ pub fn compare(sides: &Sides) -> Comparison {
     for (thread, ours) in sides.reference.writes.iter().enumerate() {
         let theirs = &sides.streams.writes[thread];
         compared.register_writes += ours.len().max(theirs.len());
-        let first = (0..ours.len().max(theirs.len())).find(|&i| {
-            match (ours.get(i), theirs.get(i)) {
-                (Some(a), Some(b)) => u16::from(a.register) != b.register || Some(a.value) != b.value,
+        let first =
+            (0..ours.len().max(theirs.len())).find(|&i| match (ours.get(i), theirs.get(i)) {
+                (Some(a), Some(b)) => {
+                    u16::from(a.register) != b.register || Some(a.value) != b.value
+                }
                 _ => true,
-            }
-        });
+            });
         if let Some(i) = first {
             let (a, b) = (ours.get(i), theirs.get(i));
             let register = a.map(|w| u16::from(w.register)).or(b.map(|w| w.register));
@@ -203,12 +218,11 @@ pub fn compare(sides: &Sides) -> Comparison {
     for (thread, ours) in sides.reference.flags.iter().enumerate() {
         let theirs = &sides.streams.flags[thread];
         compared.flag_writes += ours.len().max(theirs.len());
-        let first = (0..ours.len().max(theirs.len())).find(|&i| {
-            match (ours.get(i), theirs.get(i)) {
+        let first =
+            (0..ours.len().max(theirs.len())).find(|&i| match (ours.get(i), theirs.get(i)) {
                 (Some(a), Some(b)) => a.register != b.register || Some(a.flags) != b.value,
                 _ => true,
-            }
-        });
+            });
         if let Some(i) = first {
             let (a, b) = (ours.get(i), theirs.get(i));
             divergences.push(Divergence {
@@ -290,6 +304,7 @@ pub fn compare(sides: &Sides) -> Comparison {
         }
         reads.push(ReadRow {
             warp: read.warp,
+            address: read.address,
             instruction: describe(read.address),
             counter: read.counter,
             register: read.register,
@@ -325,20 +340,18 @@ pub fn compare(sides: &Sides) -> Comparison {
             flexgripplus: "not reached within the cycle bound".into(),
             instruction: None,
         }),
-        Some(percent) if percent.abs() > sides.tolerance_percent => {
-            divergences.push(Divergence {
-                kind: Kind::Cycles,
-                thread: None,
-                place: "cycles".into(),
-                flexpmu: sides.slice.cycles.to_string(),
-                flexgripplus: format!(
-                    "{} ({percent:+.2} %, past the {} % tolerance)",
-                    cycles.flexgripplus.unwrap_or_default(),
-                    sides.tolerance_percent
-                ),
-                instruction: None,
-            })
-        }
+        Some(percent) if percent.abs() > sides.tolerance_percent => divergences.push(Divergence {
+            kind: Kind::Cycles,
+            thread: None,
+            place: "cycles".into(),
+            flexpmu: sides.slice.cycles.to_string(),
+            flexgripplus: format!(
+                "{} ({percent:+.2} %, past the {} % tolerance)",
+                cycles.flexgripplus.unwrap_or_default(),
+                sides.tolerance_percent
+            ),
+            instruction: None,
+        }),
         Some(_) => {}
     }
     Comparison {
@@ -346,5 +359,6 @@ pub fn compare(sides: &Sides) -> Comparison {
         compared,
         reads,
         divergences,
+        flexgripplus_memory: fgp_memory,
     }
 }

@@ -241,7 +241,10 @@ impl Sources {
                 files.push(("flexpmu/flexpmu_cosim_probe.vhd".into(), PROBE.into()));
             }
         }
-        if !files.iter().any(|(n, _)| n == "flexpmu/flexpmu_cosim_probe.vhd") {
+        if !files
+            .iter()
+            .any(|(n, _)| n == "flexpmu/flexpmu_cosim_probe.vhd")
+        {
             return Err(CosimError::Tree(
                 "FlexGripPlus' compile script analyses no gpgpu_package.vhd".into(),
             ));

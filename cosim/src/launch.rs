@@ -163,7 +163,11 @@ mod tests {
         let config = &files.files[0].1;
         assert!(config.starts_with("00000002 blocks per core\n00000006 registers per thread\n"));
         assert!(config.ends_with("00120000 parameter 2\n"), "{config}");
-        let protected = launch.clone().with_memory(MemoryModel::Protected).iss().unwrap();
+        let protected = launch
+            .clone()
+            .with_memory(MemoryModel::Protected)
+            .iss()
+            .unwrap();
         assert!(FgpLaunch::new(&protected, &[0], 6, 2, 1000).is_err());
     }
 }

@@ -17,6 +17,7 @@
 pub mod campaign;
 pub mod compare;
 pub mod design;
+pub mod expected;
 pub mod launch;
 pub mod reference;
 pub mod simulate;
@@ -90,7 +91,10 @@ pub fn kit_sources() -> Result<Vec<KitFile>, CosimError> {
     let execute_hook = registry::get("execute-hook").design()?;
     let core = registry::get("sm-core").design()?;
     let pmu = core.sub_design(flexgripplus::KIT_PMU).ok_or_else(|| {
-        CosimError::Launch(format!("the SM core has no module {}", flexgripplus::KIT_PMU))
+        CosimError::Launch(format!(
+            "the SM core has no module {}",
+            flexgripplus::KIT_PMU
+        ))
     })?;
     Ok(flexgripplus::sources(&flexgripplus::KitDesigns {
         decode_hook: &decode_hook,
@@ -104,7 +108,11 @@ pub fn kit_sources() -> Result<Vec<KitFile>, CosimError> {
 /// `~/.cache/flexpmu`, else a `flexpmu-cache` folder in the system's
 /// temporary folder.
 pub fn default_cache() -> PathBuf {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     var("FLEXPMU_CACHE")
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("flexpmu")))
         .or_else(|| var("HOME").map(|d| d.join(".cache").join("flexpmu")))
@@ -181,6 +189,18 @@ impl Report {
     }
 }
 
+/// Blocks of `threads_per_block` threads are whole warps, or an error:
+/// FlexGripPlus runs every warp with 32 threads.
+pub fn whole_warps(threads_per_block: u32) -> Result<(), CosimError> {
+    if threads_per_block.is_multiple_of(WARP_SIZE) {
+        return Ok(());
+    }
+    Err(CosimError::Launch(format!(
+        "blocks of {threads_per_block} threads: FlexGripPlus runs every warp with 32 threads (warp_generator.vhd's initial mask is x\"FFFFFFFF\"), so the last warp's {} missing threads run there too, which flexpmu does not model; give blocks of a multiple of 32 threads",
+        WARP_SIZE - threads_per_block % WARP_SIZE
+    )))
+}
+
 /// Runs `listing` on `launch` on FlexGripPlus (`design`) and on flexpmu's
 /// SM slice (`config`, FlexGripPlus timing) and ISS, and compares them.
 pub fn cosimulate(
@@ -210,13 +230,7 @@ pub fn cosimulate(
                 .into(),
         ));
     }
-    let threads_per_block = launch.geometry.threads_per_block();
-    if threads_per_block % WARP_SIZE != 0 {
-        return Err(CosimError::Launch(format!(
-            "blocks of {threads_per_block} threads: FlexGripPlus runs every warp with 32 threads (warp_generator.vhd's initial mask is x\"FFFFFFFF\"), so the last warp's {} missing threads run there too, which flexpmu does not model; give blocks of a multiple of 32 threads",
-            WARP_SIZE - threads_per_block % WARP_SIZE
-        )));
-    }
+    whole_warps(launch.geometry.threads_per_block())?;
     let program = &listing.words;
     let mut iss = launch.iss()?;
     progress.step("flexpmu's SM slice", None);

@@ -101,7 +101,10 @@ pub fn run(
     // The slice's reads of each warp, in order.
     let mut slice_reads: HashMap<u32, std::collections::VecDeque<u32>> = HashMap::new();
     for read in &slice.pmu_reads {
-        slice_reads.entry(read.warp).or_default().push_back(read.value);
+        slice_reads
+            .entry(read.warp)
+            .or_default()
+            .push_back(read.value);
     }
     let pmu = slice.pmu;
     let mask = if address_bits >= 32 {
@@ -141,45 +144,43 @@ pub fn run(
         });
         Some(fgp.or(slice_value).unwrap_or(0))
     };
-    let observe = |warp: &WarpContext,
-                   instruction: &Instruction,
-                   state: &[ThreadState],
-                   _: &GlobalMemory| {
-        let lanes = (0..WARP_SIZE)
-            .filter(|lane| warp.active & (1 << lane) != 0)
-            .map(|lane| warp.first_thread + lane as usize);
-        if let Some(register) = destination(instruction, pmu) {
-            let mut writes = writes_cell.borrow_mut();
-            for thread in lanes.clone() {
-                writes[thread].push(Write {
-                    register,
-                    value: state[thread].regs[usize::from(register)],
-                    address: warp.address,
-                });
-            }
-        }
-        match *instruction {
-            Instruction::Iset { cc: Some(cc), .. } => {
-                for thread in lanes {
-                    flags[thread].push(FlagSet {
-                        register: cc,
-                        flags: state[thread].cc[usize::from(cc)],
+    let observe =
+        |warp: &WarpContext, instruction: &Instruction, state: &[ThreadState], _: &GlobalMemory| {
+            let lanes = (0..WARP_SIZE)
+                .filter(|lane| warp.active & (1 << lane) != 0)
+                .map(|lane| warp.first_thread + lane as usize);
+            if let Some(register) = destination(instruction, pmu) {
+                let mut writes = writes_cell.borrow_mut();
+                for thread in lanes.clone() {
+                    writes[thread].push(Write {
+                        register,
+                        value: state[thread].regs[usize::from(register)],
                         address: warp.address,
                     });
                 }
             }
-            Instruction::GstU32 { addr, .. } => {
-                for thread in lanes {
-                    let at = read32(&state[thread].regs, addr);
-                    for byte in 0..4 {
-                        let landed = at.wrapping_add(byte) & mask & !3;
-                        stores.insert(landed, (thread, warp.address));
+            match *instruction {
+                Instruction::Iset { cc: Some(cc), .. } => {
+                    for thread in lanes {
+                        flags[thread].push(FlagSet {
+                            register: cc,
+                            flags: state[thread].cc[usize::from(cc)],
+                            address: warp.address,
+                        });
                     }
                 }
+                Instruction::GstU32 { addr, .. } => {
+                    for thread in lanes {
+                        let at = read32(&state[thread].regs, addr);
+                        for byte in 0..4 {
+                            let landed = at.wrapping_add(byte) & mask & !3;
+                            stores.insert(landed, (thread, warp.address));
+                        }
+                    }
+                }
+                _ => {}
             }
-            _ => {}
-        }
-    };
+        };
     let result = iss.run_observed(program, answer, observe)?;
     Ok(Reference {
         result,

@@ -63,7 +63,11 @@ pub struct StageRow {
 pub fn stage_rows(observed: &crate::trace::Observed, slice: &SliceWrites) -> Vec<StageRow> {
     let round0_end = observed.rounds.get(1).copied().unwrap_or(u64::MAX);
     let mut theirs: HashMap<(char, u32), Vec<u64>> = HashMap::new();
-    for h in observed.handovers.iter().filter(|h| h.warp == 0 && h.ns < round0_end) {
+    for h in observed
+        .handovers
+        .iter()
+        .filter(|h| h.warp == 0 && h.ns < round0_end)
+    {
         theirs
             .entry((h.stage, u32::from(h.pass)))
             .or_default()
@@ -129,7 +133,10 @@ pub fn rows(
     let mut slice = slice.iter();
     let mut matched = Vec::new();
     for write in ours {
-        match slice.by_ref().find(|(address, _)| *address == write.address) {
+        match slice
+            .by_ref()
+            .find(|(address, _)| *address == write.address)
+        {
             Some(&(_, cycle)) => matched.push(cycle),
             None => break,
         }

@@ -106,7 +106,9 @@ impl Observed {
 
     /// The index of the round running at `ns`.
     pub fn round_at(&self, ns: u64) -> usize {
-        self.rounds.partition_point(|&start| start <= ns).saturating_sub(1)
+        self.rounds
+            .partition_point(|&start| start <= ns)
+            .saturating_sub(1)
     }
 
     /// Reads the testbench's `result` file and the probe's `trace` file.
@@ -220,7 +222,9 @@ impl Observed {
                 }
                 Some("H") => {
                     let stage = match fields.get(2).copied() {
-                        Some(s @ ("U" | "F" | "D" | "X" | "E" | "W")) => s.chars().next().unwrap_or('?'),
+                        Some(s @ ("U" | "F" | "D" | "X" | "E" | "W")) => {
+                            s.chars().next().unwrap_or('?')
+                        }
                         _ => return Err(at("a stage (U, F, D, X, E or W)")),
                     };
                     if fields.len() != 6 {
@@ -313,7 +317,10 @@ mod tests {
         assert_eq!(observed.rounds, [95]);
         assert_eq!(observed.launch_writes.len(), 1);
         let w = &observed.writes[0];
-        assert_eq!((w.warp, w.pass, w.base, w.register, w.enabled), (1, 2, 16, 3, 0x81));
+        assert_eq!(
+            (w.warp, w.pass, w.base, w.register, w.enabled),
+            (1, 2, 16, 3, 0x81)
+        );
         assert_eq!(w.values[0], None);
         assert_eq!(w.values[1], Some(0x0020_0001));
         assert_eq!(w.values[7], Some(0x0020_0007));
@@ -322,11 +329,20 @@ mod tests {
         assert_eq!(observed.memory_writes[0].value, Some(0xef));
         assert_eq!(
             observed.handovers[0],
-            Handover { ns: 1100, stage: 'U', warp: 1, pass: 2, pc: 0x10 }
+            Handover {
+                ns: 1100,
+                stage: 'U',
+                warp: 1,
+                pass: 2,
+                pc: 0x10
+            }
         );
         std::fs::write(&trace, "W 1 2\n").unwrap();
         let err = Observed::read(&result, &trace).unwrap_err().to_string();
-        assert!(err.ends_with("t.txt:1: expected a register write's fields, found `W 1 2`"), "{err}");
+        assert!(
+            err.ends_with("t.txt:1: expected a register write's fields, found `W 1 2`"),
+            "{err}"
+        );
         std::fs::write(&result, "S 225\n").unwrap();
         assert!(Observed::read(&result, &trace).is_err());
     }

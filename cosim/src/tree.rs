@@ -142,7 +142,10 @@ fn compile_order(script: &str, name: &str) -> Result<Vec<String>, CosimError> {
         }
         files.push(file.to_string());
     }
-    if !files.iter().any(|f| f == "SMP/streaming_multiprocessor.vhd") {
+    if !files
+        .iter()
+        .any(|f| f == "SMP/streaming_multiprocessor.vhd")
+    {
         return Err(CosimError::Tree(format!(
             "{name}: lists no SMP/streaming_multiprocessor.vhd: not FlexGripPlus' compile script"
         )));

@@ -115,16 +115,28 @@ pub fn sources(designs: &KitDesigns) -> Result<Vec<KitFile>, KitError> {
                 continue;
             }
             let text = design
-                .render_module(&module.name, crate::Language::Vhdl, &crate::set::describe_part(module))
+                .render_module(
+                    &module.name,
+                    crate::Language::Vhdl,
+                    &crate::set::describe_part(module),
+                )
                 .expect("the module is in its design");
             files.push(KitFile { path, text });
         }
     }
-    let wrappers = ["flexpmu_fgp.vhd", "flexpmu_fgp_decode_hook.vhd", "flexpmu_fgp_execute_hook.vhd", "flexpmu_fgp_pmu.vhd"];
+    let wrappers = [
+        "flexpmu_fgp.vhd",
+        "flexpmu_fgp_decode_hook.vhd",
+        "flexpmu_fgp_execute_hook.vhd",
+        "flexpmu_fgp_pmu.vhd",
+    ];
     let kit = kit(designs)?;
     for name in wrappers {
         let path = PathBuf::from(FOLDER).join(name);
-        let file = kit.iter().find(|f| f.path == path).expect("the kit has its wrappers");
+        let file = kit
+            .iter()
+            .find(|f| f.path == path)
+            .expect("the kit has its wrappers");
         files.push(file.clone());
     }
     Ok(files)
@@ -242,7 +254,6 @@ package flexpmu_fgp is
 end package flexpmu_fgp;
 "
 }
-
 
 /// The decode hook `core` as the entity `entity` with FlexGripPlus' names,
 /// its header naming `origin`; a hook built for a PMU with event selectors

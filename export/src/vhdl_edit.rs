@@ -175,7 +175,9 @@ fn blank_comments(text: &str) -> String {
             None => l.to_string(),
         })
         .zip(text.split_inclusive('\n'))
-        .map(|(blanked, original)| blanked + &original[original.trim_end_matches(['\n', '\r']).len()..])
+        .map(|(blanked, original)| {
+            blanked + &original[original.trim_end_matches(['\n', '\r']).len()..]
+        })
         .collect()
 }
 
@@ -269,10 +271,16 @@ end arch;
     #[test]
     fn edits_land_where_they_belong() {
         let mut source = VhdlSource::new(SOURCE);
-        source.add_use_clause("use work.pkg.all;", "use work.more.all;").unwrap();
-        source.add_declarations("arch", "top", "  signal c : bit;\n").unwrap();
+        source
+            .add_use_clause("use work.pkg.all;", "use work.more.all;")
+            .unwrap();
+        source
+            .add_declarations("arch", "top", "  signal c : bit;\n")
+            .unwrap();
         source.add_statements("arch", "  c <= a;\n").unwrap();
-        source.replace_actual("uInner", "y", "f(a, b)", "c").unwrap();
+        source
+            .replace_actual("uInner", "y", "f(a, b)", "c")
+            .unwrap();
         source.replace_actual("UINNER", "X", "a", "b").unwrap();
         assert_eq!(
             source.text(),

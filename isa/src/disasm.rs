@@ -261,10 +261,22 @@ mod source_tests {
 
     #[test]
     fn a_source_of_words_assembles_back_to_them() {
-        let words = [0x7000_0800, 0x1000_4205, 0x0023_c780, 0x3000_0003, 0x0000_0780];
+        let words = [
+            0x7000_0800,
+            0x1000_4205,
+            0x0023_c780,
+            0x3000_0003,
+            0x0000_0780,
+        ];
         let source = to_source(&words, "a kernel\nof 4 instructions");
-        assert!(source.starts_with("# a kernel\n# of 4 instructions\n0x70000800"), "{source}");
-        assert!(source.contains("# MOV.U16 R0H, g[0x1].U16 (word 1)"), "{source}");
+        assert!(
+            source.starts_with("# a kernel\n# of 4 instructions\n0x70000800"),
+            "{source}"
+        );
+        assert!(
+            source.contains("# MOV.U16 R0H, g[0x1].U16 (word 1)"),
+            "{source}"
+        );
         let back = crate::asm::assemble(&source, "k.sass").unwrap().values();
         assert_eq!(back, words);
     }

@@ -100,11 +100,21 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("flexpmu-listing-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("k.sass");
-        std::fs::write(&path, "# a kernel\nPMEVENT CNT0, CNT\n\nIADD32 R1, R0, R0\nRET\n").unwrap();
+        std::fs::write(
+            &path,
+            "# a kernel\nPMEVENT CNT0, CNT\n\nIADD32 R1, R0, R0\nRET\n",
+        )
+        .unwrap();
         let listing = Listing::load(&path).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(listing.words.len(), 4, "RET takes two words");
-        assert!(listing.describe(1).ends_with("k.sass:4: `IADD32 R1, R0, R0`"), "{}", listing.describe(1));
+        assert!(
+            listing
+                .describe(1)
+                .ends_with("k.sass:4: `IADD32 R1, R0, R0`"),
+            "{}",
+            listing.describe(1)
+        );
         let bare = Listing::from_words("kernel", &listing.words);
         assert_eq!(bare.describe(2), "kernel word 2: `RET`");
         assert!(matches!(

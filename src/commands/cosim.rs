@@ -17,6 +17,7 @@ use flexpmu_cosim::{
     campaign, cosimulate, default_cache, kit_sources, Design, Options, Report, Tree, Variant,
 };
 use flexpmu_sim::gpu::sm::timing::Timing;
+use flexpmu_studies::testgen::expected::Expected;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::launch::{load_listing, LaunchArgs};
@@ -68,6 +69,11 @@ pub struct CosimArgs {
     /// Stop GHDL after this many seconds.
     #[arg(long, default_value_t = 3600, value_name = "S")]
     timeout: u64,
+    /// A test's expected values (`flexpmu testgen`'s `expected.json`): its
+    /// launch must be this one, and FlexGripPlus must leave its A, B and C
+    /// words and its PMU reads.
+    #[arg(long, value_name = "FILE.json", conflicts_with = "random")]
+    expected: Option<PathBuf>,
     /// Divergences listed (all are counted).
     #[arg(long, default_value_t = 20, value_name = "N")]
     show: usize,
@@ -84,21 +90,53 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
     if let Some(count) = args.random {
         return campaign(args, count);
     }
-    let file = args.file.as_deref().context("give a kernel, or --random N")?;
+    let file = args
+        .file
+        .as_deref()
+        .context("give a kernel, or --random N")?;
     let mut launch_args = args.launch.clone();
     launch_args.sm.no_pmu = args.stock;
     let config = launch_args.sm.config()?;
     let listing = load_listing(file, &launch_args.sm)?;
     let vector_add = launch_args.vector_add()?;
+    let expected = match &args.expected {
+        Some(path) => Some(read_expected(
+            path,
+            &launch_args,
+            &listing,
+            &vector_add.params(),
+        )?),
+        None => None,
+    };
     let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
     let design = prepare(&tree, variant(args), args.cache.clone())?;
     let mut progress = Bars::new(args.json);
-    let report = cosimulate(&design, &listing, &vector_add, &config, &options(args), &mut progress)
-        .with_context(|| format!("{}: co-simulation", listing.file))?;
+    let mut report = cosimulate(
+        &design,
+        &listing,
+        &vector_add,
+        &config,
+        &options(args),
+        &mut progress,
+    )
+    .with_context(|| format!("{}: co-simulation", listing.file))?;
     progress.finish();
+    let mut held = None;
+    if let Some(expected) = &expected {
+        flexpmu_cosim::expected::check_launch(&report, expected, &vector_add.params())?;
+        let found = flexpmu_cosim::expected::check(&report, expected);
+        held = Some((3 * expected.words.len(), expected.reads.len(), found.len()));
+        report.comparison.divergences.extend(found);
+    }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
+        if let (Some(path), Some((words, reads, differ))) = (&args.expected, held) {
+            outln!(
+                "{}: {words} word(s) and {reads} read(s) held to FlexGripPlus': {differ} differ",
+                path.display()
+            );
+        }
         print_report(&report, args.show)?;
     }
     Ok(if report.agrees() {
@@ -106,6 +144,61 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Largest `expected.json` read.
+const MAX_EXPECTED_BYTES: u64 = 64 << 20;
+
+/// A test's expected values, whose launch must be this one (threads,
+/// blocks, blocks per core, registers, parameters).
+fn read_expected(
+    path: &std::path::Path,
+    launch: &LaunchArgs,
+    listing: &flexpmu_isa::listing::Listing,
+    params: &[u32],
+) -> Result<Expected> {
+    let text = flexpmu_isa::source::read_text(path, MAX_EXPECTED_BYTES)?;
+    let expected: Expected = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: not a test's expected values (`flexpmu testgen`'s expected.json)",
+            path.display()
+        )
+    })?;
+    let l = &expected.launch;
+    let registers = launch
+        .sm
+        .registers
+        .unwrap_or_else(|| flexpmu_sim::gpu::registers::registers_needed(&listing.words));
+    let ours = (
+        launch.threads,
+        u32::from(launch.blocks),
+        launch.sm.blocks_per_core,
+        registers,
+    );
+    if ours
+        != (
+            l.threads_per_block,
+            l.blocks,
+            l.blocks_per_core,
+            l.registers,
+        )
+        || params != l.parameters.as_slice()
+    {
+        bail!(
+            "{}: the expected values hold for {} block(s) of {} threads, {} block(s) per core, {} registers per thread and parameters {:#x?}: give --threads {} --blocks {} --blocks-per-core {} --registers {}",
+            path.display(),
+            l.blocks,
+            l.threads_per_block,
+            l.blocks_per_core,
+            l.registers,
+            l.parameters,
+            l.threads_per_block,
+            l.blocks,
+            l.blocks_per_core,
+            l.registers
+        );
+    }
+    Ok(expected)
 }
 
 fn variant(args: &CosimArgs) -> Variant {
@@ -136,16 +229,30 @@ fn check_options(args: &CosimArgs) -> Result<()> {
         bail!("--monitor-map: the kit's PMU counts the built-in monitor map's channels (leave out --monitor-map)");
     }
     if !(args.tolerance.is_finite() && (0.0..=100.0).contains(&args.tolerance)) {
-        bail!("--tolerance must be 0 to 100 (per cent), got {}", args.tolerance);
+        bail!(
+            "--tolerance must be 0 to 100 (per cent), got {}",
+            args.tolerance
+        );
     }
     if args.timeout == 0 || args.timeout > MAX_TIMEOUT_S {
-        bail!("--timeout must be 1 to {MAX_TIMEOUT_S} seconds, got {}", args.timeout);
+        bail!(
+            "--timeout must be 1 to {MAX_TIMEOUT_S} seconds, got {}",
+            args.timeout
+        );
+    }
+    if args.random.is_none() {
+        flexpmu_cosim::whole_warps(args.launch.threads)?;
     }
     if args.random.is_some() {
         let defaults = LaunchArgs::default();
         let l = &args.launch;
         if (l.threads, l.blocks, l.sm.blocks_per_core, l.sm.registers)
-            != (defaults.threads, defaults.blocks, defaults.sm.blocks_per_core, None)
+            != (
+                defaults.threads,
+                defaults.blocks,
+                defaults.sm.blocks_per_core,
+                None,
+            )
         {
             bail!("--random draws each kernel's launch: leave out --threads, --blocks, --blocks-per-core and --registers");
         }
@@ -203,7 +310,10 @@ fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    bar.set_prefix(format!("cosim --random {count} --seed {} on {jobs} job(s)", args.seed));
+    bar.set_prefix(format!(
+        "cosim --random {count} --seed {} on {jobs} job(s)",
+        args.seed
+    ));
     let started = Instant::now();
     let next = AtomicU64::new(0);
     let diverged = AtomicU64::new(0);
@@ -216,10 +326,14 @@ fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
                     break;
                 }
                 let case = campaign::draw(args.seed, index);
-                let outcome = campaign::run(&design, &case, &config, &options, &mut flexpmu_cosim::Quiet);
+                let outcome =
+                    campaign::run(&design, &case, &config, &options, &mut flexpmu_cosim::Quiet);
                 let result = match outcome {
                     Ok(report) => CaseResult {
-                        cycles: Some((report.comparison.cycles.flexpmu, report.comparison.cycles.flexgripplus)),
+                        cycles: Some((
+                            report.comparison.cycles.flexpmu,
+                            report.comparison.cycles.flexgripplus,
+                        )),
                         divergences: Some(report.comparison.divergences.len()),
                         error: None,
                         case,
@@ -238,7 +352,10 @@ fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
                 }
                 bar.set_message(format!("{} diverged", diverged.load(Ordering::SeqCst)));
                 bar.inc(1);
-                results.lock().unwrap_or_else(|e| e.into_inner()).push(result);
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(result);
             });
         }
     });
@@ -246,7 +363,10 @@ fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
     let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     results.sort_by_key(|r| r.case.index);
     let elapsed = started.elapsed();
-    let failed: Vec<&CaseResult> = results.iter().filter(|r| r.divergences != Some(0)).collect();
+    let failed: Vec<&CaseResult> = results
+        .iter()
+        .filter(|r| r.divergences != Some(0))
+        .collect();
     if let (Some(dir), Some(path)) = (&args.out, &report_path) {
         flexpmu_tools::files::create_directory(dir)?;
         for result in &failed {
@@ -315,22 +435,34 @@ fn print_campaign(results: &[CaseResult], elapsed: Duration, show: usize) -> Res
         let differences: Vec<f64> = members
             .iter()
             .filter_map(|r| match r.cycles {
-                Some((ours, Some(theirs))) => Some((ours as f64 - theirs as f64) / theirs as f64 * 100.0),
+                Some((ours, Some(theirs))) => {
+                    Some((ours as f64 - theirs as f64) / theirs as f64 * 100.0)
+                }
                 _ => None,
             })
             .collect();
         let mean = differences.iter().sum::<f64>() / differences.len().max(1) as f64;
-        let worst = differences.iter().copied().fold(0.0f64, |w, d| if d.abs() > w.abs() { d } else { w });
+        let worst = differences
+            .iter()
+            .copied()
+            .fold(0.0f64, |w, d| if d.abs() > w.abs() { d } else { w });
         table.add_row([
             source.clone(),
             launch.clone(),
             members.len().to_string(),
-            members.iter().filter(|r| r.divergences != Some(0)).count().to_string(),
+            members
+                .iter()
+                .filter(|r| r.divergences != Some(0))
+                .count()
+                .to_string(),
             format!("{mean:+.2} %, {worst:+.2} %"),
         ]);
     }
     outln!("{table}");
-    let failed: Vec<&CaseResult> = results.iter().filter(|r| r.divergences != Some(0)).collect();
+    let failed: Vec<&CaseResult> = results
+        .iter()
+        .filter(|r| r.divergences != Some(0))
+        .collect();
     outln!(
         "{} kernel(s) in {:.0} s: {} diverged",
         results.len(),
@@ -354,7 +486,10 @@ fn print_campaign(results: &[CaseResult], elapsed: Duration, show: usize) -> Res
         }
     }
     if failed.len() > show {
-        outln!("  ... and {} more (--show N, --json, --out DIR)", failed.len() - show);
+        outln!(
+            "  ... and {} more (--show N, --json, --out DIR)",
+            failed.len() - show
+        );
     }
     Ok(())
 }
@@ -473,7 +608,12 @@ fn print_report(report: &Report, show: usize) -> Result<()> {
         outln!("where the first warp's cycles part (its first thread's register writes):");
         let mut timing = Table::new();
         timing.load_preset(UTF8_FULL_CONDENSED);
-        timing.set_header(["instruction", "FlexGripPlus writes", "flexpmu takes", "FlexGripPlus later by"]);
+        timing.set_header([
+            "instruction",
+            "FlexGripPlus writes",
+            "flexpmu takes",
+            "FlexGripPlus later by",
+        ]);
         for row in &report.timing {
             timing.add_row([
                 row.instruction.clone(),
@@ -524,7 +664,10 @@ fn print_report(report: &Report, show: usize) -> Result<()> {
         outln!("  {divergence}");
     }
     if c.divergences.len() > show {
-        outln!("  ... and {} more (--show N, --json)", c.divergences.len() - show);
+        outln!(
+            "  ... and {} more (--show N, --json)",
+            c.divergences.len() - show
+        );
     }
     Ok(())
 }

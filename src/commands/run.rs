@@ -304,7 +304,9 @@ impl Report<'_> {
             "warps": geometry.blocks() * geometry.warps_per_block(),
             "cycles": self.run.cycles,
             "timing": self.timing.name(),
-            "blocks_per_core": self.blocks_per_core,
+            "blocks_per_core": self.run.blocks_per_core,
+            "blocks_per_core_asked": self.blocks_per_core,
+            "registers_per_thread": self.run.registers,
             "rounds": self.run.rounds.iter().map(|r| serde_json::json!({
                 "warps": r.warps, "end_cycle": r.end_cycle,
             })).collect::<Vec<_>>(),
@@ -344,6 +346,15 @@ impl Report<'_> {
             run.warp_instructions,
             run.passes
         );
+        if run.blocks_per_core < run.requested_blocks_per_core {
+            outln!(
+                "residency: {} block(s) at a time of the {} asked: one more block's {} warp(s) of {} registers per thread would exceed FlexGripPlus' 512 register-file entries per thread slot",
+                run.blocks_per_core,
+                run.requested_blocks_per_core,
+                geometry.warps_per_block(),
+                run.registers
+            );
+        }
 
         let mut registers = Table::new();
         registers.load_preset(UTF8_FULL_CONDENSED);

@@ -68,7 +68,8 @@ fn random_programs_match_the_reference_iss() {
             "case {case}: {geometry:?}"
         );
         assert_eq!(run.warp_instructions, reference.warp_instructions);
-        let mut model = flexpmu_sim::pmu::model::PmuModel::new(&flexpmu_hdl::sm::core::sm_pmu_config(), 32);
+        let mut model =
+            flexpmu_sim::pmu::model::PmuModel::new(&flexpmu_hdl::sm::core::sm_pmu_config(), 32);
         let counts_at = model.replay(&run.pmu_ports);
         for read in &run.pmu_reads {
             let expected = counts_at[read.command_cycle as usize + 1][usize::from(read.counter)];

@@ -86,7 +86,10 @@ fn a_structured_kernel_runs_on_the_thesis_launch() {
     let program = assemble(&structured_kernel(3), "s.sass").unwrap().values();
     let launch = VectorAdd::new(Geometry::new([512, 1, 1], [4, 1]).unwrap());
     let iss = launch.iss().unwrap();
-    let run = Sm::new(&iss, &program, SmConfig::default()).unwrap().run().unwrap();
+    let run = Sm::new(&iss, &program, SmConfig::default())
+        .unwrap()
+        .run()
+        .unwrap();
     assert_eq!((run.blocks_per_core, run.registers), (2, 16));
     let reference = run.replay_on_iss(&mut iss.clone(), &program).unwrap();
     assert_eq!(run.differences(&reference), (vec![], true));

@@ -11,13 +11,13 @@ use flexpmu_isa::asm::assemble;
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::registers::registers_needed;
-use flexpmu_studies::testgen::render::REGISTERS;
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_studies::faults::Model;
 use flexpmu_studies::testgen::finalists::finalists;
 use flexpmu_studies::testgen::render::render;
+use flexpmu_studies::testgen::render::REGISTERS;
 use flexpmu_studies::testgen::search::{program_words, Threads};
 use flexpmu_studies::testgen::{Genome, Judge, Settings, State};
 

@@ -145,9 +145,8 @@ fn statements() -> String {
     ] {
         hook.push((name, name.to_string()));
     }
-    let mut text = String::from(
-        "\n\t-- flexpmu: the PMU and its hooks (the kit's README, steps 3 to 5)\n",
-    );
+    let mut text =
+        String::from("\n\t-- flexpmu: the PMU and its hooks (the kit's README, steps 3 to 5)\n");
     let mut all: Vec<(String, String)> = hook
         .into_iter()
         .map(|(port, actual)| (port.to_string(), actual))

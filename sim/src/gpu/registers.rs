@@ -132,7 +132,10 @@ mod tests {
         assert_eq!(beyond.instruction.to_string(), "PMEVENT CNT0, R12, IDL");
         assert_eq!(beyond_budget(&p, 9).unwrap().register, 9);
         // A read of R127 and a write of R124 reach the file.
-        assert_eq!(registers_needed(&program("GLD.U32 R124, global14[R127]\nRET\n")), 128);
+        assert_eq!(
+            registers_needed(&program("GLD.U32 R124, global14[R127]\nRET\n")),
+            128
+        );
         assert_eq!(registers_needed(&program("RET\n")), 1);
     }
 

@@ -39,6 +39,7 @@ pub fn straight_program(rng: &mut StdRng, selectors: u8) -> Vec<u32> {
     words.extend(enc::shl(2, 0, 2)); // R2 = 4i
     words.push(enc::iadd32_g(6, 4, 2)); // R6 = &A[i]
     words.push(enc::iadd32_g(7, 6, 2)); // R7 = &C[i]
+
     // Destinations R0-R5, the discarding R127 and the plain R124;
     // sources R0-R7 and the zero register R124.
     let dest = |rng: &mut StdRng| [0, 1, 2, 3, 4, 5, 124, 127][rng.gen_range(0..8)];
@@ -94,4 +95,3 @@ pub fn straight_program(rng: &mut StdRng, selectors: u8) -> Vec<u32> {
     words.extend([0x3000_0003, 0x0000_0780]); // RET
     words
 }
-

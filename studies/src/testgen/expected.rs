@@ -28,9 +28,30 @@ pub struct ExpectedRead {
     pub value: u32,
 }
 
+/// The launch the expected values hold for: an in-field test is valid
+/// where it is deployed only on this launch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExpectedLaunch {
+    pub threads_per_block: u32,
+    pub blocks: u32,
+    /// Blocks resident at a time (FlexGripPlus' `blocks_per_core`).
+    pub blocks_per_core: u32,
+    /// Registers per thread the launch declares (`BENCH_KERNEL_GPRS`).
+    pub registers: u32,
+    /// The kernel parameters `g[0x4]`, `g[0x5]`, `g[0x6]`: the byte
+    /// addresses of A, B and C.
+    pub parameters: Vec<u32>,
+    /// How global memory holds the buffers before the kernel.
+    pub buffers: String,
+}
+
+/// The buffers of the vector-addition launch, as `expected.json` states them.
+pub const BUFFERS: &str = "one 32-bit word per thread each, A at parameter 0, B at parameter 1, C at parameter 2 (flexpmu's vector-addition launch: A[i] = 0x01010101 * (i + 1) ^ 0x5a5a0000, B[i] = 0xfffff000 + 0x01234567 * i, C[i] = 0xdeadbeef before the kernel); FlexGripPlus' global memory keeps the low 18 bits of each address; the kernel computes nothing from the addresses themselves";
+
 /// A fault-free run's results.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Expected {
+    pub launch: ExpectedLaunch,
     pub cycles: u64,
     pub words: Vec<ThreadWords>,
     pub reads: Vec<ExpectedRead>,
@@ -44,7 +65,16 @@ impl Expected {
         let params = iss.params();
         let vector = |k: usize| run.memory.read_words(params[k], threads);
         let (a, b, c) = (vector(0)?, vector(1)?, vector(2)?);
+        let geometry = iss.geometry();
         Ok(Expected {
+            launch: ExpectedLaunch {
+                threads_per_block: geometry.threads_per_block(),
+                blocks: geometry.blocks(),
+                blocks_per_core: run.blocks_per_core,
+                registers: run.registers,
+                parameters: params.to_vec(),
+                buffers: BUFFERS.to_string(),
+            },
             cycles: run.cycles,
             words: (0..threads)
                 .map(|i| ThreadWords {

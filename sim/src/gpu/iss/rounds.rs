@@ -79,14 +79,19 @@ pub fn carry_registers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::iss::{GlobalMemory, Geometry, Iss};
+    use crate::gpu::iss::{Geometry, GlobalMemory, Iss};
 
     #[test]
     fn a_later_round_finds_its_warp_slots_registers() {
         // 3 blocks of 40 threads (2 warps, the second of 8 lanes), 2 at a
         // time: block 2 takes warp slots 0 and 1, block 0's in the first
         // round.
-        let iss = Iss::new(Geometry::new([40, 1, 1], [3, 1]).unwrap(), &[], GlobalMemory::new()).unwrap();
+        let iss = Iss::new(
+            Geometry::new([40, 1, 1], [3, 1]).unwrap(),
+            &[],
+            GlobalMemory::new(),
+        )
+        .unwrap();
         let mut state = iss.launch_state();
         let rounds = rounds(state.warps.len(), 2, 2);
         assert_eq!(rounds, [0..4, 4..6]);

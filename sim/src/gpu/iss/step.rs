@@ -116,7 +116,9 @@ where
             let a = shared(a.byte_address(), 2)?;
             for thread in lanes {
                 let regs = &mut threads[thread].regs;
-                let value = a.wrapping_mul(imad_b(regs, b, c)).wrapping_add(read32(regs, c));
+                let value = a
+                    .wrapping_mul(imad_b(regs, b, c))
+                    .wrapping_add(read32(regs, c));
                 write32(regs, dst, value);
             }
         }

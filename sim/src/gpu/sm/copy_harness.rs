@@ -235,10 +235,14 @@ impl<'a> CycleView<'a> {
     /// The pass the write stage takes in this cycle, if any: (warp,
     /// instruction address, pass, whether it writes a register).
     pub fn write_back_pass(&self) -> Option<(usize, usize, u32, bool)> {
-        self.work
-            .write_back
-            .as_ref()
-            .map(|wb| (wb.tag.warp, wb.tag.address, wb.tag.pass, wb.write || wb.half_write))
+        self.work.write_back.as_ref().map(|wb| {
+            (
+                wb.tag.warp,
+                wb.tag.address,
+                wb.tag.pass,
+                wb.write || wb.half_write,
+            )
+        })
     }
 
     /// The write stage takes a GLD's or GST's pass in this cycle (a copy's

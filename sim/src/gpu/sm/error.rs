@@ -54,10 +54,16 @@ pub enum SmError {
     /// The program uses a register past the launch's registers per
     /// thread: on FlexGripPlus it would be another warp's.
     #[error("address {}: `{}` uses R{}, past the launch's {registers} registers per thread (on FlexGripPlus it is another warp's register): declare more registers", .beyond.address, .beyond.instruction, .beyond.register)]
-    BeyondBudget { beyond: BeyondBudget, registers: u32 },
+    BeyondBudget {
+        beyond: BeyondBudget,
+        registers: u32,
+    },
     #[error("registers per thread must be 1 to {MAX_REGISTERS}, not {0}")]
     Registers(u32),
     /// One block's warps need more registers than the register file has.
     #[error("a block of {warps_per_block} warp(s) with {registers} registers per thread needs {} register-file entries per thread slot, FlexGripPlus has {REGISTER_FILE_ENTRIES}: take at most {} registers per thread, or at most {} threads per block", warps_per_block * registers, REGISTER_FILE_ENTRIES / warps_per_block, (REGISTER_FILE_ENTRIES / registers).min(16) * 32)]
-    BlockBeyondRegisterFile { warps_per_block: u32, registers: u32 },
+    BlockBeyondRegisterFile {
+        warps_per_block: u32,
+        registers: u32,
+    },
 }

@@ -177,7 +177,9 @@ impl Sm {
             Timing::FlexGripPlus => {
                 let slot = scheduler.next;
                 match self.warps[range.start + slot].state {
-                    _ if !fetch_free && self.warps[range.start + slot].state != WarpState::Active => {
+                    _ if !fetch_free
+                        && self.warps[range.start + slot].state != WarpState::Active =>
+                    {
                         return Ok(None);
                     }
                     WarpState::Ready => slot,

@@ -1,0 +1,85 @@
+//! A test program's expected values (`flexpmu testgen`'s `expected.json`)
+//! held to what FlexGripPlus left: the in-field test as deployed.
+
+use flexpmu_studies::testgen::expected::Expected;
+
+use crate::compare::{Divergence, Kind};
+use crate::{CosimError, Report};
+
+/// The launch of `report` is the one `expected` holds for, or an error
+/// naming the difference.
+pub fn check_launch(
+    report: &Report,
+    expected: &Expected,
+    params: &[u32],
+) -> Result<(), CosimError> {
+    let l = &expected.launch;
+    let ours = (
+        report.threads_per_block,
+        report.blocks,
+        report.blocks_per_core,
+        report.registers,
+    );
+    let theirs = (
+        l.threads_per_block,
+        l.blocks,
+        l.blocks_per_core,
+        l.registers,
+    );
+    if ours != theirs || params != l.parameters.as_slice() {
+        return Err(CosimError::Launch(format!(
+            "the expected values hold for {} block(s) of {} threads, {} block(s) per core, {} registers per thread and parameters {:x?}; this launch is {} block(s) of {}, {} per core, {} registers, parameters {params:x?}: give --threads {} --blocks {} --blocks-per-core {} --registers {}",
+            l.blocks, l.threads_per_block, l.blocks_per_core, l.registers, l.parameters,
+            report.blocks, report.threads_per_block, report.blocks_per_core, report.registers,
+            l.threads_per_block, l.blocks, l.blocks_per_core, l.registers,
+        )));
+    }
+    Ok(())
+}
+
+/// Every word of A, B and C and every read of `expected` that FlexGripPlus
+/// left otherwise, as divergences.
+pub fn check(report: &Report, expected: &Expected) -> Vec<Divergence> {
+    let memory = &report.comparison.flexgripplus_memory;
+    let mut divergences = Vec::new();
+    for words in &expected.words {
+        for (name, k, value) in [("A", 0, words.a), ("B", 1, words.b), ("C", 2, words.c)] {
+            let address = expected.launch.parameters[k].wrapping_add(4 * words.thread as u32);
+            let found = memory.get(address);
+            if found != Some(value) {
+                divergences.push(Divergence {
+                    kind: Kind::Expected,
+                    thread: Some(words.thread),
+                    place: format!("{name}[{}] (expected.json)", words.thread),
+                    flexpmu: format!("{value:#010x}"),
+                    flexgripplus: found.map_or("none".into(), |v| format!("{v:#010x}")),
+                    instruction: None,
+                });
+            }
+        }
+    }
+    for read in &expected.reads {
+        let found = report
+            .comparison
+            .reads
+            .iter()
+            .filter(|r| r.warp == read.warp && r.address == read.word && r.counter == read.counter)
+            .map(|r| r.flexgripplus)
+            .next()
+            .flatten();
+        if found != Some(read.value) {
+            divergences.push(Divergence {
+                kind: Kind::Expected,
+                thread: None,
+                place: format!(
+                    "warp {}: read of CNT{} into R{} at word {} (expected.json)",
+                    read.warp, read.counter, read.register, read.word
+                ),
+                flexpmu: read.value.to_string(),
+                flexgripplus: found.map_or("none".into(), |v| v.to_string()),
+                instruction: None,
+            });
+        }
+    }
+    divergences
+}

@@ -1,0 +1,336 @@
+//! `flexpmu cosim` end to end, and the register budget on the command
+//! line: refusals before any work (exit 2, one line naming what to do),
+//! a kernel on FlexGripPlus with `--json`, a short campaign writing its
+//! report, a test's `expected.json` held to FlexGripPlus.
+//!
+//! The runs on FlexGripPlus take it from `FLEXGRIPPLUS` or
+//! `../shared/flexgripplus`; without it they say so and pass (but under
+//! `CI=true`).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::*;
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// FlexGripPlus' checkout, or None (said on stderr).
+fn flexgripplus() -> Option<PathBuf> {
+    let dir = std::env::var_os("FLEXGRIPPLUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared/flexgripplus"));
+    if dir.exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true: FlexGripPlus is missing at {}",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: no FlexGripPlus checkout at {} (set FLEXGRIPPLUS=DIR to run this test)",
+        dir.display()
+    );
+    None
+}
+
+/// `flexpmu cosim ARGS` with FlexGripPlus and the workspace's cache.
+fn cosim(args: &[&str], cwd: &Path, fgp: &Path) -> Output {
+    let cache = workspace().join("target/flexpmu-cache");
+    std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .arg("cosim")
+        .args(args)
+        .env("FLEXGRIPPLUS", fgp)
+        .env("FLEXPMU_CACHE", cache)
+        .current_dir(cwd)
+        .output()
+        .expect("run flexpmu")
+}
+
+fn refused(o: &Output, message: &str) {
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(o), stderr(o));
+    assert!(stderr(o).contains(message), "{}", stderr(o));
+}
+
+#[test]
+fn options_cosim_cannot_honour_are_refused_before_any_work() {
+    let dir = temp();
+    let a = example("appendix_a.sass");
+    let nowhere = dir.path().join("no-such-checkout");
+    for (args, message) in [
+        (
+            vec![a.as_str(), "--timing", "simple"],
+            "--timing simple: co-simulation compares cycles",
+        ),
+        (vec![a.as_str(), "--no-pmu"], "--no-pmu: say --stock"),
+        (
+            vec![a.as_str(), "--monitor-map", "x.toml"],
+            "--monitor-map: the kit's PMU counts the built-in",
+        ),
+        (
+            vec!["--random", "4", "--threads", "64"],
+            "--random draws each kernel's launch",
+        ),
+        (vec!["--random", "0"], "--random must be 1 to"),
+        (
+            vec![a.as_str(), "--tolerance", "101"],
+            "--tolerance must be 0 to 100",
+        ),
+        (vec![a.as_str(), "--timeout", "0"], "--timeout must be 1 to"),
+        (
+            vec![a.as_str(), "--threads", "40"],
+            "blocks of 40 threads: FlexGripPlus runs every warp with 32 threads",
+        ),
+    ] {
+        let mut full = args.clone();
+        full.extend(["--flexgripplus", nowhere.to_str().unwrap()]);
+        let mut command = vec!["cosim"];
+        command.extend(full.iter().copied());
+        let o = flexpmu(&command, dir.path());
+        refused(&o, message);
+    }
+    // No checkout: the message says how to give one.
+    let o = flexpmu(
+        &["cosim", &a, "--flexgripplus", nowhere.to_str().unwrap()],
+        dir.path(),
+    );
+    refused(
+        &o,
+        "not a FlexGripPlus 4.4 checkout: expected RTL/ and lib_m/gpgpu_compile.tcl",
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing written"
+    );
+}
+
+#[test]
+fn a_register_past_the_budget_is_refused_naming_its_line() {
+    let dir = temp();
+    let kernel = write(
+        dir.path(),
+        "k.sass",
+        "MOV.U16 R0H, g[0x1].U16\nI2I.U32.U16 R1, R0L\nIADD32I R5, R1, 0x1\nRET\n",
+    );
+    let o = flexpmu(
+        &["run", kernel.to_str().unwrap(), "--registers", "4"],
+        dir.path(),
+    );
+    refused(
+        &o,
+        "k.sass:3: `IADD32I R5, R1, 0x1`: uses R5, past the launch's 4 registers per thread (--registers): on FlexGripPlus it would be another warp's register",
+    );
+    // Within the budget it runs.
+    let o = flexpmu(
+        &[
+            "run",
+            kernel.to_str().unwrap(),
+            "--registers",
+            "6",
+            "--no-vector-check",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A block whose warps alone exceed the register file.
+    let big = write(
+        dir.path(),
+        "big.sass",
+        "MOV.U16 R0H, g[0x1].U16\nIADD32I R40, R0, 0x1\nRET\n",
+    );
+    let o = flexpmu(
+        &["run", big.to_str().unwrap(), "--threads", "512"],
+        dir.path(),
+    );
+    refused(
+        &o,
+        "a block of 16 warp(s) with 41 registers per thread needs 656 register-file entries per thread slot, FlexGripPlus has 512",
+    );
+    // Fewer blocks per core when two do not fit: said in the report.
+    let o = flexpmu(
+        &[
+            "run",
+            &example("appendix_a.sass"),
+            "--threads",
+            "512",
+            "--blocks",
+            "2",
+            "--registers",
+            "20",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("residency: 1 block(s) at a time of the 2 asked"),
+        "{}",
+        stdout(&o)
+    );
+    let o = flexpmu(
+        &["run", &example("appendix_a.sass"), "--registers", "200"],
+        dir.path(),
+    );
+    refused(&o, "--registers must be 1 to 128");
+}
+
+#[test]
+fn a_kernel_on_flexgripplus_reports_in_json() {
+    let Some(fgp) = flexgripplus() else {
+        return;
+    };
+    let dir = temp();
+    let o = cosim(&[&example("appendix_a.sass"), "--json"], dir.path(), &fgp);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["variant"], "kit");
+    assert_eq!(json["registers"], 6);
+    assert_eq!(json["cycles"]["flexgripplus"], 3127);
+    assert_eq!(json["divergences"].as_array().unwrap().len(), 0);
+    assert_eq!(json["reads"].as_array().unwrap().len(), 5);
+    // A tolerance of 0 makes the cycle difference a divergence: exit 1.
+    let o = cosim(
+        &[&example("appendix_a.sass"), "--tolerance", "0"],
+        dir.path(),
+        &fgp,
+    );
+    let cycles = json["cycles"]["flexpmu"].as_u64() != json["cycles"]["flexgripplus"].as_u64();
+    assert_eq!(
+        o.status.code(),
+        Some(if cycles { 1 } else { 0 }),
+        "{}",
+        stdout(&o)
+    );
+    if cycles {
+        assert!(stdout(&o).contains("1 divergence(s):"), "{}", stdout(&o));
+        assert!(
+            stdout(&o).contains("where the first warp's cycles part"),
+            "{}",
+            stdout(&o)
+        );
+    }
+}
+
+#[test]
+fn a_test_program_reproduces_its_expected_values_on_flexgripplus() {
+    let Some(fgp) = flexgripplus() else {
+        return;
+    };
+    let dir = temp();
+    let expected = example("testgen/expected.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&expected).unwrap()).unwrap();
+    let launch = &json["launch"];
+    let threads = launch["threads_per_block"].to_string();
+    let registers = launch["registers"].to_string();
+    let o = cosim(
+        &[
+            &example("testgen/best.sass"),
+            "--threads",
+            &threads,
+            "--registers",
+            &registers,
+            "--expected",
+            &expected,
+        ],
+        dir.path(),
+        &fgp,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("0 divergences"), "{}", stdout(&o));
+    let words = 3 * json["words"].as_array().unwrap().len();
+    let reads = json["reads"].as_array().unwrap().len();
+    assert!(
+        stdout(&o).contains(&format!(
+            "{words} word(s) and {reads} read(s) held to FlexGripPlus': 0 differ"
+        )),
+        "{}",
+        stdout(&o)
+    );
+    // A word of the file changed: FlexGripPlus' differs, exit 1.
+    let mut wrong = json.clone();
+    let c = wrong["words"][5]["c"].as_u64().unwrap() ^ 1;
+    wrong["words"][5]["c"] = c.into();
+    let wrong_path = dir.path().join("wrong.json");
+    std::fs::write(&wrong_path, wrong.to_string()).unwrap();
+    let o = cosim(
+        &[
+            &example("testgen/best.sass"),
+            "--threads",
+            &threads,
+            "--registers",
+            &registers,
+            "--expected",
+            wrong_path.to_str().unwrap(),
+        ],
+        dir.path(),
+        &fgp,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!(
+            "thread 5: C[5] (expected.json): expected {c:#010x}, FlexGripPlus {:#010x}",
+            c ^ 1
+        )),
+        "{}",
+        stdout(&o)
+    );
+    // Another launch is refused before the run, naming the one to give.
+    let o = cosim(
+        &[
+            &example("testgen/best.sass"),
+            "--threads",
+            "64",
+            "--expected",
+            &expected,
+        ],
+        dir.path(),
+        &fgp,
+    );
+    refused(&o, "the expected values hold for 1 block(s) of 32 threads");
+}
+
+#[test]
+fn a_short_campaign_writes_its_report_and_keeps_a_users_file() {
+    let Some(fgp) = flexgripplus() else {
+        return;
+    };
+    let dir = temp();
+    let out = dir.path().join("campaign");
+    let o = cosim(
+        &[
+            "--random",
+            "2",
+            "--seed",
+            "11",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+        &fgp,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("2 kernel(s) in"), "{}", stdout(&o));
+    assert!(stdout(&o).contains(": 0 diverged"), "{}", stdout(&o));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("campaign.json")).unwrap()).unwrap();
+    assert_eq!(report["kernels"], 2);
+    assert_eq!(report["cases"].as_array().unwrap().len(), 2);
+    // Again: the report is flexpmu's own only with --force.
+    let o = cosim(
+        &[
+            "--random",
+            "2",
+            "--seed",
+            "11",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+        &fgp,
+    );
+    refused(&o, "campaign.json");
+}
