@@ -270,7 +270,7 @@ fn a_campaign_sharded_on_slurm_equals_the_whole() {
 }
 
 /// Appendix A's cycles on one warp: the testgen search's budget.
-const BUDGET: u64 = 3131;
+const BUDGET: u64 = 3126;
 
 /// `testgen --slurm-shards`: each generation's programs judged as campaign
 /// shards on the cluster make the same search as this machine's threads
@@ -298,7 +298,7 @@ fn testgen_judged_on_slurm_makes_the_same_search() {
         "--seed",
         "5",
         "--budget-cycles",
-        "3131",
+        "3126",
         "--json",
     ];
     let out = Command::new(env!("CARGO_BIN_EXE_flexpmu"))

@@ -228,7 +228,7 @@ fn sm_core_power_from_the_kernels_waveform() {
     let result = sta("sm-core", 2000, Some(&path)).unwrap();
     let figures = figures(&result);
     assert!(
-        figures.activity.contains("(3132 cycles)"),
+        figures.activity.contains("(3127 cycles)"),
         "{}",
         figures.activity
     );
