@@ -73,6 +73,49 @@ enum Command {
     Validate(validate::ValidateArgs),
 }
 
+/// The command line, parsed; a parse error ends the process (exit 2).
+///
+/// Every option that takes a value takes a negative number as its value
+/// (`--seed -5` reaches the option, which names its range), where clap
+/// alone would read it as an unknown option and suggest `-- -5`.
+fn parse() -> Cli {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use clap::{CommandFactory, FromArgMatches};
+    fn negatives(command: clap::Command) -> clap::Command {
+        command
+            .mut_args(|arg| {
+                if arg.get_action().takes_values() && !arg.is_positional() {
+                    arg.allow_negative_numbers(true)
+                } else {
+                    arg
+                }
+            })
+            .mut_subcommands(negatives)
+    }
+    let error = match negatives(Cli::command())
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+    {
+        Ok(cli) => return cli,
+        Err(error) => error,
+    };
+    // A negative number for an option of whole numbers: say which.
+    if error.kind() == ErrorKind::ValueValidation {
+        if let (Some(ContextValue::String(option)), Some(ContextValue::String(value))) = (
+            error.get(ContextKind::InvalidArg),
+            error.get(ContextKind::InvalidValue),
+        ) {
+            if value.starts_with('-') && value[1..].parse::<f64>().is_ok() {
+                eprintln!(
+                    "error: {option}: {value} is negative; it takes a whole number, 0 or more (see --help)"
+                );
+                std::process::exit(2);
+            }
+        }
+    }
+    error.exit()
+}
+
 fn main() -> ExitCode {
     // Ctrl-C: remove the temporary files and scratch directories in use
     // (an output file is then either the old one or absent), and stop.
@@ -81,7 +124,7 @@ fn main() -> ExitCode {
         eprintln!("interrupted");
         std::process::exit(130);
     });
-    let result = match Cli::parse().command {
+    let result = match parse().command {
         Command::Sim(args) => sim::sim(&args),
         Command::Cosim(args) => cosim::cosim(&args),
         Command::Bench(args) => bench::bench(&args),

@@ -102,6 +102,51 @@ pub fn check_outputs_in<'a>(
     Ok(())
 }
 
+/// What a path names, for telling whether two paths are one file: the
+/// file itself if it exists, else its folder's real path and its name.
+fn identity(path: &Path) -> std::path::PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let folder = std::fs::canonicalize(parent)
+        .or_else(|_| std::path::absolute(parent))
+        .unwrap_or_else(|_| parent.to_path_buf());
+    match path.file_name() {
+        Some(name) => folder.join(name),
+        None => folder,
+    }
+}
+
+/// Checks, before anything is written, that no two of a command's
+/// `outputs` are one file and that none is one of its `inputs`; each is
+/// given as (what it is, e.g. `--svg`, path).
+pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
+    let named: Vec<(&str, &Path, std::path::PathBuf)> = outputs
+        .iter()
+        .map(|&(what, path)| (what, path, identity(path)))
+        .collect();
+    for (i, (what, path, id)) in named.iter().enumerate() {
+        if let Some((other, other_path, _)) = named[..i].iter().find(|(_, _, o)| o == id) {
+            anyhow::bail!(
+                "{other} {} and {what} {} are one file: each output needs a file of its own",
+                other_path.display(),
+                path.display()
+            );
+        }
+        if let Some((input, _)) = inputs.iter().find(|(_, p)| identity(p) == *id) {
+            anyhow::bail!(
+                "{what} {} is {input}, which this command reads: write it elsewhere",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Writes `text` to `path`, whole or not at all.
 pub fn write_output(path: &Path, text: &str) -> Result<()> {
     Ok(files::write_atomically(path, text.as_bytes())?)
@@ -139,6 +184,7 @@ fn is_flexpmu_fst(path: &Path) -> bool {
 impl Waveform {
     /// Checks `path` and starts a VCD file.
     pub fn create(path: &Path, force: bool) -> Result<Waveform> {
+        check_beside(path)?;
         check_output(path, force, markers::VCD)?;
         Ok(Waveform {
             file: AtomicFile::create(path)?,
@@ -151,6 +197,7 @@ impl Waveform {
     /// Checks `path` and starts an FST file (an FST file flexpmu wrote
     /// may be replaced; another only with `force`).
     pub fn create_fst(path: &Path, force: bool) -> Result<Waveform> {
+        check_beside(path)?;
         check_output(path, force || is_flexpmu_fst(path), markers::NONE)?;
         Ok(Waveform {
             file: AtomicFile::create(path)?,
@@ -198,6 +245,21 @@ impl Waveform {
     }
 }
 
+/// The waveform is not one of the save files written beside it.
+fn check_beside(waveform: &Path) -> Result<()> {
+    let gtkw = waveform.with_extension("gtkw");
+    let sucl = waveform.with_extension("sucl");
+    check_distinct(
+        &[
+            ("the waveform", waveform),
+            ("its GTKWave save file", &gtkw),
+            ("its Surfer command file", &sucl),
+        ],
+        &[],
+    )
+    .map_err(|e| anyhow::anyhow!("{e} (name the waveform .vcd or .fst)"))
+}
+
 /// Beside `waveform`: `<name>.gtkw` (GTKWave) and `<name>.sucl` (Surfer's
 /// `--command-file`), each written whole; one that flexpmu did not write
 /// is left as it is (with a note) unless `force`.
@@ -213,11 +275,8 @@ pub fn write_save_files(waveform: &Path, labels: &[String], force: bool) -> Resu
         ("sucl", save_files::sucl(waveform, &groups), SUCL_MARKER),
     ] {
         let path = waveform.with_extension(extension);
-        if check_output(&path, force, &[marker]).is_err() {
-            eprintln!(
-                "note: {} not replaced (flexpmu did not write it; --force replaces it)",
-                path.display()
-            );
+        if let Err(why) = check_output(&path, force, &[marker]) {
+            eprintln!("note: {} not written: {why}", path.display());
             continue;
         }
         write_output(&path, &text)?;

@@ -447,6 +447,55 @@ fn faults_select_chooses_from_the_detection_matrix() {
     }
     assert!(!dir.path().join("base/random_6.toml").exists());
     // Written again: its own files are replaced; a file of the user's is not.
+    for _ in 0..2 {
+        let again = flexpmu(
+            &[
+                "faults",
+                "select",
+                "c.jsonl",
+                "--write-map",
+                "m.toml",
+                "--exact-nodes",
+                "0",
+            ],
+            dir.path(),
+        );
+        assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    }
+    // A held-out kernel is not a training one; an output is not an input;
+    // a results file with no result is refused.
+    let overlap = flexpmu(
+        &[
+            "faults", "select", "--train", "c.jsonl", "--test", "c.jsonl",
+        ],
+        dir.path(),
+    );
+    assert_eq!(overlap.status.code(), Some(2), "{}", stderr(&overlap));
+    assert!(
+        stderr(&overlap)
+            .contains("--test c.jsonl is a campaign of the kernel the training file c.jsonl ran"),
+        "{}",
+        stderr(&overlap)
+    );
+    let onto_input = flexpmu(
+        &["faults", "select", "c.jsonl", "--svg", "c.jsonl", "--force"],
+        dir.path(),
+    );
+    assert_eq!(onto_input.status.code(), Some(2), "{}", stderr(&onto_input));
+    assert!(stderr(&onto_input).contains("--svg c.jsonl is a results file"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("c.jsonl")).unwrap(),
+        text
+    );
+    let first_line = text.lines().next().unwrap();
+    write(dir.path(), "none.jsonl", &format!("{first_line}\n"));
+    let empty = flexpmu(&["faults", "select", "none.jsonl"], dir.path());
+    assert_eq!(empty.status.code(), Some(2), "{}", stderr(&empty));
+    assert!(
+        stderr(&empty).contains("none.jsonl: holds no fault result"),
+        "{}",
+        stderr(&empty)
+    );
     write(dir.path(), "mine.toml", "mine");
     let refused = flexpmu(
         &["faults", "select", "c.jsonl", "--write-map", "mine.toml"],

@@ -31,11 +31,23 @@ fn testgen_writes_a_kernel_that_runs_and_resumes() {
     let out = dir.path().join("tg");
     let out_arg = out.to_str().unwrap();
     let mut args = TINY.to_vec();
+    // More faults than decode holds: every program is judged on all 379,
+    // and the files say 379.
+    args[6] = "99999999999";
     args.extend(["--generations", "2", "--out", out_arg]);
     let run = flexpmu(&args, dir.path());
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("note: --sample 99999999999: the units decode hold 379 faults"),
+        "{}",
+        stderr(&run)
+    );
     let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
     assert_eq!(report, read_json(&out.join("report.json")));
+    assert_eq!(report["settings"]["sample"], 379);
+    let best = std::fs::read_to_string(out.join("best.sass")).unwrap();
+    assert!(best.contains("judged on 379 decode fault(s)"), "{best}");
+    assert!(!best.contains("99999999999"));
     let names: Vec<&str> = report["baselines"]
         .as_array()
         .unwrap()
@@ -103,6 +115,7 @@ fn testgen_writes_a_kernel_that_runs_and_resumes() {
     // Resumed for a third generation: the first two are kept.
     let before = read_json(&out.join("state.json"));
     let mut again = TINY.to_vec();
+    again[6] = "99999999999";
     again[8] = "0";
     again.extend(["--generations", "3", "--out", out_arg, "--resume"]);
     let resumed = flexpmu(&again, dir.path());
@@ -111,6 +124,29 @@ fn testgen_writes_a_kernel_that_runs_and_resumes() {
     let history = after["history"].as_array().unwrap();
     assert_eq!(history.len(), 3);
     assert_eq!(history[..2], before["history"].as_array().unwrap()[..]);
+    // Fewer generations than the state holds: refused, not ignored.
+    let mut fewer = again.clone();
+    let at = fewer.iter().position(|a| *a == "3").unwrap();
+    fewer[at] = "2";
+    let refused = flexpmu(&fewer, dir.path());
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("holds a search of 3 generations already"),
+        "{}",
+        stderr(&refused)
+    );
+    // Its own folder, run into again without --resume: the reason is the
+    // search there, not a file of the user's.
+    let mut fresh = TINY.to_vec();
+    fresh.extend(["--out", out_arg]);
+    let refused = flexpmu(&fresh, dir.path());
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("holds a testgen search already (its state.json)"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!stderr(&refused).contains("not written by flexpmu"));
     // A search of other settings is refused.
     let mut other = TINY.to_vec();
     other[6] = "21";

@@ -133,7 +133,9 @@ fn a_save_file_flexpmu_did_not_write_is_kept() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("run.gtkw not replaced"),
+        stderr(&out).contains(
+            "run.gtkw not written: run.gtkw already exists and was not written by flexpmu"
+        ),
         "{}",
         stderr(&out)
     );
@@ -148,7 +150,7 @@ fn a_save_file_flexpmu_did_not_write_is_kept() {
         dir.path(),
     );
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
-    assert!(!stderr(&again).contains("run.sucl not replaced"));
+    assert!(!stderr(&again).contains("run.sucl not written"));
     // With --force, the user's file is replaced.
     let forced = flexpmu(
         &[

@@ -196,6 +196,61 @@ fn a_liberty_file_without_power_data_is_refused() {
     assert!(err.to_string().contains("no power data"), "{err}");
 }
 
+/// The counter's sta figures on the default library edited by `edit`.
+fn on_edited_library(edit: impl Fn(&str) -> String) -> Result<SynthResult, SynthError> {
+    let scratch = Scratch::new("sta-liberty-edit").unwrap();
+    let text = std::fs::read_to_string(synth::DEFAULT_LIBERTY).unwrap();
+    let lib = scratch.write("edited.lib", &edit(&text)).unwrap();
+    synth::synthesize(
+        registry::get("counter"),
+        &SynthOptions {
+            flow: Flow::Sta,
+            liberty: Some(lib),
+            ..Default::default()
+        },
+    )
+}
+
+/// A library's own word counts: flip-flops by their `ff` groups, delays
+/// in its `time_unit`; a file cut short is refused, with its line, before
+/// Yosys runs.
+#[test]
+fn a_liberty_file_is_read_by_its_groups_and_units() {
+    let stock = on_edited_library(str::to_string).unwrap();
+    assert_eq!(stock.flip_flops, 34);
+    let renamed = on_edited_library(|t| {
+        t.replace("DFFPOSX1", "REGPX1")
+            .replace("DFFNEGX1", "REGNX1")
+            .replace("DFFSR", "REGSR")
+    })
+    .unwrap();
+    assert_eq!(renamed.flip_flops, 34, "{:?}", renamed.cell_types);
+    assert!(renamed.cell_types.keys().any(|k| k == "REGPX1"));
+    // The same numbers in picoseconds: a path 1,000 times shorter, the
+    // same power at the same clock.
+    let picoseconds =
+        on_edited_library(|t| t.replace("time_unit : \"1ns\"", "time_unit : \"1ps\"")).unwrap();
+    let (ns, ps) = (figures(&stock), figures(&picoseconds));
+    assert!(
+        ps.fmax_mhz > 500.0 * ns.fmax_mhz,
+        "{} against {}",
+        ps.fmax_mhz,
+        ns.fmax_mhz
+    );
+    assert!((ps.power_mw.total - ns.power_mw.total).abs() < 0.05 * ns.power_mw.total);
+    let err = on_edited_library(|t| t[..t.len() / 3].to_string()).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("edited.lib: line ") && text.contains("cut short"),
+        "{text}"
+    );
+    let err = on_edited_library(|t| t.replace("\"1nW\"", "\"1xW\"")).unwrap_err();
+    assert!(
+        err.to_string().contains("leakage_power_unit `1xW`"),
+        "{err}"
+    );
+}
+
 /// The SM core's power under the appendix-A kernel's own activity (one
 /// warp): every input and register bit of the core found in the run's
 /// waveform.

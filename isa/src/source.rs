@@ -16,6 +16,20 @@ impl fmt::Display for Location {
     }
 }
 
+/// What is wrong at a line of a text a reader checks before it trusts it
+/// (a waveform, a Liberty file), printed as `line N: what`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineFault {
+    pub line: usize,
+    pub what: String,
+}
+
+impl fmt::Display for LineFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.what)
+    }
+}
+
 pub fn has_hex_prefix(token: &str) -> bool {
     token.starts_with("0x") || token.starts_with("0X")
 }

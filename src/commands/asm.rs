@@ -22,6 +22,7 @@ pub struct AsmArgs {
 
 pub fn asm(args: &AsmArgs) -> Result<ExitCode> {
     if let Some(path) = &args.output {
+        crate::output::check_distinct(&[("--output", path)], &[("the source", &args.file)])?;
         check_output(path, args.force, markers::NONE)?;
     }
     let program = asm::assemble_file(&args.file)?;

@@ -128,10 +128,11 @@ pub struct LaunchArgs {
     #[arg(long, value_enum, default_value_t = MemoryKind::Flexgripplus)]
     pub memory: MemoryKind,
     /// Address bits of FlexGripPlus' global memory (12 to 32; its
-    /// GMEM_ADDR_SIZE is 18: 256 KiB, room for 16,384 threads' vectors).
-    #[arg(long, default_value_t = FLEXGRIPPLUS_GMEM_ADDR_BITS, value_name = "BITS",
+    /// GMEM_ADDR_SIZE is 18: 256 KiB, room for 16,384 threads' vectors)
+    /// [default: 18]. Only with --memory flexgripplus.
+    #[arg(long, value_name = "BITS",
           value_parser = clap::value_parser!(u8).range(12..=32))]
-    pub gmem_bits: u8,
+    pub gmem_bits: Option<u8>,
     #[command(flatten)]
     pub sm: SmArgs,
 }
@@ -144,7 +145,7 @@ impl Default for LaunchArgs {
             threads: 32,
             blocks: 1,
             memory: MemoryKind::Flexgripplus,
-            gmem_bits: FLEXGRIPPLUS_GMEM_ADDR_BITS,
+            gmem_bits: None,
             sm: SmArgs::default(),
         }
     }
@@ -180,8 +181,6 @@ impl LaunchArgs {
                 MemoryKind::Protected => "protected",
             }
             .into(),
-            "--gmem-bits".into(),
-            self.gmem_bits.to_string(),
             "--timing".into(),
             self.sm.timing.name().into(),
             "--blocks-per-core".into(),
@@ -191,6 +190,9 @@ impl LaunchArgs {
         ];
         if self.sm.no_pmu {
             args.push("--no-pmu".into());
+        }
+        if let Some(bits) = self.gmem_bits {
+            args.extend(["--gmem-bits".into(), bits.to_string()]);
         }
         if let Some(registers) = self.sm.registers {
             args.push("--registers".into());
@@ -205,10 +207,15 @@ impl LaunchArgs {
         Ok(args)
     }
 
+    /// FlexGripPlus' global memory's address bits.
+    fn gmem_bits(&self) -> u8 {
+        self.gmem_bits.unwrap_or(FLEXGRIPPLUS_GMEM_ADDR_BITS)
+    }
+
     pub fn memory_model(&self) -> MemoryModel {
         match self.memory {
             MemoryKind::Flexgripplus => MemoryModel::Flat {
-                address_bits: self.gmem_bits,
+                address_bits: self.gmem_bits(),
             },
             MemoryKind::Protected => MemoryModel::Protected,
         }
@@ -217,10 +224,15 @@ impl LaunchArgs {
     /// The vector-addition launch, its buffers in its global memory; an
     /// error naming the width that holds them when they do not fit.
     pub fn vector_add(&self) -> Result<VectorAdd> {
+        if let (MemoryKind::Protected, Some(bits)) = (self.memory, self.gmem_bits) {
+            anyhow::bail!(
+                "--gmem-bits {bits} with --memory protected: the address width is FlexGripPlus' memory's (--memory flexgripplus); the protected memory has none"
+            );
+        }
         let geometry = self.geometry()?;
         let launch = VectorAdd::new(geometry).with_memory(self.memory_model());
         if let Err(error) = launch.memory() {
-            let fits = (self.gmem_bits + 1..=32).find(|&bits| {
+            let fits = (self.gmem_bits() + 1..=32).find(|&bits| {
                 launch
                     .clone()
                     .with_memory(MemoryModel::Flat { address_bits: bits })
@@ -232,8 +244,8 @@ impl LaunchArgs {
                 format!(
                     "the vectors A, B and C of {} threads do not fit the {}-bit global memory ({} KiB){hint}",
                     geometry.total_threads(),
-                    self.gmem_bits,
-                    (1u64 << self.gmem_bits) / 1024
+                    self.gmem_bits(),
+                    (1u64 << self.gmem_bits()) / 1024
                 )
             });
         }

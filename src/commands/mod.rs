@@ -50,9 +50,15 @@ const MAX_PERIOD_PS: u64 = 1_000_000_000_000;
 
 impl WaveformArgs {
     /// Checks the options and starts the waveform file (`None` without
-    /// `--vcd`), before any work is done.
-    pub fn open(&self) -> Result<Option<Waveform>> {
+    /// `--vcd`), before any work is done; the waveform may not be one of
+    /// the command's `inputs`.
+    pub fn open(&self, inputs: &[(&str, &std::path::Path)]) -> Result<Option<Waveform>> {
         check_period(self.period_ps)?;
+        for (option, path) in [("--fst", &self.fst), ("--vcd", &self.vcd)] {
+            if let Some(path) = path {
+                crate::output::check_distinct(&[(option, path)], inputs)?;
+            }
+        }
         if let Some(path) = &self.fst {
             return Waveform::create_fst(path, self.force).map(Some);
         }
@@ -61,6 +67,70 @@ impl WaveformArgs {
             .map(|path| Waveform::create(path, self.force))
             .transpose()
     }
+}
+
+/// A run's progress on standard error (hidden when `quiet`): its cycle,
+/// how fast it goes, and the cycle it stops by at the latest (its bound),
+/// set through [`CycleBar::at`].
+pub struct CycleBar(indicatif::ProgressBar);
+
+impl CycleBar {
+    /// A bar for `what` (e.g. "golden run"), ticking from the start.
+    pub fn new(what: &str, quiet: bool) -> CycleBar {
+        let bar = indicatif::ProgressBar::new_spinner();
+        if quiet {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        }
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{prefix}: {msg} [{elapsed}]")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.set_prefix(what.to_string());
+        bar.set_message("starting (a kernel that loops is counted on the ISS first)");
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        CycleBar(bar)
+    }
+
+    /// The run is at `cycle`, of at most `bound`.
+    pub fn at(&self, cycle: u64, bound: u64) {
+        if self.0.length() != Some(bound) {
+            self.0.set_style(cycle_style());
+            self.0.set_length(bound);
+            self.0.set_message("");
+        }
+        self.0.set_position(cycle);
+    }
+
+    /// Shows `what` is being done now.
+    pub fn step(&self, what: &str) {
+        self.0.set_message(what.to_string());
+    }
+
+    /// The run is over: the bar goes (as it does when dropped, on an
+    /// error).
+    pub fn finish(self) {}
+}
+
+impl Drop for CycleBar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// A run's cycle, its rate, and its bound.
+fn cycle_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(
+        "{prefix}: cycle {human_pos} [{elapsed}, {rate}]; it stops by cycle {human_len} at the latest ({eta} at this rate) {msg}",
+    )
+    .map(|style| {
+        style.with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{} cycles/s", indicatif::HumanCount(state.per_sec() as u64));
+            },
+        )
+    })
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
 }
 
 /// `--period-ps`: positive, even, at most [`MAX_PERIOD_PS`].

@@ -9,7 +9,8 @@ use flexpmu_export::monitor_map::MonitorMap;
 use flexpmu_hdl::pmu::PmuConfig;
 use flexpmu_hdl::MONITOR_MAP;
 use flexpmu_sim::gpu::sm::timing::Timing;
-use flexpmu_sim::gpu::sm::{Sm, SmRun};
+use flexpmu_sim::gpu::sm::PROGRESS_CYCLES;
+use flexpmu_sim::gpu::sm::{CoreSim, Sm, SmRun};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 use super::launch::{load_program, LaunchArgs};
@@ -84,7 +85,7 @@ pub struct RunOptions {
 }
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
-    let waveform = args.waveform.open()?;
+    let waveform = args.waveform.open(&[("the program", &args.file)])?;
     let program = load_program(&args.file, &args.launch.sm)?;
     let options = RunOptions {
         launch: args.launch.clone(),
@@ -134,6 +135,7 @@ pub fn execute(
     let launch = args.launch.vector_add()?;
     let mut iss = launch.iss()?;
     let map = config.monitor_map.clone();
+    let bar = super::CycleBar::new(&format!("{name} on {total} threads"), args.json);
     let mut sm = Sm::new(&iss, program, config)?;
     let channels = Channel::of_run(map.as_deref(), sm.pmu_config());
     let mut waveform = waveform;
@@ -141,16 +143,14 @@ pub fn execute(
         sm.attach_waveform(waveform.output()?, args.period_ps)?;
         waveform.set_channel_labels(channels.iter().map(|c| c.signal.clone()).collect());
     }
-    let spinner = (!args.json).then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_message(format!("running {name} on {total} threads"));
-        bar.enable_steady_tick(std::time::Duration::from_millis(120));
-        bar
+    let bound = sm.max_cycles();
+    bar.at(0, bound);
+    let result = sm.run_observed(&mut |cycle: u64, _: &CoreSim| {
+        if cycle.is_multiple_of(PROGRESS_CYCLES) {
+            bar.at(cycle, bound);
+        }
     });
-    let result = sm.run();
-    if let Some(bar) = spinner {
-        bar.finish_and_clear();
-    }
+    bar.step("checking the run against the reference ISS");
     let vcd = finish_waveform(
         waveform,
         result
@@ -162,6 +162,7 @@ pub fn execute(
     let reference = run
         .replay_on_iss(&mut iss, program)
         .with_context(|| format!("{name}: the reference ISS stopped"))?;
+    bar.finish();
     let (mismatched_threads, memory_matches) = run.differences(&reference);
     let wrong = if args.vector_check {
         launch.wrong_elements(&run.memory)

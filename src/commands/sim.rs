@@ -26,7 +26,7 @@ pub struct SimArgs {
 }
 
 pub fn sim(args: &SimArgs) -> Result<ExitCode> {
-    let waveform = args.waveform.open()?;
+    let waveform = args.waveform.open(&[("the scenario", &args.file)])?;
     let scenario = scenario::load(&args.file, &ScenarioLimits::default_pmu())?;
     let writer = match &waveform {
         Some(w) => Some((w.output()?, args.waveform.period_ps)),

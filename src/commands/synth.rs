@@ -33,7 +33,7 @@ pub struct SynthArgs {
     #[arg(long, value_name = "DIR")]
     netlist: Option<PathBuf>,
     /// Compare two tops side by side, with increments.
-    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "top")]
     compare: Vec<DesignArg>,
     /// Write the PMU's synthesis report (Markdown) to this file (all
     /// flows; --liberty chooses the standard cells).

@@ -48,6 +48,7 @@ pub fn validate(args: &ValidateArgs) -> Result<ExitCode> {
         bail!("--no-pmu: validation reads the counters, it needs the PMU");
     }
     if let Some(svg) = &args.svg {
+        crate::output::check_distinct(&[("--svg", svg)], &[("the suite", &args.path)])?;
         check_output(svg, args.force, &[SVG_MARKER])?;
     }
     let files = if args.path.is_dir() {

@@ -5,16 +5,22 @@
 use flexpmu_tools::yosys::{number_after, Stat};
 
 use super::liberty_file;
+use super::liberty_read::LibertyInfo;
 use super::{FlowRun, FlowSteps, SynthError, SynthResult};
 
 const SCRIPT: &str = include_str!("../../../synth_scripts/liberty.ys");
 
-pub(super) struct Liberty;
+#[derive(Default)]
+pub(super) struct Liberty {
+    /// The library's cells by function (read in `script`).
+    info: LibertyInfo,
+}
 
 impl FlowSteps for Liberty {
     fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError> {
         let path = liberty_file::liberty_or_default(run.options.liberty.as_deref())?;
-        let lib = liberty_file::prepare(&path, &run.scratch)?;
+        let (lib, info) = liberty_file::prepare(&path, &run.scratch)?;
+        self.info = info;
         run.values.push(("LIBERTY", lib));
         run.values
             .push(("DELAY_PS", run.options.period_ps.to_string()));
@@ -29,6 +35,7 @@ impl FlowSteps for Liberty {
         result: &mut SynthResult,
     ) -> Result<(), SynthError> {
         result.area_um2 = stat.area_um2;
+        sequential_cells(&self.info, stat, result);
         result.delay_ps = log.lines().rev().find_map(|l| number_after(l, "Delay ="));
         Ok(())
     }
@@ -36,4 +43,12 @@ impl FlowSteps for Liberty {
     fn uses_liberty(&self) -> bool {
         true
     }
+}
+
+/// Flip-flops and latches counted by the library's own word: a cell with
+/// an `ff` group is a flip-flop, one with a `latch` group a latch,
+/// whatever its name.
+pub(super) fn sequential_cells(info: &LibertyInfo, stat: &Stat, result: &mut SynthResult) {
+    result.flip_flops = stat.count(|kind| info.flip_flops.contains(kind));
+    result.latches = stat.count(|kind| info.latches.contains(kind));
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use flexpmu_tools::Scratch;
 
+use super::liberty_read::LibertyInfo;
 use super::SynthError;
 
 /// The library used when none is given: OSU 0.18 um standard cells, from
@@ -28,9 +29,10 @@ fn resolve(given: Option<&Path>, default: &Path) -> Result<PathBuf, SynthError> 
     }
 }
 
-/// Checks the Liberty file and unpacks it into `scratch` if gzipped;
-/// returns its name there.
-pub(super) fn prepare(path: &Path, scratch: &Scratch) -> Result<String, SynthError> {
+/// Checks the Liberty file (read whole by [`liberty_read`](super::liberty_read)
+/// before any tool sees it) and unpacks it into `scratch` if gzipped;
+/// returns its name there and what it holds.
+pub(super) fn prepare(path: &Path, scratch: &Scratch) -> Result<(String, LibertyInfo), SynthError> {
     let shown = path.display().to_string();
     let bad = |reason: String| SynthError::BadLiberty(shown.clone(), reason);
     // Checked before opening: opening a FIFO would wait for a writer.
@@ -61,17 +63,9 @@ pub(super) fn prepare(path: &Path, scratch: &Scratch) -> Result<String, SynthErr
         String::from_utf8(bytes)
             .map_err(|_| SynthError::BadLiberty(shown.clone(), "not a text file".into()))?
     };
-    if !text.trim_start().starts_with("library")
-        && !text.contains("library (")
-        && !text.contains("library(")
-    {
-        return Err(SynthError::BadLiberty(
-            shown,
-            "no `library (...)` group: not a Liberty file".into(),
-        ));
-    }
+    let info = super::liberty_read::read(&text).map_err(|fault| bad(fault.to_string()))?;
     scratch.write("cells.lib", &text)?;
-    Ok("cells.lib".into())
+    Ok(("cells.lib".into(), info))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ mod ice40;
 mod ice40_harness;
 mod liberty;
 mod liberty_file;
+mod liberty_read;
 pub mod report;
 pub mod sta;
 mod xilinx;
@@ -242,7 +243,7 @@ pub fn synthesize_design(
         Flow::Cmos => Box::new(cmos::Cmos),
         Flow::Ice40 => Box::new(ice40::Ice40),
         Flow::Xilinx => Box::new(xilinx::Xilinx),
-        Flow::Liberty => Box::new(liberty::Liberty),
+        Flow::Liberty => Box::new(liberty::Liberty::default()),
         Flow::Sta => Box::new(sta::Sta::new(exported, options)?),
     };
     let script = steps.script(&mut run)?;

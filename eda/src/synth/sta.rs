@@ -21,6 +21,7 @@ use flexpmu_tools::yosys::Stat;
 use flexpmu_tools::{Scratch, ToolError};
 
 use super::liberty_file;
+use super::liberty_read::LibertyInfo;
 use super::{FlowRun, FlowSteps, SynthError, SynthOptions, SynthResult};
 
 const SCRIPT: &str = include_str!("../../../synth_scripts/sta.ys");
@@ -29,6 +30,8 @@ const SCRIPT: &str = include_str!("../../../synth_scripts/sta.ys");
 /// waveform's file name).
 pub(super) struct Sta {
     activity: Option<(SwitchingActivity, String)>,
+    /// The library's cells by function (read in `script`).
+    info: LibertyInfo,
 }
 
 impl Sta {
@@ -43,21 +46,39 @@ impl Sta {
             }
             None => None,
         };
-        Ok(Sta { activity })
+        Ok(Sta {
+            activity,
+            info: LibertyInfo::default(),
+        })
     }
 }
 
 impl FlowSteps for Sta {
     fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError> {
         let path = liberty_file::liberty_or_default(run.options.liberty.as_deref())?;
-        let lib = liberty_file::prepare(&path, &run.scratch)?;
-        if !has_power_data(&run.scratch.read(&lib)?) {
+        let (lib, info) = liberty_file::prepare(&path, &run.scratch)?;
+        if !info.has_power_data() {
             return Err(SynthError::BadLiberty(
                 path.display().to_string(),
                 "no power data (internal_power and leakage power): the sta flow reports power"
                     .to_string(),
             ));
         }
+        // Flip-flops renamed after their registers, known by function.
+        let sequential: Vec<String> = info
+            .flip_flops
+            .iter()
+            .chain(&info.latches)
+            .map(|cell| format!("t:{cell}"))
+            .collect();
+        // (A selection naming no cell when the library has none.)
+        let sequential = if sequential.is_empty() {
+            "t:flexpmu_no_sequential_cell".to_string()
+        } else {
+            sequential.join(" ")
+        };
+        run.values.push(("SEQUENTIAL", sequential));
+        self.info = info;
         run.values.push(("LIBERTY", lib));
         run.values
             .push(("DELAY_PS", run.options.period_ps.to_string()));
@@ -74,6 +95,7 @@ impl FlowSteps for Sta {
         result: &mut SynthResult,
     ) -> Result<(), SynthError> {
         result.area_um2 = stat.area_um2;
+        super::liberty::sequential_cells(&self.info, stat, result);
         let figures = analyse(
             &run.scratch,
             &run.module,
@@ -310,6 +332,12 @@ fn activity_commands(
     Ok((tcl, text))
 }
 
+/// The units OpenSTA's commands and reports use, whatever the library's
+/// own (which would otherwise become them: a library in picoseconds would
+/// read the clock period as picoseconds).
+const CMD_UNITS: &str =
+    "set_cmd_units -time ns -capacitance pF -power W -voltage V -current mA -resistance kOhm\n";
+
 /// Reads a waveform's activity (VCD or FST).
 pub fn read_activity(path: &Path) -> Result<SwitchingActivity, SynthError> {
     let shown = path.display().to_string();
@@ -336,7 +364,8 @@ pub(super) fn analyse(
     let timing_ports = ports(&timing_netlist);
     let power_ports = ports(&power_netlist);
 
-    let mut timing = format!("read_liberty {liberty}\nread_verilog timing.v\nlink_design {top}\n");
+    let mut timing =
+        format!("read_liberty {liberty}\n{CMD_UNITS}read_verilog timing.v\nlink_design {top}\n");
     timing += &constraints(&timing_ports, period_ns);
     timing += "report_checks -path_delay max -digits 3 -fields {net}\n";
     timing += "puts \"FLEXPMU_WS [sta::worst_slack -max]\"\n";
@@ -353,8 +382,9 @@ pub(super) fn analyse(
     let path = opensta::parse_path(&log).unwrap_or_default();
 
     let (activities, described) = activity_commands(&power_ports, activity, top)?;
-    let mut power =
-        format!("read_liberty {liberty}\nread_verilog power.v\nlink_design {top}_power\n");
+    let mut power = format!(
+        "read_liberty {liberty}\n{CMD_UNITS}read_verilog power.v\nlink_design {top}_power\n"
+    );
     power += &constraints(&power_ports, period_ns);
     power += &activities;
     power += "puts \"FLEXPMU_POWER [sta::design_power [sta::cmd_corner]]\"\n";
@@ -399,11 +429,6 @@ fn figures(
         power_mw: watts.into(),
         activity,
     }
-}
-
-/// Whether a Liberty text has power data (internal power or leakage).
-pub(super) fn has_power_data(liberty: &str) -> bool {
-    liberty.contains("internal_power") && liberty.contains("leakage_power")
 }
 
 #[cfg(test)]

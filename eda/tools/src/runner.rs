@@ -57,6 +57,7 @@ pub fn package_of(tool: &str) -> &str {
         "vvp" => "iverilog",
         "icepack" => "fpga-icestorm",
         "sta" => "opensta",
+        "sbatch" | "squeue" | "scancel" => "slurm-wlm",
         other => other,
     }
 }
@@ -98,26 +99,218 @@ pub fn run_program(
 }
 
 /// Runs `program` and returns whether it succeeded and its whole output
-/// (stdout then stderr), for programs whose log matters either way.
+/// (stdout then stderr), for programs whose log matters either way. The
+/// run is bounded ([`Bounds::default`]): stopped, with an error naming the
+/// bound, past its time, and refused memory past its memory bound.
 pub fn run_unchecked(
     program: &Path,
     name: &str,
     args: &[&str],
     dir: &Path,
 ) -> Result<(bool, String), ToolError> {
-    let output = Command::new(program)
+    let bounds = Bounds::from_env();
+    let (status, log) = run_bounded(program, name, args, dir, &[], &bounds, &mut |_| {})
+        .map_err(|e| e.bound(name, "its run", &bounds))?;
+    Ok((status.success(), bounds.explain(name, status, log)))
+}
+
+/// The time and memory a tool run may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub timeout: std::time::Duration,
+    /// The address space of the tools that may grow without end on bad
+    /// input (Yosys, OpenSTA), in MiB.
+    pub memory_mib: u64,
+}
+
+/// The environment variables that change [`Bounds`]' defaults.
+pub const TIMEOUT_VARIABLE: &str = "FLEXPMU_TOOL_SECONDS";
+pub const MEMORY_VARIABLE: &str = "FLEXPMU_TOOL_MEMORY_MIB";
+
+impl Bounds {
+    /// An hour and 16 GiB, or what `FLEXPMU_TOOL_SECONDS` and
+    /// `FLEXPMU_TOOL_MEMORY_MIB` say.
+    pub fn from_env() -> Bounds {
+        let read = |name: &str, default: u64| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|&v| v > 0)
+                .unwrap_or(default)
+        };
+        Bounds {
+            timeout: std::time::Duration::from_secs(read(TIMEOUT_VARIABLE, 3600)),
+            memory_mib: read(MEMORY_VARIABLE, 16 << 10),
+        }
+    }
+
+    /// Whether `tool`'s memory is bounded.
+    fn bounds_memory(tool: &str) -> bool {
+        matches!(tool, "yosys" | "sta")
+    }
+
+    /// A failed run's log, with the memory bound named when it was hit
+    /// (the tool said so, was killed, or could not even start).
+    fn explain(&self, tool: &str, status: std::process::ExitStatus, mut log: String) -> String {
+        let starved = [
+            "bad_alloc",
+            "out of memory",
+            "Cannot allocate memory",
+            "memory exhausted",
+        ];
+        let hit = starved.iter().any(|s| log.contains(s))
+            || status.code().is_none()
+            || log.trim().is_empty();
+        if !status.success() && Self::bounds_memory(tool) && hit {
+            log.push_str(&format!(
+                "\n{tool} ran out of its memory bound of {} MiB and stopped (set {MEMORY_VARIABLE} to raise it)\n",
+                self.memory_mib
+            ));
+        }
+        log
+    }
+}
+
+/// Why a bounded run did not give a status.
+enum RunFailure {
+    Tool(ToolError),
+    TimedOut(String),
+}
+
+impl RunFailure {
+    fn bound(self, name: &str, what: &str, bounds: &Bounds) -> ToolError {
+        match self {
+            RunFailure::Tool(e) => e,
+            RunFailure::TimedOut(log) => ToolError::TimedOut {
+                tool: name.to_string(),
+                what: format!("{what} (the bound is {TIMEOUT_VARIABLE})"),
+                seconds: bounds.timeout.as_secs(),
+                log: tail(&log, 40),
+            },
+        }
+    }
+}
+
+/// Runs `program args` in `dir` under `bounds`, showing each line of its
+/// standard output to `on_line` as it comes; its exit status and log
+/// (both streams), or why there is none.
+fn run_bounded(
+    program: &Path,
+    name: &str,
+    args: &[&str],
+    dir: &Path,
+    env: &[(&str, &str)],
+    bounds: &Bounds,
+    on_line: &mut dyn FnMut(&str),
+) -> Result<(std::process::ExitStatus, String), RunFailure> {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    let mut command = if Bounds::bounds_memory(name) {
+        // The shell sets the bound and becomes the tool.
+        let mut c = Command::new("/bin/sh");
+        c.arg("-c")
+            .arg(format!(
+                "ulimit -v {} && exec \"$0\" \"$@\"",
+                bounds.memory_mib.saturating_mul(1024)
+            ))
+            .arg(program);
+        c
+    } else {
+        Command::new(program)
+    };
+    command
         .args(args)
         .current_dir(dir)
-        .output()
-        .map_err(|e| match e.kind() {
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let missing = |e: std::io::Error| {
+        RunFailure::Tool(match e.kind() {
             std::io::ErrorKind::NotFound if program.components().count() == 1 => {
                 ToolError::Missing(missing_tool(name))
             }
             _ => ToolError::io(program, e),
-        })?;
-    let log = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    Ok((output.status.success(), log))
+        })
+    };
+    if Bounds::bounds_memory(name)
+        && program.components().count() == 1
+        && find_on_path(name).is_none()
+    {
+        return Err(missing(std::io::ErrorKind::NotFound.into()));
+    }
+    let mut child = command.spawn().map_err(missing)?;
+    let stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let (lines_tx, lines) = mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        let mut stdout = BufReader::new(stdout);
+        let mut line = Vec::new();
+        // Lines as bytes: a tool's output need not be UTF-8.
+        while stdout.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+            let text = String::from_utf8_lossy(&line)
+                .trim_end_matches('\n')
+                .to_string();
+            line.clear();
+            if lines_tx.send(text).is_err() {
+                break;
+            }
+        }
+    });
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    let deadline = std::time::Instant::now() + bounds.timeout;
+    let mut log = String::new();
+    let mut timed_out = false;
+    loop {
+        match lines.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(line) => {
+                on_line(&line);
+                log.push_str(&line);
+                log.push('\n');
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if std::time::Instant::now() >= deadline {
+            timed_out = true;
+            let _ = child.kill();
+            break;
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| RunFailure::Tool(ToolError::io(program, e)))?;
+    let _ = reader.join();
+    log.push_str(&errors.join().unwrap_or_default());
+    if timed_out {
+        return Err(RunFailure::TimedOut(log));
+    }
+    Ok((status, log))
+}
+
+/// Where `tool` is on PATH, if it is.
+pub fn find_on_path(tool: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(tool))
+        .find(|candidate| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// `tool`'s path on PATH, or the error that names its install command.
+pub fn require_tool(tool: &str) -> Result<PathBuf, ToolError> {
+    find_on_path(tool).ok_or_else(|| ToolError::Missing(missing_tool(tool)))
 }
 
 /// How a long tool run is bounded and watched.
@@ -143,77 +336,35 @@ pub fn run_streaming(
     what: &str,
     streaming: Streaming,
 ) -> Result<String, ToolError> {
-    use std::io::{BufRead, BufReader, Read};
-    use std::process::Stdio;
-    use std::sync::mpsc;
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (key, value) in streaming.env {
-        command.env(key, value);
-    }
-    let mut child = command.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound if program.components().count() == 1 => {
-            ToolError::Missing(missing_tool(name))
-        }
-        _ => ToolError::io(program, e),
-    })?;
-    let stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
-    let (lines_tx, lines) = mpsc::channel::<String>();
-    let reader = std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if lines_tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let errors = std::thread::spawn(move || {
-        let mut text = Vec::new();
-        let _ = stderr.read_to_end(&mut text);
-        String::from_utf8_lossy(&text).into_owned()
-    });
-    let deadline = std::time::Instant::now() + streaming.timeout;
-    let mut log = String::new();
-    let mut timed_out = false;
-    loop {
-        match lines.recv_timeout(std::time::Duration::from_millis(100)) {
-            Ok(line) => {
-                (streaming.on_line)(&line);
-                log.push_str(&line);
-                log.push('\n');
-                continue;
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-        if std::time::Instant::now() >= deadline {
-            timed_out = true;
-            let _ = child.kill();
-            break;
-        }
-    }
-    let status = child.wait().map_err(|e| ToolError::io(program, e))?;
-    let _ = reader.join();
-    log.push_str(&errors.join().unwrap_or_default());
-    if timed_out {
-        return Err(ToolError::TimedOut {
+    let bounds = Bounds {
+        timeout: streaming.timeout,
+        ..Bounds::from_env()
+    };
+    let (status, log) = run_bounded(
+        program,
+        name,
+        args,
+        dir,
+        streaming.env,
+        &bounds,
+        streaming.on_line,
+    )
+    .map_err(|e| match e {
+        RunFailure::Tool(e) => e,
+        RunFailure::TimedOut(log) => ToolError::TimedOut {
             tool: name.to_string(),
             what: what.to_string(),
             seconds: streaming.timeout.as_secs(),
             log: tail(&log, 40),
-        });
-    }
+        },
+    })?;
     if status.success() {
         Ok(log)
     } else {
         Err(ToolError::Failed {
             tool: name.to_string(),
             what: what.to_string(),
-            log: tail(&log, 40),
+            log: tail(&bounds.explain(name, status, log), 40),
         })
     }
 }
@@ -358,5 +509,62 @@ mod tests {
     fn tails() {
         assert_eq!(tail("a\nb\nc", 2), "b\nc");
         assert_eq!(tail("a", 5), "a");
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+
+    /// A run past its time bound is stopped, and the error names the
+    /// bound; a bounded tool short of memory is told so.
+    #[test]
+    fn runs_are_bounded_in_time_and_memory() {
+        let dir = std::env::temp_dir();
+        let quick = Bounds {
+            timeout: std::time::Duration::from_millis(300),
+            memory_mib: 16 << 10,
+        };
+        let started = std::time::Instant::now();
+        let stopped = run_bounded(
+            Path::new("sleep"),
+            "sleep",
+            &["30"],
+            &dir,
+            &[],
+            &quick,
+            &mut |_| {},
+        );
+        assert!(matches!(stopped, Err(RunFailure::TimedOut(_))));
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        let error = stopped
+            .err()
+            .unwrap()
+            .bound("sleep", "its run", &quick)
+            .to_string();
+        assert!(
+            error.contains("within 0 s") && error.contains(TIMEOUT_VARIABLE),
+            "{error}"
+        );
+        let small = Bounds {
+            timeout: std::time::Duration::from_secs(60),
+            memory_mib: 8,
+        };
+        let (status, log) = run_bounded(
+            Path::new("yosys"),
+            "yosys",
+            &["-p", "help"],
+            &dir,
+            &[],
+            &small,
+            &mut |_| {},
+        )
+        .unwrap_or_else(|_| panic!("{}", missing_tool("yosys")));
+        assert!(!status.success());
+        let log = small.explain("yosys", status, log);
+        assert!(
+            log.contains("memory bound of 8 MiB") && log.contains(MEMORY_VARIABLE),
+            "{log}"
+        );
     }
 }

@@ -2,7 +2,8 @@
 //! same declarations and timeline in both formats; [`Trace`] is either;
 //! [`fst_writer`] writes FST from machine words);
 //! [`toggles`] reads any tool's VCD or FST back and ranks its signals by
-//! activity, after [`fst_check`] has checked an FST's block structure;
+//! activity, after [`fst_check`] has checked an FST's block structure or
+//! [`vcd_check`] a VCD's text;
 //! [`save_files`] writes what opens one ready to read in GTKWave or Surfer.
 
 pub mod fst;
@@ -11,6 +12,7 @@ pub mod fst_writer;
 pub mod save_files;
 pub mod toggles;
 pub mod vcd;
+pub mod vcd_check;
 
 use std::io::{self, Write};
 

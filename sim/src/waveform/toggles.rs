@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, Seek, SeekFrom};
 
-use super::fst_check;
+use super::{fst_check, vcd_check};
 
 use flexpmu_isa::source::shorten;
 use wellen::{SignalRef, SignalValueRef};
@@ -215,6 +215,14 @@ fn scan(
                     .into(),
             ));
         }
+        reader
+            .seek(SeekFrom::Start(0))
+            .map_err(|e| invalid(e.to_string()))?;
+    } else {
+        // A VCD's text is checked first: the reader would skip what
+        // VCD forbids (with a warning on standard output) or stop with
+        // no line to show.
+        vcd_check::check(&mut reader).map_err(|fault| invalid(fault.to_string()))?;
         reader
             .seek(SeekFrom::Start(0))
             .map_err(|e| invalid(e.to_string()))?;
@@ -613,7 +621,9 @@ b111 a
         assert!(
             err.to_string()
                 .starts_with("w.vcd: not a readable VCD or FST file")
-                && err.to_string().contains("b111 for signal of size 2"),
+                && err
+                    .to_string()
+                    .contains("line 6: a 3-bit value `111` for a, declared 2 bit(s) wide"),
             "{err}"
         );
         let huge = "$scope module top $end

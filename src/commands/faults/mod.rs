@@ -103,7 +103,7 @@ struct RunArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Run shard K of N (0-based): every N-th fault of the selection.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
     shard: Option<String>,
     /// Worker threads (default: every core).
     #[arg(long, value_name = "J")]
@@ -258,21 +258,21 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
         }
         None => launch.launch.iss()?,
     };
-    let spinner = (!quiet).then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_message("golden run");
-        bar.enable_steady_tick(std::time::Duration::from_millis(120));
-        bar
-    });
+    let bar = super::CycleBar::new("golden run", quiet);
     let options = Options {
         matrix,
         ..Options::default()
     };
-    let campaign = Campaign::with_options(&iss, &program, config.clone(), seed, &options)
-        .with_context(|| format!("{}: the fault-free run failed", launch.file.display()))?;
-    if let Some(bar) = spinner {
-        bar.finish_and_clear();
-    }
+    let campaign = Campaign::with_progress(
+        &iss,
+        &program,
+        config.clone(),
+        seed,
+        &options,
+        &|cycle, bound| bar.at(cycle, bound),
+    )
+    .with_context(|| format!("{}: the fault-free run failed", launch.file.display()))?;
+    bar.finish();
     let name = launch
         .file
         .file_name()

@@ -47,7 +47,10 @@ pub(super) fn run_one(args: &RunArgs, spec: &str) -> Result<ExitCode> {
     let waveform = args
         .vcd
         .as_deref()
-        .map(|p| Waveform::create(p, args.force))
+        .map(|p| {
+            crate::output::check_distinct(&[("--vcd", p)], &[("the program", &args.launch.file)])?;
+            Waveform::create(p, args.force)
+        })
         .transpose()?;
     let prepared = prepare(&args.launch, args.seed, !args.no_matrix, args.json)?;
     let campaign = &prepared.campaign;

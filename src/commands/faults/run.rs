@@ -117,6 +117,11 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         return super::one::run_one(args, spec);
     }
     if let Some(out) = &args.out {
+        let mut inputs = vec![("the program", args.launch.file.as_path())];
+        if let Some(path) = &args.faults_of {
+            inputs.push(("--faults-of", path));
+        }
+        crate::output::check_distinct(&[("--out", out)], &inputs)?;
         if !args.resume {
             // Only a file that reads back as a results file is flexpmu's
             // to replace without --force.

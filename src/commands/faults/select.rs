@@ -3,7 +3,7 @@
 //! matrices (on training kernels), and reported beside today's map, the
 //! thesis' toggle criterion and random picks (on held-out kernels).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
@@ -14,7 +14,7 @@ use flexpmu_studies::faults::monitor_selection::{
     branch_and_bound, common_candidates, curve, greedy_selectors, monitor_map, on_channels,
     ordered, random_maps, ranked_by_activity, today, Kernel, Pair, Pick,
 };
-use flexpmu_studies::faults::results_file::{read_results, ResultsFile};
+use flexpmu_studies::faults::results_file::{read_results, CampaignInfo, ResultsFile};
 
 use crate::output::{check_output, check_outputs_in, write_output};
 
@@ -22,6 +22,8 @@ use super::{table, SelectArgs};
 
 const SVG_MARKER: &str = "<!-- flexpmu faults select -->";
 const MAP_MARKER: &str = "flexpmu monitor map";
+/// How a map file begins: the marker as the first comment line.
+const MAP_FILE_MARKER: &str = "# flexpmu monitor map";
 
 /// Random maps drawn for the baseline.
 const DRAWS: usize = 100;
@@ -31,7 +33,11 @@ const RANDOM_WRITTEN: usize = 5;
 
 /// Campaigns grouped: the shard files of one campaign merged, each
 /// campaign a kernel.
-fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Candidate>)> {
+/// The kernels of `files` (one per campaign), the signals they share, and
+/// each kernel's campaign and first file.
+type Kernels = (Vec<Kernel>, Vec<Candidate>, Vec<(CampaignInfo, String)>);
+
+fn kernels(files: &[PathBuf], units: &[String]) -> Result<Kernels> {
     // Each file read once, grouped by campaign.
     let mut groups: Vec<Vec<(PathBuf, ResultsFile)>> = Vec::new();
     for path in files {
@@ -52,9 +58,15 @@ fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Cand
     }
     let mut kernels = Vec::new();
     let mut infos = Vec::new();
+    let mut campaigns = Vec::new();
     for group in groups {
         let name = group[0].0.display().to_string();
         let merged = merge_read(group.into_iter().map(Ok))?;
+        if merged.results.is_empty() {
+            bail!(
+                "{name}: holds no fault result (a campaign stopped before its first fault, or a file of none): nothing to select from"
+            );
+        }
         if merged.missing() > 0 {
             eprintln!(
                 "note: {name}: {} of the campaign's faults are in no file given ({}); selecting from the others",
@@ -63,6 +75,7 @@ fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Cand
             );
         }
         kernels.push(Kernel::of(&merged, &name, units)?);
+        campaigns.push((merged.info.clone(), name.clone()));
         infos.push((name, merged.info.matrix));
     }
     let named: Vec<(&str, &flexpmu_studies::faults::matrix::MatrixInfo)> = infos
@@ -70,7 +83,7 @@ fn kernels(files: &[PathBuf], units: &[String]) -> Result<(Vec<Kernel>, Vec<Cand
         .filter_map(|(n, m)| m.as_ref().map(|m| (n.as_str(), m)))
         .collect();
     let candidates = common_candidates(&named)?.to_vec();
-    Ok((kernels, candidates))
+    Ok((kernels, candidates, campaigns))
 }
 
 /// `--write-baselines`' files in `dir`, each with what it holds: the
@@ -119,25 +132,61 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     if train_files.is_empty() {
         bail!("no results file: give RESULTS.jsonl... or --train A.jsonl... (from `flexpmu faults run --out`)");
     }
-    for (path, marker) in [(&args.svg, SVG_MARKER), (&args.write_map, MAP_MARKER)] {
+    let baselines = args
+        .write_baselines
+        .as_deref()
+        .map(baseline_files)
+        .unwrap_or_default();
+    let mut outputs: Vec<(&str, &Path)> = Vec::new();
+    if let Some(path) = &args.svg {
+        outputs.push(("--svg", path));
+    }
+    if let Some(path) = &args.write_map {
+        outputs.push(("--write-map", path));
+    }
+    outputs.extend(
+        baselines
+            .iter()
+            .map(|(p, _)| ("a --write-baselines map", p.as_path())),
+    );
+    let inputs: Vec<(&str, &Path)> = train_files
+        .iter()
+        .chain(&args.test)
+        .map(|p| ("a results file", p.as_path()))
+        .collect();
+    crate::output::check_distinct(&outputs, &inputs)?;
+    for (path, marker) in [(&args.svg, SVG_MARKER), (&args.write_map, MAP_FILE_MARKER)] {
         if let Some(path) = path {
             check_output(path, args.force, &[marker])?;
         }
     }
     if let Some(dir) = &args.write_baselines {
-        let files = baseline_files(dir);
+        let files = &baselines;
         check_outputs_in(
             dir,
             files.iter().map(|(p, _)| p.as_path()),
             args.force,
-            &[MAP_MARKER],
+            &[MAP_FILE_MARKER],
         )?;
     }
-    let (train, candidates) = kernels(&train_files, &units)?;
+    let (train, candidates, train_campaigns) = kernels(&train_files, &units)?;
     let (test, test_candidates) = if args.test.is_empty() {
         (train.clone(), candidates.clone())
     } else {
-        kernels(&args.test, &units)?
+        let (test, test_candidates, test_campaigns) = kernels(&args.test, &units)?;
+        // A held-out kernel is one the choice never saw.
+        for (info, name) in &test_campaigns {
+            if let Some((_, trained)) = train_campaigns
+                .iter()
+                .find(|(t, _)| t.program_digest == info.program_digest)
+            {
+                bail!(
+                    "--test {name} is a campaign of the kernel the training file {trained} ran (program {}): a held-out kernel must not be trained on; leave it out of one of the two",
+                    info.program
+                );
+            }
+        }
+        (test, test_candidates)
     };
     if test_candidates != candidates {
         bail!("the --test campaigns ran on another core than the training ones (their candidates differ)");

@@ -118,6 +118,9 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         if !(1..=MAX_SHARDS).contains(&shards) {
             bail!("--slurm-shards must be 1 to {MAX_SHARDS}, got {shards}");
         }
+        // The cluster is there before anything is written for it.
+        flexpmu_tools::runner::require_tool("sbatch")
+            .map_err(|e| anyhow::anyhow!("--slurm-shards {shards}: {e}"))?;
     }
     if args.random > MAX_RANDOM {
         bail!("--random must be 0 to {MAX_RANDOM}, got {}", args.random);
@@ -145,6 +148,12 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     };
     if let Some(dir) = &args.out {
         let paths: Vec<PathBuf> = OUTPUTS.iter().map(|f| dir.join(f)).collect();
+        if !args.force && !args.resume && is_search_folder(dir) {
+            bail!(
+                "{} holds a testgen search already (its state.json): pass --resume to go on with it, or --force to start a new one over it",
+                dir.display()
+            );
+        }
         check_outputs_in(
             dir,
             paths.iter().map(PathBuf::as_path),
@@ -164,6 +173,24 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     if budget == 0 {
         bail!("--budget-cycles 0: a kernel takes at least one cycle");
     }
+    let judge = Judge::new(
+        iss.clone(),
+        config.clone(),
+        Model::ALL.to_vec(),
+        units.clone(),
+        Some(args.sample),
+        args.seed,
+        budget,
+    );
+    // The count reported is the count judged.
+    let sample = judge.judged_faults(&appendix_a)?;
+    if sample < args.sample {
+        eprintln!(
+            "note: --sample {}: the units {} hold {sample} faults; each program is judged on all of them",
+            args.sample,
+            units.join("/")
+        );
+    }
     let launch = format!(
         "{} threads x {} block(s), {} timing, {} block(s) per core, {} memory",
         args.launch.threads,
@@ -177,7 +204,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         budget_cycles: budget,
         population: args.population,
         generations: args.generations,
-        sample: args.sample,
+        sample,
         units: units.clone(),
         launch,
         selectors: config.selectors() as u8,
@@ -186,15 +213,6 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         (Some(dir), true) => resume(&dir.join("state.json"), &settings)?,
         _ => State::new(settings.clone()),
     };
-    let judge = Judge::new(
-        iss.clone(),
-        config,
-        Model::ALL.to_vec(),
-        units.clone(),
-        Some(args.sample),
-        args.seed,
-        budget,
-    );
     let start = Instant::now();
     let threads = Threads {
         judge: &judge,
@@ -209,7 +227,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
             }
             faults_args.extend([
                 "--sample".to_string(),
-                args.sample.to_string(),
+                sample.to_string(),
                 "--seed".to_string(),
                 args.seed.to_string(),
                 "--no-matrix".to_string(),
@@ -249,7 +267,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         args.seed,
         state.history.len(),
         args.population,
-        args.sample,
+        sample,
         units.join("/"),
         finalists.len(),
     );
@@ -413,6 +431,14 @@ fn search(state: &mut State, evaluator: &dyn Evaluate, args: &TestgenArgs) -> Re
 }
 
 /// A search's state read back from `path`, which must be of `settings`.
+/// Whether `dir` holds what a testgen run wrote (a state that reads back).
+fn is_search_folder(dir: &Path) -> bool {
+    let path = dir.join("state.json");
+    std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
+        && read_text(&path, MAX_STATE_BYTES)
+            .is_ok_and(|text| serde_json::from_str::<State>(&text).is_ok())
+}
+
 fn resume(path: &Path, settings: &Settings) -> Result<State> {
     let text = read_text(path, MAX_STATE_BYTES)?;
     let state: State = serde_json::from_str(&text).with_context(|| {
@@ -431,6 +457,15 @@ fn resume(path: &Path, settings: &Settings) -> Result<State> {
             "{}: a search of other settings ({}); give the same options to resume it, or leave out --resume",
             path.display(),
             serde_json::to_string(&state.settings)?
+        );
+    }
+    if state.history.len() > settings.generations {
+        bail!(
+            "--generations {}: {} holds a search of {} generations already; give --generations {} or more to resume it",
+            settings.generations,
+            path.display(),
+            state.history.len(),
+            state.history.len()
         );
     }
     if state.population.len() != settings.population && !state.history.is_empty() {

@@ -19,7 +19,7 @@ use flexpmu_sim::gpu::sm::{
 use super::budget::Budget;
 use super::candidates::BuiltChannel;
 use super::digests::BlockWatch;
-use super::golden::Golden;
+use super::golden::{CycleProgress, Golden};
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec, Model};
 use super::matrix::Matrix;
 use super::monitor_counts::MonitorCounts;
@@ -117,12 +117,42 @@ impl Campaign {
     }
 
     /// [`Campaign::new`] with `options`.
+    /// The faults of `models` in `units` a launch's core holds, without
+    /// a golden run (the same for every program on the launch).
+    pub fn population(
+        iss: &Iss,
+        program: &[u32],
+        config: SmConfig,
+        models: &[Model],
+        units: &[String],
+    ) -> Result<usize, SmError> {
+        let mut template = Sm::new(iss, program, faulty_config(config))?;
+        let sites = template
+            .fault_sites()
+            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let sites = sites.iter().map(FaultSite::of_core).collect();
+        Ok(FaultList::new(sites, models, units).faults.len())
+    }
+
     pub fn with_options(
         iss: &Iss,
         program: &[u32],
         config: SmConfig,
         seed: u64,
         options: &Options,
+    ) -> Result<Self, SmError> {
+        Self::with_progress(iss, program, config, seed, options, &|_, _| {})
+    }
+
+    /// [`Campaign::with_options`], telling `progress` how far the golden
+    /// run is.
+    pub fn with_progress(
+        iss: &Iss,
+        program: &[u32],
+        config: SmConfig,
+        seed: u64,
+        options: &Options,
+        progress: CycleProgress,
     ) -> Result<Self, SmError> {
         let config = faulty_config(config);
         let mapped = config.monitor_map.as_deref().is_some_and(|m| !m.is_today());
@@ -144,7 +174,13 @@ impl Campaign {
             ),
             false => None,
         };
-        let golden = Golden::record(fork(&template)?, &sites, &options.budget, matrix.as_ref())?;
+        let golden = Golden::record(
+            fork(&template)?,
+            &sites,
+            &options.budget,
+            matrix.as_ref(),
+            progress,
+        )?;
         Ok(Campaign {
             template,
             engine_sites,

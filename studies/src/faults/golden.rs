@@ -4,6 +4,7 @@
 //! took, and what the core showed in each cycle.
 
 use flexpmu_sim::engine::compiled::faults::SiteKind;
+use flexpmu_sim::gpu::sm::PROGRESS_CYCLES;
 use flexpmu_sim::gpu::sm::{Checkpoint, CoreSim, HarnessState, RunObserver, Sm, SmError, SmRun};
 
 use super::budget::Budget;
@@ -37,9 +38,12 @@ impl Golden {
         sites: &[FaultSite],
         budget: &Budget,
         matrix: Option<&Matrix>,
+        progress: CycleProgress,
     ) -> Result<Golden, SmError> {
         sm.record_values_seen(budget.checkpoint_cycles, budget.values_seen_intervals)?;
         let mut recorder = Recorder {
+            progress,
+            bound: sm.max_cycles(),
             matrix: matrix.map(|m| (m, m.start_golden())),
             counts_at: Vec::new(),
             digests: BlockDigests::new(budget.digest_block, budget.digest_blocks),
@@ -145,7 +149,13 @@ impl Golden {
 
 /// The golden run's observer: every cycle's digest and counts, and
 /// checkpoints (with the counts as of each) within the budget.
+/// Told the golden run's cycle and the run's bound (its most cycles)
+/// every [`PROGRESS_CYCLES`] cycles.
+pub type CycleProgress<'a> = &'a dyn Fn(u64, u64);
+
 struct Recorder<'a> {
+    progress: CycleProgress<'a>,
+    bound: u64,
     matrix: Option<(&'a Matrix, MonitorCounts)>,
     /// The counts as of each checkpoint kept.
     counts_at: Vec<MonitorCounts>,
@@ -190,6 +200,9 @@ impl Recorder<'_> {
 
 impl RunObserver for Recorder<'_> {
     fn cycle(&mut self, cycle: u64, core: &CoreSim) {
+        if cycle.is_multiple_of(PROGRESS_CYCLES) {
+            (self.progress)(cycle, self.bound);
+        }
         self.digests.push(core.digest());
         if let Some((matrix, counts)) = &mut self.matrix {
             matrix.observe(counts, cycle, core);

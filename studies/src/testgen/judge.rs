@@ -167,6 +167,22 @@ impl Judge {
         }
     }
 
+    /// How many faults of its models and units each program is judged
+    /// on: the sample, or the population where it holds fewer.
+    pub fn judged_faults(&self, program: &[u32]) -> Result<u64, JudgeError> {
+        let population = Campaign::population(
+            &self.iss,
+            program,
+            self.config.clone(),
+            &self.models,
+            &self.units,
+        )? as u64;
+        Ok(match self.selection {
+            Selection::Sample(n) => n.min(population),
+            _ => population,
+        })
+    }
+
     pub fn budget_cycles(&self) -> u64 {
         self.budget_cycles
     }

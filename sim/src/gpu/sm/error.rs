@@ -37,11 +37,14 @@ pub enum SmError {
     #[error("stopped by the caller at cycle {0}")]
     Stopped(u64),
     /// A PMEVENT selects an input the core's PMU does not have.
-    #[error("address {address}: the PMEVENT selects input {selector} (SEL{selector}) but the PMU has {selectors} input(s) per channel: give a monitor map with selectors = {} or more (`--monitor-map`)", (*selector as usize + 1).next_power_of_two())]
+    #[error("address {address}: the PMEVENT selects input {selector} (SEL{selector}) {}", beyond_remedy(*selector, *selectors, *pmu))]
     SelectorBeyond {
         address: usize,
         selector: u8,
         selectors: usize,
+        /// Whether the core has the PMU (without it, its decoder takes
+        /// PMEVENTs of selector 0 only, as no-ops).
+        pmu: bool,
     },
     #[error("blocks per core must be 1 to {MAX_BLOCKS_PER_CORE} (FlexGripPlus' 4-bit blocks_per_core), not {0}")]
     BlocksPerCore(u32),
@@ -66,4 +69,18 @@ pub enum SmError {
         warps_per_block: u32,
         registers: u32,
     },
+}
+
+/// What a PMEVENT selecting an input beyond the PMU's needs.
+fn beyond_remedy(selector: u8, selectors: usize, pmu: bool) -> String {
+    let wanted = (selector as usize + 1).next_power_of_two();
+    if pmu {
+        format!(
+            "but the PMU has {selectors} input(s) per channel: give a monitor map with selectors = {wanted} or more (`--monitor-map`)"
+        )
+    } else {
+        format!(
+            "but the core has no PMU (--no-pmu), and its decoder takes PMEVENTs of SEL0 only (as no-ops): run it with the PMU and a monitor map with selectors = {wanted} or more"
+        )
+    }
 }

@@ -116,7 +116,7 @@ pub use config::{
 pub use copy_harness::{CycleView, Diverged, HarnessDiff};
 pub use core_sim::CoreSim;
 pub use error::SmError;
-pub use observer::RunObserver;
+pub use observer::{RunObserver, PROGRESS_CYCLES};
 pub use result::{differing_threads, PmuRead, RoundRecord, SmRun};
 pub use warp_unit::WarpState;
 
@@ -330,7 +330,8 @@ impl Sm {
         };
         let rounds = iss::rounds::rounds(warps.len(), warps_per_block, config.blocks_per_core);
         // Refused before the core is built: a PMEVENT selecting an input
-        // the PMU lacks (the decoder would not take it for a PMEVENT).
+        // the PMU lacks (the decoder would not take it for a PMEVENT; nor
+        // does the core without a PMU, whose PMEVENTs are otherwise no-ops).
         let selectors = config.selectors();
         if let Some((address, selector)) =
             flexpmu_isa::g80::selectors::selector_beyond(program, selectors)
@@ -339,6 +340,7 @@ impl Sm {
                 address,
                 selector,
                 selectors,
+                pmu: config.pmu,
             });
         }
         let latency = config.timing.execute_latency();

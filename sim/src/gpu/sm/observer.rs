@@ -8,6 +8,10 @@ use super::copy_harness::CycleView;
 use super::core_sim::CoreSim;
 use super::{HarnessState, Sm, SmError};
 
+/// How often an observer that shows a run's progress (a person waiting
+/// on a long run) updates it, in cycles.
+pub const PROGRESS_CYCLES: u64 = 1 << 14;
+
 /// Watches a run of the SM slice.
 pub trait RunObserver {
     /// Every cycle, once the core has settled with the cycle's inputs,
