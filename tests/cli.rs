@@ -1159,3 +1159,40 @@ fn random_kernel_writes_the_example_set() {
         stderr(&into_file)
     );
 }
+
+/// Synthesis results are kept by content under `FLEXPMU_CACHE`: the same
+/// flow on the same design reads the kept result (shown by editing it),
+/// another design runs afresh.
+#[test]
+fn synthesis_results_are_kept_by_content() {
+    let dir = temp();
+    let cache = dir.path().join("cache");
+    let synth = |top: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+            .args(["synth", "--top", top, "--json"])
+            .env("FLEXPMU_CACHE", &cache)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_str::<serde_json::Value>(stdout(&out).trim()).unwrap()
+    };
+    let entries = || -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = std::fs::read_dir(cache.join("synth"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        files
+    };
+    let first = synth("counter");
+    let kept = entries();
+    assert_eq!(kept.len(), 1);
+    let text = std::fs::read_to_string(&kept[0]).unwrap();
+    let cells = format!("\"cells\":{}", first["cells"]);
+    assert!(text.contains(&cells), "{text}");
+    std::fs::write(&kept[0], text.replace(&cells, "\"cells\":999999")).unwrap();
+    assert_eq!(synth("counter")["cells"], 999999);
+    synth("decoder");
+    assert_eq!(entries().len(), 2);
+}

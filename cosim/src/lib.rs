@@ -106,17 +106,9 @@ pub fn kit_sources() -> Result<Vec<KitFile>, CosimError> {
 /// The folder flexpmu keeps analysed FlexGripPlus designs in:
 /// `FLEXPMU_CACHE`, else `$XDG_CACHE_HOME/flexpmu`, else
 /// `~/.cache/flexpmu`, else a `flexpmu-cache` folder in the system's
-/// temporary folder.
+/// temporary folder ([`flexpmu_tools::cache::folder`]).
 pub fn default_cache() -> PathBuf {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    var("FLEXPMU_CACHE")
-        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("flexpmu")))
-        .or_else(|| var("HOME").map(|d| d.join(".cache").join("flexpmu")))
-        .unwrap_or_else(|| std::env::temp_dir().join("flexpmu-cache"))
+    flexpmu_tools::cache::folder()
 }
 
 /// How a kernel is co-simulated.

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 use flexpmu_export::{Design, DesignEntry, Language};
 use flexpmu_tools::yosys::{self, Stat};
-use flexpmu_tools::{files, Scratch, ToolError};
+use flexpmu_tools::{cache, files, Scratch, ToolError};
 
 pub use ice40_harness::{harness_flip_flops, ice40_harness};
 pub use liberty_file::{liberty_or_default, DEFAULT_LIBERTY};
@@ -117,7 +117,7 @@ impl Default for SynthOptions {
 }
 
 /// Measured figures; fields a flow does not produce are `None`.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SynthResult {
     pub top: String,
     pub flow: String,
@@ -247,7 +247,52 @@ pub fn synthesize_design(
         Flow::Sta => Box::new(sta::Sta::new(exported, options)?),
     };
     let script = steps.script(&mut run)?;
-    run.scratch.write("flow.ys", &script)?;
+    // The same flow on the same design, inputs, tools and flexpmu: its
+    // result is kept by content (when FLEXPMU_CACHE is set), unless it
+    // writes files of its own.
+    let file = |path: &Option<PathBuf>| path.as_ref().and_then(|p| std::fs::read(p).ok());
+    let (liberty, activity) = (file(&options.liberty), file(&options.activity));
+    let entry = match &options.netlist_dir {
+        Some(_) => cache::Entry::of("synth", &[], &[]).off(),
+        None => cache::Entry::of(
+            "synth",
+            &[
+                top.as_bytes(),
+                options.flow.name().as_bytes(),
+                run.verilog.as_bytes(),
+                script.as_bytes(),
+                options.device.as_bytes(),
+                &options.period_ps.to_le_bytes(),
+                liberty.as_deref().unwrap_or_default(),
+                activity.as_deref().unwrap_or_default(),
+                // (The result names the waveform by its path.)
+                format!("{:?} {:?}", options.liberty, options.activity).as_bytes(),
+            ],
+            &["yosys", "yosys-abc", "sta", "nextpnr-ice40", "icepack"],
+        ),
+    };
+    if let Some(kept) = entry
+        .get()
+        .and_then(|text| serde_json::from_str::<SynthResult>(&text).ok())
+    {
+        return Ok(kept);
+    }
+    let result = run_flow(top, options, &mut run, steps.as_mut(), &script)?;
+    if let Ok(text) = serde_json::to_string(&result) {
+        entry.put(&text);
+    }
+    Ok(result)
+}
+
+/// Runs Yosys on a flow's filled `script`, then the flow's own steps.
+fn run_flow(
+    top: &str,
+    options: &SynthOptions,
+    run: &mut FlowRun,
+    steps: &mut dyn FlowSteps,
+    script: &str,
+) -> Result<SynthResult, SynthError> {
+    run.scratch.write("flow.ys", script)?;
     let log = yosys::run_script(
         run.scratch.path(),
         "flow.ys",
@@ -280,7 +325,7 @@ pub fn synthesize_design(
         latches: stat.latches(),
         ..Default::default()
     };
-    steps.figures(&run, &stat, &log, &mut result)?;
+    steps.figures(run, &stat, &log, &mut result)?;
     result.cell_types = stat.cell_types;
     Ok(result)
 }

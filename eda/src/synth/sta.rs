@@ -149,7 +149,7 @@ fn check_waveform(
 pub const DEFAULT_ACTIVITY: (f64, f64) = (0.1, 0.5);
 
 /// Power in milliwatts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PowerMw {
     pub internal: f64,
     pub switching: f64,
@@ -169,7 +169,7 @@ impl From<Power> for PowerMw {
 }
 
 /// One step of the critical path.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PathStep {
     /// `instance/pin (CELL)`.
     pub pin: String,
@@ -182,7 +182,7 @@ pub struct PathStep {
 }
 
 /// What the sta flow measured.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StaFigures {
     pub period_ns: f64,
     /// Worst setup slack at that period (negative: the period is missed).

@@ -6,6 +6,7 @@
 //! outputs. Nothing here knows flexpmu's designs: callers pass HDL text or
 //! files, so the rust-hdl blocks' own tests (`*_synthesizes`) use it too.
 
+pub mod cache;
 pub mod equivalence;
 pub mod files;
 pub mod ghdl;
