@@ -253,7 +253,7 @@ pub fn synthesize_design(
     let file = |path: &Option<PathBuf>| path.as_ref().and_then(|p| std::fs::read(p).ok());
     let (liberty, activity) = (file(&options.liberty), file(&options.activity));
     let entry = match &options.netlist_dir {
-        Some(_) => cache::Entry::of("synth", &[], &[]).off(),
+        Some(_) => cache::Entry::off(),
         None => cache::Entry::of(
             "synth",
             &[

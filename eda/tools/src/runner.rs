@@ -100,7 +100,7 @@ pub fn run_program(
 
 /// Runs `program` and returns whether it succeeded and its whole output
 /// (stdout then stderr), for programs whose log matters either way. The
-/// run is bounded ([`Bounds::default`]): stopped, with an error naming the
+/// run is bounded ([`Bounds::from_env`]): stopped, with an error naming the
 /// bound, past its time, and refused memory past its memory bound.
 pub fn run_unchecked(
     program: &Path,
