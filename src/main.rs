@@ -17,7 +17,9 @@ use commands::*;
 #[command(
     name = "flexpmu",
     version,
-    about = "The FlexGripPlus Performance Monitoring Unit: rust-hdl design, cycle simulation with VCD, PMEVENT tools"
+    about = "The FlexGripPlus Performance Monitoring Unit: rust-hdl design, cycle simulation with \
+             VCD and FST, PMEVENT tools, the SM slice it monitors, and studies on the slice \
+             (counter validation, fault campaigns, monitor selection, test generation)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -38,15 +40,18 @@ enum Command {
     Run(run::RunArgs),
     /// Assemble a SASS-like listing (.sass) into hex or TP_instructions.vhd.
     Asm(asm::AsmArgs),
-    /// Write the Verilog and VHDL of the PMU and the hooks.
+    /// Write the Verilog and VHDL of every design the registry exports,
+    /// their testbenches and golden vectors, and the FlexGripPlus kit.
     Export(export::ExportArgs),
-    /// Cross-simulate the PMU: reference model, rust-hdl, and the exported
-    /// HDL under GHDL, Icarus Verilog and Verilator, on the same stimulus.
+    /// Cross-simulate the PMU: reference model, rust-hdl, the compiled
+    /// engine, and the exported HDL under GHDL, Icarus Verilog and
+    /// Verilator, on the same stimulus.
     Verify(verify::VerifyArgs),
-    /// Area and timing estimates with Yosys (and nextpnr for iCE40).
+    /// Area, timing and power estimates with Yosys (iCE40 with nextpnr,
+    /// Xilinx 7-series, standard cells; timing and power with OpenSTA).
     Synth(synth::SynthArgs),
-    /// Rank the signals of a VCD waveform by toggle count (how the thesis
-    /// chose the signals the PMU monitors).
+    /// Rank the signals of a VCD or FST waveform by toggle count (how the
+    /// thesis chose the signals the PMU monitors).
     Toggles(toggles::TogglesArgs),
     /// Disassemble a TP_instructions.vhd ROM or a .hex word list.
     Disasm(disasm::DisasmArgs),

@@ -11,13 +11,12 @@ use std::path::Path;
 use flexpmu_eda::fault_injection::{first_mismatch, replay_faults, VerilogFault};
 use flexpmu_eda::golden;
 use flexpmu_eda::testbench::ExportFiles;
-use flexpmu_export::registry;
+use flexpmu_ir::registry;
 use flexpmu_isa::asm::assemble_file;
-use flexpmu_sim::engine::compiled::faults::FaultKind;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
-use flexpmu_studies::faults::{Campaign, FaultList, FaultSpec, Model, UNITS};
+use flexpmu_studies::faults::{Campaign, FaultList, FaultModel, FaultSpec, UNITS};
 
 /// Faults drawn from each unit and model.
 const PER_GROUP: usize = 5;
@@ -25,11 +24,11 @@ const PER_GROUP: usize = 5;
 /// The faults the issue that asked for this oracle named: a hook's queue
 /// bit and the read flag leaving decode, whose runs the harness used to
 /// stop before any output differed.
-const NAMED: [(&str, Model); 4] = [
-    ("sm.decode.hook.queue_read_0.q", Model::StuckAt1),
-    ("sm.decode.hook.queue_read_1.q", Model::StuckAt1),
-    ("sm.decode.pmu_read_exec", Model::StuckAt1),
-    ("sm.decode.hook.queue_read_0.q", Model::Flip),
+const NAMED: [(&str, FaultModel); 4] = [
+    ("sm.decode.hook.queue_read_0.q", FaultModel::StuckAt1),
+    ("sm.decode.hook.queue_read_1.q", FaultModel::StuckAt1),
+    ("sm.decode.pmu_read_exec", FaultModel::StuckAt1),
+    ("sm.decode.hook.queue_read_0.q", FaultModel::Flip),
 ];
 
 #[test]
@@ -43,12 +42,12 @@ fn icarus_finds_every_first_divergence_of_a_fault_sample() {
         .unwrap();
     let campaign = Campaign::new(&iss, &program, SmConfig::default(), 1).unwrap();
     let engine_sites = campaign.copy().unwrap().fault_sites().unwrap();
-    let list = campaign.fault_list(&Model::ALL, &[]);
+    let list = campaign.fault_list(&FaultModel::ALL, &[]);
 
     // Activated faults of each unit and model, evenly spread over its list.
     let mut sample: Vec<FaultSpec> = Vec::new();
     for unit in UNITS {
-        for model in Model::ALL {
+        for model in FaultModel::ALL {
             let group: Vec<FaultSpec> = list
                 .faults
                 .iter()
@@ -93,11 +92,7 @@ fn icarus_finds_every_first_divergence_of_a_fault_sample() {
         .map(|(f, r)| VerilogFault {
             site: &engine_sites[f.site],
             bit: f.bit,
-            kind: match f.model {
-                Model::StuckAt0 => FaultKind::StuckAt0,
-                Model::StuckAt1 => FaultKind::StuckAt1,
-                Model::Flip => FaultKind::Flip,
-            },
+            model: f.model,
             cycle: r.cycle,
         })
         .collect();

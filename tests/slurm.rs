@@ -315,7 +315,7 @@ fn testgen_judged_on_slurm_makes_the_same_search() {
         use flexpmu_sim::gpu::iss::Geometry;
         use flexpmu_sim::gpu::sm::SmConfig;
         use flexpmu_sim::gpu::vector_add::VectorAdd;
-        use flexpmu_studies::faults::Model;
+        use flexpmu_studies::faults::FaultModel;
         use flexpmu_studies::testgen::search::Threads;
         use flexpmu_studies::testgen::{Judge, Settings, State};
         let iss = VectorAdd::new(Geometry::threads(32).unwrap())
@@ -324,7 +324,7 @@ fn testgen_judged_on_slurm_makes_the_same_search() {
         let judge = Judge::new(
             iss,
             SmConfig::default(),
-            Model::ALL.to_vec(),
+            FaultModel::ALL.to_vec(),
             vec!["decode".into()],
             Some(12),
             5,

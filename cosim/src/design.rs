@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use flexpmu_export::flexgripplus::integrate;
+use flexpmu_export::flexgripplus::vhdl_edit::VhdlSource;
 use flexpmu_export::flexgripplus::KitFile;
-use flexpmu_export::vhdl_edit::VhdlSource;
 use flexpmu_tools::ghdl::FLEXGRIPPLUS_FLAGS;
 use flexpmu_tools::manifest::digest;
 use flexpmu_tools::runner::{run_unchecked, ToolError};

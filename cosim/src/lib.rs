@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use flexpmu_export::flexgripplus::{self, KitFile};
-use flexpmu_export::registry;
+use flexpmu_ir::registry;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::{IssError, FLEXGRIPPLUS_GMEM_ADDR_BITS, WARP_SIZE};
 use flexpmu_sim::gpu::sm::timing::Timing;
@@ -61,7 +61,7 @@ pub enum CosimError {
     #[error(transparent)]
     Kit(#[from] flexgripplus::KitError),
     #[error(transparent)]
-    Export(#[from] flexpmu_export::ExportError),
+    Export(#[from] flexpmu_ir::LowerError),
     /// The launch is not one FlexGripPlus can take as flexpmu runs it.
     #[error("{0}")]
     Launch(String),

@@ -229,7 +229,7 @@ fn compiled_run(
         BenchEngine::Compiled.name()
     };
     let rss_before = peak_rss_kib();
-    let design = flexpmu_export::registry::get("pmu")
+    let design = flexpmu_ir::registry::get("pmu")
         .design()
         .map_err(|e| BenchError::Stock(e.to_string()))?;
     let mut sim = CompiledSim::new(&design).map_err(|e| BenchError::Stock(e.to_string()))?;
@@ -536,7 +536,8 @@ pub fn verilator(
     flavour: VerilatorFlavour,
     fst: Option<&Path>,
 ) -> Result<EngineResult, BenchError> {
-    use flexpmu_export::{registry, Language};
+    use flexpmu_export::{Language, Render as _};
+    use flexpmu_ir::registry;
     let exportable = registry::get("pmu");
     let design = exportable
         .design()

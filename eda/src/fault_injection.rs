@@ -19,8 +19,8 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use flexpmu_export::net_paths::{verilog_paths, NetPathError};
-use flexpmu_export::Design;
-use flexpmu_sim::engine::compiled::faults::{FaultKind, Site, SiteKind};
+use flexpmu_ir::Design;
+use flexpmu_sim::engine::compiled::faults::{FaultModel, Site, SiteKind};
 use flexpmu_tools::icarus::{vectors_plusarg, Compiled};
 use flexpmu_tools::{TestbenchResult, ToolError};
 
@@ -34,7 +34,7 @@ pub const INJECTOR: &str = "flexpmu_fault_injector";
 pub struct VerilogFault<'a> {
     pub site: &'a Site,
     pub bit: usize,
-    pub kind: FaultKind,
+    pub model: FaultModel,
     /// The cycle it acts from (stuck-at) or at (flip).
     pub cycle: u64,
 }
@@ -91,19 +91,19 @@ fn statements(
     }
     let mut out = String::new();
     let _ = writeln!(out, "            // {} bit {}", site.name, fault.bit);
-    if fault.cycle > 0 || fault.kind == FaultKind::Flip {
+    if fault.cycle > 0 || fault.model == FaultModel::Flip {
         let _ = writeln!(out, "            wait ({tb}.cycle == {});", fault.cycle);
         let _ = writeln!(out, "            #0.1;");
     }
-    match fault.kind {
-        FaultKind::StuckAt0 | FaultKind::StuckAt1 => {
-            let value = u8::from(fault.kind == FaultKind::StuckAt1);
+    match fault.model {
+        FaultModel::StuckAt0 | FaultModel::StuckAt1 => {
+            let value = u8::from(fault.model == FaultModel::StuckAt1);
             for path in &paths {
                 let target = bit_of(path, site.width, fault.bit);
                 let _ = writeln!(out, "            force {target} = 1'b{value};");
             }
         }
-        FaultKind::Flip => {
+        FaultModel::Flip => {
             if !matches!(site.kind, SiteKind::Register(_)) {
                 return Err(InjectionError::FlipOnNet(site.name.clone()));
             }

@@ -11,10 +11,10 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use flexpmu_export::ir::parse_literal;
-use flexpmu_export::{Direction, Port};
 use flexpmu_hdl::support::trace::Traced;
 use flexpmu_hdl::Clocked;
+use flexpmu_ir::expr::parse_literal;
+use flexpmu_ir::{Direction, Port};
 use rust_hdl::core::atom::Atom;
 use rust_hdl::prelude::{Block, Probe};
 
@@ -225,7 +225,7 @@ pub fn record_pmu(
 /// settled, then the clock edge. Mismatches are reported as the HDL
 /// testbenches report them.
 pub fn replay_compiled(
-    design: &flexpmu_export::Design,
+    design: &flexpmu_ir::Design,
     vectors: &Vectors,
 ) -> Result<flexpmu_tools::TestbenchResult, flexpmu_sim::engine::compiled::NetlistError> {
     use flexpmu_sim::engine::compiled::CompiledSim;

@@ -10,7 +10,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use flexpmu_export::{Design, Direction, Language, Module, Port};
+use flexpmu_export::{Language, Render as _};
+use flexpmu_ir::{Design, Direction, Module, Port};
 use flexpmu_tools::{ghdl, icarus, verilator, TestbenchResult, ToolError};
 
 /// The three simulators the testbenches run on.

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use flexpmu_export::registry;
 use flexpmu_hdl::PmuConfig;
+use flexpmu_ir::registry;
 
 use crate::golden::{self, Vectors};
 use crate::testbench::{ExportFiles, Simulator};
@@ -31,7 +31,7 @@ pub enum VerifyError {
     #[error(transparent)]
     Tool(#[from] ToolError),
     #[error("export: {0}")]
-    Export(#[from] flexpmu_export::ExportError),
+    Export(#[from] flexpmu_ir::LowerError),
 }
 
 fn outcome(

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use common::{files, folder_files, text};
 
-use flexpmu_export::registry::{self, DesignEntry};
-use flexpmu_export::Language;
+use flexpmu_export::{Language, Render as _};
+use flexpmu_ir::registry::{self, DesignEntry};
 use flexpmu_tools::equivalence::{prove_equivalent, Equivalence};
 use flexpmu_tools::{check_verilog, ghdl, icarus, verilator};
 
@@ -176,7 +176,7 @@ fn a_selector_pmu_held_at_selector_0_is_the_thesis_pmu() {
 mod constructs {
     //! Constructs the product designs do not use, exported and proven
     //! equivalent to rust-hdl's own Verilog (and the VHDL export to both).
-    use flexpmu_export::{self as export, Language};
+    use flexpmu_export::{self as export, Language, Render as _};
     use flexpmu_tools::equivalence::{prove_equivalent, Equivalence};
     use flexpmu_tools::{check_verilog, ghdl, Scratch};
     use rust_hdl::prelude::*;
@@ -227,7 +227,7 @@ mod constructs {
     fn unusual_constructs_export_equivalently() {
         let mut block = Constructs::default();
         block.connect_all();
-        let design = export::export(&block, "flexpmu_constructs").unwrap();
+        let design = flexpmu_ir::lower(&block, "flexpmu_constructs").unwrap();
         let verilog = design.render(Language::Verilog, "constructs");
         let stock = export::wrap_rust_hdl_verilog(&design, &generate_verilog(&block));
         assert_eq!(
@@ -415,7 +415,7 @@ fn flexgripplus_kit_testbench_catches_a_wrong_field() {
 #[test]
 fn flexgripplus_kit_with_event_selectors_passes_its_testbenches() {
     use flexpmu_export::flexgripplus;
-    use flexpmu_export::pmu_variant::PmuVariant;
+    use flexpmu_ir::pmu_variant::PmuVariant;
 
     let variant = PmuVariant::parse(
         "name = \"sel4\"\ncounters = 16\nselectors = 4\n",
@@ -481,9 +481,9 @@ fn flexgripplus_kit_with_event_selectors_passes_its_testbenches() {
 #[test]
 fn a_core_built_with_a_monitor_map_passes_the_tools() {
     use flexpmu_eda::testbench::ExportFiles;
-    use flexpmu_export::monitor_map::{MapEntry, MonitorMap};
-    use flexpmu_export::monitor_wiring::sm_core_variant;
     use flexpmu_hdl::ChannelMode;
+    use flexpmu_ir::monitor_map::{MapEntry, MonitorMap};
+    use flexpmu_ir::monitor_wiring::sm_core_variant;
     use flexpmu_tools::Scratch;
 
     let mut map = MonitorMap::today();

@@ -9,9 +9,9 @@ use common::root;
 
 use flexpmu_eda::golden::Vectors;
 use flexpmu_eda::testbench::{ExportFiles, Simulator};
-use flexpmu_export::pmu_variant::PmuVariant;
-use flexpmu_export::Direction;
 use flexpmu_hdl::{ChannelMode, PmuConfig};
+use flexpmu_ir::pmu_variant::PmuVariant;
+use flexpmu_ir::Direction;
 use flexpmu_isa::PmuCommand;
 use flexpmu_sim::pmu::model::PmuModel;
 use flexpmu_sim::pmu::stimulus::RandomStimulus;
@@ -71,10 +71,10 @@ fn a_level_channel_counts_a_strobe_once_a_toggle_channel_twice() {
 /// exported top's ports.
 fn model_vectors(
     variant: &PmuVariant,
-    ports: &[flexpmu_export::Port],
+    ports: &[flexpmu_ir::Port],
     cycles: &[PmuInputs],
 ) -> Vectors {
-    let ports: Vec<flexpmu_export::Port> = ports.iter().filter(|p| !p.clock).cloned().collect();
+    let ports: Vec<flexpmu_ir::Port> = ports.iter().filter(|p| !p.clock).cloned().collect();
     let mut model = PmuModel::new(&variant.config, variant.counter_width);
     let mut rows = Vec::with_capacity(cycles.len());
     for inputs in cycles {
@@ -103,7 +103,7 @@ fn model_vectors(
 /// `cycles` without a mismatch under every simulator.
 fn assert_every_simulator_agrees(
     variant: &PmuVariant,
-    design: &flexpmu_export::Design,
+    design: &flexpmu_ir::Design,
     cycles: &[PmuInputs],
     name: &str,
 ) {

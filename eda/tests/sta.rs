@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use flexpmu_eda::synth::{self, Flow, StaFigures, SynthError, SynthOptions, SynthResult};
-use flexpmu_export::registry;
+use flexpmu_ir::registry;
 use flexpmu_sim::pmu::scenario::{self, ScenarioLimits};
 use flexpmu_sim::pmu::scenario_runner::run_scenario;
 use flexpmu_tools::Scratch;
@@ -156,7 +156,7 @@ impl Logic for LongPath {
 
 fn path_time<B: Block>(mut block: B) -> f64 {
     block.connect_all();
-    let design = flexpmu_export::export(&block, "flexpmu_path").unwrap();
+    let design = flexpmu_ir::lower(&block, "flexpmu_path").unwrap();
     let result = synth::synthesize_design(
         "path",
         &design,

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use flexpmu_eda::synth::{self, report, Flow, SynthError, SynthOptions, SynthResult};
 use flexpmu_eda::{golden, testbench};
-use flexpmu_export::registry;
 use flexpmu_hdl::PmuConfig;
+use flexpmu_ir::registry;
 use flexpmu_sim::pmu::stimulus::RandomStimulus;
 use flexpmu_sim::pmu::PmuInputs;
 use flexpmu_tools::{icarus, Scratch};

@@ -11,7 +11,7 @@
 //! from the instance's connections, not guessed). Both are returned, so a
 //! force on every path acts on the readers of either side.
 
-use crate::{Design, Instance, Module};
+use flexpmu_ir::{Design, Instance, Module};
 
 /// Why a signal has no place in the exported Verilog.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -95,7 +95,7 @@ mod tests {
 
     #[test]
     fn a_signal_is_found_inside_its_instance_and_at_its_parents_wire() {
-        let design = crate::registry::get("sm-core").design().unwrap();
+        let design = flexpmu_ir::registry::get("sm-core").design().unwrap();
         assert_eq!(
             verilog_paths(&design, "tb.dut", "decode.hook.queue_read_0.q").unwrap(),
             [

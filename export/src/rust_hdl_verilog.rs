@@ -1,6 +1,6 @@
 //! rust-hdl's own Verilog of a design, made comparable with the export.
 
-use crate::{Design, Direction};
+use flexpmu_ir::{Design, Direction};
 
 /// rust-hdl's own Verilog of a design (module `top`, `$` in names) wrapped
 /// in a module with the export's name and port names, so both can be

@@ -6,8 +6,9 @@
 
 use std::fmt::Write as _;
 
-use crate::registry::DesignEntry;
-use crate::{Body, Design, ExportError, Language, Module, ResetKind, GENERATED_MARKER};
+use crate::{Language, Render as _, GENERATED_MARKER};
+use flexpmu_ir::registry::DesignEntry;
+use flexpmu_ir::{Body, Design, LowerError, Module, ResetKind};
 
 /// The chosen designs with their exports.
 pub struct ExportSet {
@@ -26,11 +27,11 @@ impl ExportSet {
     pub fn new(
         entries: &[&'static DesignEntry],
         languages: &[Language],
-    ) -> Result<ExportSet, ExportError> {
+    ) -> Result<ExportSet, LowerError> {
         let designs = entries
             .iter()
             .map(|entry| Ok((*entry, entry.design()?)))
-            .collect::<Result<_, ExportError>>()?;
+            .collect::<Result<_, LowerError>>()?;
         Ok(ExportSet {
             designs,
             languages: languages.to_vec(),
@@ -140,4 +141,4 @@ pub fn file_name(module: &str, language: Language) -> String {
 }
 
 /// The README's text around the table of tops.
-const README_TEMPLATE: &str = include_str!("generated_readme.md");
+const README_TEMPLATE: &str = include_str!("set_readme.md");

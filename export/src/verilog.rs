@@ -2,8 +2,10 @@
 
 use std::fmt::Write;
 
-use super::ir::{BinOp, Expr, ReduceOp, ShiftOp, Stmt};
-use super::{Body, Design, Direction, Module, ResetKind};
+use flexpmu_ir::expr::stmt_reads;
+use flexpmu_ir::{
+    BinOp, Body, Design, Direction, Expr, Module, ReduceOp, ResetKind, ShiftOp, Stmt,
+};
 
 /// The design as one Verilog file, leaves first.
 pub fn render(design: &Design, header: &str) -> String {
@@ -47,7 +49,7 @@ fn module_text(m: &Module, out: &mut String) {
             let mut names = Vec::new();
             stmts
                 .iter()
-                .for_each(|s| super::assigned_names(s, &mut names));
+                .for_each(|s| flexpmu_ir::expr::assigned_names(s, &mut names));
             names
         }
         Body::Register { .. } => vec!["q".to_string()],
@@ -291,23 +293,6 @@ fn read_bits(s: &Stmt, out: &mut Vec<(String, usize, usize)>) {
             }
             if let Some(body) = otherwise {
                 body.iter().for_each(|s| read_bits(s, out));
-            }
-        }
-        Stmt::Comment(_) => {}
-    }
-}
-
-/// Names read by a statement.
-pub fn stmt_reads(s: &Stmt, out: &mut Vec<String>) {
-    match s {
-        Stmt::Assign(_, _, e) | Stmt::AssignSlice(_, _, _, _, e) => e.names(out),
-        Stmt::If(branches, otherwise) => {
-            for (cond, body) in branches {
-                cond.names(out);
-                body.iter().for_each(|s| stmt_reads(s, out));
-            }
-            if let Some(body) = otherwise {
-                body.iter().for_each(|s| stmt_reads(s, out));
             }
         }
         Stmt::Comment(_) => {}

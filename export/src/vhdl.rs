@@ -9,9 +9,10 @@
 
 use std::fmt::Write;
 
-use super::ir::{BinOp, Expr, ReduceOp, ShiftOp, Stmt};
-use super::verilog::stmt_reads;
-use super::{assigned_names, Body, Design, Direction, Module, ResetKind};
+use flexpmu_ir::expr::{assigned_names, stmt_reads};
+use flexpmu_ir::{
+    BinOp, Body, Design, Direction, Expr, Module, ReduceOp, ResetKind, ShiftOp, Stmt,
+};
 
 /// The design as one VHDL file, one entity per module, leaves first.
 pub fn render(design: &Design, header: &str) -> String {

@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use flexpmu_export::monitor_map::{MapEntry, MonitorMap};
 use flexpmu_hdl::pmu::ChannelMode;
+use flexpmu_ir::monitor_map::{MapEntry, MonitorMap};
 use flexpmu_isa::asm::assemble_file;
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Geometry;

@@ -60,7 +60,8 @@ pub struct CosimArgs {
     #[arg(long)]
     stock: bool,
     /// Where the analysed FlexGripPlus is kept (default: FLEXPMU_CACHE,
-    /// else ~/.cache/flexpmu).
+    /// else $XDG_CACHE_HOME/flexpmu, else ~/.cache/flexpmu, else a
+    /// flexpmu-cache folder in the system's temporary folder).
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
     /// How far the cycle counts may be apart, in per cent of FlexGripPlus'.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use flexpmu_export::monitor_map::MonitorMap;
+use flexpmu_ir::monitor_map::MonitorMap;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::{Geometry, Iss, MemoryModel, FLEXGRIPPLUS_GMEM_ADDR_BITS};

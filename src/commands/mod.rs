@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 use anyhow::{bail, Result};
 use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
-use flexpmu_export::{registry, DesignEntry};
+use flexpmu_ir::{registry, DesignEntry};
 
 use crate::output::Waveform;
 

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use flexpmu_export::monitor_map::MonitorMap;
 use flexpmu_hdl::pmu::PmuConfig;
 use flexpmu_hdl::MONITOR_MAP;
+use flexpmu_ir::monitor_map::MonitorMap;
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::PROGRESS_CYCLES;
 use flexpmu_sim::gpu::sm::{CoreSim, Sm, SmRun};

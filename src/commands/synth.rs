@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use flexpmu_eda::synth::{self, report, Flow, SynthOptions, SynthResult};
-use flexpmu_export::monitor_map::MonitorMap;
-use flexpmu_export::monitor_wiring::sm_core_variant;
-use flexpmu_export::pmu_variant::PmuVariant;
-use flexpmu_export::{registry, Design, DesignEntry};
+use flexpmu_ir::monitor_map::MonitorMap;
+use flexpmu_ir::monitor_wiring::sm_core_variant;
+use flexpmu_ir::pmu_variant::PmuVariant;
+use flexpmu_ir::{registry, Design, DesignEntry};
 use indicatif::ProgressBar;
 
 use super::DesignArg;
@@ -22,8 +22,8 @@ pub struct SynthArgs {
     /// What to synthesise.
     #[arg(long, value_name = "NAME", default_value = "pmu")]
     top: DesignArg,
-    /// Liberty file for the liberty flow (gzipped or not; default: OSU
-    /// 0.18 um from Debian's qflow-tech-osu018).
+    /// Liberty file for the liberty and sta flows and --report (gzipped or
+    /// not; default: OSU 0.18 um from Debian's qflow-tech-osu018).
     #[arg(long, value_name = "PATH")]
     liberty: Option<PathBuf>,
     /// iCE40 device for the ice40 flow [default: hx8k].

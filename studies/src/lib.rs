@@ -5,6 +5,8 @@
 //!   each site belongs to, sampling, the golden run and each faulty run,
 //!   outcome classes, results files (shards, resumption, merges) and the
 //!   coverage summary;
+//! * [`monitors`]: what the PMU's channels should monitor, chosen from
+//!   campaigns' detection matrices by the faults each map reveals;
 //! * [`validate`]: the event-monitor validation procedure, automated on
 //!   the SM slice with representative benchmarks;
 //! * [`programs`]: kernels flexpmu makes to run them on (random structured
@@ -18,6 +20,7 @@
 //! is here.
 
 pub mod faults;
+pub mod monitors;
 pub mod programs;
 pub mod testgen;
 pub mod validate;

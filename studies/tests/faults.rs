@@ -8,9 +8,9 @@ use flexpmu_isa::asm::assemble_file;
 use flexpmu_sim::gpu::iss::{Geometry, MemoryModel};
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
-use flexpmu_studies::faults::candidates::Mode;
 use flexpmu_studies::faults::list::{select, Selection};
-use flexpmu_studies::faults::{Campaign, FaultList, FaultResult, Model, Outcome};
+use flexpmu_studies::faults::{Campaign, FaultList, FaultModel, FaultResult, Outcome};
+use flexpmu_studies::monitors::candidates::Mode;
 
 fn appendix() -> Vec<u32> {
     let path = format!("{}/../examples/appendix_a.sass", env!("CARGO_MANIFEST_DIR"));
@@ -24,7 +24,7 @@ fn one_warp(seed: u64) -> Campaign {
     Campaign::new(&iss, &appendix(), SmConfig::default(), seed).unwrap()
 }
 
-fn outcome(campaign: &Campaign, site: &str, model: Model) -> FaultResult {
+fn outcome(campaign: &Campaign, site: &str, model: FaultModel) -> FaultResult {
     let fault =
         FaultList::find(campaign.sites(), site, model).unwrap_or_else(|e| panic!("{site}: {e}"));
     campaign.run(&fault).unwrap()
@@ -58,17 +58,21 @@ fn outcomes_land_where_they_must() {
     let r = outcome(
         &campaign,
         &format!("sm.pmu.counters_0.count_reg.q[{bit}]"),
-        Model::StuckAt1,
+        FaultModel::StuckAt1,
     );
     assert_eq!(r.outcome, Outcome::Pmu, "{r:?}");
     assert_eq!(r.unit, "pmu");
     assert!(r.counters_differing & 1 != 0, "{r:?}");
     // Lane 0's ALU result, bit 2: C = A + B of thread 0 comes out wrong.
-    let r = outcome(&campaign, "sm.execute.alus_0.result[2]", Model::StuckAt1);
+    let r = outcome(
+        &campaign,
+        "sm.execute.alus_0.result[2]",
+        FaultModel::StuckAt1,
+    );
     assert_eq!(r.outcome, Outcome::Sdc, "{r:?}");
     assert_eq!(r.unit, "execute");
     // CNT7 is never read: its faults show in the counters at most.
-    let list = campaign.fault_list(&Model::ALL, &["pmu".into()]);
+    let list = campaign.fault_list(&FaultModel::ALL, &["pmu".into()]);
     let cnt7: Vec<_> = list
         .faults
         .iter()
@@ -115,9 +119,9 @@ fn a_wrong_address_is_due_only_in_a_protected_memory() {
     // but C[0] is wrong; a protected memory traps on the first access
     // outside the buffers.
     let site = "sm.execute.alus_0.result[20]";
-    let r = outcome(&flat, site, Model::StuckAt1);
+    let r = outcome(&flat, site, FaultModel::StuckAt1);
     assert_eq!(r.outcome, Outcome::Sdc, "{r:?}");
-    let r = outcome(&protected, site, Model::StuckAt1);
+    let r = outcome(&protected, site, FaultModel::StuckAt1);
     assert_eq!(r.outcome, Outcome::Due, "{r:?}");
     assert!(
         r.detail
@@ -133,7 +137,8 @@ fn a_flip_acts_from_its_cycle_on_registers_only() {
     let campaign = one_warp(1);
     let sites = campaign.sites();
     // A flip of a counter's bit at cycle 100: nothing differs before it.
-    let fault = FaultList::find(sites, "sm.pmu.counters_9.count_reg.q[30]", Model::Flip).unwrap();
+    let fault =
+        FaultList::find(sites, "sm.pmu.counters_9.count_reg.q[30]", FaultModel::Flip).unwrap();
     let sm = campaign.copy().unwrap();
     let run = campaign.run_on(sm, &fault, Some(100)).unwrap();
     assert_eq!(run.result.cycle, 100);
@@ -145,15 +150,15 @@ fn a_flip_acts_from_its_cycle_on_registers_only() {
     assert_eq!(run.result.counters_differing, 1 << 9);
     assert_eq!(run.result.outcome, Outcome::Counters);
     // Flips need registers.
-    assert!(FaultList::find(sites, "sm.execute.alus_0.result[2]", Model::Flip).is_err());
+    assert!(FaultList::find(sites, "sm.execute.alus_0.result[2]", FaultModel::Flip).is_err());
 }
 
 #[test]
 fn the_same_seed_gives_the_same_campaign_on_one_thread_and_two_and_in_shards() {
     let campaign = one_warp(7);
-    let list = campaign.fault_list(&Model::ALL, &[]);
+    let list = campaign.fault_list(&FaultModel::ALL, &[]);
     let sample = select(&list.faults, Selection::Sample(120), 7, (0, 1));
-    assert!(sample.iter().any(|f| f.model == Model::Flip));
+    assert!(sample.iter().any(|f| f.model == FaultModel::Flip));
     let one = run_all(&campaign, &sample, 1);
     let two = run_all(&campaign, &sample, 2);
     assert_eq!(one, two);
@@ -178,7 +183,7 @@ fn the_same_seed_gives_the_same_campaign_on_one_thread_and_two_and_in_shards() {
 #[test]
 fn exhaustive_stuck_at_on_one_warp() {
     let campaign = one_warp(1);
-    let list = campaign.fault_list(&[Model::StuckAt0, Model::StuckAt1], &[]);
+    let list = campaign.fault_list(&[FaultModel::StuckAt0, FaultModel::StuckAt1], &[]);
     let results = run_all(&campaign, &list.faults, 2);
     assert_eq!(results.len(), list.faults.len());
     assert!(results.len() > 9000, "{}", results.len());
@@ -205,7 +210,7 @@ fn exhaustive_stuck_at_on_one_warp() {
 #[test]
 fn faults_never_activated_are_masked_when_run() {
     let campaign = one_warp(1);
-    let list = campaign.fault_list(&[Model::StuckAt0, Model::StuckAt1], &[]);
+    let list = campaign.fault_list(&[FaultModel::StuckAt0, FaultModel::StuckAt1], &[]);
     let skipped: Vec<_> = list
         .faults
         .iter()
@@ -238,12 +243,12 @@ fn shortcuts_change_no_result() {
         "{} cycles",
         campaign.golden().run.cycles
     );
-    let list = campaign.fault_list(&Model::ALL, &[]);
+    let list = campaign.fault_list(&FaultModel::ALL, &[]);
     let mut sample = select(&list.faults, Selection::Sample(150), 3, (0, 1));
     // Flips weigh more: they use the checkpoints most.
     let flips: Vec<_> = select(&list.faults, Selection::Sample(600), 4, (0, 1))
         .into_iter()
-        .filter(|f| f.model == Model::Flip && !sample.iter().any(|g| g.id == f.id))
+        .filter(|f| f.model == FaultModel::Flip && !sample.iter().any(|g| g.id == f.id))
         .take(60)
         .collect();
     sample.extend(flips);
@@ -323,7 +328,7 @@ fn a_campaign_budget_changes_no_result() {
     assert!(golden.checkpoints().len() <= 3);
     assert!(golden.checkpoint_spacing() > 2048);
     assert!(golden.digests.sums.len() < 4 && golden.digests.block > 1024);
-    let list = exact.fault_list(&Model::ALL, &[]);
+    let list = exact.fault_list(&FaultModel::ALL, &[]);
     let sample = select(&list.faults, Selection::Sample(160), 5, (0, 1));
     let expected = run_all(&exact, &sample, 2);
     assert!(
@@ -389,8 +394,9 @@ fn appendix_without_reads() -> Vec<u32> {
 /// that does not read its counters.
 #[test]
 fn a_selected_map_measures_what_the_matrix_predicts() {
-    use flexpmu_studies::faults::monitor_selection::{
-        greedy, greedy_selectors, monitor_map, Kernel, Pair, GPU_PROPER,
+    use flexpmu_studies::faults::GPU_PROPER;
+    use flexpmu_studies::monitors::selection::{
+        greedy, greedy_selectors, monitor_map, Kernel, Pair,
     };
 
     let units: Vec<String> = GPU_PROPER.iter().map(|u| u.to_string()).collect();
@@ -399,10 +405,10 @@ fn a_selected_map_measures_what_the_matrix_predicts() {
         .unwrap();
     let program = appendix_without_reads();
     let today = Campaign::new(&iss, &program, SmConfig::default(), 5).unwrap();
-    let list = today.fault_list(&Model::ALL, &units);
+    let list = today.fault_list(&FaultModel::ALL, &units);
     let sample = select(&list.faults, Selection::Sample(700), 5, (0, 1));
     let results = run_all(&today, &sample, 2);
-    let matrix = flexpmu_studies::faults::matrix::MatrixInfo::of(
+    let matrix = flexpmu_studies::monitors::matrix::MatrixInfo::of(
         today.matrix().unwrap(),
         today.golden().counts.as_ref().unwrap(),
     );
@@ -442,14 +448,14 @@ fn a_selected_map_measures_what_the_matrix_predicts() {
 fn revealed_in_runs(
     iss: &flexpmu_sim::gpu::iss::Iss,
     program: &[u32],
-    map: &flexpmu_export::monitor_map::MonitorMap,
+    map: &flexpmu_ir::monitor_map::MonitorMap,
     today: &Campaign,
     results: &[FaultResult],
 ) -> u64 {
     use std::collections::{HashMap, HashSet};
     use std::sync::Arc;
 
-    use flexpmu_studies::faults::monitor_selection::missed_by_output;
+    use flexpmu_studies::monitors::selection::missed_by_output;
 
     let config = SmConfig {
         monitor_map: Some(Arc::new(map.clone())),
@@ -463,7 +469,7 @@ fn revealed_in_runs(
         let faults: Vec<_> = results
             .iter()
             .map(|r| {
-                let model = Model::ALL
+                let model = FaultModel::ALL
                     .into_iter()
                     .find(|m| m.name() == r.model)
                     .unwrap();
@@ -507,8 +513,9 @@ fn the_toggle_criterion_ranks_the_golden_waveform_as_toggles_does() {
 
     use flexpmu_sim::gpu::sm::Sm;
     use flexpmu_sim::waveform::toggles;
-    use flexpmu_studies::faults::matrix::MatrixInfo;
-    use flexpmu_studies::faults::monitor_selection::{ranked_by_activity, Kernel};
+    use flexpmu_studies::monitors::baselines::ranked_by_activity;
+    use flexpmu_studies::monitors::matrix::MatrixInfo;
+    use flexpmu_studies::monitors::selection::Kernel;
 
     let iss = VectorAdd::new(Geometry::threads(32).unwrap())
         .iss()

@@ -1,7 +1,7 @@
 //! Random straight-line programs (`programs::straight`) on random
 //! launches: the SM slice against the reference ISS and the PMU model.
 
-use flexpmu_export::monitor_map::MonitorMap;
+use flexpmu_ir::monitor_map::MonitorMap;
 use flexpmu_isa::pmevent::PmuCommand as Command;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::timing::Timing;
@@ -82,9 +82,9 @@ fn random_programs_match_the_reference_iss() {
 /// A random selector map: per channel a random mode and S random
 /// signals, today's channels and signals inside the core.
 fn random_selector_map(rng: &mut StdRng, selectors: usize) -> MonitorMap {
-    use flexpmu_export::monitor_map::MapEntry;
     use flexpmu_hdl::pmu::ChannelMode;
     use flexpmu_hdl::sm::MONITOR_MAP;
+    use flexpmu_ir::monitor_map::MapEntry;
 
     let mut signals: Vec<String> = MONITOR_MAP
         .iter()

@@ -14,7 +14,7 @@ use flexpmu_sim::gpu::registers::registers_needed;
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
-use flexpmu_studies::faults::Model;
+use flexpmu_studies::faults::FaultModel;
 use flexpmu_studies::testgen::finalists::finalists;
 use flexpmu_studies::testgen::render::render;
 use flexpmu_studies::testgen::render::REGISTERS;
@@ -104,7 +104,7 @@ fn judge(sample: u64) -> Judge {
     Judge::new(
         launch.iss().unwrap(),
         SmConfig::default(),
-        Model::ALL.to_vec(),
+        FaultModel::ALL.to_vec(),
         vec!["decode".into(), "execute".into()],
         Some(sample),
         3,
@@ -199,7 +199,7 @@ fn a_search_is_deterministic_resumes_exactly_and_improves() {
 fn programs_with_selectors_run_on_a_pmu_with_selectors() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/event_selectors.toml");
-    let map = std::sync::Arc::new(flexpmu_export::monitor_map::MonitorMap::load(&path).unwrap());
+    let map = std::sync::Arc::new(flexpmu_ir::monitor_map::MonitorMap::load(&path).unwrap());
     let config = SmConfig {
         monitor_map: Some(map),
         ..SmConfig::default()

@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use flexpmu_export::monitor_map::MonitorMap;
 use flexpmu_hdl::pmu::ChannelMode;
 use flexpmu_hdl::sm::MONITOR_MAP;
-use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind};
+use flexpmu_ir::monitor_map::MonitorMap;
+use flexpmu_sim::engine::compiled::faults::{Fault, FaultModel};
 use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError};
 use flexpmu_studies::validate::{rbe, validate, EventReport, Options, Verdict};
 
@@ -91,7 +91,7 @@ fn a_counter_counting_before_its_start_is_a_constant_discrepancy() {
             &Fault {
                 site,
                 bit: 0,
-                kind: FaultKind::StuckAt1,
+                model: FaultModel::StuckAt1,
                 cycle: 0,
             },
         )

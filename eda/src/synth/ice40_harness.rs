@@ -2,7 +2,7 @@
 //! pins, so `synth --flow ice40` wraps a design in registers fed from
 //! one pin.
 
-use flexpmu_export::{Design, Direction};
+use flexpmu_ir::{Design, Direction};
 
 /// The timing harness for iCE40: inputs shifted in on one pin and copied
 /// to a holding register when `load` is high (so that no design register

@@ -22,7 +22,8 @@ mod xilinx;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use flexpmu_export::{Design, DesignEntry, Language};
+use flexpmu_export::{Language, Render as _};
+use flexpmu_ir::{Design, DesignEntry};
 use flexpmu_tools::yosys::{self, Stat};
 use flexpmu_tools::{cache, files, Scratch, ToolError};
 
@@ -73,7 +74,7 @@ pub enum SynthError {
     #[error("Liberty file {0}: {1}")]
     BadLiberty(String, String),
     #[error("export: {0}")]
-    Export(#[from] flexpmu_export::ExportError),
+    Export(#[from] flexpmu_ir::LowerError),
     #[error(transparent)]
     File(#[from] files::FileError),
     #[error("{0}")]

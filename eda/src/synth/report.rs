@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use flexpmu_export::registry;
+use flexpmu_ir::registry;
 use flexpmu_sim::pmu::scenario::{self, ScenarioLimits};
 use flexpmu_sim::pmu::scenario_runner::run_scenario;
 use flexpmu_tools::{Scratch, ToolError};
@@ -499,12 +499,12 @@ fn selector_section(liberty: &Path, progress: &mut dyn FnMut(&str)) -> Result<St
     // The SM core with the example selector map (S = 4; on the level
     // channels four events each, on the others today's signal).
     progress("selectors: the SM core");
-    let map = flexpmu_export::monitor_map::MonitorMap::parse(
+    let map = flexpmu_ir::monitor_map::MonitorMap::parse(
         include_str!("../../../examples/event_selectors.toml"),
         Path::new("examples/event_selectors.toml"),
     )
     .map_err(|e| SynthError::Options(e.to_string()))?;
-    let (_, design) = flexpmu_export::monitor_wiring::sm_core_variant(&map)
+    let (_, design) = flexpmu_ir::monitor_wiring::sm_core_variant(&map)
         .map_err(|e| SynthError::Options(e.to_string()))?;
     let options = SynthOptions {
         flow: Flow::Liberty,

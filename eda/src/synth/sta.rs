@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use flexpmu_export::{Design, Direction};
+use flexpmu_ir::{Design, Direction};
 use flexpmu_sim::waveform::toggles::{self, SwitchingActivity};
 use flexpmu_tools::opensta::{self, CriticalPath, Power};
 use flexpmu_tools::yosys::Stat;

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use flexpmu_export::registry::DesignEntry;
 use flexpmu_export::set::ExportSet;
 use flexpmu_export::Language;
+use flexpmu_ir::registry::DesignEntry;
 
 /// The repository's root.
 pub fn root() -> PathBuf {

@@ -8,7 +8,7 @@
 
 use super::channels::CHANNELS;
 use super::decode_fields::DECODE_FIELDS;
-use crate::vhdl_edit::{EditError, VhdlSource};
+use super::vhdl_edit::{EditError, VhdlSource};
 
 /// The file the kit is put into, below FlexGripPlus' `RTL/`.
 pub const FILE: &str = "SMP/streaming_multiprocessor.vhd";

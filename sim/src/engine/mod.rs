@@ -13,7 +13,7 @@ pub use driver::{CycleDriver, SimError};
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Engine {
-    /// The compiled engine: the export IR's netlist, as generated Rust
+    /// The compiled engine: the IR's netlist, as generated Rust
     /// when the design has it, else the evaluation loop.
     #[default]
     Compiled,

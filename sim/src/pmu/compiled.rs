@@ -2,8 +2,8 @@
 //! scenario runner uses ([`PmuEngine`], also implemented by the rust-hdl
 //! PMU in [`super::rtl`]).
 
-use flexpmu_export::registry;
 use flexpmu_hdl::{CounterState, DefaultPmu};
+use flexpmu_ir::registry;
 use rust_hdl::prelude::Block;
 
 use super::rtl::PmuSim;

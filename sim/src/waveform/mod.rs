@@ -9,6 +9,7 @@
 pub mod fst;
 pub mod fst_check;
 pub mod fst_writer;
+pub mod read_bounds;
 pub mod save_files;
 pub mod toggles;
 pub mod vcd;

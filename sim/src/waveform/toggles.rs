@@ -32,14 +32,10 @@ pub enum ToggleError {
     Parse(String, String),
 }
 
-/// The widest signal counted; a declaration beyond it is refused rather
-/// than allocated.
-pub const MAX_SIGNAL_BITS: u32 = 1 << 16;
+pub use super::read_bounds::{MAX_SIGNALS, MAX_SIGNAL_BITS};
 /// The most bits all of a waveform's signals may declare together (the
 /// counts take about 20 bytes a bit).
 pub const MAX_TOTAL_BITS: u64 = 1 << 22;
-/// The most signals a waveform may declare.
-pub const MAX_SIGNALS: usize = 1 << 20;
 
 /// One bit's value: 0, 1, or unknown (`x`, `z`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

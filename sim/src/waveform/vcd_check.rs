@@ -7,17 +7,17 @@
 //!
 //! Checked: every declaration command closed by `$end` before
 //! `$enddefinitions`; each `$var` with a width of at least one bit (of at
-//! most [`MAX_SIGNAL_BITS`](super::toggles::MAX_SIGNAL_BITS)) and an
+//! most [`MAX_SIGNAL_BITS`](super::read_bounds::MAX_SIGNAL_BITS)) and an
 //! identifier; every value change for a declared identifier, no wider
 //! than its variable and made of VCD's value characters; timestamps
 //! numbers that never go back. The check keeps one entry per identifier
-//! (bounded by [`MAX_SIGNALS`](super::toggles::MAX_SIGNALS)) and reads the
+//! (bounded by [`MAX_SIGNALS`](super::read_bounds::MAX_SIGNALS)) and reads the
 //! file once, line by line.
 
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use super::toggles::{MAX_SIGNALS, MAX_SIGNAL_BITS};
+use super::read_bounds::{MAX_SIGNALS, MAX_SIGNAL_BITS};
 
 /// The longest line read (a value of [`MAX_SIGNAL_BITS`] bits and its
 /// identifier fit many times over).

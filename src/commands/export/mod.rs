@@ -1,5 +1,6 @@
-//! `flexpmu export`: Verilog and VHDL of every synthesizable design, with
-//! their testbenches and the figure-3.1 golden vectors.
+//! `flexpmu export`: Verilog and VHDL of every design the registry
+//! exports, with their testbenches, the golden vectors (figure 3.1,
+//! appendix A) and the FlexGripPlus kit.
 
 mod write;
 
@@ -10,11 +11,12 @@ use anyhow::{bail, Context, Result};
 use flexpmu_eda::golden;
 use flexpmu_eda::testbench::Simulator;
 use flexpmu_export::flexgripplus;
-use flexpmu_export::monitor_map::MonitorMap;
-use flexpmu_export::monitor_wiring::sm_core_variant;
-use flexpmu_export::pmu_variant::PmuVariant;
 use flexpmu_export::set::{self, ExportSet};
-use flexpmu_export::{registry, Design, DesignEntry, Language, GENERATED_MARKER};
+use flexpmu_export::{Language, Render as _, GENERATED_MARKER};
+use flexpmu_ir::monitor_map::MonitorMap;
+use flexpmu_ir::monitor_wiring::sm_core_variant;
+use flexpmu_ir::pmu_variant::PmuVariant;
+use flexpmu_ir::{registry, Design, DesignEntry};
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_sim::pmu::scenario::{self, ScenarioLimits};
@@ -54,10 +56,11 @@ pub struct ExportArgs {
     /// Replace files that flexpmu did not generate.
     #[arg(long)]
     force: bool,
-    /// Export only a PMU variant described by this file (counters, counter
-    /// width, per channel its width and toggle/level mode; see the
-    /// README), as `flexpmu_pmu_<name>` beside the other exports, with its
-    /// FlexGripPlus wrapper in `flexgripplus/`.
+    /// Export only a PMU variant described by this file (its `name`,
+    /// counters, counter width, `selectors` per channel, per channel its
+    /// width and toggle/level mode; docs/formats.md, "PMU variants"), as
+    /// `flexpmu_pmu_<name>` beside the other exports, with its FlexGripPlus
+    /// wrapper in `flexgripplus/`.
     #[arg(long, value_name = "FILE.toml")]
     pmu_config: Option<PathBuf>,
     /// Export only the SM core built with this monitor map (what each PMU

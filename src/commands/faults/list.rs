@@ -9,18 +9,18 @@ use flexpmu_eda::bench::peak_rss_kib;
 use flexpmu_sim::engine::compiled::faults::SiteKind;
 use flexpmu_studies::faults::list::uncollapsed_faults;
 use flexpmu_studies::faults::population::{population, sites_per_unit};
-use flexpmu_studies::faults::Model;
+use flexpmu_studies::faults::FaultModel;
 
 use super::{prepare, table, ListArgs};
 
 pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
     let prepared = prepare(&args.launch, 1, false, args.json)?;
     let campaign = &prepared.campaign;
-    let all = campaign.fault_list(&Model::ALL, &[]);
+    let all = campaign.fault_list(&FaultModel::ALL, &[]);
     let sites = sites_per_unit(campaign.sites());
     let faults = population(&all);
     let signals: usize = campaign.sites().iter().map(|s| s.signals).sum();
-    let (uncollapsed, collapsed) = uncollapsed_faults(campaign.sites(), &Model::ALL);
+    let (uncollapsed, collapsed) = uncollapsed_faults(campaign.sites(), &FaultModel::ALL);
     if args.json {
         let site_list: Vec<serde_json::Value> = campaign
             .sites()

@@ -17,7 +17,7 @@ use anyhow::{bail, Context, Result};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
-use flexpmu_studies::faults::{Campaign, Model, Options};
+use flexpmu_studies::faults::{Campaign, FaultModel, Options};
 
 use super::launch::{load_program, LaunchArgs};
 
@@ -49,7 +49,8 @@ struct CampaignLaunch {
     launch: LaunchArgs,
     /// Launch as the rbe suite does (one block of --threads, parameters
     /// N, OUT, IN with IN[t] = t) instead of appendix A's vector addition:
-    /// for `examples/rbe/` and `examples/random/` kernels.
+    /// for `examples/rbe/` kernels (those of `examples/structured/` and
+    /// `examples/selection/` run on the vector addition's launch).
     #[arg(long, value_name = "N")]
     loop_launch: Option<u32>,
     /// Run s of a selector map's test (`--monitor-map` with selectors =
@@ -287,18 +288,18 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
     })
 }
 
-fn models(arg: ModelArg) -> Vec<Model> {
+fn models(arg: ModelArg) -> Vec<FaultModel> {
     match arg {
-        ModelArg::StuckAt => vec![Model::StuckAt0, Model::StuckAt1],
-        ModelArg::Flip => vec![Model::Flip],
-        ModelArg::All => Model::ALL.to_vec(),
+        ModelArg::StuckAt => vec![FaultModel::StuckAt0, FaultModel::StuckAt1],
+        ModelArg::Flip => vec![FaultModel::Flip],
+        ModelArg::All => FaultModel::ALL.to_vec(),
     }
 }
 
 /// `--unit` values checked, or the GPU proper (decode, execute, ports)
 /// when none is given.
 pub(crate) fn units_or_gpu_proper(units: &[String]) -> Result<Vec<String>> {
-    use flexpmu_studies::faults::monitor_selection::GPU_PROPER;
+    use flexpmu_studies::faults::GPU_PROPER;
     use flexpmu_studies::faults::UNITS;
     for unit in units {
         if !UNITS.contains(&unit.as_str()) {

@@ -9,14 +9,14 @@ use flexpmu_sim::gpu::iss::GlobalMemory;
 use flexpmu_sim::gpu::sm::{PmuRead, Sm};
 use flexpmu_studies::faults::campaign::faulty_config;
 use flexpmu_studies::faults::list::FindError;
-use flexpmu_studies::faults::{FaultList, Model};
+use flexpmu_studies::faults::{FaultList, FaultModel};
 
 use super::{prepare, RunArgs};
 use crate::output::Waveform;
 
 /// `SITE:sa0`, `SITE:sa1`, `SITE:flip@CYCLE` (stuck-at may also take
 /// `@CYCLE`, the cycle it starts in).
-fn parse_fault(text: &str) -> Result<(String, Model, Option<u64>)> {
+fn parse_fault(text: &str) -> Result<(String, FaultModel, Option<u64>)> {
     let expected = "expected SITE:sa0, SITE:sa1 or SITE:flip@CYCLE";
     let shown = shorten(text);
     let (site, rest) = text
@@ -31,8 +31,9 @@ fn parse_fault(text: &str) -> Result<(String, Model, Option<u64>)> {
         ),
         None => (rest, None),
     };
-    let model = Model::from_name(model).with_context(|| format!("--fault {shown}: {expected}"))?;
-    if model == Model::Flip && cycle.is_none() {
+    let model =
+        FaultModel::from_name(model).with_context(|| format!("--fault {shown}: {expected}"))?;
+    if model == FaultModel::Flip && cycle.is_none() {
         bail!(
             "--fault {shown}: a flip needs its cycle, e.g. {}:flip@100",
             shorten(site)

@@ -10,14 +10,14 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use flexpmu_studies::faults::list::{self, select, Selection};
-use flexpmu_studies::faults::matrix::MatrixInfo;
 use flexpmu_studies::faults::population::population;
 use flexpmu_studies::faults::results_file::{
     append_result, encode_ids, is_results_file, open_results, program_digest, read_results,
     CampaignInfo, MAX_SHARDS,
 };
-use flexpmu_studies::faults::Model;
+use flexpmu_studies::faults::FaultModel;
 use flexpmu_studies::faults::{sampling, FaultResult, FaultSpec, Summary, UNITS};
+use flexpmu_studies::monitors::matrix::MatrixInfo;
 
 use flexpmu_isa::source::shorten;
 
@@ -62,18 +62,18 @@ fn worker_threads(jobs: Option<usize>) -> Result<usize> {
 
 /// The faults of the campaign in `path` (site and model), read before
 /// the golden run so a bad file is refused at once.
-fn faults_of(path: &std::path::Path, seed: u64) -> Result<Vec<(String, Model)>> {
+fn faults_of(path: &std::path::Path, seed: u64) -> Result<Vec<(String, FaultModel)>> {
     let file = read_results(path)?;
-    let wanted: Vec<(String, Model)> = file
+    let wanted: Vec<(String, FaultModel)> = file
         .results
         .iter()
         .map(|r| {
-            let model = Model::ALL.into_iter().find(|m| m.name() == r.model);
+            let model = FaultModel::ALL.into_iter().find(|m| m.name() == r.model);
             (r.site.clone(), model)
         })
         .filter_map(|(site, model)| model.map(|m| (site, m)))
         .collect();
-    if wanted.iter().any(|(_, m)| *m == Model::Flip) && file.info.seed != seed {
+    if wanted.iter().any(|(_, m)| *m == FaultModel::Flip) && file.info.seed != seed {
         bail!(
             "--faults-of {}: its flips' cycles come from --seed {}: give --seed {}",
             path.display(),

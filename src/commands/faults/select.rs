@@ -8,13 +8,16 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use flexpmu_hdl::pmu::SELECTOR_CHOICES;
-use flexpmu_studies::faults::candidates::Candidate;
 use flexpmu_studies::faults::merge::merge_read;
-use flexpmu_studies::faults::monitor_selection::{
-    branch_and_bound, common_candidates, curve, greedy_selectors, monitor_map, on_channels,
-    ordered, random_maps, ranked_by_activity, today, Kernel, Pair, Pick,
-};
 use flexpmu_studies::faults::results_file::{read_results, CampaignInfo, ResultsFile};
+use flexpmu_studies::monitors::baselines::{
+    curve, on_channels, ordered, random_maps, ranked_by_activity, today,
+};
+use flexpmu_studies::monitors::candidates::Candidate;
+use flexpmu_studies::monitors::exact::branch_and_bound;
+use flexpmu_studies::monitors::selection::{
+    common_candidates, greedy_selectors, monitor_map, Kernel, Pair, Pick,
+};
 
 use crate::output::{check_output, check_outputs_in, write_output};
 
@@ -78,7 +81,7 @@ fn kernels(files: &[PathBuf], units: &[String]) -> Result<Kernels> {
         campaigns.push((merged.info.clone(), name.clone()));
         infos.push((name, merged.info.matrix));
     }
-    let named: Vec<(&str, &flexpmu_studies::faults::matrix::MatrixInfo)> = infos
+    let named: Vec<(&str, &flexpmu_studies::monitors::matrix::MatrixInfo)> = infos
         .iter()
         .filter_map(|(n, m)| m.as_ref().map(|m| (n.as_str(), m)))
         .collect();

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use flexpmu_isa::source::read_text;
 use flexpmu_sim::gpu::sm::Sm;
-use flexpmu_studies::faults::Model;
+use flexpmu_studies::faults::FaultModel;
 use flexpmu_studies::testgen::baselines::{self, Baseline};
 use flexpmu_studies::testgen::expected::Expected;
 use flexpmu_studies::testgen::finalists::finalists;
@@ -176,7 +176,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     let judge = Judge::new(
         iss.clone(),
         config.clone(),
-        Model::ALL.to_vec(),
+        FaultModel::ALL.to_vec(),
         units.clone(),
         Some(args.sample),
         args.seed,

@@ -9,7 +9,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use flexpmu_sim::engine::compiled::faults::{Fault, FaultKind, Site};
+use flexpmu_sim::engine::compiled::faults::{Fault, FaultModel, Site};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::{
@@ -17,15 +17,15 @@ use flexpmu_sim::gpu::sm::{
 };
 
 use super::budget::Budget;
-use super::candidates::BuiltChannel;
 use super::digests::BlockWatch;
 use super::golden::{CycleProgress, Golden};
-use super::list::{bit_name, fault_cycle, FaultList, FaultSpec, Model};
-use super::matrix::Matrix;
-use super::monitor_counts::MonitorCounts;
+use super::list::{bit_name, fault_cycle, FaultList, FaultSpec};
 use super::outcome::{classify, differences, Differences, Outcome};
-use super::revealed::Revealed;
 use super::site::FaultSite;
+use crate::monitors::candidates::BuiltChannel;
+use crate::monitors::counts::MonitorCounts;
+use crate::monitors::matrix::Matrix;
+use crate::monitors::revealed::Revealed;
 
 mod group;
 
@@ -116,14 +116,13 @@ impl Campaign {
         Self::with_options(iss, program, config, seed, &Options::default())
     }
 
-    /// [`Campaign::new`] with `options`.
     /// The faults of `models` in `units` a launch's core holds, without
     /// a golden run (the same for every program on the launch).
     pub fn population(
         iss: &Iss,
         program: &[u32],
         config: SmConfig,
-        models: &[Model],
+        models: &[FaultModel],
         units: &[String],
     ) -> Result<usize, SmError> {
         let mut template = Sm::new(iss, program, faulty_config(config))?;
@@ -134,6 +133,7 @@ impl Campaign {
         Ok(FaultList::new(sites, models, units).faults.len())
     }
 
+    /// [`Campaign::new`] with `options`.
     pub fn with_options(
         iss: &Iss,
         program: &[u32],
@@ -213,7 +213,7 @@ impl Campaign {
     }
 
     /// The fault list of `models` on `units` (all if empty).
-    pub fn fault_list(&self, models: &[Model], units: &[String]) -> FaultList {
+    pub fn fault_list(&self, models: &[FaultModel], units: &[String]) -> FaultList {
         FaultList::new(self.sites.clone(), models, units)
     }
 
@@ -228,7 +228,7 @@ impl Campaign {
         let cycle = self.flip_cycle(fault);
         // A flip starts from the last checkpoint before its cycle.
         let start = match fault.model {
-            Model::Flip if self.shortcuts => self.golden.checkpoint_before(cycle),
+            FaultModel::Flip if self.shortcuts => self.golden.checkpoint_before(cycle),
             _ => None,
         };
         let (sm, state) = match start {
@@ -249,7 +249,7 @@ impl Campaign {
     pub fn faulty_cycles(&self, fault: &FaultSpec) -> u64 {
         let cycles = self.golden.run.cycles;
         match fault.model {
-            Model::Flip => cycles.saturating_sub(self.flip_cycle(fault)),
+            FaultModel::Flip => cycles.saturating_sub(self.flip_cycle(fault)),
             _ => cycles,
         }
     }
@@ -426,7 +426,7 @@ impl Campaign {
         })
     }
 
-    fn golden_counts(&self) -> Option<&super::matrix::GoldenCounts> {
+    fn golden_counts(&self) -> Option<&crate::monitors::matrix::GoldenCounts> {
         self.golden.counts.as_ref()
     }
 
@@ -530,7 +530,7 @@ impl Campaign {
                     false => report(Ok(self.result(fault, 0, Outcome::Masked))),
                 }
             }
-            grouped.sort_by_key(|f| (f.model == Model::Flip, self.flip_cycle(f), f.id));
+            grouped.sort_by_key(|f| (f.model == FaultModel::Flip, self.flip_cycle(f), f.id));
             let size = grouped.len().div_ceil(threads).clamp(1, group::GROUP_SIZE);
             pool.scope(|scope| {
                 for group in grouped.chunks(size) {
@@ -585,15 +585,10 @@ pub fn faulty_config(config: SmConfig) -> SmConfig {
 
 /// `fault` as the engine arms it, acting from `cycle`.
 fn engine_fault(fault: &FaultSpec, cycle: u64) -> Fault {
-    let kind = match fault.model {
-        Model::StuckAt0 => FaultKind::StuckAt0,
-        Model::StuckAt1 => FaultKind::StuckAt1,
-        Model::Flip => FaultKind::Flip,
-    };
     Fault {
         site: fault.site,
         bit: fault.bit,
-        kind,
+        model: fault.model,
         cycle,
     }
 }
@@ -648,7 +643,7 @@ impl RunObserver for FaultyRunWatch<'_> {
         let at = state.cycle();
         let golden = &self.campaign.golden;
         let done = match self.fault.model {
-            Model::Flip => at > self.cycle,
+            FaultModel::Flip => at > self.cycle,
             _ => !golden.activated_from(self.fault.site, self.fault.bit, self.fault.model, at),
         };
         // Counting, the golden run's counters must also have seen the

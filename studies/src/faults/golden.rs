@@ -9,10 +9,10 @@ use flexpmu_sim::gpu::sm::{Checkpoint, CoreSim, HarnessState, RunObserver, Sm, S
 
 use super::budget::Budget;
 use super::digests::BlockDigests;
-use super::list::Model;
-use super::matrix::{GoldenCounts, Matrix};
-use super::monitor_counts::MonitorCounts;
 use super::site::FaultSite;
+use crate::monitors::counts::MonitorCounts;
+use crate::monitors::matrix::{GoldenCounts, Matrix};
+use flexpmu_sim::engine::compiled::faults::FaultModel;
 
 /// The fault-free run a campaign compares with, and its records.
 pub struct Golden {
@@ -134,15 +134,15 @@ impl Golden {
     /// Whether the golden run had bit `bit` of `site` at the value other
     /// than `model`'s stuck one at some cycle from `cycle` on (a flip:
     /// always). Conservative: the interval holding `cycle` counts whole.
-    pub fn activated_from(&self, site: usize, bit: usize, model: Model, cycle: u64) -> bool {
+    pub fn activated_from(&self, site: usize, bit: usize, model: FaultModel, cycle: u64) -> bool {
         let from = &self.site_values[site];
         let j = ((cycle / self.seen_every) as usize).min(from.len() - 1);
         let (ones, zeros) = from[j];
         let bit = 1u64 << bit;
         match model {
-            Model::StuckAt0 => ones & bit != 0,
-            Model::StuckAt1 => zeros & bit != 0,
-            Model::Flip => true,
+            FaultModel::StuckAt0 => ones & bit != 0,
+            FaultModel::StuckAt1 => zeros & bit != 0,
+            FaultModel::Flip => true,
         }
     }
 }

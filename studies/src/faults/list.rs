@@ -5,52 +5,18 @@
 
 use rand::{Rng, SeedableRng};
 
-use flexpmu_sim::engine::compiled::faults::SiteKind;
+use flexpmu_sim::engine::compiled::faults::FaultModel;
 
 use super::site::FaultSite;
-
-/// A fault model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Model {
-    /// Permanent: the bit reads 0 from cycle 0 on.
-    StuckAt0,
-    /// Permanent: the bit reads 1 from cycle 0 on.
-    StuckAt1,
-    /// Transient: a register bit inverted once, at a cycle drawn
-    /// uniformly over the golden run.
-    Flip,
-}
-
-impl Model {
-    pub const ALL: [Model; 3] = [Model::StuckAt0, Model::StuckAt1, Model::Flip];
-
-    /// The name in reports and fault specifications.
-    pub fn name(self) -> &'static str {
-        match self {
-            Model::StuckAt0 => "sa0",
-            Model::StuckAt1 => "sa1",
-            Model::Flip => "flip",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Model> {
-        Model::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    /// Whether the model applies to a site (flips only hit registers).
-    pub fn applies_to(self, site: &FaultSite) -> bool {
-        self != Model::Flip || matches!(site.kind, SiteKind::Register(_))
-    }
-}
 
 /// The faults of `models` on `sites` if each signal were a site of its
 /// own, against the faults the list has: what collapsing signals joined
 /// by assignment saves.
-pub fn uncollapsed_faults(sites: &[FaultSite], models: &[Model]) -> (u64, u64) {
+pub fn uncollapsed_faults(sites: &[FaultSite], models: &[FaultModel]) -> (u64, u64) {
     let mut uncollapsed = 0u64;
     let mut collapsed = 0u64;
     for site in sites {
-        let models = models.iter().filter(|m| m.applies_to(site)).count() as u64;
+        let models = models.iter().filter(|&&m| site.takes(m)).count() as u64;
         let faults = models * site.width as u64;
         collapsed += faults;
         uncollapsed += faults * site.signals as u64;
@@ -67,7 +33,7 @@ pub struct FaultSpec {
     /// Index in the site list.
     pub site: usize,
     pub bit: usize,
-    pub model: Model,
+    pub model: FaultModel,
 }
 
 /// The whole population of faults for some models and units.
@@ -81,13 +47,13 @@ impl FaultList {
     /// Every fault of `models` on the sites of `units` (all units if
     /// empty). Ids count over every unit and model, so a fault keeps its
     /// id whatever is selected.
-    pub fn new(sites: Vec<FaultSite>, models: &[Model], units: &[String]) -> FaultList {
+    pub fn new(sites: Vec<FaultSite>, models: &[FaultModel], units: &[String]) -> FaultList {
         let mut faults = Vec::new();
         let mut id = 0u64;
         for (index, site) in sites.iter().enumerate() {
             for bit in 0..site.width {
-                for model in Model::ALL {
-                    if !model.applies_to(site) {
+                for model in FaultModel::ALL {
+                    if !site.takes(model) {
                         continue;
                     }
                     let wanted =
@@ -118,7 +84,7 @@ impl FaultList {
     pub fn find(
         sites: &[FaultSite],
         site_name: &str,
-        model: Model,
+        model: FaultModel,
     ) -> Result<FaultSpec, FindError> {
         let (name, bit) = match site_name.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
             Some((name, bit)) => (
@@ -143,7 +109,7 @@ impl FaultList {
                 })
             }
         };
-        if !model.applies_to(site) {
+        if !site.takes(model) {
             return Err(FindError::NotARegister);
         }
         let all = FaultList::new(sites.to_vec(), &[model], &[]);
@@ -181,8 +147,11 @@ pub fn bit_name(site: &FaultSite, bit: usize) -> String {
 /// them) and modelled as in `wanted`, in id order: another campaign's
 /// faults on this core (whose other sites may differ). `Err` names the
 /// first one this list lacks.
-pub fn same_faults(list: &FaultList, wanted: &[(String, Model)]) -> Result<Vec<FaultSpec>, String> {
-    let by_name: std::collections::HashMap<(String, Model), FaultSpec> = list
+pub fn same_faults(
+    list: &FaultList,
+    wanted: &[(String, FaultModel)],
+) -> Result<Vec<FaultSpec>, String> {
+    let by_name: std::collections::HashMap<(String, FaultModel), FaultSpec> = list
         .faults
         .iter()
         .map(|f| ((bit_name(&list.sites[f.site], f.bit), f.model), *f))
@@ -252,7 +221,7 @@ pub fn select(
 /// the same fault flips at the same cycle).
 pub fn fault_cycle(fault: &FaultSpec, name: &str, seed: u64, golden_cycles: u64) -> u64 {
     match fault.model {
-        Model::Flip => {
+        FaultModel::Flip => {
             // FNV-1a: stable across Rust versions, unlike `DefaultHasher`.
             let digest = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
                 (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
@@ -267,6 +236,7 @@ pub fn fault_cycle(fault: &FaultSpec, name: &str, seed: u64, golden_cycles: u64)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flexpmu_sim::engine::compiled::faults::SiteKind;
 
     fn sites() -> Vec<FaultSite> {
         vec![
@@ -289,13 +259,16 @@ mod tests {
 
     #[test]
     fn ids_count_every_model_on_every_bit() {
-        let all = FaultList::new(sites(), &Model::ALL, &[]);
+        let all = FaultList::new(sites(), &FaultModel::ALL, &[]);
         // A net: sa0, sa1 per bit; a register: sa0, sa1, flip per bit.
         assert_eq!(all.faults.len(), 2 * 2 + 3 * 3);
         assert!(all.faults.iter().enumerate().all(|(i, f)| f.id == i as u64));
         // The register is two signals: uncollapsed, its 9 faults twice.
-        assert_eq!(uncollapsed_faults(&all.sites, &Model::ALL), (4 + 18, 13));
-        let pmu_flips = FaultList::new(sites(), &[Model::Flip], &["pmu".into()]);
+        assert_eq!(
+            uncollapsed_faults(&all.sites, &FaultModel::ALL),
+            (4 + 18, 13)
+        );
+        let pmu_flips = FaultList::new(sites(), &[FaultModel::Flip], &["pmu".into()]);
         assert_eq!(
             pmu_flips.faults.iter().map(|f| f.id).collect::<Vec<_>>(),
             [6, 9, 12]
@@ -304,29 +277,33 @@ mod tests {
             all.site_name(&all.faults[5]),
             "pmu.counters_0.count_reg.q[0]"
         );
-        let found = FaultList::find(&all.sites, "pmu.counters_0.count_reg.q[1]", Model::Flip);
+        let found = FaultList::find(
+            &all.sites,
+            "pmu.counters_0.count_reg.q[1]",
+            FaultModel::Flip,
+        );
         assert_eq!(found.map(|f| f.id), Ok(9));
         // A multi-bit site needs its bit; a flip needs a register.
         assert_eq!(
-            FaultList::find(&all.sites, "decode.op", Model::StuckAt1),
+            FaultList::find(&all.sites, "decode.op", FaultModel::StuckAt1),
             Err(FindError::NeedsBit {
                 name: "decode.op".into(),
                 width: 2
             })
         );
         assert_eq!(
-            FaultList::find(&all.sites, "decode.op[1]", Model::Flip),
+            FaultList::find(&all.sites, "decode.op[1]", FaultModel::Flip),
             Err(FindError::NotARegister)
         );
         assert_eq!(
-            FaultList::find(&all.sites, "decode.op[7]", Model::StuckAt0),
+            FaultList::find(&all.sites, "decode.op[7]", FaultModel::StuckAt0),
             Err(FindError::NoBit { width: 2 })
         );
     }
 
     #[test]
     fn samples_and_shards_are_deterministic_and_disjoint() {
-        let all = FaultList::new(sites(), &Model::ALL, &[]);
+        let all = FaultList::new(sites(), &FaultModel::ALL, &[]);
         let sample = select(&all.faults, Selection::Sample(7), 42, (0, 1));
         assert_eq!(sample.len(), 7);
         assert_eq!(
@@ -342,7 +319,11 @@ mod tests {
             .collect();
         shards.sort_by_key(|f| f.id);
         assert_eq!(shards, sample);
-        let flip = all.faults.iter().find(|f| f.model == Model::Flip).unwrap();
+        let flip = all
+            .faults
+            .iter()
+            .find(|f| f.model == FaultModel::Flip)
+            .unwrap();
         let name = all.site_name(flip);
         let cycle = fault_cycle(flip, &name, 1, 1000);
         assert!(cycle < 1000);

@@ -18,27 +18,23 @@
 
 pub mod budget;
 pub mod campaign;
-pub mod candidates;
 pub mod digests;
 pub mod golden;
 pub mod list;
-pub mod matrix;
 pub mod merge;
-pub mod monitor_counts;
-pub mod monitor_selection;
 pub mod outcome;
 pub mod population;
 pub mod results_file;
-pub mod revealed;
 pub mod sampling;
 pub mod site;
 pub mod summary;
 
 pub use budget::Budget;
 pub use campaign::{Campaign, FaultResult, FaultRun, Options};
+pub use flexpmu_sim::engine::compiled::faults::FaultModel;
 pub use golden::Golden;
-pub use list::{FaultList, FaultSpec, Model, Selection};
+pub use list::{FaultList, FaultSpec, Selection};
 pub use outcome::Outcome;
 pub use results_file::CampaignInfo;
-pub use site::{FaultSite, UNITS};
+pub use site::{FaultSite, GPU_PROPER, UNITS};
 pub use summary::{Coverage, Summary};

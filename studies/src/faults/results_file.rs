@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::campaign::FaultResult;
-use super::matrix::MatrixInfo;
+use crate::monitors::matrix::MatrixInfo;
 
 /// The longest results line read back (a fault's line is about 200
 /// bytes; the campaign line holds the selection, one bit per fault id).

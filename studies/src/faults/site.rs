@@ -2,13 +2,17 @@
 //! core, named as in the run's waveform, each in the unit a report counts
 //! it under.
 
-use flexpmu_sim::engine::compiled::faults::{Site, SiteKind};
+use flexpmu_sim::engine::compiled::faults::{FaultModel, Site, SiteKind};
 
 /// The units, in report order: the core's decode and execute stages, the
 /// PMEVENT hooks, the PMU, and the core's ports (the signals of the
 /// behavioural units around it: warp unit, read and write stages,
 /// memories).
 pub const UNITS: [&str; 5] = ["decode", "execute", "hooks", "pmu", "ports"];
+
+/// The units of the GPU proper (what the thesis' coverage figures count):
+/// the default of a monitor selection.
+pub const GPU_PROPER: [&str; 3] = ["decode", "execute", "ports"];
 
 /// A place a fault can be, in its unit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +31,11 @@ pub struct FaultSite {
 }
 
 impl FaultSite {
+    /// Whether `model` applies to the site (flips only hit registers).
+    pub fn takes(&self, model: FaultModel) -> bool {
+        model != FaultModel::Flip || matches!(self.kind, SiteKind::Register(_))
+    }
+
     /// The SM core's `site` (named inside the core) under the top scope
     /// `sm` of the run's waveform.
     pub fn of_core(site: &Site) -> FaultSite {

@@ -12,7 +12,7 @@ use flexpmu_sim::gpu::iss::{Iss, IssError};
 use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun};
 
 use crate::faults::list::{select, Selection};
-use crate::faults::{Campaign, FaultResult, FaultSpec, Model, Options, Outcome};
+use crate::faults::{Campaign, FaultModel, FaultResult, FaultSpec, Options, Outcome};
 
 /// What a program caught of its faults.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,7 +112,7 @@ pub struct Judged {
 pub struct Judge {
     iss: Iss,
     config: SmConfig,
-    models: Vec<Model>,
+    models: Vec<FaultModel>,
     units: Vec<String>,
     selection: Selection,
     seed: u64,
@@ -137,7 +137,7 @@ impl Judge {
     pub fn new(
         iss: Iss,
         config: SmConfig,
-        models: Vec<Model>,
+        models: Vec<FaultModel>,
         units: Vec<String>,
         sample: Option<u64>,
         seed: u64,

@@ -17,8 +17,8 @@
 //! one its last CNT or RST loaded); a read is kept per counter and
 //! selection.
 
-use flexpmu_export::monitor_map::MonitorMap;
 use flexpmu_hdl::sm::MONITOR_MAP;
+use flexpmu_ir::monitor_map::MonitorMap;
 use flexpmu_isa::g80::Instruction;
 use flexpmu_isa::pmevent::{Pmevent, PmuCommand};
 

@@ -29,7 +29,7 @@
 use std::path::{Path, PathBuf};
 
 use evalexpr::{ContextWithMutableVariables, HashMapContext, Node, Value};
-use flexpmu_export::monitor_map::{MapError, MonitorMap};
+use flexpmu_ir::monitor_map::{MapError, MonitorMap};
 use flexpmu_isa::asm::{assemble, AsmError};
 use flexpmu_isa::source::{read_text, shorten, ReadError, MAX_PROGRAM_BYTES};
 

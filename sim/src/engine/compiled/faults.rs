@@ -7,7 +7,7 @@
 //! the loop evaluates every node, for a design without it); `step` then runs as settle
 //! and clock. Which site belongs to which unit is a study's business.
 
-use flexpmu_export::monitor_wiring::wiring_name;
+use flexpmu_ir::monitor_wiring::wiring_name;
 
 use super::netlist::{NamedSignal, Netlist, Op};
 
@@ -37,15 +37,34 @@ pub struct Site {
     pub kind: SiteKind,
 }
 
-/// A fault model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FaultKind {
-    /// The bit reads 0 from the fault's cycle on.
+/// A fault model: the one type from the command line to the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FaultModel {
+    /// Permanent: the bit reads 0 from the fault's cycle on (cycle 0 in a
+    /// campaign).
     StuckAt0,
-    /// The bit reads 1 from the fault's cycle on.
+    /// Permanent: the bit reads 1 from the fault's cycle on.
     StuckAt1,
-    /// A register bit is inverted once, at the start of the fault's cycle.
+    /// Transient: a register bit inverted once, at the start of the
+    /// fault's cycle (in a campaign drawn uniformly over the golden run).
     Flip,
+}
+
+impl FaultModel {
+    pub const ALL: [FaultModel; 3] = [FaultModel::StuckAt0, FaultModel::StuckAt1, FaultModel::Flip];
+
+    /// The name in reports and fault specifications.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultModel::StuckAt0 => "sa0",
+            FaultModel::StuckAt1 => "sa1",
+            FaultModel::Flip => "flip",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<FaultModel> {
+        FaultModel::ALL.into_iter().find(|m| m.name() == name)
+    }
 }
 
 /// A fault to inject.
@@ -54,7 +73,7 @@ pub struct Fault {
     /// Index in [`sites`].
     pub site: usize,
     pub bit: usize,
-    pub kind: FaultKind,
+    pub model: FaultModel,
     /// Cycle (clock edges before it) from which it acts.
     pub cycle: u64,
 }
@@ -186,12 +205,12 @@ pub(super) fn arm(sites: &[Site], fault: &Fault) -> Result<Armed, FaultError> {
         });
     }
     let mask = 1u64 << fault.bit;
-    let value = match fault.kind {
-        FaultKind::StuckAt1 => mask,
+    let value = match fault.model {
+        FaultModel::StuckAt1 => mask,
         _ => 0,
     };
-    Ok(match (site.kind, fault.kind) {
-        (SiteKind::Net(_), FaultKind::Flip) => {
+    Ok(match (site.kind, fault.model) {
+        (SiteKind::Net(_), FaultModel::Flip) => {
             return Err(FaultError::FlipOnNet(site.name.clone()))
         }
         (SiteKind::Net(node), _) => Armed::Node {
@@ -200,7 +219,7 @@ pub(super) fn arm(sites: &[Site], fault: &Fault) -> Result<Armed, FaultError> {
             value,
             from: fault.cycle,
         },
-        (SiteKind::Register(register), FaultKind::Flip) => Armed::Flip {
+        (SiteKind::Register(register), FaultModel::Flip) => Armed::Flip {
             register,
             mask,
             at: fault.cycle,

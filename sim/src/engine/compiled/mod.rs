@@ -16,9 +16,9 @@ pub mod rust_source;
 pub mod trace;
 mod values_seen;
 
-use flexpmu_export::ir::{BinOp, ReduceOp, ShiftOp};
-use flexpmu_export::Design;
 use flexpmu_generated::GeneratedCode;
+use flexpmu_ir::expr::{BinOp, ReduceOp, ShiftOp};
+use flexpmu_ir::Design;
 
 pub use netlist::{Netlist, NetlistError, Node, Op};
 use values_seen::Recording;

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use flexpmu_export::ir::{BinOp, ReduceOp, ShiftOp};
+use flexpmu_ir::expr::{BinOp, ReduceOp, ShiftOp};
 
 use super::netlist::{Netlist, Op};
 

@@ -12,9 +12,9 @@ use crate::engine::CycleDriver;
 use crate::pmu::rtl::apply_inputs;
 use crate::pmu::stimulus::RandomStimulus;
 use crate::pmu::PmuInputs;
-use flexpmu_export::ir::parse_literal;
-use flexpmu_export::registry;
 use flexpmu_hdl::{DefaultPmu, PmuConfig};
+use flexpmu_ir::expr::parse_literal;
+use flexpmu_ir::registry;
 
 /// Every atom of a rust-hdl block, by its path below the top.
 struct AllAtoms {
@@ -147,7 +147,7 @@ fn a_changed_design_does_not_run_generated_code() {
     use flexpmu_hdl::SmCore;
     let backend = |mut core: SmCore| {
         core.connect_all();
-        let design = flexpmu_export::export(&core, "flexpmu_sm_core").unwrap();
+        let design = flexpmu_ir::lower(&core, "flexpmu_sm_core").unwrap();
         CompiledSim::new(&design).unwrap().backend()
     };
     assert_eq!(
@@ -214,7 +214,7 @@ fn generated_designs_run_their_code_and_step_agrees_with_settle() {
 }
 
 mod faults {
-    use super::super::faults::{Fault, FaultKind};
+    use super::super::faults::{Fault, FaultModel};
     use super::*;
 
     fn pmu() -> CompiledSim {
@@ -262,7 +262,7 @@ mod faults {
             .arm_fault(&Fault {
                 site: counter,
                 bit: 7,
-                kind: FaultKind::StuckAt1,
+                model: FaultModel::StuckAt1,
                 cycle: 300,
             })
             .unwrap();
@@ -295,7 +295,7 @@ mod faults {
                 .arm_fault(&Fault {
                     site: decoder,
                     bit,
-                    kind: FaultKind::StuckAt0,
+                    model: FaultModel::StuckAt0,
                     cycle: 0,
                 })
                 .unwrap();
@@ -345,7 +345,7 @@ mod faults {
             .arm_fault(&Fault {
                 site: state,
                 bit: 0,
-                kind: FaultKind::Flip,
+                model: FaultModel::Flip,
                 cycle: 777,
             })
             .unwrap();
@@ -356,7 +356,7 @@ mod faults {
             .arm_fault(&Fault {
                 site: net,
                 bit: 0,
-                kind: FaultKind::Flip,
+                model: FaultModel::Flip,
                 cycle: 0
             })
             .is_err());
@@ -364,7 +364,7 @@ mod faults {
             .arm_fault(&Fault {
                 site: state,
                 bit: 2,
-                kind: FaultKind::StuckAt0,
+                model: FaultModel::StuckAt0,
                 cycle: 0
             })
             .is_err());
@@ -446,10 +446,10 @@ mod faults {
                 let fault = Fault {
                     site,
                     bit: rng.gen_range(0..sites[site].width),
-                    kind: if rng.gen() {
-                        FaultKind::StuckAt0
+                    model: if rng.gen() {
+                        FaultModel::StuckAt0
                     } else {
-                        FaultKind::StuckAt1
+                        FaultModel::StuckAt1
                     },
                     cycle: rng.gen_range(0..20),
                 };

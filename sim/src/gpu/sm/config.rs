@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use flexpmu_export::monitor_map::MonitorMap;
+use flexpmu_ir::monitor_map::MonitorMap;
 
 use super::timing::Timing;
 pub use super::timing::PASSES;

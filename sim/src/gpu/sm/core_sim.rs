@@ -4,11 +4,11 @@
 //! [`CoreInputs`] and read a [`CoreView`]; neither knows which engine
 //! runs the core.
 
-use flexpmu_export::monitor_map::MonitorMap;
-use flexpmu_export::monitor_wiring::mapped_sm_core;
 use flexpmu_hdl::pmu::PmuConfig;
 use flexpmu_hdl::sm::execute_stage::{ExecuteLatency, LANES};
 use flexpmu_hdl::SmCore;
+use flexpmu_ir::monitor_map::MonitorMap;
+use flexpmu_ir::monitor_wiring::mapped_sm_core;
 use rust_hdl::prelude::Block;
 
 use super::SmError;
@@ -166,13 +166,13 @@ impl CompiledCore {
     /// registry's export of the same build has it, the loop otherwise).
     fn new(mut core: SmCore) -> Result<Self, SmError> {
         core.connect_all();
-        let design = flexpmu_export::export(&core, "flexpmu_sm_core")
+        let design = flexpmu_ir::lower(&core, "flexpmu_sm_core")
             .map_err(|e| SmError::Engine(e.to_string()))?;
         Self::of_design(core, &design)
     }
 
     /// Compiles `design`, the export of `core` (possibly rewired).
-    fn of_design(core: SmCore, design: &flexpmu_export::Design) -> Result<Self, SmError> {
+    fn of_design(core: SmCore, design: &flexpmu_ir::Design) -> Result<Self, SmError> {
         let pmu_inputs = core.pmu.monitor_in.len();
         let block = Some(Box::new(core));
         let sim = CompiledSim::new(design).map_err(|e| SmError::Engine(e.to_string()))?;

@@ -33,11 +33,12 @@ use flexpmu_sim::engine::compiled::CompiledSim;
 use flexpmu_sim::gpu::sm::{CycleView, HarnessDiff, HarnessState, RunObserver, Sm, SmError};
 
 use super::{engine_fault, Campaign, FaultResult, Start};
-use crate::faults::candidates::Source;
-use crate::faults::list::{FaultSpec, Model};
-use crate::faults::matrix::Matrix;
-use crate::faults::monitor_counts::{CandidateCounts, MonitorCounts};
+use crate::faults::list::FaultSpec;
 use crate::faults::outcome::{completed_outcome, counters_differing, Outcome};
+use crate::monitors::candidates::Source;
+use crate::monitors::counts::{CandidateCounts, MonitorCounts};
+use crate::monitors::matrix::Matrix;
+use flexpmu_sim::engine::compiled::faults::FaultModel;
 
 /// Faults in a group, at most: a copy costs a fraction of a microsecond
 /// a cycle beside the golden run's few.
@@ -525,7 +526,7 @@ impl RunObserver for GroupWatch<'_> {
             // cannot act again, the candidates' last values and the core's
             // registers are the golden run's (the rest is by construction).
             let done = match fault.model {
-                Model::Flip => at > member.cycle,
+                FaultModel::Flip => at > member.cycle,
                 _ => !golden.activated_from(fault.site, fault.bit, fault.model, at),
             };
             let same_counts = self.counts.as_ref().is_none_or(|counts| {

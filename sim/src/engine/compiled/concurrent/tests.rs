@@ -4,9 +4,9 @@
 use rand::{Rng, SeedableRng};
 
 use super::Concurrent;
-use crate::engine::compiled::faults::{Fault, FaultKind, SiteKind};
+use crate::engine::compiled::faults::{Fault, FaultModel, SiteKind};
 use crate::engine::compiled::CompiledSim;
-use flexpmu_export::registry;
+use flexpmu_ir::registry;
 
 /// The SM core and the PMU, random inputs (a reset now and then, some
 /// stretches held still), stuck-at faults on nets and registers and
@@ -36,15 +36,15 @@ fn concurrent_copies_equal_faulty_simulations() {
             let mut reference = good.clone();
             let site = rng.gen_range(0..sites.len());
             let register = matches!(sites[site].kind, SiteKind::Register(_));
-            let kind = match rng.gen_range(0..3) {
-                0 if register => FaultKind::Flip,
-                0 | 1 => FaultKind::StuckAt0,
-                _ => FaultKind::StuckAt1,
+            let model = match rng.gen_range(0..3) {
+                0 if register => FaultModel::Flip,
+                0 | 1 => FaultModel::StuckAt0,
+                _ => FaultModel::StuckAt1,
             };
             let fault = Fault {
                 site,
                 bit: rng.gen_range(0..sites[site].width),
-                kind,
+                model,
                 cycle: rng.gen_range(0..40),
             };
             reference.arm_fault(&fault).unwrap();

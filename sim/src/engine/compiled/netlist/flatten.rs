@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
-use flexpmu_export::ir::{Expr, Stmt};
-use flexpmu_export::{Body, Design, Direction, Module, ResetKind};
+use flexpmu_ir::expr::{Expr, Stmt};
+use flexpmu_ir::{Body, Design, Direction, Module, ResetKind};
 
 use super::fold::fold;
 use super::{mask, primary, Flat, NetlistError, Node, Op, MAX_WIDTH};

@@ -1,7 +1,7 @@
 //! Constant folding: a node whose operands are all constants is built as
 //! the constant it computes (while the design is flattened).
 
-use flexpmu_export::ir::{BinOp, ReduceOp, ShiftOp};
+use flexpmu_ir::expr::{BinOp, ReduceOp, ShiftOp};
 
 use super::{mask, Node, Op};
 

@@ -17,8 +17,8 @@ mod order;
 mod renumber;
 mod resolve;
 
-use flexpmu_export::ir::{BinOp, ReduceOp, ShiftOp};
-use flexpmu_export::Design;
+use flexpmu_ir::expr::{BinOp, ReduceOp, ShiftOp};
+use flexpmu_ir::Design;
 
 /// Widest signal the engine holds in a machine word.
 pub const MAX_WIDTH: usize = 64;

@@ -11,7 +11,8 @@ use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
-use crate::faults::list::{select, Model, Selection};
+use crate::faults::list::{select, Selection};
+use crate::faults::FaultModel;
 use crate::faults::{Budget, Campaign, FaultResult, FaultSpec, Options, Outcome, UNITS};
 
 fn campaign(threads: u32, budget: Budget) -> Campaign {
@@ -32,7 +33,7 @@ fn campaign(threads: u32, budget: Budget) -> Campaign {
 fn sample(campaign: &Campaign, per_unit: u64, seed: u64) -> Vec<FaultSpec> {
     let mut faults = Vec::new();
     for (k, unit) in UNITS.iter().enumerate() {
-        let list = campaign.fault_list(&Model::ALL, &[unit.to_string()]);
+        let list = campaign.fault_list(&FaultModel::ALL, &[unit.to_string()]);
         let active: Vec<FaultSpec> = list
             .faults
             .into_iter()

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use rust_hdl::prelude::Block;
 
 use crate::module_names::{name_together, named_extra, Naming};
-use crate::{export, Design, ExportError};
+use crate::{lower, Design, LowerError};
 use flexpmu_hdl::hooks::decode_hook::DecodeHookOptions;
 use flexpmu_hdl::hooks::execute_hook::DEFAULT_LANES;
 use flexpmu_hdl::sm::execute_stage::ExecuteLatency;
@@ -28,14 +28,14 @@ pub struct DesignEntry {
     pub description: &'static str,
     /// `flexpmu export` writes it to `generated_vhdl/`, with testbenches.
     pub exported: bool,
-    build: fn(&'static str) -> Result<Design, ExportError>,
+    build: fn(&'static str) -> Result<Design, LowerError>,
     rust_hdl_verilog: fn() -> String,
 }
 
 impl DesignEntry {
     /// The design, exported to the IR the printers take, its modules
     /// named as in the whole export set (see [`crate::module_names`]).
-    pub fn design(&self) -> Result<Design, ExportError> {
+    pub fn design(&self) -> Result<Design, LowerError> {
         let index = DESIGNS
             .iter()
             .position(|d| std::ptr::eq(d, self) || d.name == self.name)
@@ -47,7 +47,7 @@ impl DesignEntry {
     }
 
     /// The design exported on its own, with names local to it.
-    fn local_design(&self) -> Result<Design, ExportError> {
+    fn local_design(&self) -> Result<Design, LowerError> {
         (self.build)(self.module)
     }
 
@@ -71,7 +71,7 @@ macro_rules! entry {
             module: $module,
             description: $description,
             exported: $exported,
-            build: |top| export(&connected($block), top),
+            build: |top| lower(&connected($block), top),
             rust_hdl_verilog: || rust_hdl::prelude::generate_verilog(&connected($block)),
         }
     };
@@ -214,7 +214,7 @@ pub const DESIGNS: &[DesignEntry] = &[
 
 /// Every design of the registry, exported and named together (in
 /// registry order), and the names they took.
-type Named = Result<(Vec<Design>, Naming), ExportError>;
+type Named = Result<(Vec<Design>, Naming), LowerError>;
 
 fn named() -> &'static Named {
     static NAMED: OnceLock<Named> = OnceLock::new();
@@ -231,7 +231,7 @@ fn named() -> &'static Named {
                 let entry = &DESIGNS[i];
                 Ok((entry.local_design()?, entry.module, entry.name))
             })
-            .collect::<Result<Vec<_>, ExportError>>()?;
+            .collect::<Result<Vec<_>, LowerError>>()?;
         let (designs, naming) = name_together(local);
         let mut in_registry_order: Vec<Option<Design>> = vec![None; DESIGNS.len()];
         for (i, design) in order.into_iter().zip(designs) {
@@ -243,7 +243,7 @@ fn named() -> &'static Named {
 
 /// A design outside the registry (a PMU variant), named after every
 /// registry design (see [`crate::module_names`]).
-pub(crate) fn named_outside(design: Design, top: &str, label: &str) -> Result<Design, ExportError> {
+pub(crate) fn named_outside(design: Design, top: &str, label: &str) -> Result<Design, LowerError> {
     let (_, naming) = named().as_ref().map_err(Clone::clone)?;
     named_extra(naming, design, top, label)
 }

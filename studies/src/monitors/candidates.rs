@@ -16,9 +16,9 @@ use flexpmu_hdl::pmu::{ChannelMode, PmuConfig};
 use flexpmu_hdl::sm::MONITOR_MAP;
 use flexpmu_sim::engine::compiled::faults::{Site, SiteKind};
 
-use super::site::FaultSite;
+use crate::faults::site::FaultSite;
 
-pub use flexpmu_export::monitor_wiring::CHANNEL_BITS;
+pub use flexpmu_ir::monitor_wiring::CHANNEL_BITS;
 
 /// How a channel counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -14,11 +14,13 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use crate::{Design, Direction, Module, GENERATED_MARKER};
+use crate::{Render as _, GENERATED_MARKER};
+use flexpmu_ir::{Design, Direction, Module};
 
 pub mod channels;
 mod decode_fields;
 pub mod integrate;
+pub mod vhdl_edit;
 
 use decode_fields::DECODE_FIELDS;
 
@@ -588,6 +590,6 @@ fn testbench() -> String {
         .replace("{channel_levels}", &levels.join(", "))
 }
 
-const README: &str = include_str!("flexgripplus_readme.md");
-const STANDIN_PACKAGE: &str = include_str!("flexgripplus/gpgpu_package_standin.vhd");
-const TESTBENCH: &str = include_str!("flexgripplus/tb_flexpmu_fgp_kit.vhd");
+const README: &str = include_str!("readme.md");
+const STANDIN_PACKAGE: &str = include_str!("gpgpu_package_standin.vhd");
+const TESTBENCH: &str = include_str!("tb_flexpmu_fgp_kit.vhd");

@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use crate::collect::base_name;
-use crate::{Body, ConstantDef, Design, ExportError, Instance, Module, Port, Wire};
+use crate::lower::base_name;
+use crate::{Body, ConstantDef, Design, Instance, LowerError, Module, Port, Wire};
 
 /// A module's identity: everything but its name and origin (instances
 /// refer to their modules by global name).
@@ -181,12 +181,12 @@ pub(crate) fn named_extra(
     mut design: Design,
     top: &str,
     label: &str,
-) -> Result<Design, ExportError> {
+) -> Result<Design, LowerError> {
     let mut naming = naming.clone();
     let top_key = Key::of(design.top());
     if let Some(holder) = naming.holders.get(top) {
         if Key::of(holder) != top_key {
-            return Err(ExportError::NameTaken(top.to_string()));
+            return Err(LowerError::NameTaken(top.to_string()));
         }
     }
     if naming

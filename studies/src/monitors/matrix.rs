@@ -14,9 +14,9 @@ use flexpmu_sim::gpu::sm::CoreSim;
 use serde::{Deserialize, Serialize};
 
 use super::candidates::{BuiltChannel, Candidate, Candidates, MissingNet};
-use super::monitor_counts::{carried_on, differing, ChannelWindows, MonitorCounts, CHANNELS};
+use super::counts::{carried_on, differing, ChannelWindows, MonitorCounts, CHANNELS};
 use super::revealed::Revealed;
-use super::site::FaultSite;
+use crate::faults::site::FaultSite;
 
 /// What a campaign counts its candidates with.
 #[derive(Clone, Debug)]

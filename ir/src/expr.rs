@@ -14,7 +14,7 @@ use rust_hdl::core::ast::{
     VerilogOpUnary, VerilogStatement,
 };
 
-use super::ExportError;
+use crate::LowerError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
@@ -140,14 +140,14 @@ impl<'a> Lowering<'a> {
         }
     }
 
-    fn unsupported(&self, what: impl std::fmt::Display) -> ExportError {
-        ExportError::Unsupported {
+    fn unsupported(&self, what: impl std::fmt::Display) -> LowerError {
+        LowerError::Unsupported {
             module: self.module.to_string(),
             what: what.to_string(),
         }
     }
 
-    pub fn block(&mut self, block: &VerilogBlock) -> Result<Vec<Stmt>, ExportError> {
+    pub fn block(&mut self, block: &VerilogBlock) -> Result<Vec<Stmt>, LowerError> {
         let mut out = Vec::new();
         for statement in block {
             self.statement(statement, &mut out)?;
@@ -155,7 +155,7 @@ impl<'a> Lowering<'a> {
         Ok(out)
     }
 
-    fn statement(&mut self, s: &VerilogStatement, out: &mut Vec<Stmt>) -> Result<(), ExportError> {
+    fn statement(&mut self, s: &VerilogStatement, out: &mut Vec<Stmt>) -> Result<(), LowerError> {
         match s {
             VerilogStatement::Assignment(target, value) => {
                 let (name, width) = self.target(target)?;
@@ -263,7 +263,7 @@ impl<'a> Lowering<'a> {
     }
 
     /// Resolves a rust-hdl signal path to its exported name and width.
-    fn name(&self, raw: &str) -> Result<(String, usize), ExportError> {
+    fn name(&self, raw: &str) -> Result<(String, usize), LowerError> {
         let mut path = raw
             .trim_start_matches('.')
             .replace("::", "$")
@@ -309,14 +309,14 @@ impl<'a> Lowering<'a> {
         usize::try_from(value).ok()
     }
 
-    fn target(&self, e: &VerilogExpression) -> Result<(String, usize), ExportError> {
+    fn target(&self, e: &VerilogExpression) -> Result<(String, usize), LowerError> {
         match e {
             VerilogExpression::Signal(raw) => self.name(raw),
             other => Err(self.unsupported(format!("assignment target {other:?}"))),
         }
     }
 
-    fn constant_index(&mut self, e: &VerilogExpression) -> Result<usize, ExportError> {
+    fn constant_index(&mut self, e: &VerilogExpression) -> Result<usize, LowerError> {
         match self.expr(e, None)? {
             Expr::Literal(v, _) => Ok(v as usize),
             other => Err(self.unsupported(format!("non-constant index {other:?}"))),
@@ -324,7 +324,7 @@ impl<'a> Lowering<'a> {
     }
 
     /// A 1-bit condition (Verilog: non-zero is true).
-    fn condition(&mut self, e: &VerilogExpression) -> Result<Expr, ExportError> {
+    fn condition(&mut self, e: &VerilogExpression) -> Result<Expr, LowerError> {
         Ok(truth(self.expr(e, None)?))
     }
 
@@ -334,7 +334,7 @@ impl<'a> Lowering<'a> {
         &mut self,
         e: &VerilogExpression,
         context: Option<usize>,
-    ) -> Result<Expr, ExportError> {
+    ) -> Result<Expr, LowerError> {
         Ok(match e {
             VerilogExpression::Signal(raw) => {
                 if let Some((_, v)) = self.loops.iter().rev().find(|(n, _)| n == raw) {
@@ -411,7 +411,7 @@ impl<'a> Lowering<'a> {
         op: &VerilogOp,
         r: &VerilogExpression,
         context: Option<usize>,
-    ) -> Result<Expr, ExportError> {
+    ) -> Result<Expr, LowerError> {
         let arith = |op| Some(op);
         let bin = match op {
             VerilogOp::Add => arith(BinOp::Add),
@@ -550,4 +550,41 @@ pub(super) fn parse_number(text: &str) -> Option<u128> {
         return u128::from_str_radix(digits, radix).ok();
     }
     text.parse().ok()
+}
+
+/// Names read by a statement.
+pub fn stmt_reads(s: &Stmt, out: &mut Vec<String>) {
+    match s {
+        Stmt::Assign(_, _, e) | Stmt::AssignSlice(_, _, _, _, e) => e.names(out),
+        Stmt::If(branches, otherwise) => {
+            for (cond, body) in branches {
+                cond.names(out);
+                body.iter().for_each(|s| stmt_reads(s, out));
+            }
+            if let Some(body) = otherwise {
+                body.iter().for_each(|s| stmt_reads(s, out));
+            }
+        }
+        Stmt::Comment(_) => {}
+    }
+}
+
+/// Names a statement assigns.
+pub fn assigned_names(stmt: &Stmt, out: &mut Vec<String>) {
+    match stmt {
+        Stmt::Assign(n, ..) | Stmt::AssignSlice(n, ..) => {
+            if !out.contains(n) {
+                out.push(n.clone());
+            }
+        }
+        Stmt::If(branches, otherwise) => {
+            for (_, body) in branches {
+                body.iter().for_each(|s| assigned_names(s, out));
+            }
+            if let Some(body) = otherwise {
+                body.iter().for_each(|s| assigned_names(s, out));
+            }
+        }
+        Stmt::Comment(_) => {}
+    }
 }

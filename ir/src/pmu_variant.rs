@@ -35,7 +35,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::registry::connected;
-use crate::{export, Design, ExportError};
+use crate::{lower, Design, LowerError};
 use flexpmu_hdl::hooks::decode_hook::DecodeHookOptions;
 use flexpmu_hdl::pmu::{ChannelConfig, ChannelMode, Pmu, PmuConfig, SELECTOR_CHOICES};
 use flexpmu_hdl::support::reset_dff::ResetKind;
@@ -74,7 +74,7 @@ pub enum VariantError {
         what: String,
     },
     #[error("{path}: {source}")]
-    Export { path: PathBuf, source: ExportError },
+    Export { path: PathBuf, source: LowerError },
 }
 
 #[derive(Deserialize)]
@@ -354,7 +354,7 @@ impl PmuVariant {
 
     /// The variant's design, its modules named as in the whole export set
     /// (a module the registry's designs have keeps its name).
-    pub fn design(&self) -> Result<Design, ExportError> {
+    pub fn design(&self) -> Result<Design, LowerError> {
         let local = build(&self.config, self.counter_width, "top")?;
         crate::registry::named_outside(local, &self.module(), &format!("pmu_{}", self.name))
     }
@@ -364,7 +364,7 @@ impl PmuVariant {
     /// input the PMU lacks unexecuted: asynchronous reset, as the
     /// FlexGripPlus kit instantiates it; `flexpmu_decode_hook_sel<S>`.
     /// `None` for S = 1 (the registry's `decode-hook-async` serves).
-    pub fn decode_hook(&self) -> Option<Result<Design, ExportError>> {
+    pub fn decode_hook(&self) -> Option<Result<Design, LowerError>> {
         let selectors = self.config.selectors;
         (selectors > 1).then(|| {
             let hook = DecodeHook::new(DecodeHookOptions {
@@ -373,7 +373,7 @@ impl PmuVariant {
                 selectors,
             });
             let name = format!("decode_hook_sel{selectors}");
-            let local = export(&connected(hook), "top")?;
+            let local = lower(&connected(hook), "top")?;
             crate::registry::named_outside(local, &format!("flexpmu_{name}"), &name)
         })
     }
@@ -381,11 +381,11 @@ impl PmuVariant {
 
 /// The PMU with `config.channels.len()` counters of `counter_width` bits,
 /// exported (counts and widths are const generics of [`Pmu`]).
-fn build(config: &PmuConfig, counter_width: usize, top: &str) -> Result<Design, ExportError> {
+fn build(config: &PmuConfig, counter_width: usize, top: &str) -> Result<Design, LowerError> {
     macro_rules! by_count {
         ($width:literal; $($count:literal)*) => {
             match config.channels.len() {
-                $($count => export(&connected(Pmu::<$count, $width, INPUT_WIDTH>::new(config)), top),)*
+                $($count => lower(&connected(Pmu::<$count, $width, INPUT_WIDTH>::new(config)), top),)*
                 other => unreachable!("{other} counters passed the check"),
             }
         };
@@ -611,6 +611,6 @@ mod tests {
             "{names:?}"
         );
         let taken = parse("name = \"sm_core\"\ncounters = 3\n").unwrap();
-        assert!(matches!(taken.design(), Err(ExportError::NameTaken(_))));
+        assert!(matches!(taken.design(), Err(LowerError::NameTaken(_))));
     }
 }

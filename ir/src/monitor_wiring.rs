@@ -29,10 +29,9 @@ use flexpmu_hdl::sm::MONITOR_MAP;
 use flexpmu_hdl::SmCore;
 use rust_hdl::prelude::Block;
 
-use crate::ir::{resize, Expr, Stmt};
+use crate::expr::{resize, stmt_reads, Expr, Stmt};
 use crate::monitor_map::{MapError, MonitorMap, CHANNELS};
-use crate::verilog::stmt_reads;
-use crate::{Body, Design, Direction, ExportError, Module, Port, Wire};
+use crate::{Body, Design, Direction, LowerError, Module, Port, Wire};
 
 /// The ports the pass adds start so (`monitor_tap_3`): they carry a
 /// signal that has its own name, so the fault list never names a net
@@ -567,16 +566,16 @@ pub fn mapped_sm_core(
     latency: ExecuteLatency,
     top: &str,
 ) -> Result<(SmCore, Design, PmuConfig), MappedCoreError> {
-    let export = |config: &PmuConfig| -> Result<(SmCore, Design), ExportError> {
+    let lower_core = |config: &PmuConfig| -> Result<(SmCore, Design), LowerError> {
         let mut core = SmCore::with_pmu_config(true, latency, config);
         core.connect_all();
-        let design = crate::export(&core, top)?;
+        let design = crate::lower(&core, top)?;
         Ok((core, design))
     };
-    let (_, plain) = export(&sm_pmu_config().with_selectors(map.selectors))?;
+    let (_, plain) = lower_core(&sm_pmu_config().with_selectors(map.selectors))?;
     let wiring = Wiring::resolve(&plain, map)?;
     let config = wiring.pmu_config();
-    let (core, built) = export(&config)?;
+    let (core, built) = lower_core(&config)?;
     let design = wiring.apply(&built)?;
     Ok((core, design, config))
 }
@@ -589,7 +588,7 @@ pub enum MappedCoreError {
     #[error(transparent)]
     Wiring(#[from] WiringError),
     #[error(transparent)]
-    Export(#[from] ExportError),
+    Lower(#[from] LowerError),
 }
 
 /// The SM core (FlexGripPlus latency, as the registry's `sm-core`) built
@@ -669,8 +668,10 @@ mod tests {
             .map(|m| m.name.as_str())
             .collect();
         assert_eq!(tapped.len(), 2, "{tapped:?}");
-        let verilog = design.render(crate::Language::Verilog, "test");
-        assert!(verilog.contains("monitor_tap_5"));
+        assert!(design
+            .modules
+            .iter()
+            .any(|m| m.ports.iter().any(|p| p.name == format!("{TAP_PORT}5"))));
         // Channel 5 is now a 1-bit level converter.
         let (_, _, config) = mapped_sm_core(&map, ExecuteLatency::FlexGripPlus, "top").unwrap();
         assert_eq!(config.channels[5].width, 1);
@@ -685,7 +686,7 @@ mod tests {
         let (_, design, _) = mapped_sm_core(&map, ExecuteLatency::FlexGripPlus, "top").unwrap();
         let mut core = SmCore::new(true, ExecuteLatency::FlexGripPlus);
         core.connect_all();
-        let plain = crate::export(&core, "top").unwrap();
+        let plain = crate::lower(&core, "top").unwrap();
         assert_eq!(design.modules.len(), plain.modules.len());
         let strip = |d: &Design| {
             let mut top = d.top().clone();

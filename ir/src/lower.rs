@@ -7,10 +7,10 @@ use rust_hdl::core::ast::Verilog;
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::prelude::{Block, Probe};
 
-use super::identifiers;
-use super::ir::{parse_literal, parse_number, Expr, Lowering, Stmt};
-use super::{
-    Body, ConstantDef, Design, Direction, ExportError, Instance, Module, Port, ResetKind, Wire,
+use crate::expr::{assigned_names, parse_literal, parse_number, Expr, Lowering, Stmt};
+use crate::identifiers;
+use crate::{
+    Body, ConstantDef, Design, Direction, Instance, LowerError, Module, Port, ResetKind, Wire,
 };
 
 struct Atomic {
@@ -127,8 +127,9 @@ struct Collector {
     names_used: HashMap<String, usize>,
 }
 
-/// Walks `block` and returns its modules, leaves first, `top` last.
-pub fn collect<B: Block>(block: &B, top: &str) -> Result<Design, ExportError> {
+/// Lowers the rust-hdl design `block` into the IR with top module name
+/// `top`: its modules, leaves first, `top` last.
+pub fn lower<B: Block>(block: &B, top: &str) -> Result<Design, LowerError> {
     let mut walker = Walker::default();
     block.accept("top", &mut walker);
     let root = walker.root.expect("accept visits the top scope");
@@ -152,7 +153,7 @@ impl Collector {
         scope: &Scope,
         path: &str,
         name: Option<&str>,
-    ) -> Result<usize, ExportError> {
+    ) -> Result<usize, LowerError> {
         // Exported names must be unique in the block, ignoring case (VHDL).
         let mut table = NameTable::default();
         let mut ports = Vec::new();
@@ -184,7 +185,7 @@ impl Collector {
                     driven_by_instance: false,
                 }),
                 _ => {
-                    return Err(ExportError::Unsupported {
+                    return Err(LowerError::Unsupported {
                         module: path.to_string(),
                         what: format!("signal `{}` of kind {:?}", atom.raw, atom.kind),
                     })
@@ -223,14 +224,14 @@ impl Collector {
                 Body::Combinational(stmts)
             }
             Verilog::Custom(text) => {
-                register(text, &ports).ok_or_else(|| ExportError::Unsupported {
+                register(text, &ports).ok_or_else(|| LowerError::Unsupported {
                     module: path.to_string(),
                     what: "a custom Verilog block other than rust-hdl's DFF or flexpmu's ResetDff"
                         .to_string(),
                 })?
             }
             Verilog::Blackbox(_) | Verilog::Wrapper(_) => {
-                return Err(ExportError::Unsupported {
+                return Err(LowerError::Unsupported {
                     module: path.to_string(),
                     what: "a black box or wrapper".to_string(),
                 })
@@ -241,12 +242,12 @@ impl Collector {
             let mut reads = Vec::new();
             stmts
                 .iter()
-                .for_each(|s| super::verilog::stmt_reads(s, &mut reads));
+                .for_each(|s| crate::expr::stmt_reads(s, &mut reads));
             let assigns = stmts.iter().any(|s| !matches!(s, Stmt::Comment(_)));
             if assigns && reads.iter().all(|r| constants.iter().any(|c| &c.name == r)) {
                 // An `always @(*)` that reads nothing never runs in an
                 // event-driven simulator.
-                return Err(ExportError::Unsupported {
+                return Err(LowerError::Unsupported {
                     module: path.to_string(),
                     what: "code that reads no signal (drive constant outputs from a Constant in the parent)"
                         .to_string(),
@@ -334,7 +335,7 @@ fn connect_clocks(
     wires: &mut Vec<Wire>,
     instances: &mut [Instance],
     path: &str,
-) -> Result<Body, ExportError> {
+) -> Result<Body, LowerError> {
     let Body::Combinational(stmts) = body else {
         return Ok(body);
     };
@@ -369,7 +370,7 @@ fn connect_clocks(
         assigned_names(stmt, &mut assigned);
     }
     if let Some(clock) = assigned.iter().find(|n| is_clock_wire(n)) {
-        return Err(ExportError::Unsupported {
+        return Err(LowerError::Unsupported {
             module: path.to_string(),
             what: format!("a gated or derived clock (`{clock}`)"),
         });
@@ -383,26 +384,6 @@ fn connect_clocks(
         }
     }
     Ok(Body::Combinational(kept))
-}
-
-/// Names a statement assigns.
-pub fn assigned_names(stmt: &Stmt, out: &mut Vec<String>) {
-    match stmt {
-        Stmt::Assign(n, ..) | Stmt::AssignSlice(n, ..) => {
-            if !out.contains(n) {
-                out.push(n.clone());
-            }
-        }
-        Stmt::If(branches, otherwise) => {
-            for (_, body) in branches {
-                body.iter().for_each(|s| assigned_names(s, out));
-            }
-            if let Some(body) = otherwise {
-                body.iter().for_each(|s| assigned_names(s, out));
-            }
-        }
-        Stmt::Comment(_) => {}
-    }
 }
 
 /// Equal apart from name and origin.

@@ -416,7 +416,7 @@ pub fn carried_on(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::faults::candidates::{Candidate, Mode};
+    use crate::monitors::candidates::{Candidate, Mode};
 
     /// One toggle and one level candidate on nodes 0 and 1; channel k's
     /// state on node 2 + k, its command on node 18 + k.

@@ -1,0 +1,19 @@
+//! What the PMU's channels should monitor, chosen by the faults they
+//! reveal: the signals a channel could monitor ([`candidates`]), what a
+//! counter on each would count as a run goes ([`counts`]), the detection
+//! matrix a campaign records with them ([`matrix`]; a faulty run's row in
+//! the results file: [`revealed`]), and the choice of a map from
+//! campaigns' matrices ([`selection`]: lazy greedy; [`exact`]: branch and
+//! bound; [`baselines`]: today's map, the most active signals, random
+//! maps).
+
+pub mod baselines;
+pub mod candidates;
+pub mod counts;
+pub mod exact;
+pub mod matrix;
+pub mod revealed;
+pub mod selection;
+
+#[cfg(test)]
+mod tests;
