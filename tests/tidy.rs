@@ -1,0 +1,382 @@
+//! The repository's rules that a test can check (ARCHITECTURE.md states
+//! them): no hand-written file over 700 lines, no two files of a crate
+//! importing each other (a facade `mod.rs` that ARCHITECTURE.md names
+//! excepted), every repository path the docs name exists, the README's
+//! package list is what `scripts/test` installs, every example a help
+//! text names exists. No tool runs: this reads the sources.
+
+#[path = "tidy/check.rs"]
+mod tidy_check;
+
+use std::path::{Path, PathBuf};
+
+use tidy_check::{two_way_imports, Crate};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Folders never searched: build output, Git, and code printed by flexpmu.
+const SKIPPED: [&str; 3] = ["target", ".git", "generated_rust/src/designs"];
+
+/// Every file under `dir` whose name ends with `extension`, in order.
+fn files(dir: &Path, extension: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let relative = path.strip_prefix(root()).unwrap_or(&path);
+            if SKIPPED.iter().any(|s| relative == Path::new(s)) {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(extension) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn relative(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// At most this many lines in a hand-written Rust file.
+const MAX_LINES: usize = 700;
+
+#[test]
+fn no_hand_written_file_is_over_700_lines() {
+    let long: Vec<String> = files(&root(), ".rs")
+        .iter()
+        .filter_map(|path| {
+            let lines = read(path).lines().count();
+            (lines > MAX_LINES).then(|| format!("{}: {lines} lines", relative(path)))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these files (at most {MAX_LINES} lines each):\n{}",
+        long.join("\n")
+    );
+}
+
+/// The crates' `src/` folders (the workspace members).
+fn crates() -> Vec<PathBuf> {
+    let manifest = read(&root().join("Cargo.toml"));
+    let members = manifest
+        .split_once("members = [")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .expect("Cargo.toml lists its members")
+        .0;
+    members
+        .split(',')
+        .map(|m| m.trim().trim_matches('"'))
+        .filter(|m| !m.is_empty())
+        .map(|m| root().join(m).join("src"))
+        .collect()
+}
+
+/// The facades ARCHITECTURE.md names: a `mod.rs` (or `lib.rs`) that
+/// defines the types its children share and dispatches to them.
+fn facades() -> Vec<String> {
+    let text = read(&root().join("ARCHITECTURE.md"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Facades:"))
+        .expect("ARCHITECTURE.md has a line `Facades: ...`");
+    line.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn no_two_files_of_a_crate_import_each_other() {
+    let facades = facades();
+    let mut found = Vec::new();
+    for src in crates() {
+        let sources: Vec<(PathBuf, String)> = files(&src, ".rs")
+            .into_iter()
+            .map(|path| {
+                let text = read(&path);
+                (path, text)
+            })
+            .collect();
+        let krate = Crate::new(&src, &sources);
+        for (a, b) in two_way_imports(&krate) {
+            let (a, b) = (relative(&a), relative(&b));
+            if !facades.contains(&a) && !facades.contains(&b) {
+                found.push(format!("{a} <-> {b}"));
+            }
+        }
+    }
+    for facade in &facades {
+        assert!(
+            root().join(facade).is_file(),
+            "ARCHITECTURE.md names the facade {facade}, which does not exist"
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "these files import each other (move what both need into a file of its own, \
+         or name a facade in ARCHITECTURE.md's `Facades:` line):\n{}",
+        found.join("\n")
+    );
+}
+
+/// Top-level entries of the repository: a backquoted path that starts
+/// with one of them is a path of the repository.
+fn top_level() -> Vec<String> {
+    std::fs::read_dir(root())
+        .expect("the repository")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') && n != "target")
+        .collect()
+}
+
+/// Repository paths `text` names: backquoted ones that start with a
+/// top-level folder, and relative Markdown links (from `dir`).
+fn named_paths(text: &str, dir: &Path, top: &[String]) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for quoted in text.split('`').skip(1).step_by(2) {
+        let path = quoted
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches([',', '.', ':', ';', ')']);
+        let Some((first, _)) = path.split_once('/') else {
+            continue;
+        };
+        let placeholder = path.contains(['*', '<', '{', '$', '%']);
+        if top.iter().any(|t| t == first) && !placeholder {
+            out.push((path.to_string(), root().join(path)));
+        }
+    }
+    for link in text.split("](").skip(1) {
+        let target = link.split(')').next().unwrap_or_default();
+        let target = target.split('#').next().unwrap_or_default();
+        if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+            continue;
+        }
+        out.push((target.to_string(), dir.join(target)));
+    }
+    out
+}
+
+#[test]
+fn every_path_the_docs_name_exists() {
+    let top = top_level();
+    let mut docs = vec![root().join("README.md"), root().join("ARCHITECTURE.md")];
+    docs.extend(files(&root().join("docs"), ".md"));
+    docs.extend(files(&root().join("synth_scripts"), ".md"));
+    let mut missing = Vec::new();
+    for doc in &docs {
+        let text = read(doc);
+        let dir = doc.parent().expect("a folder");
+        for (named, path) in named_paths(&text, dir, &top) {
+            if !path.exists() {
+                missing.push(format!("{}: {named}", relative(doc)));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the docs name paths that do not exist:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// The Debian packages `scripts/test` installs (its `tools` and `files`
+/// lists: `what:package`).
+fn packages_installed() -> Vec<String> {
+    let script = read(&root().join("scripts/test"));
+    let mut packages: Vec<String> = Vec::new();
+    for list in ["tools=(", "files=("] {
+        let body = script
+            .split_once(list)
+            .and_then(|(_, rest)| rest.split_once("\n)"))
+            .unwrap_or_else(|| panic!("scripts/test has a list {list}...)"))
+            .0;
+        for line in body.lines() {
+            let line = line.trim().trim_matches('"');
+            if let Some((_, package)) = line.rsplit_once(':') {
+                if !packages.iter().any(|p| p == package) {
+                    packages.push(package.to_string());
+                }
+            }
+        }
+    }
+    packages.sort();
+    packages
+}
+
+#[test]
+fn the_readme_names_the_packages_scripts_test_installs() {
+    let installed = packages_installed();
+    let readme = read(&root().join("README.md"));
+    // The backquoted list that names Yosys' package.
+    let named: Vec<String> = readme
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .find(|q| q.split_whitespace().count() > 3 && q.split_whitespace().any(|w| w == "yosys"))
+        .expect("the README lists the Debian packages scripts/test installs")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let mut named_sorted = named.clone();
+    named_sorted.sort();
+    assert_eq!(
+        named_sorted, installed,
+        "the README's package list differs from scripts/test's"
+    );
+    let script = read(&root().join("scripts/test"));
+    let cocotb = script
+        .split('"')
+        .find(|w| w.starts_with("cocotb=="))
+        .expect("scripts/test installs cocotb from PyPI");
+    assert!(
+        readme.contains(cocotb),
+        "the README does not name {cocotb}, which scripts/test installs"
+    );
+}
+
+#[test]
+fn every_example_a_help_text_or_doc_names_exists() {
+    let mut texts = files(&root().join("src"), ".rs");
+    texts.extend(files(&root().join("docs"), ".md"));
+    texts.push(root().join("README.md"));
+    let mut missing = Vec::new();
+    for file in &texts {
+        let text = read(file);
+        for (i, _) in text.match_indices("examples/") {
+            let start = text[..i]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || "_./-".contains(c)))
+                .map_or(0, |p| p + 1);
+            if start != i {
+                continue; // part of a longer path (e.g. testbenches/examples/)
+            }
+            let end = text[i..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "_./-".contains(c)))
+                .map_or(text.len(), |p| i + p);
+            let path = text[i..end].trim_end_matches(['.', ',']);
+            if !root().join(path).exists() {
+                missing.push(format!("{}: {path}", relative(file)));
+            }
+        }
+    }
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "these examples are named but do not exist:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// The checks above fail when their rule is broken (each on a made-up
+/// input): a check that cannot fail checks nothing.
+mod the_checks_fail {
+    use super::*;
+
+    #[test]
+    fn on_two_files_that_import_each_other() {
+        let src = Path::new("/x/src");
+        let sources = vec![
+            (
+                src.join("lib.rs"),
+                "mod a;\nmod b;\npub use a::Thing;\n".to_string(),
+            ),
+            (
+                src.join("a.rs"),
+                "use crate::b::helper;\npub struct Thing;\n".to_string(),
+            ),
+            (
+                src.join("b.rs"),
+                "pub fn helper() -> crate::Thing { crate::a::Thing }\n".to_string(),
+            ),
+        ];
+        let pairs = two_way_imports(&Crate::new(src, &sources));
+        assert_eq!(pairs, [(src.join("a.rs"), src.join("b.rs"))]);
+        // One way only (b no longer names a): no pair.
+        let one_way = vec![
+            sources[0].clone(),
+            sources[1].clone(),
+            (src.join("b.rs"), "pub fn helper() {}\n".to_string()),
+        ];
+        assert!(two_way_imports(&Crate::new(src, &one_way)).is_empty());
+    }
+
+    #[test]
+    fn on_a_mod_rs_and_its_child() {
+        let src = Path::new("/x/src");
+        let sources = vec![
+            (src.join("lib.rs"), "mod sm;\n".to_string()),
+            (
+                src.join("sm/mod.rs"),
+                "mod stage;\npub struct Shared;\npub fn run() { stage::step() }\n".to_string(),
+            ),
+            (
+                src.join("sm/stage.rs"),
+                "use super::Shared;\npub fn step() {}\n".to_string(),
+            ),
+        ];
+        let pairs = two_way_imports(&Crate::new(src, &sources));
+        assert_eq!(pairs, [(src.join("sm/mod.rs"), src.join("sm/stage.rs"))]);
+    }
+
+    #[test]
+    fn on_comments_and_strings_naming_a_module() {
+        let src = Path::new("/x/src");
+        let sources = vec![
+            (src.join("lib.rs"), "mod a;\nmod b;\n".to_string()),
+            (src.join("a.rs"), "use crate::b::f;\n".to_string()),
+            (
+                src.join("b.rs"),
+                "// crate::a::g\nconst S: &str = \"crate::a::g\";\npub fn f() {}\n".to_string(),
+            ),
+        ];
+        assert!(two_way_imports(&Crate::new(src, &sources)).is_empty());
+    }
+
+    #[test]
+    fn on_test_code_not_at_all() {
+        let src = Path::new("/x/src");
+        let sources = vec![
+            (src.join("lib.rs"), "mod a;\nmod b;\n".to_string()),
+            (src.join("a.rs"), "use crate::b::f;\n".to_string()),
+            (
+                src.join("b.rs"),
+                "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    use crate::a;\n}\n".to_string(),
+            ),
+        ];
+        assert!(two_way_imports(&Crate::new(src, &sources)).is_empty());
+    }
+
+    #[test]
+    fn on_a_path_the_docs_name_that_does_not_exist() {
+        let top = vec!["sim".to_string()];
+        let named = named_paths(
+            "see `sim/src/nowhere.rs` and [x](nothing.md)",
+            &root(),
+            &top,
+        );
+        assert_eq!(named.len(), 2);
+        assert!(named.iter().all(|(_, path)| !path.exists()));
+    }
+}
