@@ -311,3 +311,94 @@ fn two_campaigns_never_write_one_results_file() {
         stderr(&out)
     );
 }
+
+/// A campaign written down (`--write-plan`) and run from its plan gives
+/// the results its options give (the same first line, the same results);
+/// a plan that is not one is refused with where and why, and so are
+/// options beside `--plan`, which the plan gives.
+#[test]
+fn a_written_plan_runs_the_campaign_of_its_options() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let options = ["--sample", "40", "--seed", "5", "--unit", "execute"];
+    let run = |args: &[&str]| flexpmu(args, dir.path());
+    let mut whole = vec!["faults", "run", &sass];
+    whole.extend(options);
+    whole.extend(["--out", "options.jsonl", "--json"]);
+    let out = run(&whole);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut write_plan = vec!["faults", "run", &sass];
+    write_plan.extend(options);
+    write_plan.extend(["--write-plan", "plan.json"]);
+    let out = run(&write_plan);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(&[
+        "faults",
+        "run",
+        "--plan",
+        "plan.json",
+        "--out",
+        "plan.jsonl",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = |name: &str| {
+        let text = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        lines[1..].sort();
+        lines
+    };
+    let from_options = lines("options.jsonl");
+    assert_eq!(from_options.len(), 41);
+    assert_eq!(lines("plan.jsonl"), from_options);
+    // A plan is written again without --force; a file that is not a plan
+    // is not replaced.
+    assert_eq!(run(&write_plan).status.code(), Some(0));
+    write(dir.path(), "notes.json", "{}\n");
+    let mut over_notes = write_plan.clone();
+    *over_notes.last_mut().unwrap() = "notes.json";
+    assert_eq!(run(&over_notes).status.code(), Some(2));
+    // What the plan gives is not given again.
+    let out = run(&["faults", "run", "--plan", "plan.json", "--threads", "64"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = run(&[
+        "faults",
+        "run",
+        "--plan",
+        "plan.json",
+        "--write-plan",
+        "p2.json",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // Plans that are not plans.
+    let text = std::fs::read_to_string(dir.path().join("plan.json")).unwrap();
+    for (name, bad, reason) in [
+        ("cut.json", text[..text.len() / 2].to_string(), "line"),
+        (
+            "format.json",
+            text.replace("flexpmu campaign plan 1", "flexpmu campaign plan 9"),
+            "flexpmu campaign plan 9",
+        ),
+        (
+            "confidence.json",
+            text.replace("\"confidence\": 0.99", "\"confidence\": 5.0"),
+            "`confidence` 5",
+        ),
+        (
+            "unit.json",
+            text.replace("\"execute\"", "\"alu\""),
+            "`units`: alu",
+        ),
+        (
+            "field.json",
+            text.replace("\"matrix\":", "\"extra\": 1,\n  \"matrix\":"),
+            "unknown field `extra`",
+        ),
+    ] {
+        assert_ne!(bad, text, "{name}: the mutation changed nothing");
+        write(dir.path(), name, &bad);
+        let out = run(&["faults", "run", "--plan", name]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains(reason), "{name}: {}", stderr(&out));
+    }
+}

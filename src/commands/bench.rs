@@ -222,8 +222,8 @@ fn faults(sample: u64, json: bool) -> Result<(bench::EngineResult, u64)> {
     use flexpmu_sim::gpu::iss::Geometry;
     use flexpmu_sim::gpu::sm::SmConfig;
     use flexpmu_sim::gpu::vector_add::VectorAdd;
-    use flexpmu_studies::faults::list::{select, Selection};
-    use flexpmu_studies::faults::{Campaign, FaultModel};
+    use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
+    use flexpmu_studies::faults::{Campaign, FaultModel, Faults, Plan};
 
     let geometry = Geometry::new([512, 1, 1], [4, 1])?;
     let iss = VectorAdd::new(geometry).iss()?;
@@ -240,8 +240,15 @@ fn faults(sample: u64, json: bool) -> Result<(bench::EngineResult, u64)> {
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));
     let campaign = Campaign::new(&iss, &embedded::appendix_a_program()?, config, 1)?;
     spinner.finish_and_clear();
-    let list = campaign.fault_list(&FaultModel::ALL, &[]);
-    let faults = select(&list.faults, Selection::Sample(sample), 1, (0, 1));
+    let plan = Plan {
+        models: FaultModel::ALL.to_vec(),
+        units: Vec::new(),
+        faults: Faults::Sample(sample),
+        seed: 1,
+        confidence: DEFAULT_CONFIDENCE,
+        shard: (0, 1),
+    };
+    let faults = plan.apply(&campaign)?.shard;
     let faulty_cycles: u64 = faults.iter().map(|f| campaign.faulty_cycles(f)).sum();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pb = if json {

@@ -16,7 +16,8 @@ use flexpmu_sim::gpu::sm::{SmConfig, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_COR
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 /// How the SM slice runs: its timing, residency, PMU and engine.
-#[derive(clap::Args, Clone)]
+#[derive(clap::Args, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SmArgs {
     /// Stage timing: FlexGripPlus 4.4's (block set-up, stage state
     /// machines, rounds) or the simple model (every stage as fast as the
@@ -101,7 +102,18 @@ impl SmArgs {
 }
 
 /// The global memory a launch runs in.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(
+    clap::ValueEnum,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum MemoryKind {
     /// FlexGripPlus' own: a flat byte array (`--gmem-bits` wide) whose
     /// address wraps; a wrong pointer reads or overwrites another word,
@@ -115,7 +127,8 @@ pub enum MemoryKind {
 
 /// A launch of the vector-addition kernel's shape: the grid, its global
 /// memory, and how the SM slice runs it.
-#[derive(clap::Args, Clone)]
+#[derive(clap::Args, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LaunchArgs {
     /// Threads per block (1 to 512).
     #[arg(long, default_value_t = 32)]
@@ -165,53 +178,12 @@ impl LaunchArgs {
             })
     }
 
-    /// The global memory's model.
-    /// The command-line options that give this launch to another
-    /// command (`faults run` in a SLURM task): the same launch, engine
-    /// and map (a map by its absolute path).
-    pub fn to_args(&self) -> Result<Vec<String>> {
-        let mut args: Vec<String> = vec![
-            "--threads".into(),
-            self.threads.to_string(),
-            "--blocks".into(),
-            self.blocks.to_string(),
-            "--memory".into(),
-            match self.memory {
-                MemoryKind::Flexgripplus => "flexgripplus",
-                MemoryKind::Protected => "protected",
-            }
-            .into(),
-            "--timing".into(),
-            self.sm.timing.name().into(),
-            "--blocks-per-core".into(),
-            self.sm.blocks_per_core.to_string(),
-            "--engine".into(),
-            self.sm.engine.name().into(),
-        ];
-        if self.sm.no_pmu {
-            args.push("--no-pmu".into());
-        }
-        if let Some(bits) = self.gmem_bits {
-            args.extend(["--gmem-bits".into(), bits.to_string()]);
-        }
-        if let Some(registers) = self.sm.registers {
-            args.push("--registers".into());
-            args.push(registers.to_string());
-        }
-        if let Some(map) = &self.sm.monitor_map {
-            let map = std::path::absolute(map)
-                .with_context(|| format!("{}: cannot make the path absolute", map.display()))?;
-            args.push("--monitor-map".into());
-            args.push(map.to_string_lossy().into_owned());
-        }
-        Ok(args)
-    }
-
     /// FlexGripPlus' global memory's address bits.
     fn gmem_bits(&self) -> u8 {
         self.gmem_bits.unwrap_or(FLEXGRIPPLUS_GMEM_ADDR_BITS)
     }
 
+    /// The global memory's model.
     pub fn memory_model(&self) -> MemoryModel {
         match self.memory {
             MemoryKind::Flexgripplus => MemoryModel::Flat {

@@ -10,8 +10,9 @@ pub use driver::{CycleDriver, SimError};
 
 /// Which engine runs a design (the PMU of a scenario, the SM slice's
 /// core): one choice for the library and the command line.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
 pub enum Engine {
     /// The compiled engine: the IR's netlist, as generated Rust
     /// when the design has it, else the evaluation loop.

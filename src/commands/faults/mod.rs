@@ -6,6 +6,7 @@
 mod list;
 mod merge;
 mod one;
+pub(crate) mod plan_file;
 mod report;
 mod run;
 mod select;
@@ -17,6 +18,7 @@ use anyhow::{bail, Context, Result};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
+use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
 use flexpmu_studies::faults::{Campaign, FaultModel, Options};
 
 use super::launch::{load_program, LaunchArgs};
@@ -41,22 +43,25 @@ enum FaultsCommand {
 }
 
 /// The program and launch a campaign runs (as `flexpmu run` takes them).
-#[derive(clap::Args)]
-struct CampaignLaunch {
-    /// Program: `.sass` source, `.vhd` TP_instructions ROM or `.hex`.
-    file: PathBuf,
+#[derive(clap::Args, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CampaignLaunch {
+    /// Program: `.sass` source, `.vhd` TP_instructions ROM or `.hex`
+    /// (`faults run` without one runs a --plan).
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
     #[command(flatten)]
-    launch: LaunchArgs,
+    pub launch: LaunchArgs,
     /// Launch as the rbe suite does (one block of --threads, parameters
     /// N, OUT, IN with IN[t] = t) instead of appendix A's vector addition:
     /// for `examples/rbe/` kernels (those of `examples/structured/` and
     /// `examples/selection/` run on the vector addition's launch).
     #[arg(long, value_name = "N")]
-    loop_launch: Option<u32>,
+    pub loop_launch: Option<u32>,
     /// Run s of a selector map's test (`--monitor-map` with selectors =
     /// S): every PMEVENT CNT and RST of the kernel selects input s.
     #[arg(long, value_name = "s")]
-    selector: Option<u8>,
+    pub selector: Option<u8>,
 }
 
 #[derive(clap::Args)]
@@ -98,7 +103,7 @@ struct RunArgs {
     #[arg(long, value_name = "E")]
     margin: Option<f64>,
     /// Confidence of the margins reported and of --margin's sample size.
-    #[arg(long, default_value_t = 0.99, value_name = "C")]
+    #[arg(long, default_value_t = DEFAULT_CONFIDENCE, value_name = "C")]
     confidence: f64,
     /// Seed of the sample and of the flips' cycles.
     #[arg(long, default_value_t = 1)]
@@ -139,6 +144,24 @@ struct RunArgs {
     /// matrix: `faults select` cannot use the results).
     #[arg(long)]
     no_matrix: bool,
+    /// Run a campaign plan written down whole (`testgen --slurm-shards`
+    /// writes one per program): its program, launch and faults; with
+    /// --shard, --jobs, --out, --resume, --force and --json only.
+    #[arg(long, value_name = "PLAN.json", conflicts_with_all = [
+        "file", "threads", "blocks", "memory", "gmem_bits", "timing", "blocks_per_core",
+        "registers", "no_pmu", "engine", "monitor_map", "loop_launch", "selector", "model",
+        "units", "exhaustive", "sample", "margin", "confidence", "seed", "faults_of", "fault",
+        "vcd", "no_matrix",
+    ])]
+    plan: Option<PathBuf>,
+    /// Write the campaign the options give as a plan (JSON) instead of
+    /// running it, for `--plan` (e.g. the tasks of a SLURM array, as
+    /// `scripts/slurm/campaign` does); the program and the monitor map by
+    /// their absolute paths.
+    #[arg(long, value_name = "PLAN.json", conflicts_with_all = [
+        "plan", "out", "resume", "fault", "vcd", "shard", "jobs",
+    ])]
+    write_plan: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -215,6 +238,15 @@ pub fn faults(args: &FaultsArgs) -> Result<ExitCode> {
     }
 }
 
+impl CampaignLaunch {
+    /// The program's file (a plan gives it, else the command line must).
+    fn program(&self) -> Result<&std::path::Path> {
+        self.file
+            .as_deref()
+            .context("no program: give the program's FILE (`.sass`, `.vhd` or `.hex`)")
+    }
+}
+
 /// A launch ready for faults, and what describes it.
 struct Prepared {
     campaign: Campaign,
@@ -239,8 +271,9 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
             launch.launch.sm.engine.name()
         );
     }
+    let file = launch.program()?;
     let config = launch.launch.sm.config()?;
-    let mut program = load_program(&launch.file, &launch.launch.sm)?;
+    let mut program = load_program(file, &launch.launch.sm)?;
     if let Some(selector) = launch.selector {
         let selectors = config.selectors();
         if usize::from(selector) >= selectors {
@@ -272,10 +305,9 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
         &options,
         &|cycle, bound| bar.at(cycle, bound),
     )
-    .with_context(|| format!("{}: the fault-free run failed", launch.file.display()))?;
+    .with_context(|| format!("{}: the fault-free run failed", file.display()))?;
     bar.finish();
-    let name = launch
-        .file
+    let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();

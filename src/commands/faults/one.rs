@@ -49,7 +49,10 @@ pub(super) fn run_one(args: &RunArgs, spec: &str) -> Result<ExitCode> {
         .vcd
         .as_deref()
         .map(|p| {
-            crate::output::check_distinct(&[("--vcd", p)], &[("the program", &args.launch.file)])?;
+            crate::output::check_distinct(
+                &[("--vcd", p)],
+                &[("the program", args.launch.program()?)],
+            )?;
             Waveform::create(p, args.force)
         })
         .transpose()?;

@@ -3,26 +3,24 @@
 //! coverage report.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use flexpmu_studies::faults::list::{self, select, Selection};
-use flexpmu_studies::faults::population::population;
+use flexpmu_studies::faults::plan::LaunchRecord;
 use flexpmu_studies::faults::results_file::{
-    append_result, encode_ids, is_results_file, open_results, program_digest, read_results,
-    CampaignInfo, MAX_SHARDS,
+    append_result, is_results_file, open_results, read_results, MAX_SHARDS,
 };
-use flexpmu_studies::faults::FaultModel;
-use flexpmu_studies::faults::{sampling, FaultResult, FaultSpec, Summary, UNITS};
-use flexpmu_studies::monitors::matrix::MatrixInfo;
+use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary, UNITS};
 
 use flexpmu_isa::source::shorten;
 
+use super::plan_file::PlanFile;
 use super::report::print_summary;
-use super::{models, prepare, RunArgs};
+use super::{models, prepare, CampaignLaunch, RunArgs};
+use crate::commands::launch::load_program;
 
 /// `K/N` with K < N.
 fn parse_shard(text: &str) -> Result<(u64, u64)> {
@@ -84,6 +82,28 @@ fn faults_of(path: &std::path::Path, seed: u64) -> Result<Vec<(String, FaultMode
     Ok(wanted)
 }
 
+/// The plan the options give (the faults of --faults-of read before the
+/// golden run, so that a bad file is refused at once).
+fn plan_of(args: &RunArgs, shard: Option<(u64, u64)>) -> Result<Plan> {
+    let listed = match &args.faults_of {
+        Some(path) => Some(faults_of(path, args.seed)?),
+        None => None,
+    };
+    Ok(Plan {
+        models: models(args.model),
+        units: args.units.clone(),
+        faults: match (listed, args.sample, args.margin) {
+            (Some(wanted), _, _) => Faults::Listed(wanted),
+            (None, Some(n), _) => Faults::Sample(n),
+            (None, None, Some(e)) => Faults::Margin(e),
+            (None, None, None) => Faults::Exhaustive,
+        },
+        seed: args.seed,
+        confidence: args.confidence,
+        shard: shard.unwrap_or((0, 1)),
+    })
+}
+
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     for unit in &args.units {
         if !UNITS.contains(&unit.as_str()) {
@@ -116,10 +136,29 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     if let Some(spec) = &args.fault {
         return super::one::run_one(args, spec);
     }
+    // The campaign: a plan written down, or the options.
+    let written;
+    let (launch, plan, matrix) = match &args.plan {
+        Some(path) => {
+            written = PlanFile::load(path)?;
+            let plan = Plan {
+                shard: shard.unwrap_or((0, 1)),
+                ..written.plan.clone()
+            };
+            (&written.campaign, plan, written.matrix)
+        }
+        None => (&args.launch, plan_of(args, shard)?, !args.no_matrix),
+    };
+    if let Some(path) = &args.write_plan {
+        return write_plan(path, args, launch, plan, matrix);
+    }
     if let Some(out) = &args.out {
-        let mut inputs = vec![("the program", args.launch.file.as_path())];
+        let mut inputs = vec![("the program", launch.program()?)];
         if let Some(path) = &args.faults_of {
             inputs.push(("--faults-of", path));
+        }
+        if let Some(path) = &args.plan {
+            inputs.push(("--plan", path));
         }
         crate::output::check_distinct(&[("--out", out)], &inputs)?;
         if !args.resume {
@@ -128,68 +167,33 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
             crate::output::check_output(out, args.force || is_results_file(out), &[])?;
         }
     }
-    let wanted = match &args.faults_of {
-        Some(path) => Some((path, faults_of(path, args.seed)?)),
-        None => None,
-    };
-    let prepared = prepare(&args.launch, args.seed, !args.no_matrix, args.json)?;
+    let prepared = prepare(launch, plan.seed, matrix, args.json)?;
     let campaign = &prepared.campaign;
-    let models = models(args.model);
-    let list = campaign.fault_list(&models, &args.units);
-    let population = population(&list);
-    let total = list.faults.len() as u64;
-    let selection = match (args.sample, args.margin) {
-        (Some(n), _) => Selection::Sample(n),
-        (None, Some(e)) => Selection::Sample(sampling::sample_size(total, e, args.confidence, 0.5)),
-        (None, None) => Selection::Exhaustive,
-    };
-    let (k, n) = shard.unwrap_or((0, 1));
-    let (selected_all, selected) = match &wanted {
-        Some((path, wanted)) => {
-            let all = list::same_faults(&list, wanted).map_err(|fault| {
-                anyhow::anyhow!(
-                    "--faults-of {}: {fault} is not a fault of this core's units and models (--unit, --model)",
-                    path.display()
-                )
-            })?;
-            let selected = list::shard(&all, (k, n));
-            (all, selected)
-        }
-        None => (
-            select(&list.faults, selection, args.seed, (0, 1)),
-            select(&list.faults, selection, args.seed, (k, n)),
-        ),
-    };
-    let info = CampaignInfo {
-        program: prepared.name.clone(),
-        program_digest: program_digest(&prepared.program),
-        threads: args.launch.launch.threads,
-        blocks: args.launch.launch.blocks,
-        timing: args.launch.launch.sm.timing.name().to_string(),
-        blocks_per_core: args.launch.launch.sm.blocks_per_core,
-        memory: args.launch.launch.memory_model().to_string(),
-        golden_cycles: campaign.golden().run.cycles,
-        models: models.iter().map(|m| m.name().to_string()).collect(),
-        units: args.units.clone(),
-        population,
-        selected: selected_all.len() as u64,
-        selection: encode_ids(&selected_all.iter().map(|f| f.id).collect::<Vec<_>>()),
-        seed: args.seed,
-        confidence: args.confidence,
-        shard: [k, n],
-        loop_launch: args.launch.loop_launch,
-        selector: args.launch.selector,
-        monitor_map: prepared
-            .config
-            .monitor_map
-            .as_deref()
-            .filter(|map| !map.is_today())
-            .map(|map| map.labels()),
-        matrix: campaign
-            .matrix()
-            .zip(campaign.golden().counts.as_ref())
-            .map(|(matrix, golden)| MatrixInfo::of(matrix, golden)),
-    };
+    let planned = plan.apply(campaign).map_err(|e| match &args.faults_of {
+        Some(path) => anyhow::anyhow!("--faults-of {}: {e} (--unit, --model)", path.display()),
+        None => e.into(),
+    })?;
+    let info = planned.info(
+        &plan,
+        campaign,
+        &prepared.program,
+        LaunchRecord {
+            program: prepared.name.clone(),
+            threads: launch.launch.threads,
+            blocks: launch.launch.blocks,
+            timing: launch.launch.sm.timing.name().to_string(),
+            blocks_per_core: launch.launch.sm.blocks_per_core,
+            memory: launch.launch.memory_model().to_string(),
+            loop_launch: launch.loop_launch,
+            selector: launch.selector,
+            monitor_map: prepared
+                .config
+                .monitor_map
+                .as_deref()
+                .filter(|map| !map.is_today())
+                .map(|map| map.labels()),
+        },
+    );
     // Earlier results of this campaign (--resume), and the file to append to.
     let (mut results, mut sink) = match &args.out {
         Some(path) => {
@@ -199,10 +203,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         None => (Vec::new(), None),
     };
     let done: BTreeSet<u64> = results.iter().map(|r: &FaultResult| r.id).collect();
-    let todo: Vec<FaultSpec> = selected
-        .into_iter()
-        .filter(|f| !done.contains(&f.id))
-        .collect();
+    let todo = planned.to_run(&done);
     let bar = indicatif::ProgressBar::new(todo.len() as u64);
     if args.json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -262,6 +263,33 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
                 format!(", {} taken from {}", done.len(), display(&args.out))
             }
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--write-plan`: the campaign checked as far as it can be without its
+/// golden run (the program read, the launch's SM built), then written.
+fn write_plan(
+    path: &Path,
+    args: &RunArgs,
+    launch: &CampaignLaunch,
+    plan: Plan,
+    matrix: bool,
+) -> Result<ExitCode> {
+    let program = launch.program()?;
+    let mut inputs = vec![("the program", program)];
+    if let Some(faults) = &args.faults_of {
+        inputs.push(("--faults-of", faults));
+    }
+    crate::output::check_distinct(&[("--write-plan", path)], &inputs)?;
+    // A plan flexpmu wrote is flexpmu's to replace.
+    crate::output::check_output(path, args.force || PlanFile::load(path).is_ok(), &[])?;
+    load_program(program, &launch.launch.sm)?;
+    launch.launch.sm.config()?;
+    let file = PlanFile::new(launch.clone(), plan, matrix)?;
+    crate::output::write_output(path, &file.text())?;
+    if !args.json {
+        outln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

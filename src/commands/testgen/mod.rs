@@ -221,24 +221,13 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     let cluster;
     let evaluator: &dyn Evaluate = match (args.slurm_shards, &args.out) {
         (Some(shards), Some(dir)) => {
-            let mut faults_args = args.launch.to_args()?;
-            for unit in &units {
-                faults_args.extend(["--unit".to_string(), unit.clone()]);
-            }
-            faults_args.extend([
-                "--sample".to_string(),
-                sample.to_string(),
-                "--seed".to_string(),
-                args.seed.to_string(),
-                "--no-matrix".to_string(),
-            ]);
             let dir = std::path::absolute(dir)
                 .with_context(|| format!("{}: cannot make the path absolute", dir.display()))?;
             cluster = slurm::Slurm {
                 judge: &judge,
                 shards,
                 dir: dir.join("slurm"),
-                faults_args,
+                launch: args.launch.clone(),
                 sbatch_flags: std::env::var("SBATCH_FLAGS")
                     .unwrap_or_default()
                     .split_whitespace()

@@ -5,7 +5,8 @@
 //! scored as the threads score a program, so the search is the same.
 //!
 //! Files: `DIR/slurm/gen-G/p-K/` holds program K of generation G
-//! (`program.sass`), its shards' results (`shard-k-of-n.jsonl`) and logs
+//! (`program.sass`), the campaign its shards run (`plan.json`: the
+//! program, the launch and the judge's faults), its shards' results (`shard-k-of-n.jsonl`) and logs
 //! (`shard-k.log`). A resumed search submits again; each shard resumes
 //! from its file.
 
@@ -19,6 +20,9 @@ use flexpmu_studies::testgen::search::{Candidate, Evaluate};
 use flexpmu_studies::testgen::{Judge, Score};
 use flexpmu_tools::files;
 
+use crate::commands::faults::plan_file::PlanFile;
+use crate::commands::faults::CampaignLaunch;
+use crate::commands::launch::LaunchArgs;
 use crate::output::write_output;
 
 /// The shard task, as `scripts/slurm/` has it (written beside the jobs'
@@ -31,9 +35,9 @@ pub struct Slurm<'a> {
     pub shards: u64,
     /// Where the jobs' files go (`--out`'s `slurm/`).
     pub dir: PathBuf,
-    /// `faults run` options that make its campaign the judge's: launch,
-    /// units, sample, seed.
-    pub faults_args: Vec<String>,
+    /// The launch programs are judged on (each program's plan gives it
+    /// with the judge's faults).
+    pub launch: LaunchArgs,
     /// Extra sbatch options (`SBATCH_FLAGS`, split on spaces).
     pub sbatch_flags: Vec<String>,
 }
@@ -107,6 +111,16 @@ impl Evaluate for Slurm<'_> {
             mkdir(&dir)?;
             let program = dir.join("program.sass");
             write_output(&program, &candidate.source).map_err(io)?;
+            // The campaign each task runs a shard of: the judge's.
+            let campaign = CampaignLaunch {
+                file: Some(program.clone()),
+                launch: self.launch.clone(),
+                loop_launch: None,
+                selector: None,
+            };
+            let plan = PlanFile::new(campaign, self.judge.plan().clone(), false).map_err(io)?;
+            let plan_path = dir.join("plan.json");
+            write_output(&plan_path, &plan.text()).map_err(io)?;
             let mut args: Vec<String> = vec!["--parsable".into()];
             args.extend(self.sbatch_flags.iter().cloned());
             args.extend([
@@ -115,9 +129,9 @@ impl Evaluate for Slurm<'_> {
                 format!("--output={}", dir.join("shard-%a.log").display()),
                 script.to_string_lossy().into_owned(),
                 dir.to_string_lossy().into_owned(),
-                program.to_string_lossy().into_owned(),
+                "--plan".into(),
+                plan_path.to_string_lossy().into_owned(),
             ]);
-            args.extend(self.faults_args.iter().cloned());
             jobs.push(sbatch(&args, &flexpmu)?);
             dirs.push(dir);
         }

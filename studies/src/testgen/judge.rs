@@ -11,8 +11,10 @@ use flexpmu_isa::asm::{assemble, AsmError};
 use flexpmu_sim::gpu::iss::{Iss, IssError};
 use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun};
 
-use crate::faults::list::{select, Selection};
-use crate::faults::{Campaign, FaultModel, FaultResult, FaultSpec, Options, Outcome};
+use crate::faults::list::Selection;
+use crate::faults::plan::{PlanError, DEFAULT_CONFIDENCE};
+use crate::faults::{Campaign, FaultModel, FaultResult, Options, Outcome};
+use crate::faults::{Faults, Plan};
 
 /// What a program caught of its faults.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,6 +91,8 @@ pub enum JudgeError {
     Iss(#[from] IssError),
     #[error("{0}")]
     Threads(String),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
     /// Judging elsewhere (a cluster) failed.
     #[error("{0}")]
     Cluster(String),
@@ -112,10 +116,8 @@ pub struct Judged {
 pub struct Judge {
     iss: Iss,
     config: SmConfig,
-    models: Vec<FaultModel>,
-    units: Vec<String>,
-    selection: Selection,
-    seed: u64,
+    /// The faults every program is judged on (from its own campaign).
+    plan: Plan,
     budget_cycles: u64,
 }
 
@@ -146,10 +148,14 @@ impl Judge {
         Judge {
             iss,
             config,
-            models,
-            units,
-            selection: sample.map_or(Selection::Exhaustive, Selection::Sample),
-            seed,
+            plan: Plan {
+                models,
+                units,
+                faults: sample.map_or(Faults::Exhaustive, Faults::Sample),
+                seed,
+                confidence: DEFAULT_CONFIDENCE,
+                shard: (0, 1),
+            },
             budget_cycles,
         }
     }
@@ -159,10 +165,11 @@ impl Judge {
         Judge {
             iss: self.iss.clone(),
             config: self.config.clone(),
-            models: self.models.clone(),
-            units,
-            selection: Selection::Exhaustive,
-            seed: self.seed,
+            plan: Plan {
+                units,
+                faults: Faults::Exhaustive,
+                ..self.plan.clone()
+            },
             budget_cycles: self.budget_cycles,
         }
     }
@@ -174,13 +181,18 @@ impl Judge {
             &self.iss,
             program,
             self.config.clone(),
-            &self.models,
-            &self.units,
+            &self.plan.models,
+            &self.plan.units,
         )? as u64;
-        Ok(match self.selection {
+        Ok(match self.plan.selection(population) {
             Selection::Sample(n) => n.min(population),
             _ => population,
         })
+    }
+
+    /// The faults every program is judged on, as a campaign plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
     }
 
     pub fn budget_cycles(&self) -> u64 {
@@ -223,7 +235,7 @@ impl Judge {
             ..Options::default()
         };
         let campaign =
-            Campaign::with_options(iss, program, self.config.clone(), self.seed, &options)?;
+            Campaign::with_options(iss, program, self.config.clone(), self.plan.seed, &options)?;
         let golden = campaign.golden().run.clone();
         let reference = golden.replay_on_iss(&mut iss.clone(), program)?;
         let (threads_differing, memory) = golden.differences(&reference);
@@ -233,8 +245,7 @@ impl Judge {
                 memory: if memory { "equal" } else { "differs" },
             });
         }
-        let list = campaign.fault_list(&self.models, &self.units);
-        let faults: Vec<FaultSpec> = select(&list.faults, self.selection, self.seed, (0, 1));
+        let faults = self.plan.apply(&campaign)?.shard;
         let results = std::sync::Mutex::new(Vec::with_capacity(faults.len()));
         campaign.run_all(&faults, threads, &|result| {
             results

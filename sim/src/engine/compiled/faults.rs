@@ -38,15 +38,20 @@ pub struct Site {
 }
 
 /// A fault model: the one type from the command line to the engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum FaultModel {
     /// Permanent: the bit reads 0 from the fault's cycle on (cycle 0 in a
     /// campaign).
+    #[serde(rename = "sa0")]
     StuckAt0,
     /// Permanent: the bit reads 1 from the fault's cycle on.
+    #[serde(rename = "sa1")]
     StuckAt1,
     /// Transient: a register bit inverted once, at the start of the
     /// fault's cycle (in a campaign drawn uniformly over the golden run).
+    #[serde(rename = "flip")]
     Flip,
 }
 

@@ -49,12 +49,14 @@ use crate::gpu::iss::{DISCARD_REGISTER, IMMEDIATE_MARKER_FIELD, WARP_SIZE, ZERO_
 pub const PASSES: u32 = WARP_SIZE / LANES as u32;
 
 /// Which timing the SM slice follows.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
 pub enum Timing {
     /// FlexGripPlus 4.4's stage timing, block set-up and rounds.
     #[default]
     #[cfg_attr(feature = "clap", value(name = "flexgripplus"))]
+    #[serde(rename = "flexgripplus")]
     FlexGripPlus,
     /// Every stage as fast as the handshake allows.
     Simple,
