@@ -361,15 +361,19 @@ mod tests {
             "`ghdl` was not found on PATH: install it with `apt-get install -y ghdl` \
              (scripts/test installs every tool the tests need)"
         );
-        let dir = std::env::temp_dir().join(format!("flexpmu-asm-ghdl-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        // Removed when dropped, also when an assertion fails.
+        let scratch = tempfile::Builder::new()
+            .prefix("flexpmu-asm-ghdl-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path();
         let file = dir.join("TP_instructions.vhd");
         std::fs::write(&file, to_vhdl(&assemble_appendix())).unwrap();
         for std in ["--std=08", "--std=93c"] {
             let out = std::process::Command::new("ghdl")
                 .args(["-a", std, "--workdir=."])
                 .arg(&file)
-                .current_dir(&dir)
+                .current_dir(dir)
                 .output()
                 .unwrap();
             assert!(
@@ -378,7 +382,6 @@ mod tests {
                 String::from_utf8_lossy(&out.stderr)
             );
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Lines as the thesis' ROM writes them (without the OCR damage).

@@ -205,21 +205,17 @@ fn expand(tree: &str, prefix: &[String], out: &mut Vec<(Vec<String>, Option<Stri
     };
     let mut path: Vec<String> = prefix.to_vec();
     path.extend(path_segments(text));
-    match path.last().map(String::as_str) {
-        Some("*") => {
-            path.pop();
-            out.push((path, None));
-        }
-        Some("self") => {
-            path.pop();
-            let name = alias.or_else(|| path.last().cloned());
-            out.push((path, name));
-        }
-        _ => {
-            let name = alias.or_else(|| path.last().cloned());
-            out.push((path, name));
-        }
+    if path.last().is_some_and(|s| s == "*") {
+        path.pop();
+        out.push((path, None));
+        return;
     }
+    // `a::b::{self}` binds `b`.
+    if path.last().is_some_and(|s| s == "self") {
+        path.pop();
+    }
+    let name = alias.or_else(|| path.last().cloned());
+    out.push((path, name));
 }
 
 /// `a :: b::c` -> [a, b, c].

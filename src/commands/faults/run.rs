@@ -65,11 +65,7 @@ fn faults_of(path: &std::path::Path, seed: u64) -> Result<Vec<(String, FaultMode
     let wanted: Vec<(String, FaultModel)> = file
         .results
         .iter()
-        .map(|r| {
-            let model = FaultModel::ALL.into_iter().find(|m| m.name() == r.model);
-            (r.site.clone(), model)
-        })
-        .filter_map(|(site, model)| model.map(|m| (site, m)))
+        .filter_map(|r| Some((r.site.clone(), FaultModel::from_name(&r.model)?)))
         .collect();
     if wanted.iter().any(|(_, m)| *m == FaultModel::Flip) && file.info.seed != seed {
         bail!(

@@ -112,20 +112,16 @@ impl Plan {
     pub fn apply(&self, campaign: &Campaign) -> Result<Planned, PlanError> {
         let list = campaign.fault_list(&self.models, &self.units);
         let population = population(&list);
-        let (selected, shard) = match &self.faults {
+        let selected = match &self.faults {
             Faults::Listed(wanted) => {
-                let selected = list::same_faults(&list, wanted).map_err(PlanError::NotAFault)?;
-                let shard = list::shard(&selected, self.shard);
-                (selected, shard)
+                list::same_faults(&list, wanted).map_err(PlanError::NotAFault)?
             }
             _ => {
                 let selection = self.selection(list.faults.len() as u64);
-                (
-                    select(&list.faults, selection, self.seed, (0, 1)),
-                    select(&list.faults, selection, self.seed, self.shard),
-                )
+                select(&list.faults, selection, self.seed, (0, 1))
             }
         };
+        let shard = list::shard(&selected, self.shard);
         Ok(Planned {
             list,
             population,
