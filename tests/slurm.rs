@@ -132,6 +132,9 @@ fn cluster(d: &Path) -> (Daemons, PathBuf) {
         .trim()
         .to_string();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // A cluster that schedules at once (no batch delay, no minimum
+    // interval) and forgets ended jobs after 6 s, so that `sbatch --wait`
+    // keeps polling every 2 s (with the default 300 s it backs off to 32).
     std::fs::write(
         &conf,
         format!(
@@ -147,7 +150,8 @@ fn cluster(d: &Path) -> (Daemons, PathBuf) {
              JobAcctGatherType=jobacct_gather/none\n\
              SelectType=select/cons_tres\n\
              SelectTypeParameters=CR_Core\n\
-             SchedulerParameters=kill_invalid_depend\n\
+             SchedulerParameters=kill_invalid_depend,batch_sched_delay=0,sched_min_interval=0\n\
+             MinJobAge=6\n\
              MpiDefault=none\n\
              ReturnToService=2\n\
              SlurmctldPort={ctld}\n\

@@ -248,9 +248,9 @@ pub fn synthesize_design(
         Flow::Sta => Box::new(sta::Sta::new(exported, options)?),
     };
     let script = steps.script(&mut run)?;
-    // The same flow on the same design, inputs, tools and flexpmu: its
-    // result is kept by content (when FLEXPMU_CACHE is set), unless it
-    // writes files of its own.
+    // The same flow on the same design, inputs and tools, made by the same
+    // synthesis code: its result is kept by content (when FLEXPMU_CACHE is
+    // set), unless it writes files of its own.
     let file = |path: &Option<PathBuf>| path.as_ref().and_then(|p| std::fs::read(p).ok());
     let (liberty, activity) = (file(&options.liberty), file(&options.activity));
     let entry = match &options.netlist_dir {
@@ -258,6 +258,7 @@ pub fn synthesize_design(
         None => cache::Entry::of(
             "synth",
             &[
+                env!("FLEXPMU_SYNTH_CODE").as_bytes(),
                 top.as_bytes(),
                 options.flow.name().as_bytes(),
                 run.verilog.as_bytes(),
@@ -266,24 +267,42 @@ pub fn synthesize_design(
                 &options.period_ps.to_le_bytes(),
                 liberty.as_deref().unwrap_or_default(),
                 activity.as_deref().unwrap_or_default(),
-                // (The result names the waveform by its path.)
-                format!("{:?} {:?}", options.liberty, options.activity).as_bytes(),
+                // (A library is named by its path in the script.)
+                format!("{:?}", options.liberty).as_bytes(),
             ],
             &["yosys", "yosys-abc", "sta", "nextpnr-ice40", "icepack"],
         ),
     };
-    if let Some(kept) = entry
+    // The result names the waveform by its path: kept with a mark in its
+    // place, so that the same waveform elsewhere finds it.
+    let waveform = options.activity.as_ref().map(|p| p.display().to_string());
+    let named = |result: &mut SynthResult, from: &str, to: &str| {
+        if let Some(sta) = &mut result.sta {
+            sta.activity = sta.activity.replacen(from, to, 1);
+        }
+    };
+    if let Some(mut kept) = entry
         .get()
         .and_then(|text| serde_json::from_str::<SynthResult>(&text).ok())
     {
+        if let Some(path) = &waveform {
+            named(&mut kept, WAVEFORM_MARK, path);
+        }
         return Ok(kept);
     }
     let result = run_flow(top, options, &mut run, steps.as_mut(), &script)?;
-    if let Ok(text) = serde_json::to_string(&result) {
+    let mut kept = result.clone();
+    if let Some(path) = &waveform {
+        named(&mut kept, path, WAVEFORM_MARK);
+    }
+    if let Ok(text) = serde_json::to_string(&kept) {
         entry.put(&text);
     }
     Ok(result)
 }
+
+/// Where a kept result had its waveform's path.
+const WAVEFORM_MARK: &str = "\u{1}waveform\u{1}";
 
 /// Runs Yosys on a flow's filled `script`, then the flow's own steps.
 fn run_flow(

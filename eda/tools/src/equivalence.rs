@@ -1,6 +1,7 @@
 //! Formal sequential equivalence of two Verilog designs: a Yosys miter,
 //! proved by ABC's `dprove`.
 
+use crate::cache;
 use crate::runner::{run, tail, Scratch, ToolError};
 
 /// The outcome of an equivalence check.
@@ -23,9 +24,6 @@ pub enum Equivalence {
 /// `dprove` (bounded search, then signal correspondence and induction for
 /// an unbounded proof).
 pub fn prove_equivalent(gold: &str, gate: &str, top: &str) -> Result<Equivalence, ToolError> {
-    let scratch = Scratch::new(&format!("equiv-{top}"))?;
-    scratch.write("gold.v", gold)?;
-    scratch.write("gate.v", gate)?;
     let script = format!(
         "read_verilog gold.v; prep -flatten -top {top}; rename {top} gold; design -stash gold; \
          read_verilog gate.v; prep -flatten -top {top}; rename {top} gate; design -stash gate; \
@@ -34,13 +32,20 @@ pub fn prove_equivalent(gold: &str, gate: &str, top: &str) -> Result<Equivalence
          async2sync; techmap; dffunmap; opt_clean; setundef -zero -init; aigmap; write_aiger -zinit miter.aig"
     );
     let what = format!("the {top} miter");
-    run("yosys", &["-q", "-p", &script], scratch.path(), &what)?;
-    let log = run(
-        "yosys-abc",
-        &["-c", "read_aiger miter.aig; dprove"],
-        scratch.path(),
-        &what,
-    )?;
+    // ABC's log is kept by the content of the designs and the script.
+    let tools = ["yosys", "yosys-abc"];
+    let log = cache::kept_log("equivalence", &[], &[gold, gate, &script], &tools, || {
+        let scratch = Scratch::new(&format!("equiv-{top}"))?;
+        scratch.write("gold.v", gold)?;
+        scratch.write("gate.v", gate)?;
+        run("yosys", &["-q", "-p", &script], scratch.path(), &what)?;
+        run(
+            "yosys-abc",
+            &["-c", "read_aiger miter.aig; dprove"],
+            scratch.path(),
+            &what,
+        )
+    })?;
     // Purely combinational designs get ABC's combinational check, whose
     // verdict is UNSATISFIABLE (no input makes them differ) or SATISFIABLE.
     if log.contains("Networks are equivalent") || log.contains("UNSATISFIABLE") {

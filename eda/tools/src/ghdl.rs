@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cache;
 use crate::runner::{absolute, run, Scratch, ToolError};
 use crate::testbench_log::{self, TestbenchResult};
 
@@ -14,17 +15,25 @@ pub fn check(files: &[PathBuf], tops: &[&str], std: &str) -> Result<(), ToolErro
 
 /// [`check`] with any GHDL options (e.g. [`FLEXGRIPPLUS_FLAGS`]).
 pub fn check_with(files: &[PathBuf], tops: &[&str], flags: &[&str]) -> Result<(), ToolError> {
-    let scratch = Scratch::new("ghdl-check")?;
-    let what = format!("{} ({})", crate::describe(files), flags.join(" "));
-    analyse_with(files, flags, scratch.path(), &what)?;
-    for top in tops {
-        let mut args = vec!["-e"];
-        args.extend(flags);
-        args.push(top);
-        elaborate(&args, scratch.path(), &what)?;
-    }
-    Ok(())
+    let texts = [tops.join(" "), flags.join(" ")];
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    cache::kept_check("ghdl-check", files, &texts, GHDL, || {
+        let scratch = Scratch::new("ghdl-check")?;
+        let what = format!("{} ({})", crate::describe(files), flags.join(" "));
+        analyse_with(files, flags, scratch.path(), &what)?;
+        for top in tops {
+            let mut args = vec!["-e"];
+            args.extend(flags);
+            args.push(top);
+            elaborate(&args, scratch.path(), &what)?;
+        }
+        Ok(())
+    })
 }
+
+/// The programs a GHDL run's result depends on (`ghdl` is a script that
+/// starts one of its back ends).
+const GHDL: &[&str] = &["ghdl", "ghdl-mcode", "ghdl-llvm"];
 
 /// `ghdl -e` with `args`: an instance of a component no entity was
 /// analysed for is an error, not GHDL's warning (left unbound, it reads
@@ -74,28 +83,33 @@ pub fn run_self_checking(
     top: &str,
     flags: &[&str],
 ) -> Result<String, ToolError> {
-    let scratch = Scratch::new(&format!("ghdl-run-{top}"))?;
-    let what = format!("{} ({})", crate::describe(files), flags.join(" "));
-    analyse_with(files, flags, scratch.path(), &what)?;
-    let mut args = vec!["-e"];
-    args.extend(flags);
-    args.push(top);
-    elaborate(&args, scratch.path(), &what)?;
-    args[0] = "-r";
-    run("ghdl", &args, scratch.path(), &what)
+    let flags_text = flags.join(" ");
+    cache::kept_log("ghdl-run", files, &[top, &flags_text], GHDL, || {
+        let scratch = Scratch::new(&format!("ghdl-run-{top}"))?;
+        let what = format!("{} ({flags_text})", crate::describe(files));
+        analyse_with(files, flags, scratch.path(), &what)?;
+        let mut args = vec!["-e"];
+        args.extend(flags);
+        args.push(top);
+        elaborate(&args, scratch.path(), &what)?;
+        args[0] = "-r";
+        run("ghdl", &args, scratch.path(), &what)
+    })
 }
 
 /// Synthesises VHDL to Verilog with `ghdl --synth --out=verilog`.
 pub fn to_verilog(files: &[PathBuf], top: &str) -> Result<String, ToolError> {
-    let scratch = Scratch::new(&format!("ghdl-synth-{top}"))?;
-    let what = crate::describe(files);
-    analyse(files, "--std=08", scratch.path(), &what)?;
-    let verilog = run(
-        "ghdl",
-        &["--synth", "--std=08", "--out=verilog", top],
-        scratch.path(),
-        &what,
-    )?;
+    let verilog = cache::kept_log("ghdl-synth", files, &[top], GHDL, || {
+        let scratch = Scratch::new(&format!("ghdl-synth-{top}"))?;
+        let what = crate::describe(files);
+        analyse(files, "--std=08", scratch.path(), &what)?;
+        run(
+            "ghdl",
+            &["--synth", "--std=08", "--out=verilog", top],
+            scratch.path(),
+            &what,
+        )
+    })?;
     Ok(sized_bit_strings(&verilog))
 }
 
@@ -131,17 +145,21 @@ pub fn run_testbench(
     vectors: &Path,
     top: &str,
 ) -> Result<TestbenchResult, ToolError> {
-    let scratch = Scratch::new(&format!("ghdl-tb-{top}"))?;
-    let tb = scratch.write("tb.vhd", testbench)?;
-    let tb_top = format!("tb_{top}");
-    let what = "the GHDL testbench";
-    let dir = scratch.path();
-    let mut files = design.to_vec();
-    files.push(tb);
-    analyse(&files, "--std=08", dir, what)?;
-    elaborate(&["-e", "--std=08", &tb_top], dir, what)?;
-    let generic = format!("-gVECTORS={}", absolute(vectors)?.display());
-    let log = run("ghdl", &["-r", "--std=08", &tb_top, &generic], dir, what)?;
+    let mut read = design.to_vec();
+    read.push(vectors.to_path_buf());
+    let log = cache::kept_log("ghdl-testbench", &read, &[testbench, top], GHDL, || {
+        let scratch = Scratch::new(&format!("ghdl-tb-{top}"))?;
+        let tb = scratch.write("tb.vhd", testbench)?;
+        let tb_top = format!("tb_{top}");
+        let what = "the GHDL testbench";
+        let dir = scratch.path();
+        let mut files = design.to_vec();
+        files.push(tb);
+        analyse(&files, "--std=08", dir, what)?;
+        elaborate(&["-e", "--std=08", &tb_top], dir, what)?;
+        let generic = format!("-gVECTORS={}", absolute(vectors)?.display());
+        run("ghdl", &["-r", "--std=08", &tb_top, &generic], dir, what)
+    })?;
     testbench_log::parse(&log, "ghdl")
 }
 

@@ -2,55 +2,108 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cache;
 use crate::runner::{absolute, run, Scratch, ToolError};
 use crate::testbench_log::{self, TestbenchResult};
 
 /// `iverilog -g2005` accepts `files` with top module `top`.
 pub fn compile_check(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
-    let scratch = Scratch::new(&format!("icarus-{top}"))?;
-    let names = crate::absolute_all(files)?;
-    let mut args = vec!["-g2005", "-s", top, "-o", "/dev/null"];
-    args.extend(names.iter().map(String::as_str));
-    run("iverilog", &args, scratch.path(), &crate::describe(files))?;
-    Ok(())
+    cache::kept_check("icarus-check", files, &[top], &["iverilog"], || {
+        let scratch = Scratch::new(&format!("icarus-{top}"))?;
+        let names = crate::absolute_all(files)?;
+        let mut args = vec!["-g2005", "-s", top, "-o", "/dev/null"];
+        args.extend(names.iter().map(String::as_str));
+        run("iverilog", &args, scratch.path(), &crate::describe(files))?;
+        Ok(())
+    })
 }
 
 /// A testbench compiled once (`iverilog`), to run as often as needed
-/// (`vvp`), each run with its own plusargs.
+/// (`vvp`), each run with its own plusargs. Each run's log is kept by
+/// content (the design, the sources, the tops, the plusargs and the files
+/// they name); the testbench is compiled at the first run not kept.
 pub struct Compiled {
-    scratch: Scratch,
+    design: Vec<String>,
+    sources: Vec<(String, String)>,
+    tops: Vec<String>,
+    /// The contents of the design files, the sources and the tops.
+    key: Vec<Vec<u8>>,
+    scratch: std::cell::OnceCell<Scratch>,
 }
 
 impl Compiled {
-    /// Compiles the `design` files with the testbench texts `sources`
-    /// (file name, text), with `tops` as the top modules.
+    /// The `design` files with the testbench texts `sources` (file name,
+    /// text), with `tops` as the top modules.
     pub fn new(
         design: &[PathBuf],
         sources: &[(&str, &str)],
         tops: &[&str],
     ) -> Result<Compiled, ToolError> {
-        let scratch = Scratch::new(&format!("icarus-{}", tops.first().unwrap_or(&"tb")))?;
+        let mut key = cache::contents(design)?;
         for (name, text) in sources {
+            key.extend([name.as_bytes().to_vec(), text.as_bytes().to_vec()]);
+        }
+        key.extend(tops.iter().map(|t| t.as_bytes().to_vec()));
+        Ok(Compiled {
+            design: crate::absolute_all(design)?,
+            sources: sources
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect(),
+            tops: tops.iter().map(|t| t.to_string()).collect(),
+            key,
+            scratch: std::cell::OnceCell::new(),
+        })
+    }
+
+    /// The folder holding the compiled testbench, compiling it first if
+    /// it is not yet.
+    fn compiled(&self) -> Result<&Scratch, ToolError> {
+        if let Some(scratch) = self.scratch.get() {
+            return Ok(scratch);
+        }
+        let scratch = Scratch::new(&format!(
+            "icarus-{}",
+            self.tops.first().map_or("tb", String::as_str)
+        ))?;
+        for (name, text) in &self.sources {
             scratch.write(name, text)?;
         }
-        let design = crate::absolute_all(design)?;
         let mut args = vec!["-g2005"];
-        for top in tops {
+        for top in &self.tops {
             args.extend(["-s", top]);
         }
         args.extend(["-o", "sim.vvp"]);
-        args.extend(design.iter().map(String::as_str));
-        args.extend(sources.iter().map(|(name, _)| *name));
+        args.extend(self.design.iter().map(String::as_str));
+        args.extend(self.sources.iter().map(|(name, _)| name.as_str()));
         run("iverilog", &args, scratch.path(), "the Icarus testbench")?;
-        Ok(Compiled { scratch })
+        Ok(self.scratch.get_or_init(|| scratch))
     }
 
     /// Runs it with `plusargs` (`+vectors=FILE`, ...) and reads its
     /// report.
     pub fn run(&self, plusargs: &[String]) -> Result<TestbenchResult, ToolError> {
-        let mut args = vec!["-n", "sim.vvp"];
-        args.extend(plusargs.iter().map(String::as_str));
-        let log = run("vvp", &args, self.scratch.path(), "the Icarus testbench")?;
+        let mut inputs: Vec<&[u8]> = self.key.iter().map(Vec::as_slice).collect();
+        let mut named = Vec::new();
+        // A plusarg naming a file counts by the file's content, not its
+        // path.
+        for plusarg in plusargs {
+            match plusarg.split_once('=') {
+                Some((name, value)) if Path::new(value).is_file() => {
+                    inputs.push(name.as_bytes());
+                    named.extend(cache::contents(&[PathBuf::from(value)])?);
+                }
+                _ => inputs.push(plusarg.as_bytes()),
+            }
+        }
+        inputs.extend(named.iter().map(Vec::as_slice));
+        let entry = cache::Entry::of("icarus-testbench", &inputs, &["iverilog", "vvp"]);
+        let log = entry.get_or(|| {
+            let scratch = self.compiled()?;
+            let mut args = vec!["-n", "sim.vvp"];
+            args.extend(plusargs.iter().map(String::as_str));
+            run("vvp", &args, scratch.path(), "the Icarus testbench")
+        })?;
         testbench_log::parse(&log, "vvp")
     }
 }

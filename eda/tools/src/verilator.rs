@@ -2,16 +2,19 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cache;
 use crate::runner::{absolute, run, run_program, run_unchecked, Scratch, ToolError};
 use crate::testbench_log::{self, TestbenchResult};
 /// `verilator --lint-only -Wall` of `files` with top module `top`.
 pub fn lint(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
-    let scratch = Scratch::new(&format!("verilator-lint-{top}"))?;
-    let names = crate::absolute_all(files)?;
-    let mut args = vec!["--lint-only", "-Wall", "--top-module", top];
-    args.extend(names.iter().map(String::as_str));
-    run("verilator", &args, scratch.path(), &crate::describe(files))?;
-    Ok(())
+    cache::kept_check("verilator-lint", files, &[top], &["verilator"], || {
+        let scratch = Scratch::new(&format!("verilator-lint-{top}"))?;
+        let names = crate::absolute_all(files)?;
+        let mut args = vec!["--lint-only", "-Wall", "--top-module", top];
+        args.extend(names.iter().map(String::as_str));
+        run("verilator", &args, scratch.path(), &crate::describe(files))?;
+        Ok(())
+    })
 }
 
 /// A Verilator model built with a C++ harness.
@@ -91,9 +94,21 @@ pub fn run_testbench(
     vectors: &Path,
     top: &str,
 ) -> Result<TestbenchResult, ToolError> {
-    let model = Model::build(design, harness, top)?;
-    let vectors = absolute(vectors)?;
-    // A mismatching run exits non-zero but still prints its RESULT line.
-    let log = model.output(&[&vectors.to_string_lossy()])?;
+    let mut read = design.to_vec();
+    read.push(vectors.to_path_buf());
+    let tools = ["verilator", "c++"];
+    let log = cache::kept_log(
+        "verilator-testbench",
+        &read,
+        &[harness, top],
+        &tools,
+        || {
+            let model = Model::build(design, harness, top)?;
+            let vectors = absolute(vectors)?;
+            // A mismatching run exits non-zero but still prints its RESULT
+            // line.
+            model.output(&[&vectors.to_string_lossy()])
+        },
+    )?;
     testbench_log::parse(&log, "the Verilator model")
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::cache;
 use crate::runner::{run, tail, Scratch, ToolError};
 
 /// What `stat` reports (fields a `stat` variant does not print are `None`).
@@ -116,11 +117,19 @@ pub struct SynthCheckReport {
 /// it to gates; returns its flip-flop and cell counts. Fails on latches,
 /// undriven or multiply-driven wires, missing modules and any Yosys error.
 pub fn check_synthesizes(name: &str, verilog: &str) -> Result<SynthCheckReport, ToolError> {
-    let scratch = Scratch::new(&format!("synth-check-{name}"))?;
-    scratch.write("top.v", verilog)?;
     let script = "read_verilog top.v; hierarchy -check -top top; proc; check -assert; \
                   flatten; opt; techmap; opt -purge; check -assert; stat";
-    let log = run("yosys", &["-p", script], scratch.path(), name)?;
+    let log = cache::kept_log(
+        "yosys-synth-check",
+        &[],
+        &[verilog, script],
+        &["yosys"],
+        || {
+            let scratch = Scratch::new(&format!("synth-check-{name}"))?;
+            scratch.write("top.v", verilog)?;
+            run("yosys", &["-p", script], scratch.path(), name)
+        },
+    )?;
     let stat = Stat::parse(&log);
     if log.contains("Latch inferred") || stat.latches() > 0 {
         return Err(ToolError::Failed {
@@ -137,19 +146,21 @@ pub fn check_synthesizes(name: &str, verilog: &str) -> Result<SynthCheckReport, 
 
 /// `hierarchy -check; proc; check -assert` on Verilog files.
 pub fn elaborate_check(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
-    let scratch = Scratch::new(&format!("yosys-{top}"))?;
-    let names = crate::absolute_all(files)?;
-    let script = format!(
-        "read_verilog {}; hierarchy -check -top {top}; proc; check -assert",
-        names.join(" ")
-    );
-    run(
-        "yosys",
-        &["-q", "-p", &script],
-        scratch.path(),
-        &crate::describe(files),
-    )?;
-    Ok(())
+    cache::kept_check("yosys-check", files, &[top], &["yosys"], || {
+        let scratch = Scratch::new(&format!("yosys-{top}"))?;
+        let names = crate::absolute_all(files)?;
+        let script = format!(
+            "read_verilog {}; hierarchy -check -top {top}; proc; check -assert",
+            names.join(" ")
+        );
+        run(
+            "yosys",
+            &["-q", "-p", &script],
+            scratch.path(),
+            &crate::describe(files),
+        )?;
+        Ok(())
+    })
 }
 
 /// Runs the script file `script` (a path inside `dir`) with its log in
