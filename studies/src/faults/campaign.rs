@@ -28,6 +28,7 @@ use crate::monitors::matrix::Matrix;
 use crate::monitors::revealed::Revealed;
 
 mod group;
+mod stop;
 
 /// One fault's result: a line of a campaign's JSON Lines file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -227,16 +228,9 @@ impl Campaign {
         }
         let cycle = self.flip_cycle(fault);
         // A flip starts from the last checkpoint before its cycle.
-        let start = match fault.model {
-            FaultModel::Flip if self.shortcuts => self.golden.checkpoint_before(cycle),
-            _ => None,
-        };
-        let (sm, state) = match start {
-            Some(checkpoint) => {
-                let (sm, state) = checkpoint.fork()?;
-                (sm, Some(state))
-            }
-            None => (self.copy()?, None),
+        let (sm, state) = match fault.model {
+            FaultModel::Flip if self.shortcuts => self.start_before(cycle)?,
+            _ => (self.copy()?, None),
         };
         Ok(self
             .run_from(sm, state, fault, Some(cycle), self.shortcuts)?
@@ -288,6 +282,33 @@ impl Campaign {
         fork(&self.template)
     }
 
+    /// A copy of the launch's SM to run from the golden checkpoint before
+    /// `cycle`, with its state there, or from the start (no checkpoint
+    /// before it).
+    fn start_before(&self, cycle: u64) -> Result<(Sm, Option<HarnessState>), SmError> {
+        match self.golden.checkpoint_before(cycle) {
+            Some(checkpoint) => {
+                let (sm, state) = checkpoint.fork()?;
+                Ok((sm, Some(state)))
+            }
+            None => Ok((self.copy()?, None)),
+        }
+    }
+
+    /// The candidates' counting of a run from `state` (the matrix on):
+    /// the golden run's there, or nothing counted yet from the start.
+    fn counts_from(&self, state: Option<&HarnessState>) -> Option<MonitorCounts> {
+        let matrix = self.matrix.as_ref()?;
+        match state {
+            Some(state) => self
+                .golden_counts()?
+                .at(state.cycle())
+                .cloned()
+                .map(MonitorCounts::counting_only),
+            None => Some(matrix.start()),
+        }
+    }
+
     /// Runs one fault on `sm` (a [`copy`](Self::copy), or a fresh SM of
     /// the same launch with a waveform attached), from `cycle` (default:
     /// 0 for stuck-at, the seeded cycle for a flip), keeping its run.
@@ -315,16 +336,7 @@ impl Campaign {
         stop_early: bool,
     ) -> Result<FaultRun, SmError> {
         let cycle = cycle.unwrap_or_else(|| self.flip_cycle(fault));
-        // Counting from where the run starts: the golden run's counts at
-        // its checkpoint, or nothing.
-        let counts = self.matrix.as_ref().and_then(|m| match &state {
-            Some(state) => self
-                .golden_counts()?
-                .at(state.cycle())
-                .cloned()
-                .map(MonitorCounts::counting_only),
-            None => Some(m.start()),
-        });
+        let counts = self.counts_from(state.as_ref());
         let start = Start {
             state,
             registers: Vec::new(),
@@ -371,10 +383,7 @@ impl Campaign {
             counts,
             stopped_at: None,
         };
-        let run = match state {
-            Some(state) => sm.resume(state, &mut watch),
-            None => sm.run_observed(&mut watch),
-        };
+        let run = sm.resume(state, &mut watch);
         let counts = watch.counts.take();
         let stopped_at = watch.stopped_at;
         // A divergence seen before the start is the first.
@@ -384,24 +393,9 @@ impl Campaign {
         };
         let golden_counts = self.golden_counts();
         if let Err(SmError::Stopped(_)) = run {
-            let revealed = match (golden_counts, &counts, stopped_at) {
-                (Some(golden), Some(counts), Some(at)) => {
-                    golden.row_of_stopped(counts, at).unwrap_or_default()
-                }
-                _ => Revealed::default(),
-            };
             // The golden run's state: it ends as the golden run does.
-            let outcome = if first_divergence.is_some() {
-                Outcome::Latent
-            } else {
-                Outcome::Masked
-            };
             return Ok(FaultRun {
-                result: FaultResult {
-                    first_divergence,
-                    revealed,
-                    ..self.result(fault, cycle, outcome)
-                },
+                result: self.stopped(fault, cycle, stopped_at, counts.as_ref(), first_divergence),
                 run,
                 differences: Some(Differences::default()),
             });
@@ -462,14 +456,8 @@ impl Campaign {
             digests: Vec::with_capacity(end.saturating_sub(start) as usize),
         };
         if start < end {
-            let run = match self.golden.checkpoint_before(start) {
-                Some(checkpoint) => {
-                    let (mut sm, state) = checkpoint.fork()?;
-                    sm.resume(state, &mut replay)
-                }
-                None => self.copy()?.run_observed(&mut replay),
-            };
-            match run {
+            let (mut sm, state) = self.start_before(start)?;
+            match sm.resume(state, &mut replay) {
                 Ok(_) | Err(SmError::Stopped(_)) => {}
                 Err(e) => return Err(e),
             }
@@ -600,8 +588,7 @@ fn fork(sm: &Sm) -> Result<Sm, SmError> {
 }
 
 /// A faulty run's observer: its digests against the golden run's blocks
-/// and (with `stop_early`) the stop at a checkpoint equal to the golden
-/// run's once the fault cannot act again.
+/// and (with `stop_early`) the early stop ([`Campaign::stops_at`]).
 struct FaultyRunWatch<'a> {
     campaign: &'a Campaign,
     fault: &'a FaultSpec,
@@ -641,23 +628,20 @@ impl RunObserver for FaultyRunWatch<'_> {
             return false;
         }
         let at = state.cycle();
-        let golden = &self.campaign.golden;
-        let done = match self.fault.model {
-            FaultModel::Flip => at > self.cycle,
-            _ => !golden.activated_from(self.fault.site, self.fault.bit, self.fault.model, at),
-        };
-        // Counting, the golden run's counters must also have seen the
-        // same last values (the next cycle's toggles depend on them).
-        let same_counts = match (&self.counts, &golden.counts) {
+        let campaign = self.campaign;
+        let golden = &campaign.golden;
+        let counts = &self.counts;
+        let same_counts = || match (counts, &golden.counts) {
             (Some(counts), Some(golden)) => golden.at(at).is_some_and(|g| g.same_previous(counts)),
-            (None, _) => self.campaign.matrix.is_none(),
+            (None, _) => campaign.matrix.is_none(),
             (Some(_), None) => false,
         };
-        let stop = done
-            && same_counts
-            && golden
+        let same_state = || {
+            golden
                 .checkpoint_at(at)
-                .is_some_and(|checkpoint| sm.same_state(state, checkpoint));
+                .is_some_and(|checkpoint| sm.same_state(state, checkpoint))
+        };
+        let stop = campaign.stops_at(self.fault, self.cycle, at, same_counts, same_state);
         if stop {
             self.stopped_at = Some(at);
         }

@@ -1,11 +1,11 @@
 //! Concurrent fault simulation on the compiled engine: many faulty copies
-//! of a design run against one good copy, each keeping only where it
-//! differs. A copy holds the registers whose state differs from the good
-//! copy's and its fault; each cycle, after the good copy has settled, it
+//! of a design run against one golden copy, each keeping only where it
+//! differs. A copy holds the registers whose state differs from the golden
+//! copy's and its fault; each cycle, after the golden copy has settled, it
 //! evaluates only the nodes its differences reach (its differing inputs
 //! and registers, the node or register its fault forces), in topological
-//! order, reading every other node's value from the good copy. A node
-//! whose value comes out equal to the good copy's stops the spread there.
+//! order, reading every other node's value from the golden copy. A node
+//! whose value comes out equal to the golden copy's stops the spread there.
 //! So a fault that changes nothing in a cycle costs a check, and one that
 //! changes a few registers costs their fan-out.
 //!
@@ -19,7 +19,7 @@ use super::readers::{Lists, Queue};
 use super::{CompiledSim, Instr};
 
 /// One faulty copy: its fault and the registers whose state differs from
-/// the good copy's.
+/// the golden copy's.
 #[derive(Clone, Debug)]
 pub struct FaultyCopy {
     fault: Armed,
@@ -30,17 +30,17 @@ pub struct FaultyCopy {
 
 /// A copy's last settle, kept to be found again: most copies, most
 /// cycles, start from the same differences as in the cycle before and
-/// read good values that did not change, and then find the same values.
+/// read golden values that did not change, and then find the same values.
 #[derive(Clone, Debug, Default)]
 struct Memo {
     valid: bool,
     /// What the settle started from: the copy's state where it may
-    /// differ (its fault applied) with the good state there, the inputs
+    /// differ (its fault applied) with the golden state there, the inputs
     /// where they differ, whether its net fault forced its node ...
     state: Vec<(u32, u64, u64)>,
     inputs: Vec<(usize, u64)>,
     forcing: bool,
-    /// ... and every good value it read: (node, value).
+    /// ... and every golden value it read: (node, value).
     read: Vec<(u32, u64)>,
     /// What it found: the differing nodes' values.
     differing: Vec<(u32, u64)>,
@@ -48,16 +48,16 @@ struct Memo {
 }
 
 impl Memo {
-    /// Whether a settle from `state` (with the good `good_state`),
-    /// `inputs` and `forcing`, over `good_values`, finds what this one
+    /// Whether a settle from `state` (with the golden `golden_state`),
+    /// `inputs` and `forcing`, over `golden_values`, finds what this one
     /// found.
     fn holds(
         &self,
         state: &[(u32, u64)],
-        good_state: &[u64],
+        golden_state: &[u64],
         inputs: &[(usize, u64)],
         forcing: bool,
-        good_values: &[u64],
+        golden_values: &[u64],
     ) -> bool {
         self.valid
             && self.forcing == forcing
@@ -67,21 +67,24 @@ impl Memo {
                 .state
                 .iter()
                 .zip(state)
-                .all(|(&(r, v, g), &(r2, v2))| r == r2 && v == v2 && good_state[r as usize] == g)
-            && self.read.iter().all(|&(n, v)| good_values[n as usize] == v)
+                .all(|(&(r, v, g), &(r2, v2))| r == r2 && v == v2 && golden_state[r as usize] == g)
+            && self
+                .read
+                .iter()
+                .all(|&(n, v)| golden_values[n as usize] == v)
     }
 }
 
 impl FaultyCopy {
-    /// The registers whose state differs from the good copy's, with the
+    /// The registers whose state differs from the golden copy's, with the
     /// copy's state, by register (after a clock edge).
     pub fn diff(&self) -> &[(u32, u64)] {
         &self.diff
     }
 
-    /// The copy's register state, given the good copy's.
-    pub fn state(&self, good_state: &[u64]) -> Vec<u64> {
-        let mut state = good_state.to_vec();
+    /// The copy's register state, given the golden copy's.
+    pub fn state(&self, golden_state: &[u64]) -> Vec<u64> {
+        let mut state = golden_state.to_vec();
         for &(r, value) in &self.diff {
             state[r as usize] = value;
         }
@@ -93,18 +96,18 @@ impl FaultyCopy {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Settled {
     /// A watched node (an output, or one given to [`Concurrent::new`]) or
-    /// watched register differs from the good copy's.
+    /// watched register differs from the golden copy's.
     pub watched_differ: bool,
     /// Of those, a watched register (or one reaching a watched node
     /// through logic reading an input).
     pub registers_differ: bool,
-    /// Nodes whose value differs from the good copy's.
+    /// Nodes whose value differs from the golden copy's.
     pub nodes_differing: usize,
     /// Found as the copy's last settle found it: nothing it read changed.
     pub reused: bool,
 }
 
-/// The evaluation of faulty copies against a good copy of one design.
+/// The evaluation of faulty copies against a golden copy of one design.
 #[derive(Clone, Debug)]
 pub struct Concurrent {
     tape: Arc<[Instr]>,
@@ -129,17 +132,18 @@ pub struct Concurrent {
 }
 
 impl Concurrent {
-    /// For copies of `good`'s design; `watched` nodes (beside the outputs)
+    /// For copies of `golden`'s design; `watched` nodes (beside the outputs)
     /// and `watched_registers` are reported when they differ, and so is
     /// a register that reaches a node of `watched` through logic that also
     /// reads an input.
-    pub fn new(good: &CompiledSim, watched: &[usize], watched_registers: &[usize]) -> Concurrent {
-        let netlist = &good.netlist;
+    pub fn new(golden: &CompiledSim, watched: &[usize], watched_registers: &[usize]) -> Concurrent {
+        let netlist = &golden.netlist;
         let n = netlist.nodes.len();
-        let readers = Lists::readers(&good.tape);
+        let readers = Lists::readers(&golden.tape);
         let state_readers = Lists::new(
             netlist.registers.len(),
-            good.tape
+            golden
+                .tape
                 .iter()
                 .enumerate()
                 .filter_map(|(i, instr)| match instr {
@@ -149,7 +153,8 @@ impl Concurrent {
         );
         let input_readers = Lists::new(
             netlist.inputs.len(),
-            good.tape
+            golden
+                .tape
                 .iter()
                 .enumerate()
                 .filter_map(|(i, instr)| match instr {
@@ -176,12 +181,13 @@ impl Concurrent {
         for &node in watched {
             given[node] = true;
         }
-        let mut watched_state = Self::input_sensitive(&good.tape, &given, netlist.registers.len());
+        let mut watched_state =
+            Self::input_sensitive(&golden.tape, &given, netlist.registers.len());
         for &r in watched_registers {
             watched_state[r] = true;
         }
         Concurrent {
-            tape: good.tape.clone(),
+            tape: golden.tape.clone(),
             readers,
             state_readers,
             input_readers,
@@ -247,7 +253,7 @@ impl Concurrent {
         false
     }
 
-    /// A copy with `fault` armed (a site of `sites`), in the good copy's
+    /// A copy with `fault` armed (a site of `sites`), in the golden copy's
     /// state.
     pub fn copy(&self, sites: &[Site], fault: &Fault) -> Result<FaultyCopy, FaultError> {
         Ok(FaultyCopy {
@@ -257,17 +263,17 @@ impl Concurrent {
         })
     }
 
-    /// Settles `copy` in `cycle`, given the good copy settled in it
-    /// (`good_values`, its state `good_state`) and the inputs where the
-    /// copy's differ from the good copy's (`input_diff`, (input, value),
+    /// Settles `copy` in `cycle`, given the golden copy settled in it
+    /// (`golden_values`, its state `golden_state`) and the inputs where the
+    /// copy's differ from the golden copy's (`input_diff`, (input, value),
     /// values within their width). Read its values with
     /// [`value`](Self::value), then [`clock`](Self::clock) it.
     pub fn settle(
         &mut self,
         copy: &mut FaultyCopy,
         cycle: u64,
-        good_values: &[u64],
-        good_state: &[u64],
+        golden_values: &[u64],
+        golden_state: &[u64],
         input_diff: &[(usize, u64)],
     ) -> Settled {
         if self.queue.next_round() {
@@ -286,7 +292,7 @@ impl Concurrent {
                 from,
             } if cycle >= *from => {
                 let r = *register as u32;
-                let old = self.state_of(r, good_state);
+                let old = self.state_of(r, golden_state);
                 self.set_state(r, (old & !*mask) | *value);
             }
             Armed::Flip {
@@ -296,7 +302,7 @@ impl Concurrent {
                 done,
             } if cycle == *at && !*done => {
                 let r = *register as u32;
-                let old = self.state_of(r, good_state);
+                let old = self.state_of(r, golden_state);
                 self.set_state(r, old ^ *mask);
                 *done = true;
             }
@@ -312,10 +318,10 @@ impl Concurrent {
         let memo = &mut copy.memo;
         if memo.holds(
             &self.state,
-            good_state,
+            golden_state,
             input_diff,
             forced_node.is_some(),
-            good_values,
+            golden_values,
         ) {
             for &(node, value) in &memo.differing {
                 self.value[node as usize] = value;
@@ -332,7 +338,7 @@ impl Concurrent {
         // forced node.
         let mut settled = Settled::default();
         for &(r, value) in &self.state {
-            if value != good_state[r as usize] {
+            if value != golden_state[r as usize] {
                 self.queue.push_all(self.state_readers.of(r as usize));
                 settled.registers_differ |= self.watched_registers[r as usize];
             }
@@ -349,13 +355,13 @@ impl Concurrent {
                 Instr::Input(k) => input_diff
                     .iter()
                     .find(|&&(j, _)| j == k)
-                    .map_or(good_values[i], |&(_, v)| v),
-                Instr::State(r) => self.state_of(r as u32, good_state),
+                    .map_or(golden_values[i], |&(_, v)| v),
+                Instr::State(r) => self.state_of(r as u32, golden_state),
                 instr => instr.eval(|n| {
                     if self.stamp[n] == epoch {
                         self.value[n]
                     } else {
-                        good_values[n]
+                        golden_values[n]
                     }
                 }),
             };
@@ -364,16 +370,16 @@ impl Concurrent {
                     x = (x & !mask) | value;
                 }
             }
-            // What this depended on: the node's good value and its
-            // operands' where they are good.
-            memo.read.push((i as u32, good_values[i]));
+            // What this depended on: the node's golden value and its
+            // operands' where they are golden.
+            memo.read.push((i as u32, golden_values[i]));
             let (operands, count) = instr.operands();
             for &n in &operands[..count] {
                 if self.stamp[n] != epoch {
-                    memo.read.push((n as u32, good_values[n]));
+                    memo.read.push((n as u32, golden_values[n]));
                 }
             }
-            if x != good_values[i] {
+            if x != golden_values[i] {
                 self.value[i] = x;
                 self.stamp[i] = epoch;
                 self.differing.push(i as u32);
@@ -391,7 +397,7 @@ impl Concurrent {
         memo.state.extend(
             self.state
                 .iter()
-                .map(|&(r, v)| (r, v, good_state[r as usize])),
+                .map(|&(r, v)| (r, v, golden_state[r as usize])),
         );
         memo.differing.clear();
         memo.differing
@@ -400,29 +406,29 @@ impl Concurrent {
         settled
     }
 
-    /// Node `node`'s value in the copy settled last, given the good
+    /// Node `node`'s value in the copy settled last, given the golden
     /// copy's values.
-    pub fn value(&self, node: usize, good_values: &[u64]) -> u64 {
+    pub fn value(&self, node: usize, golden_values: &[u64]) -> u64 {
         if self.stamp[node] == self.queue.epoch {
             self.value[node]
         } else {
-            good_values[node]
+            golden_values[node]
         }
     }
 
     /// Register `register`'s state in the copy settled last (its fault
-    /// applied), given the good copy's.
-    pub fn register(&self, register: usize, good_state: &[u64]) -> u64 {
-        self.state_of(register as u32, good_state)
+    /// applied), given the golden copy's.
+    pub fn register(&self, register: usize, golden_state: &[u64]) -> u64 {
+        self.state_of(register as u32, golden_state)
     }
 
-    /// The nodes whose value differs from the good copy's in the copy
+    /// The nodes whose value differs from the golden copy's in the copy
     /// settled last.
     pub fn differing(&self) -> &[u32] {
         &self.differing
     }
 
-    /// The registers whose state may differ from the good copy's in the
+    /// The registers whose state may differ from the golden copy's in the
     /// copy settled last (its differences and the register its fault
     /// acts on), with the copy's state, by register.
     pub fn registers_differing(&self) -> &[(u32, u64)] {
@@ -430,7 +436,7 @@ impl Concurrent {
     }
 
     /// The clock edge of the copy settled last: its registers take their
-    /// next state; it differs from the good copy's where the next-state
+    /// next state; it differs from the golden copy's where the next-state
     /// node differs.
     pub fn clock(&self, copy: &mut FaultyCopy) {
         copy.diff.clear();
@@ -442,10 +448,10 @@ impl Concurrent {
         copy.diff.sort_unstable_by_key(|&(r, _)| r);
     }
 
-    fn state_of(&self, register: u32, good_state: &[u64]) -> u64 {
+    fn state_of(&self, register: u32, golden_state: &[u64]) -> u64 {
         match self.state.binary_search_by_key(&register, |&(r, _)| r) {
             Ok(i) => self.state[i].1,
-            Err(_) => good_state[register as usize],
+            Err(_) => golden_state[register as usize],
         }
     }
 

@@ -541,7 +541,7 @@ impl CompiledSim {
         self.state[index]
     }
 
-    /// Sets register `index`'s state (a faulty copy's, given the good
+    /// Sets register `index`'s state (a faulty copy's, given the golden
     /// copy's state).
     pub fn set_register(&mut self, index: usize, value: u64) {
         self.state[index] = value;

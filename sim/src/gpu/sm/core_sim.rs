@@ -375,7 +375,7 @@ impl CoreSim {
     }
 
     /// The compiled core's engine, to read (a concurrent fault
-    /// simulation's good copy).
+    /// simulation's golden copy).
     pub fn compiled_ref(&self) -> Option<&CompiledSim> {
         match &self.on {
             CoreOn::Compiled(core) => Some(&core.run.sim),
@@ -497,12 +497,12 @@ impl CoreSim {
     }
 
     /// The compiled core's inputs where a faulty copy's differ from
-    /// `good`'s, (input, value) in input order, when the copy has its own
+    /// `golden`'s, (input, value) in input order, when the copy has its own
     /// operand ports (`a`, `b`, `c`) and memory address and data shown to
     /// the PMU where given; empty on the rust-hdl engine.
     pub(super) fn carried_input_diff(
         &self,
-        good: &CoreInputs,
+        golden: &CoreInputs,
         operands: Option<[[u32; LANES]; 3]>,
         mem: Option<(u32, u32)>,
     ) -> Vec<(usize, u64)> {
@@ -513,23 +513,23 @@ impl CoreSim {
         if let Some((address, data)) = mem {
             // `sm_mem_address`, `sm_mem_data`: 32 bits wide.
             let at = &core.at.inputs;
-            if address != good.sm_mem_address {
+            if address != golden.sm_mem_address {
                 diff.push((at[SM_MEM_ADDRESS], u64::from(address)));
             }
-            if data != good.sm_mem_data {
+            if data != golden.sm_mem_data {
                 diff.push((at[SM_MEM_DATA], u64::from(data)));
             }
         }
         if let Some(operands) = operands {
-            for ((slots, copy), good) in core
+            for ((slots, copy), golden) in core
                 .at
                 .lanes
                 .iter()
                 .zip(operands)
-                .zip([good.a, good.b, good.c])
+                .zip([golden.a, golden.b, golden.c])
             {
                 for lane in 0..LANES {
-                    if copy[lane] != good[lane] {
+                    if copy[lane] != golden[lane] {
                         diff.push((slots[lane], u64::from(copy[lane])));
                     }
                 }

@@ -442,7 +442,7 @@ impl Sm {
         self.core.compiled().map(|sim| sim.state_nodes())
     }
 
-    /// The compiled core (a concurrent fault simulation's good copy);
+    /// The compiled core (a concurrent fault simulation's golden copy);
     /// `None` on the rust-hdl engine.
     pub fn compiled_core(&self) -> Option<&CompiledSim> {
         self.core.compiled_ref()
@@ -450,7 +450,7 @@ impl Sm {
 
     /// Every node of the compiled core the behavioural units read, with
     /// the node whose value gates the read, if any (a faulty copy that
-    /// differs where they read has left the good run; see
+    /// differs where they read has left the golden run; see
     /// `CoreSim::harness_reads`). The outputs read through the view are
     /// registered, except `execute_stall`.
     pub fn harness_reads(&self) -> Vec<(usize, Option<usize>)> {
@@ -536,12 +536,13 @@ impl Sm {
     }
 
     /// [`Sm::run_observed`] from `state`, a [`Checkpoint`]'s (this SM a
-    /// copy of the checkpoint's, see [`Checkpoint::fork`]).
+    /// copy of the checkpoint's, see [`Checkpoint::fork`]), or from the
+    /// start without one.
     pub fn resume(
         &mut self,
-        state: HarnessState,
+        state: Option<HarnessState>,
         observer: &mut dyn RunObserver,
     ) -> Result<SmRun, SmError> {
-        self.execute(Some(state), observer)
+        self.execute(state, observer)
     }
 }

@@ -34,11 +34,10 @@ use flexpmu_sim::gpu::sm::{CycleView, HarnessDiff, HarnessState, RunObserver, Sm
 
 use super::{engine_fault, Campaign, FaultResult, Start};
 use crate::faults::list::FaultSpec;
-use crate::faults::outcome::{completed_outcome, counters_differing, Outcome};
+use crate::faults::outcome::{completed_outcome, counters_differing};
 use crate::monitors::candidates::Source;
 use crate::monitors::counts::{CandidateCounts, MonitorCounts};
 use crate::monitors::matrix::Matrix;
-use flexpmu_sim::engine::compiled::faults::FaultModel;
 
 /// Faults in a group, at most: a copy costs a fraction of a microsecond
 /// a cycle beside the golden run's few.
@@ -129,8 +128,12 @@ struct Reads {
 impl Reads {
     /// The harness's reads of `sm`'s core and, with the matrix on, the
     /// channels' windows (always); the nodes and registers to watch.
-    fn of(sm: &Sm, good: &CompiledSim, campaign: &Campaign) -> (Reads, Vec<usize>, Vec<usize>) {
-        let nodes = good.values().len();
+    fn of(
+        sm: &Sm,
+        golden_core: &CompiledSim,
+        campaign: &Campaign,
+    ) -> (Reads, Vec<usize>, Vec<usize>) {
+        let nodes = golden_core.values().len();
         let result_nodes = sm.result_nodes().unwrap_or_default();
         let mut reads = Reads {
             node: vec![NodeRead::Unread; nodes],
@@ -141,7 +144,7 @@ impl Reads {
         for &node in &result_nodes {
             reads.result[node] = true;
         }
-        for output in &good.netlist().outputs {
+        for output in &golden_core.netlist().outputs {
             reads.output[output.node] = true;
         }
         let mut registers = Vec::new();
@@ -177,11 +180,11 @@ struct CandidatesBySource {
 }
 
 impl CandidatesBySource {
-    /// `matrix`'s candidates in `good`, a copy of the core.
-    fn of(matrix: &Matrix, good: &CompiledSim) -> CandidatesBySource {
+    /// `matrix`'s candidates in `golden_core`, a copy of the core.
+    fn of(matrix: &Matrix, golden_core: &CompiledSim) -> CandidatesBySource {
         let mut by = CandidatesBySource {
-            node: vec![Vec::new(); good.values().len()],
-            register: vec![Vec::new(); good.state().len()],
+            node: vec![Vec::new(); golden_core.values().len()],
+            register: vec![Vec::new(); golden_core.state().len()],
         };
         for (i, read) in matrix.candidates.reads().iter().enumerate() {
             match read.source() {
@@ -204,7 +207,6 @@ impl Campaign {
         stop: &AtomicBool,
         finished: &(dyn Fn(Finished) + Sync),
     ) -> Result<(), SmError> {
-        let golden = &self.golden;
         let members: Vec<_> = faults
             .iter()
             .map(|fault| {
@@ -218,19 +220,12 @@ impl Campaign {
             .map(|&(_, cycle, _)| cycle)
             .min()
             .unwrap_or(0);
-        let start = golden.checkpoint_before(first);
-        let (mut sm, state) = match start {
-            Some(checkpoint) => {
-                let (sm, state) = checkpoint.fork()?;
-                (sm, Some(state))
-            }
-            None => (self.copy()?, None),
-        };
-        let good = sm
+        let (mut sm, state) = self.start_before(first)?;
+        let golden_core = sm
             .compiled_core()
             .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
-        let (reads, watched, watched_registers) = Reads::of(&sm, good, self);
-        let concurrent = Concurrent::new(good, &watched, &watched_registers);
+        let (reads, watched, watched_registers) = Reads::of(&sm, golden_core, self);
+        let concurrent = Concurrent::new(golden_core, &watched, &watched_registers);
         let members = members
             .into_iter()
             .map(|(fault, cycle, armed)| {
@@ -249,19 +244,11 @@ impl Campaign {
                 })
             })
             .collect::<Result<Vec<_>, SmError>>()?;
-        let counts = match (&self.matrix, start) {
-            (None, _) => None,
-            (Some(matrix), None) => Some(matrix.start()),
-            (Some(_), Some(checkpoint)) => self
-                .golden_counts()
-                .and_then(|g| g.at(checkpoint.cycle()))
-                .cloned()
-                .map(MonitorCounts::counting_only),
-        };
+        let counts = self.counts_from(state.as_ref());
         let by_source = self
             .matrix
             .as_ref()
-            .map(|m| CandidatesBySource::of(m, good));
+            .map(|m| CandidatesBySource::of(m, golden_core));
         let mut watch = GroupWatch {
             campaign: self,
             concurrent,
@@ -273,11 +260,7 @@ impl Campaign {
             finished,
             input_reaches: Vec::new(),
         };
-        let run = match state {
-            Some(state) => sm.resume(state, &mut watch),
-            None => sm.run_observed(&mut watch),
-        };
-        match run {
+        match sm.resume(state, &mut watch) {
             Ok(_) | Err(SmError::Stopped(_)) => {}
             Err(e) => return Err(e),
         }
@@ -521,36 +504,28 @@ impl RunObserver for GroupWatch<'_> {
         let mut i = 0;
         while i < self.members.len() {
             let member = &mut self.members[i];
-            let fault = &member.fault;
-            // As a run alone stops (FaultyRunWatch::checkpoint): the fault
-            // cannot act again, the candidates' last values and the core's
-            // registers are the golden run's (the rest is by construction).
-            let done = match fault.model {
-                FaultModel::Flip => at > member.cycle,
-                _ => !golden.activated_from(fault.site, fault.bit, fault.model, at),
+            // The rule a run alone stops by: the candidates' last values
+            // and the core's registers are the golden run's (the rest is
+            // by construction).
+            let counts = &self.counts;
+            let same_counts = || {
+                counts.as_ref().is_none_or(|counts| {
+                    member
+                        .own
+                        .iter()
+                        .all(|(c, own)| own.previous() == counts.candidate(*c as usize).previous())
+                })
             };
-            let same_counts = self.counts.as_ref().is_none_or(|counts| {
-                member
-                    .own
-                    .iter()
-                    .all(|(c, own)| own.previous() == counts.candidate(*c as usize).previous())
-            });
-            if done && same_counts && member.copy.diff().is_empty() && member.harness.is_empty() {
-                let revealed = match (campaign.golden_counts(), &self.counts) {
-                    (Some(golden_counts), Some(counts)) => golden_counts
-                        .row_of_stopped(&counts.with_candidates(&member.own), at)
-                        .unwrap_or_default(),
-                    _ => Default::default(),
-                };
-                let outcome = match member.first_divergence {
-                    Some(_) => Outcome::Latent,
-                    None => Outcome::Masked,
-                };
-                let result = FaultResult {
-                    revealed,
-                    first_divergence: member.first_divergence,
-                    ..campaign.result(fault, member.cycle, outcome)
-                };
+            let same_state = || member.copy.diff().is_empty() && member.harness.is_empty();
+            if campaign.stops_at(&member.fault, member.cycle, at, same_counts, same_state) {
+                let counts = counts.as_ref().map(|c| c.with_candidates(&member.own));
+                let result = campaign.stopped(
+                    &member.fault,
+                    member.cycle,
+                    Some(at),
+                    counts.as_ref(),
+                    member.first_divergence,
+                );
                 self.members.swap_remove(i);
                 (self.finished)(Finished::Result(result));
                 continue;

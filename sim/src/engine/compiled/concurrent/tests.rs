@@ -19,21 +19,21 @@ use flexpmu_ir::registry;
 fn concurrent_copies_equal_faulty_simulations() {
     for (design_name, trials, seed) in [("sm-core", 60, 11), ("pmu", 30, 12)] {
         let design = registry::get(design_name).design().unwrap();
-        let good = CompiledSim::new(&design).unwrap();
-        let sites = good.fault_sites();
-        let outputs: Vec<usize> = good.netlist().outputs.iter().map(|o| o.node).collect();
-        let mut concurrent = Concurrent::new(&good, &outputs, &[]);
+        let golden = CompiledSim::new(&design).unwrap();
+        let sites = golden.fault_sites();
+        let outputs: Vec<usize> = golden.netlist().outputs.iter().map(|o| o.node).collect();
+        let mut concurrent = Concurrent::new(&golden, &outputs, &[]);
         // Both have outputs that read an input within the cycle (the SM
         // core's execute_stall): the registers that reach them are watched.
         let sensitive = concurrent.watched_registers.iter().filter(|&&w| w).count();
         assert!(sensitive > 0, "{design_name}");
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let inputs = good.netlist().inputs.clone();
+        let inputs = golden.netlist().inputs.clone();
         let mut spread = 0usize;
         let mut reused = 0usize;
         for trial in 0..trials {
-            let mut good = good.clone();
-            let mut reference = good.clone();
+            let mut golden = golden.clone();
+            let mut reference = golden.clone();
             let site = rng.gen_range(0..sites.len());
             let register = matches!(sites[site].kind, SiteKind::Register(_));
             let model = match rng.gen_range(0..3) {
@@ -62,7 +62,7 @@ fn concurrent_copies_equal_faulty_simulations() {
                         rng.gen()
                     };
                     held[k] = value;
-                    good.set_input(k, value);
+                    golden.set_input(k, value);
                     let mine = if own_inputs && rng.gen_ratio(1, 8) && name != "reset" {
                         rng.gen()
                     } else {
@@ -71,18 +71,18 @@ fn concurrent_copies_equal_faulty_simulations() {
                     reference.set_input(k, mine);
                 }
                 let input_diff: Vec<(usize, u64)> = (0..inputs.len())
-                    .filter(|&k| reference.inputs[k] != good.inputs[k])
+                    .filter(|&k| reference.inputs[k] != golden.inputs[k])
                     .map(|k| (k, reference.inputs[k]))
                     .collect();
-                good.settle();
+                golden.settle();
                 reference.settle();
                 let settled =
-                    concurrent.settle(&mut copy, cycle, &good.values, &good.state, &input_diff);
+                    concurrent.settle(&mut copy, cycle, &golden.values, &golden.state, &input_diff);
                 spread += settled.nodes_differing;
                 reused += usize::from(settled.reused && settled.nodes_differing > 0);
-                for node in 0..good.values.len() {
+                for node in 0..golden.values.len() {
                     assert_eq!(
-                        concurrent.value(node, &good.values),
+                        concurrent.value(node, &golden.values),
                         reference.values[node],
                         "trial {trial}, cycle {cycle}, node {node}, fault {fault:?}"
                     );
@@ -91,19 +91,19 @@ fn concurrent_copies_equal_faulty_simulations() {
                 // through logic reading an input (its fault applied).
                 let outputs_differ = outputs
                     .iter()
-                    .any(|&n| good.values[n] != reference.values[n])
-                    || (0..good.state.len()).any(|r| {
-                        concurrent.watched_registers[r] && good.state[r] != reference.state[r]
+                    .any(|&n| golden.values[n] != reference.values[n])
+                    || (0..golden.state.len()).any(|r| {
+                        concurrent.watched_registers[r] && golden.state[r] != reference.state[r]
                     });
                 assert_eq!(
                     settled.watched_differ, outputs_differ,
                     "trial {trial}, cycle {cycle}"
                 );
                 concurrent.clock(&mut copy);
-                good.clock();
+                golden.clock();
                 reference.clock();
                 assert_eq!(
-                    copy.state(&good.state),
+                    copy.state(&golden.state),
                     reference.state,
                     "trial {trial}, cycle {cycle}"
                 );
