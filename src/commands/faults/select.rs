@@ -10,14 +10,9 @@ use anyhow::{bail, Result};
 use flexpmu_hdl::pmu::SELECTOR_CHOICES;
 use flexpmu_studies::faults::merge::merge_read;
 use flexpmu_studies::faults::results_file::{read_results, CampaignInfo, ResultsFile};
-use flexpmu_studies::monitors::baselines::{
-    curve, on_channels, ordered, random_maps, ranked_by_activity, today,
-};
 use flexpmu_studies::monitors::candidates::Candidate;
-use flexpmu_studies::monitors::exact::branch_and_bound;
-use flexpmu_studies::monitors::selection::{
-    common_candidates, greedy_selectors, monitor_map, Kernel, Pair, Pick,
-};
+use flexpmu_studies::monitors::comparison::{compare, Comparison, Method, Settings};
+use flexpmu_studies::monitors::selection::{common_candidates, monitor_map, Kernel, Pair, Pick};
 
 use crate::output::{check_output, check_outputs_in, write_output};
 
@@ -27,9 +22,6 @@ const SVG_MARKER: &str = "<!-- flexpmu faults select -->";
 const MAP_MARKER: &str = "flexpmu monitor map";
 /// How a map file begins: the marker as the first comment line.
 const MAP_FILE_MARKER: &str = "# flexpmu monitor map";
-
-/// Random maps drawn for the baseline.
-const DRAWS: usize = 100;
 
 /// Random maps `--write-baselines` writes (the first draws).
 const RANDOM_WRITTEN: usize = 5;
@@ -103,18 +95,6 @@ fn baseline_files(dir: &std::path::Path) -> Vec<(PathBuf, String)> {
         )
     }))
     .collect()
-}
-
-/// One method's map and its figures on the held-out kernels.
-struct Row {
-    method: String,
-    /// Its map (none for the random mean).
-    map: Option<Vec<Pair>>,
-    /// Missed faults revealed, per held-out kernel.
-    revealed: Vec<f64>,
-    /// Over 1..K counters.
-    curve: Vec<f64>,
-    spread: Option<(f64, f64, f64)>,
 }
 
 pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
@@ -194,69 +174,21 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     if test_candidates != candidates {
         bail!("the --test campaigns ran on another core than the training ones (their candidates differ)");
     }
-    let k = args.counters;
-    let s = args.selectors;
-    let picks = greedy_selectors(&train, &candidates, k, s);
-    // Branch and bound searches maps of one signal per counter.
-    let exact = match s {
-        1 => Some(branch_and_bound(&train, &candidates, k, args.exact_nodes)),
-        _ => None,
+    let (k, s) = (args.counters, args.selectors);
+    let settings = Settings {
+        counters: k,
+        selectors: s,
+        exact_nodes: args.exact_nodes,
+        seed: args.seed,
     };
-    let selected: Vec<Pair> = picks.iter().map(|p| p.pair).collect();
-    let today_map = ordered(&train, &candidates, &today(&candidates));
-    let today_k: Vec<Pair> = today_map.iter().take(k).copied().collect();
-    let toggles = on_channels(&ranked_by_activity(&train, &candidates), &candidates, k, s);
-    let randoms = random_maps(&candidates, k, s, DRAWS, args.seed);
-    // Curves run over the signals monitored: K x S.
-    let signals = k * s;
-
-    let on_test =
-        |map: &[Pair]| -> Vec<f64> { test.iter().map(|t| t.revealed(map) as f64).collect() };
-    let curve_of = |map: &[Pair]| -> Vec<f64> {
-        let mut c: Vec<f64> = curve(&test, map).into_iter().map(|v| v as f64).collect();
-        let last = c.last().copied().unwrap_or(0.0);
-        c.resize(signals, last);
-        c
-    };
-    // A method's row: its K pairs, and the map its curve runs along.
-    let row = |method: &str, map: &[Pair], along: &[Pair]| Row {
-        method: method.into(),
-        map: Some(map.to_vec()),
-        revealed: on_test(map),
-        curve: curve_of(along),
-        spread: None,
-    };
-    let mut rows = vec![
-        row("selected (greedy)", &selected, &selected),
-        row("today's MONITOR_MAP", &today_k, &today_map),
-        row("toggle criterion (thesis)", &toggles, &toggles),
-    ];
-    let random_revealed: Vec<Vec<f64>> = randoms.iter().map(|m| on_test(m)).collect();
-    let random_totals: Vec<f64> = random_revealed.iter().map(|r| r.iter().sum()).collect();
-    let mean = random_totals.iter().sum::<f64>() / DRAWS as f64;
-    let sd = (random_totals
-        .iter()
-        .map(|t| (t - mean).powi(2))
-        .sum::<f64>()
-        / DRAWS as f64)
-        .sqrt();
-    let min = random_totals.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = random_totals.iter().copied().fold(0.0, f64::max);
-    let mut random_curve = vec![0.0; signals];
-    for m in &randoms {
-        for (acc, v) in random_curve.iter_mut().zip(curve_of(m)) {
-            *acc += v / DRAWS as f64;
-        }
-    }
-    rows.push(Row {
-        method: format!("random (mean of {DRAWS})"),
-        map: None,
-        revealed: (0..test.len())
-            .map(|i| random_revealed.iter().map(|r| r[i]).sum::<f64>() / DRAWS as f64)
-            .collect(),
-        curve: random_curve,
-        spread: Some((sd, min, max)),
-    });
+    let Comparison {
+        picks,
+        exact,
+        selected,
+        toggles,
+        randoms,
+        methods: rows,
+    } = compare(&train, &test, &candidates, &settings);
 
     let from = train_files
         .iter()
@@ -293,7 +225,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
             .iter()
             .map(|r| {
                 serde_json::json!({
-                    "method": r.method,
+                    "method": r.name,
                     "map": r.map.as_ref().map(|m| m.iter().map(|p| serde_json::json!({
                         "channel": p.channel,
                         "signal": candidates[p.candidate].name,
@@ -384,7 +316,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
 }
 
 /// The table of the methods on the held-out kernels.
-fn print_comparison(args: &SelectArgs, rows: &[Row], test: &[Kernel]) -> Result<ExitCode> {
+fn print_comparison(args: &SelectArgs, rows: &[Method], test: &[Kernel]) -> Result<ExitCode> {
     let missed: u64 = test.iter().map(|t| t.missed.len() as u64).sum();
     let revealable: u64 = test.iter().map(Kernel::revealable).sum();
     let mut compare = table(&[
@@ -401,7 +333,7 @@ fn print_comparison(args: &SelectArgs, rows: &[Row], test: &[Kernel]) -> Result<
             format!(" ± {sd:.1} ({min:.0}-{max:.0})")
         });
         compare.add_row(vec![
-            r.method.clone(),
+            r.name.clone(),
             format!("{revealed:.1}{spread}"),
             format!("{:.1} %", 100.0 * revealed / missed.max(1) as f64),
             format!(
@@ -432,7 +364,7 @@ fn pick_json(p: &Pick, candidates: &[Candidate]) -> serde_json::Value {
 }
 
 /// Coverage (output + counters) against the number of counters.
-fn plot(rows: &[Row], test: &[Kernel]) -> String {
+fn plot(rows: &[Method], test: &[Kernel]) -> String {
     let faults: f64 = test.iter().map(|t| t.faults as f64).sum::<f64>().max(1.0);
     let output: f64 = test.iter().map(|t| t.output as f64).sum();
     let k = rows.iter().map(|r| r.curve.len()).max().unwrap_or(1).max(1);
@@ -486,7 +418,7 @@ fn plot(rows: &[Row], test: &[Kernel]) -> String {
             points.join(" "),
             w - right + 8.0,
             top + 14.0 * i as f64,
-            r.method
+            r.name
         );
     }
     svg + "</svg>\n"

@@ -5,10 +5,12 @@
 //! the results file: [`revealed`]), and the choice of a map from
 //! campaigns' matrices ([`selection`]: lazy greedy; [`exact`]: branch and
 //! bound; [`baselines`]: today's map, the most active signals, random
-//! maps).
+//! maps; [`comparison`]: the choice beside the baselines on held-out
+//! kernels).
 
 pub mod baselines;
 pub mod candidates;
+pub mod comparison;
 pub mod counts;
 pub mod exact;
 pub mod matrix;

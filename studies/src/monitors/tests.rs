@@ -137,3 +137,55 @@ fn the_toggle_criterion_ranks_as_toggles_does() {
     assert_eq!(random, random_maps(&candidates, 2, 1, 10, 1));
     assert_eq!(curve(&kernels, &map), vec![0, 2]);
 }
+
+/// A library user's comparison: the greedy choice and branch and bound's
+/// on the training kernels, every method counted on the test kernels.
+#[test]
+fn a_comparison_counts_every_method_on_the_test_kernels() {
+    use super::comparison::{compare, Settings, DRAWS};
+    let (kernels, candidates) = fixture();
+    let settings = Settings {
+        counters: 2,
+        selectors: 1,
+        exact_nodes: 100_000,
+        seed: 3,
+    };
+    let c = compare(&kernels, &kernels, &candidates, &settings);
+    let names: Vec<&str> = c.methods.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "selected (greedy)",
+            "today's MONITOR_MAP",
+            "toggle criterion (thesis)",
+            &format!("random (mean of {DRAWS})"),
+        ]
+    );
+    // Greedy's two picks reveal 5; branch and bound proves 6.
+    assert_eq!(c.methods[0].revealed, [5.0]);
+    assert_eq!(c.methods[0].curve, [4.0, 5.0]);
+    assert_eq!(
+        c.selected,
+        c.picks.iter().map(|p| p.pair).collect::<Vec<_>>()
+    );
+    let exact = c.exact.as_ref().unwrap();
+    assert_eq!((exact.best, exact.proven), (6, true));
+    // Every method counted with its own map; the random mean within its
+    // draws' least and most, over as many draws as it says.
+    for m in &c.methods[..3] {
+        let map = m.map.as_ref().unwrap();
+        assert_eq!(m.revealed, [kernels[0].revealed(map) as f64], "{}", m.name);
+    }
+    assert_eq!(c.randoms.len(), DRAWS);
+    let random = &c.methods[3];
+    let (sd, min, max) = random.spread.unwrap();
+    assert!(sd >= 0.0 && min <= random.revealed[0] && random.revealed[0] <= max);
+    // With selectors, no branch and bound.
+    let s2 = Settings {
+        selectors: 2,
+        ..settings
+    };
+    let c2 = compare(&kernels, &kernels, &candidates, &s2);
+    assert!(c2.exact.is_none());
+    assert_eq!(c2.methods[0].curve.len(), 4);
+}
