@@ -10,12 +10,11 @@ use anyhow::{bail, Context, Result};
 use flexpmu_isa::source::read_text;
 use flexpmu_sim::gpu::sm::Sm;
 use flexpmu_studies::faults::FaultModel;
-use flexpmu_studies::testgen::baselines::{self, Baseline};
+use flexpmu_studies::testgen::baselines::Baseline;
 use flexpmu_studies::testgen::expected::Expected;
-use flexpmu_studies::testgen::finalists::finalists;
-use flexpmu_studies::testgen::render::render;
+use flexpmu_studies::testgen::measure::{Measure, Measured};
 use flexpmu_studies::testgen::search::{Evaluate, Threads};
-use flexpmu_studies::testgen::{Judge, Settings, State, Tally};
+use flexpmu_studies::testgen::{self, Judge, Settings, State, Tally};
 use flexpmu_tools::files;
 
 use super::launch::LaunchArgs;
@@ -240,100 +239,28 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     };
     search(&mut state, evaluator, args)?;
     let progress = spinner(args.json);
-    // The sample's best few on every fault of the units: the kernel is
-    // the best of them there.
-    let same = judge.exhaustive(units.clone());
-    // (A population smaller than --finalists gives them all.)
-    let finalists = finalists(&state, &same, args.finalists, jobs, &|i, n| {
-        progress.set_message(format!("finalists: program {}/{n} on every fault", i + 1))
-    })?;
-    let Some(best) = finalists.first().cloned() else {
-        bail!("the search ended without a program");
+    let measure = Measure {
+        judge: &judge,
+        finalists: args.finalists,
+        random: args.random,
+        threads: jobs,
+        iss: &iss,
+        appendix_a: &appendix_a,
+        rbe_suite: &embedded::RBE_SUITE,
     };
-    // The best kernel, measured on every fault of every unit.
-    let title = format!(
-        "flexpmu testgen --seed {} --budget-cycles {budget}: {} generation(s) of {}, judged on {} {} fault(s), the best {} on every fault",
-        args.seed,
-        state.history.len(),
-        args.population,
-        sample,
-        units.join("/"),
-        finalists.len(),
-    );
-    progress.set_message("the kernel on every fault");
-    let kernel = render(&best.genome, &title, true);
-    let full = judge.exhaustive(Vec::new()).judge(&kernel.source, jobs)?;
-    let expected = Expected::of(&full.golden, &iss)?;
-    let (all, per_unit) = Tally::of(&full.results);
-    // Baselines on the units' every fault.
-    let mut rows: Vec<Baseline> = Vec::new();
-    // The kernel's own row: its full campaign's results on the units.
-    let on_units: Vec<_> = full
-        .results
-        .iter()
-        .filter(|r| units.contains(&r.unit))
-        .cloned()
-        .collect();
-    rows.push(Baseline {
-        name: "generated kernel".to_string(),
-        score: same.score(full.score.cycles, &on_units),
-    });
-    progress.set_message("baselines: the kernel without its PMEVENTs");
-    rows.push(baselines::genome_baseline(
-        &same,
-        "generated kernel without PMEVENTs",
-        &best.genome,
-        false,
-        jobs,
-    )?);
-    progress.set_message("baselines: appendix A");
-    rows.push(Baseline {
-        name: "appendix A".to_string(),
-        score: same.judge_program(&appendix_a, &iss, jobs)?.score,
-    });
-    for (path, source) in embedded::RBE_SUITE {
-        progress.set_message(format!("baselines: {path}"));
-        if let Some(row) = baselines::rbe_baseline(&same, source, Path::new(path), jobs)? {
-            rows.push(row);
-        }
-    }
-    if args.random > 0 {
-        let genomes =
-            baselines::random_genomes(&same, best.genome.genes.len(), args.random, args.seed)?;
-        let mut scores = Vec::with_capacity(genomes.len());
-        for (i, genome) in genomes.iter().enumerate() {
-            progress.set_message(format!(
-                "baselines: random program {}/{}",
-                i + 1,
-                genomes.len()
-            ));
-            scores.push(baselines::genome_baseline(&same, "random", genome, true, jobs)?.score);
-        }
-        rows.push(Baseline {
-            name: format!("random programs (mean of {})", args.random),
-            score: baselines::mean(&scores),
-        });
-    }
+    let measured = testgen::measure::measure(&state, &measure, &|m| progress.set_message(m))?;
     progress.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
-    let report = serde_json::json!({
-        "settings": state.settings,
-        "appendix_a_cycles": appendix_cycles,
-        "history": state.history,
-        "kernel": {
-            "instructions": kernel.instructions,
-            "cycles": full.score.cycles,
-            "sample_score": best.sample,
-            "all_units": all,
-            "units": per_unit,
-        },
-        "finalists": finalists
-            .iter()
-            .map(|f| serde_json::json!({"sample": f.sample, "full": f.full}))
-            .collect::<Vec<_>>(),
-        "baselines": rows,
-        "seconds": seconds,
-    });
+    let report = measured.report(&state, appendix_cycles, seconds);
+    let Measured {
+        kernel,
+        full,
+        expected,
+        all,
+        per_unit,
+        baselines: rows,
+        ..
+    } = measured;
     if let Some(dir) = &args.out {
         write_output(
             &dir.join("best.sass"),

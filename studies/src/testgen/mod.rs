@@ -8,13 +8,17 @@
 //! * [`search`]: the evolutionary search and its resumable state;
 //! * [`finalists`]: the search's best few judged on every fault, to pick
 //!   the kernel;
-//! * [`expected`]: what a fault-free GPU leaves, for the test to check.
+//! * [`expected`]: what a fault-free GPU leaves, for the test to check;
+//! * [`baselines`]: programs to compare the kernel with;
+//! * [`measure`]: after the search, the kernel measured beside the
+//!   baselines, and the report.
 
 pub mod baselines;
 pub mod expected;
 pub mod finalists;
 pub mod genome;
 pub mod judge;
+pub mod measure;
 pub mod render;
 pub mod search;
 
