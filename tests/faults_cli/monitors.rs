@@ -191,6 +191,17 @@ fn faults_select_chooses_from_the_detection_matrix() {
         "{}",
         stderr(&empty)
     );
+    // Part of a campaign: selected from, with a note of what is missing.
+    let part: Vec<&str> = text.lines().take(4).collect();
+    write(dir.path(), "part.jsonl", &(part.join("\n") + "\n"));
+    let partial = flexpmu(&["faults", "select", "part.jsonl"], dir.path());
+    assert_eq!(partial.status.code(), Some(0), "{}", stderr(&partial));
+    assert!(
+        stderr(&partial).contains("note: part.jsonl: ")
+            && stderr(&partial).contains("of the campaign's faults are in no file given"),
+        "{}",
+        stderr(&partial)
+    );
     write(dir.path(), "mine.toml", "mine");
     let refused = flexpmu(
         &["faults", "select", "c.jsonl", "--write-map", "mine.toml"],

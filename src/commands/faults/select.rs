@@ -8,11 +8,11 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use flexpmu_hdl::pmu::SELECTOR_CHOICES;
-use flexpmu_studies::faults::merge::merge_read;
-use flexpmu_studies::faults::results_file::{read_results, CampaignInfo, ResultsFile};
+use flexpmu_studies::faults::results_file::CampaignInfo;
 use flexpmu_studies::monitors::candidates::Candidate;
 use flexpmu_studies::monitors::comparison::{compare, Comparison, Method, Settings};
-use flexpmu_studies::monitors::selection::{common_candidates, monitor_map, Kernel, Pair, Pick};
+use flexpmu_studies::monitors::kernels::read_kernels;
+use flexpmu_studies::monitors::selection::{monitor_map, Kernel, Pair, Pick};
 
 use crate::output::{check_output, check_outputs_in, write_output};
 
@@ -26,59 +26,16 @@ const MAP_FILE_MARKER: &str = "# flexpmu monitor map";
 /// Random maps `--write-baselines` writes (the first draws).
 const RANDOM_WRITTEN: usize = 5;
 
-/// Campaigns grouped: the shard files of one campaign merged, each
-/// campaign a kernel.
 /// The kernels of `files` (one per campaign), the signals they share, and
-/// each kernel's campaign and first file.
+/// each kernel's campaign and first file; notes shown on stderr.
 type Kernels = (Vec<Kernel>, Vec<Candidate>, Vec<(CampaignInfo, String)>);
 
 fn kernels(files: &[PathBuf], units: &[String]) -> Result<Kernels> {
-    // Each file read once, grouped by campaign.
-    let mut groups: Vec<Vec<(PathBuf, ResultsFile)>> = Vec::new();
-    for path in files {
-        let file = read_results(path)?;
-        if file.info.monitor_map.is_some() {
-            bail!(
-                "{}: the campaign ran with --monitor-map; select chooses from campaigns of the built-in map (today's channels are its baseline)",
-                path.display()
-            );
-        }
-        match groups
-            .iter_mut()
-            .find(|g| g[0].1.info.same_campaign(&file.info))
-        {
-            Some(group) => group.push((path.clone(), file)),
-            None => groups.push(vec![(path.clone(), file)]),
-        }
+    let read = read_kernels(files, units)?;
+    for note in &read.notes {
+        eprintln!("note: {note}");
     }
-    let mut kernels = Vec::new();
-    let mut infos = Vec::new();
-    let mut campaigns = Vec::new();
-    for group in groups {
-        let name = group[0].0.display().to_string();
-        let merged = merge_read(group.into_iter().map(Ok))?;
-        if merged.results.is_empty() {
-            bail!(
-                "{name}: holds no fault result (a campaign stopped before its first fault, or a file of none): nothing to select from"
-            );
-        }
-        if merged.missing() > 0 {
-            eprintln!(
-                "note: {name}: {} of the campaign's faults are in no file given ({}); selecting from the others",
-                merged.missing(),
-                merged.missing_description()
-            );
-        }
-        kernels.push(Kernel::of(&merged, &name, units)?);
-        campaigns.push((merged.info.clone(), name.clone()));
-        infos.push((name, merged.info.matrix));
-    }
-    let named: Vec<(&str, &flexpmu_studies::monitors::matrix::MatrixInfo)> = infos
-        .iter()
-        .filter_map(|(n, m)| m.as_ref().map(|m| (n.as_str(), m)))
-        .collect();
-    let candidates = common_candidates(&named)?.to_vec();
-    Ok((kernels, candidates, campaigns))
+    Ok((read.kernels, read.candidates, read.campaigns))
 }
 
 /// `--write-baselines`' files in `dir`, each with what it holds: the
