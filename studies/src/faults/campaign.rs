@@ -232,8 +232,9 @@ impl Campaign {
             FaultModel::Flip if self.shortcuts => self.start_before(cycle)?,
             _ => (self.copy()?, None),
         };
+        let start = self.start_from(state);
         Ok(self
-            .run_from(sm, state, fault, Some(cycle), self.shortcuts)?
+            .run_start(sm, start, fault, cycle, self.shortcuts)?
             .result)
     }
 
@@ -318,38 +319,27 @@ impl Campaign {
         fault: &FaultSpec,
         cycle: Option<u64>,
     ) -> Result<FaultRun, SmError> {
-        self.run_from(sm, None, fault, cycle, false)
+        let cycle = cycle.unwrap_or_else(|| self.flip_cycle(fault));
+        self.run_start(sm, self.start_from(None), fault, cycle, false)
     }
 
-    /// [`run_on`](Self::run_on) from `state` (a golden checkpoint's, with
-    /// `sm` a copy of its SM) or from the start. With `stop_early`, the
-    /// run stops at a checkpoint where its state equals the golden run's
-    /// and the fault cannot act again (a flip already done, a stuck-at bit
-    /// the golden run keeps at its stuck value from there): from then on
-    /// it would follow the golden run to its end.
-    fn run_from(
-        &self,
-        sm: Sm,
-        state: Option<HarnessState>,
-        fault: &FaultSpec,
-        cycle: Option<u64>,
-        stop_early: bool,
-    ) -> Result<FaultRun, SmError> {
-        let cycle = cycle.unwrap_or_else(|| self.flip_cycle(fault));
-        let counts = self.counts_from(state.as_ref());
-        let start = Start {
+    /// Where a run from `state` (a golden checkpoint's) or from the start
+    /// begins: the golden run there, its candidates' counting with it.
+    fn start_from(&self, state: Option<HarnessState>) -> Start {
+        Start {
+            counts: self.counts_from(state.as_ref()),
             state,
             registers: Vec::new(),
             harness: HarnessDiff::default(),
-            counts,
             first_divergence: None,
-        };
-        self.run_counting(sm, start, fault, cycle, stop_early)
+        }
     }
 
-    /// [`run_from`](Self::run_from) from `start`, the fault acting from
-    /// `cycle`.
-    fn run_counting(
+    /// Runs `fault`, acting from `cycle`, on `sm` from `start` (with `sm`
+    /// a copy of the SM of its checkpoint, if any). With `stop_early`,
+    /// the run stops by the early-stop rule ([`Campaign::stops_at`]): from
+    /// then on it would follow the golden run to its end.
+    fn run_start(
         &self,
         mut sm: Sm,
         start: Start,

@@ -303,9 +303,7 @@ impl Campaign {
             first_divergence: alone.first_divergence,
         };
         let cycle = self.flip_cycle(&alone.fault);
-        Ok(self
-            .run_counting(sm, start, &alone.fault, cycle, true)?
-            .result)
+        Ok(self.run_start(sm, start, &alone.fault, cycle, true)?.result)
     }
 }
 
