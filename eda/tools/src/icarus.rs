@@ -23,11 +23,9 @@ pub fn compile_check(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
 /// content (the design, the sources, the tops, the plusargs and the files
 /// they name); the testbench is compiled at the first run not kept.
 pub struct Compiled {
-    design: Vec<String>,
+    design: Vec<PathBuf>,
     sources: Vec<(String, String)>,
     tops: Vec<String>,
-    /// The contents of the design files, the sources and the tops.
-    key: Vec<Vec<u8>>,
     scratch: std::cell::OnceCell<Scratch>,
 }
 
@@ -39,19 +37,16 @@ impl Compiled {
         sources: &[(&str, &str)],
         tops: &[&str],
     ) -> Result<Compiled, ToolError> {
-        let mut key = cache::contents(design)?;
-        for (name, text) in sources {
-            key.extend([name.as_bytes().to_vec(), text.as_bytes().to_vec()]);
-        }
-        key.extend(tops.iter().map(|t| t.as_bytes().to_vec()));
         Ok(Compiled {
-            design: crate::absolute_all(design)?,
+            design: design
+                .iter()
+                .map(|f| absolute(f))
+                .collect::<Result<_, _>>()?,
             sources: sources
                 .iter()
                 .map(|(n, t)| (n.to_string(), t.to_string()))
                 .collect(),
             tops: tops.iter().map(|t| t.to_string()).collect(),
-            key,
             scratch: std::cell::OnceCell::new(),
         })
     }
@@ -74,7 +69,12 @@ impl Compiled {
             args.extend(["-s", top]);
         }
         args.extend(["-o", "sim.vvp"]);
-        args.extend(self.design.iter().map(String::as_str));
+        let design: Vec<String> = self
+            .design
+            .iter()
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect();
+        args.extend(design.iter().map(String::as_str));
         args.extend(self.sources.iter().map(|(name, _)| name.as_str()));
         run("iverilog", &args, scratch.path(), "the Icarus testbench")?;
         Ok(self.scratch.get_or_init(|| scratch))
@@ -83,27 +83,36 @@ impl Compiled {
     /// Runs it with `plusargs` (`+vectors=FILE`, ...) and reads its
     /// report.
     pub fn run(&self, plusargs: &[String]) -> Result<TestbenchResult, ToolError> {
-        let mut inputs: Vec<&[u8]> = self.key.iter().map(Vec::as_slice).collect();
-        let mut named = Vec::new();
         // A plusarg naming a file counts by the file's content, not its
         // path.
+        let mut read = self.design.clone();
+        let mut texts: Vec<&str> = vec![];
         for plusarg in plusargs {
             match plusarg.split_once('=') {
                 Some((name, value)) if Path::new(value).is_file() => {
-                    inputs.push(name.as_bytes());
-                    named.extend(cache::contents(&[PathBuf::from(value)])?);
+                    texts.push(name);
+                    read.push(PathBuf::from(value));
                 }
-                _ => inputs.push(plusarg.as_bytes()),
+                _ => texts.push(plusarg),
             }
         }
-        inputs.extend(named.iter().map(Vec::as_slice));
-        let entry = cache::Entry::of("icarus-testbench", &inputs, &["iverilog", "vvp"]);
-        let log = entry.get_or(|| {
-            let scratch = self.compiled()?;
-            let mut args = vec!["-n", "sim.vvp"];
-            args.extend(plusargs.iter().map(String::as_str));
-            run("vvp", &args, scratch.path(), "the Icarus testbench")
-        })?;
+        let tops = self.tops.join(" ");
+        texts.push(&tops);
+        for (name, text) in &self.sources {
+            texts.extend([name.as_str(), text.as_str()]);
+        }
+        let log = cache::kept_log(
+            "icarus-testbench",
+            &read,
+            &texts,
+            &["iverilog", "vvp"],
+            || {
+                let scratch = self.compiled()?;
+                let mut args = vec!["-n", "sim.vvp"];
+                args.extend(plusargs.iter().map(String::as_str));
+                run("vvp", &args, scratch.path(), "the Icarus testbench")
+            },
+        )?;
         testbench_log::parse(&log, "vvp")
     }
 }

@@ -163,7 +163,7 @@ impl Measured {
             "kernel": {
                 "instructions": self.kernel.instructions,
                 "cycles": self.full.score.cycles,
-                "sample_score": self.finalists[0].sample,
+                "sample_score": self.finalists.first().map(|best| &best.sample),
                 "all_units": self.all,
                 "units": self.per_unit,
             },
