@@ -12,9 +12,8 @@ use serde::{Deserialize, Serialize};
 use flexpmu_sim::engine::compiled::faults::{Fault, FaultModel, Site};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
-use flexpmu_sim::gpu::sm::{
-    CoreSim, HarnessDiff, HarnessState, RunObserver, Sm, SmConfig, SmError, SmRun,
-};
+use flexpmu_sim::gpu::sm::group::CopyState;
+use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmConfig, SmError, SmRun};
 
 use super::budget::Budget;
 use super::digests::BlockWatch;
@@ -329,8 +328,7 @@ impl Campaign {
         Start {
             counts: self.counts_from(state.as_ref()),
             state,
-            registers: Vec::new(),
-            harness: HarnessDiff::default(),
+            copy: None,
             first_divergence: None,
         }
     }
@@ -349,18 +347,17 @@ impl Campaign {
     ) -> Result<FaultRun, SmError> {
         let Start {
             mut state,
-            registers,
-            harness,
+            copy,
             counts,
             first_divergence: diverged_before,
         } = start;
         sm.set_max_cycles(cycle_limit(self.golden.run.cycles));
         sm.arm_fault(&self.engine_sites, &engine_fault(fault, cycle))?;
-        if !registers.is_empty() || !harness.is_empty() {
+        if let Some(copy) = &copy {
             let state = state.as_mut().ok_or_else(|| {
                 SmError::Engine("a faulty copy's state needs a checkpoint to start from".into())
             })?;
-            sm.become_copy(state, &registers, &harness)?;
+            sm.become_copy(state, copy)?;
         }
         let mut watch = FaultyRunWatch {
             campaign: self,
@@ -516,15 +513,15 @@ impl Campaign {
                         if stop.load(Ordering::Relaxed) {
                             return;
                         }
-                        let finished = |finished: group::Finished| match finished {
-                            group::Finished::Result(result) => report(Ok(result)),
-                            group::Finished::Alone(alone) => scope.spawn(move |_| {
+                        let done = |done: group::Done| match done {
+                            group::Done::Result(result) => report(Ok(result)),
+                            group::Done::Alone(alone) => scope.spawn(move |_| {
                                 if !stop.load(Ordering::Relaxed) {
                                     report(self.run_alone(&alone));
                                 }
                             }),
                         };
-                        if let Err(e) = self.run_group(group, stop, &finished) {
+                        if let Err(e) = self.run_group(group, stop, &done) {
                             report(Err(e));
                         }
                     });
@@ -540,11 +537,9 @@ impl Campaign {
 struct Start {
     /// A golden checkpoint's harness (its SM the run's), or the start.
     state: Option<HarnessState>,
-    /// The core's registers where a faulty copy's differ from the
-    /// checkpoint's ...
-    registers: Vec<(u32, u64)>,
-    /// ... and its harness (registers of threads, memory, ...).
-    harness: HarnessDiff,
+    /// A faulty copy's state there, where it differs from the
+    /// checkpoint's (its core's registers, its harness).
+    copy: Option<CopyState>,
     /// The candidates counted so far (the matrix on).
     counts: Option<MonitorCounts>,
     /// The first cycle the core showed something else than in the golden

@@ -6,8 +6,8 @@
 
 use std::collections::VecDeque;
 
-use super::copy_harness::CycleView;
 use super::core_ports::Observed;
+use super::cycle_view::CycleView;
 use super::observer::RunObserver;
 use super::result::RoundRecord;
 use super::timing::{self, Timing};

@@ -62,19 +62,21 @@
 //! its units' state between edges, one cycle's work), `config.rs`
 //! (options and limits), `shared_memory.rs` (the core's `g[]` array as
 //! FlexGripPlus lays it out), `error.rs`, `cycle.rs` (the cycle loop),
-//! `observer.rs` (what a run shows its caller), `checkpoint.rs` (a run's
-//! state to resume from and compare with), `copy_harness.rs` (a faulty
-//! copy of the core carried by the golden run's harness, its data where
-//! they differ) and `result.rs` (what a run returns). The units import from this file, never from each other's
-//! behaviour.
+//! `observer.rs` (what a run shows its caller), `cycle_view.rs` (one
+//! cycle as the harness moves in it), `checkpoint.rs` (a run's state to
+//! resume from and compare with) and `result.rs` (what a run returns).
+//! The units import from this file, never from each other's behaviour.
+//! [`group`] is concurrent fault simulation on the SM: faulty copies of
+//! the core riding one golden run, carried by its harness.
 
 mod checkpoint;
 mod config;
-mod copy_harness;
 mod core_ports;
 mod core_sim;
 mod cycle;
+mod cycle_view;
 mod error;
+pub mod group;
 mod observer;
 mod pass_tag;
 mod read_stage;
@@ -113,8 +115,8 @@ pub use config::{
     SmConfig, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_CORE, MAX_RESIDENT_WARPS, MEMORY_CYCLES,
     OBSERVED_WARPS, PASSES,
 };
-pub use copy_harness::{CycleView, Diverged, HarnessDiff};
 pub use core_sim::CoreSim;
+pub use cycle_view::CycleView;
 pub use error::SmError;
 pub use observer::{RunObserver, PROGRESS_CYCLES};
 pub use result::{differing_threads, PmuRead, RoundRecord, SmRun};
@@ -446,15 +448,6 @@ impl Sm {
     /// `None` on the rust-hdl engine.
     pub fn compiled_core(&self) -> Option<&CompiledSim> {
         self.core.compiled_ref()
-    }
-
-    /// Every node of the compiled core the behavioural units read, with
-    /// the node whose value gates the read, if any (a faulty copy that
-    /// differs where they read has left the golden run; see
-    /// `CoreSim::harness_reads`). The outputs read through the view are
-    /// registered, except `execute_stall`.
-    pub fn harness_reads(&self) -> Vec<(usize, Option<usize>)> {
-        self.core.harness_reads(self.config.record_pmu_ports)
     }
 
     /// Sets the compiled core's registers `(register, state)`, then

@@ -4,8 +4,8 @@
 //! default, so an observer implements only what it needs; a closure
 //! `FnMut(u64, &CoreSim)` observes every cycle.
 
-use super::copy_harness::CycleView;
 use super::core_sim::CoreSim;
+use super::cycle_view::CycleView;
 use super::{HarnessState, Sm, SmError};
 
 /// How often an observer that shows a run's progress (a person waiting

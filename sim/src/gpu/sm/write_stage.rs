@@ -23,7 +23,7 @@ pub(super) struct WriteBack {
 }
 
 /// Where a pass's lanes write: the SM's own registers and memory, or a
-/// faulty copy's view of them ([`copy_harness`](super::copy_harness)).
+/// faulty copy's view of them ([`group`](super::group)).
 pub(super) trait LaneStore {
     fn thread(&mut self, thread: usize) -> &mut ThreadState;
     fn load(&self, address: u32) -> Result<u32, MemoryError>;

@@ -146,25 +146,25 @@ fn groups_give_the_results_of_runs_alone_with_the_default_budget() {
 fn a_group_carries_copies_whose_data_differ() {
     use std::sync::atomic::AtomicBool;
 
-    use super::{Finished, GROUP_SIZE};
+    use super::{Done, GROUP_SIZE};
 
     let campaign = campaign(32, Budget::default());
     let faults = sample(&campaign, 40, 1);
     let carried = Mutex::new(0);
     let stop = AtomicBool::new(false);
     for group in faults.chunks(GROUP_SIZE) {
-        let finished = |finished: Finished| {
-            let with_data = match finished {
-                Finished::Alone(alone) => alone.snapshot.is_some_and(|s| !s.harness.is_empty()),
+        let done = |done: Done| {
+            let with_data = match done {
+                Done::Alone(alone) => alone.from.is_some_and(|(from, _)| from.harness_differs()),
                 // Finished in the group at the golden run's end with an
                 // output error: its data were carried there.
-                Finished::Result(result) => {
+                Done::Result(result) => {
                     matches!(result.outcome, Outcome::Sdc | Outcome::Pmu)
                 }
             };
             *carried.lock().unwrap() += usize::from(with_data);
         };
-        campaign.run_group(group, &stop, &finished).unwrap();
+        campaign.run_group(group, &stop, &done).unwrap();
     }
     let carried = carried.into_inner().unwrap();
     assert!(

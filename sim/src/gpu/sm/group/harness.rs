@@ -1,19 +1,18 @@
 //! A faulty copy of the core carried by the golden run's harness: where
 //! the copy's harness differs from the golden run's, and how it moves.
 //!
-//! A fault campaign runs faulty copies of the core beside one golden run
-//! (`studies`' groups). Most faults that reach the harness only change
-//! data: a result written to a register or memory, an address loaded or
-//! stored. The harness's control (which warp issues, which pass goes
-//! where, when) does not read data, except a predicated branch's flags,
-//! so the golden run's harness can carry such a copy on: the copy keeps
-//! a [`HarnessDiff`] (registers, flags, memory words, operands and what it
-//! shows the PMU where they differ), the read stage reads its operands
-//! through it, the write stage writes its results into it, and the copy
-//! leaves ([`Diverged`]) only when its control would differ: a branch
-//! taken by other lanes, a memory access that fails where the golden
-//! run's does not. [`Sm::become_copy`] turns a golden checkpoint into the
-//! copy's state, for its run alone.
+//! Most faults that reach the harness only change data: a result written
+//! to a register or memory, an address loaded or stored. The harness's
+//! control (which warp issues, which pass goes where, when) does not read
+//! data, except a predicated branch's flags, so the golden run's harness
+//! can carry such a copy on: the copy keeps a [`HarnessDiff`] (registers,
+//! flags, memory words, operands and what it shows the PMU where they
+//! differ), the read stage reads its operands through it, the write stage
+//! writes its results into it ([`Carrier`]), and the copy leaves
+//! ([`Diverged`]) only when its control would differ: a branch taken by
+//! other lanes, a memory access that fails where the golden run's does
+//! not. [`Sm::become_copy`] turns a golden checkpoint into the copy's
+//! state ([`CopyState`]), for its run alone.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -22,11 +21,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use flexpmu_hdl::sm::execute_stage::LANES;
 use flexpmu_hdl::sm::subset_decoder::op;
 
-use super::core_sim::CoreSim;
-use super::pass_tag::PassTag;
-use super::write_stage::{LaneStore, LaneWrites};
-use super::{CycleWork, HarnessState, Pipeline, Records, Sm, SmError, PASSES};
 use crate::gpu::iss::{self, MemoryError, ThreadState};
+use crate::gpu::sm::cycle_view::CycleView;
+use crate::gpu::sm::pass_tag::PassTag;
+use crate::gpu::sm::write_stage::{LaneStore, LaneWrites};
+use crate::gpu::sm::{HarnessState, Sm, SmError, PASSES};
 
 /// A pass in flight, as the harness names it.
 type PassKey = (usize, usize, u32);
@@ -37,7 +36,7 @@ fn key(tag: &PassTag) -> PassKey {
 
 /// Where a faulty copy's harness differs from the golden run's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HarnessDiff {
+pub(super) struct HarnessDiff {
     /// Threads whose registers or flags differ: the copy's state of each.
     threads: HashMap<usize, ThreadState>,
     /// Memory words, by where they land.
@@ -101,19 +100,7 @@ impl HarnessDiff {
 
 /// The copy's control would leave the golden run's: it must run alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Diverged;
-
-/// One cycle of a run as its harness moves in it, for faulty copies to
-/// follow (see [`RunObserver::cycle_view`](super::RunObserver::cycle_view)).
-pub struct CycleView<'a> {
-    sm: &'a Sm,
-    pipeline: &'a Pipeline,
-    records: &'a Records,
-    work: &'a CycleWork,
-    /// What the golden run's write stage writes in this cycle, once a
-    /// copy asks (every copy compares its writes with them).
-    golden_writes: OnceCell<Result<Written, Diverged>>,
-}
+pub(super) struct Diverged;
 
 /// Threads and memory words a pass's lanes wrote: each thread's state and
 /// each word's value after them.
@@ -186,85 +173,26 @@ impl LaneStore for Layered<'_> {
     }
 }
 
-impl<'a> CycleView<'a> {
-    pub(super) fn new(
-        sm: &'a Sm,
-        pipeline: &'a Pipeline,
-        records: &'a Records,
-        work: &'a CycleWork,
-    ) -> Self {
-        CycleView {
-            sm,
-            pipeline,
-            records,
-            work,
+/// A cycle of the golden run as its harness carries faulty copies: each
+/// copy's harness moves as the golden run's does, with its own data.
+pub(super) struct Carrier<'v, 'a> {
+    view: &'v CycleView<'a>,
+    /// What the golden run's write stage writes in this cycle, once a
+    /// copy asks (every copy compares its writes with them).
+    golden_writes: OnceCell<Result<Written, Diverged>>,
+}
+
+impl<'v, 'a> Carrier<'v, 'a> {
+    pub(super) fn new(view: &'v CycleView<'a>) -> Self {
+        Carrier {
+            view,
             golden_writes: OnceCell::new(),
         }
     }
 
-    /// The core, settled with the cycle's inputs.
-    pub fn core(&self) -> &CoreSim {
-        &self.sm.core
-    }
-
-    /// The passes the stages hand on in this cycle, as FlexGripPlus' strobes
-    /// name them: `U` the scheduler issues to fetch, `F` fetch to decode,
-    /// `D` decode to read, `X` read to execute, `E` execute to write;
-    /// (stage, warp, instruction address, pass).
-    pub fn handovers(&self) -> Vec<(char, usize, usize, u32)> {
-        let work = self.work;
-        let mut moves = Vec::new();
-        if let Some(issue) = &work.issue {
-            moves.push(('U', issue.pass.warp, issue.pass.address, issue.pass.pass));
-        }
-        if let Some(pass) = &work.fetch_done {
-            moves.push(('F', pass.warp, pass.address, pass.pass));
-        }
-        if let Some(slot) = &work.new_pass {
-            moves.push(('D', slot.pass.warp, slot.pass.address, slot.pass.pass));
-        }
-        if let (Some(_), Some(slot)) = (&work.read_done, &self.pipeline.read) {
-            moves.push(('X', slot.pass.warp, slot.pass.address, slot.pass.pass));
-        }
-        if let Some(wb) = &work.write_back {
-            moves.push(('E', wb.tag.warp, wb.tag.address, wb.tag.pass));
-        }
-        moves
-    }
-
-    /// The pass the write stage takes in this cycle, if any: (warp,
-    /// instruction address, pass, whether it writes a register).
-    pub fn write_back_pass(&self) -> Option<(usize, usize, u32, bool)> {
-        self.work.write_back.as_ref().map(|wb| {
-            (
-                wb.tag.warp,
-                wb.tag.address,
-                wb.tag.pass,
-                wb.write || wb.half_write,
-            )
-        })
-    }
-
-    /// The write stage takes a GLD's or GST's pass in this cycle (a copy's
-    /// inputs may then change with its results: see
-    /// [`copy_write_back`](Self::copy_write_back)).
-    pub fn memory_write_back(&self) -> bool {
-        self.work
-            .write_back
-            .as_ref()
-            .is_some_and(|wb| wb.tag.accesses_memory())
-    }
-
-    /// The run's last cycle, the reset after the kernel: the registers
-    /// as they are now (before its edge) hold the counts at the kernel's
-    /// end ([`SmRun::counters_at_end`](super::SmRun::counters_at_end)).
-    pub fn final_reset(&self) -> bool {
-        self.work.final_reset
-    }
-
     /// A copy's differing threads carried into round `round`'s threads.
     fn copy_carry(&self, copy: &mut HarnessDiff, round: usize) {
-        let sm = self.sm;
+        let sm = self.view.sm;
         let contexts: Vec<iss::WarpContext> = sm.warps.iter().map(|w| w.context).collect();
         for (target, source) in iss::rounds::carried_from(&contexts, &sm.rounds, round) {
             match copy.threads.get(&source) {
@@ -281,8 +209,8 @@ impl<'a> CycleView<'a> {
 
     /// The counts at the kernel's end of a copy whose register `r` holds
     /// `register(r)`, in the final reset's cycle (compiled engine).
-    pub fn copy_counters_at_end(&self, register: impl Fn(usize) -> u64) -> Option<Vec<u64>> {
-        let registers = self.sm.core.counter_registers()?;
+    pub(super) fn copy_counters_at_end(&self, register: impl Fn(usize) -> u64) -> Option<Vec<u64>> {
+        let registers = self.view.sm.core.counter_registers()?;
         Some(registers.iter().map(|&r| register(r)).collect())
     }
 
@@ -291,15 +219,15 @@ impl<'a> CycleView<'a> {
     /// they are before the edge); and, in the cycle before a round starts,
     /// its threads' differences carried into the round's threads as the
     /// golden run carries its registers ([`iss::rounds`]).
-    pub fn copy_read(&self, copy: &mut HarnessDiff) {
+    pub(super) fn copy_read(&self, copy: &mut HarnessDiff) {
         if copy.is_empty() {
             return;
         }
-        if let Some(round) = self.work.carry {
+        if let Some(round) = self.view.work.carry {
             self.copy_carry(copy, round);
         }
-        let sm = self.sm;
-        if let (Some(golden), Some(slot)) = (&self.work.read_done, &self.pipeline.read) {
+        let sm = self.view.sm;
+        if let (Some(golden), Some(slot)) = (&self.view.work.read_done, &self.view.pipeline.read) {
             let warp = slot.pass.warp;
             let touched = (0..LANES)
                 .map(|lane| sm.thread_index(warp, slot.pass.pass, lane))
@@ -324,13 +252,13 @@ impl<'a> CycleView<'a> {
     /// The core's inputs in this cycle where the copy's differ from the
     /// golden run's, (input, value) in input order: what the copy settles
     /// with.
-    pub fn copy_inputs(&self, copy: &HarnessDiff) -> Vec<(usize, u64)> {
+    pub(super) fn copy_inputs(&self, copy: &HarnessDiff) -> Vec<(usize, u64)> {
         if copy.operands.is_none() && copy.observed_mem.is_none() {
             return Vec::new();
         }
-        self.sm
-            .core
-            .carried_input_diff(&self.sm.core_inputs, copy.operands, copy.observed_mem)
+        let sm = self.view.sm;
+        sm.core
+            .carried_input_diff(&sm.core_inputs, copy.operands, copy.observed_mem)
     }
 
     /// Once a copy has settled in this cycle, with execute's results
@@ -339,18 +267,18 @@ impl<'a> CycleView<'a> {
     /// edge). `Ok(true)`: what the copy shows the PMU changed in this cycle
     /// (settle it again, with [`copy_inputs`](Self::copy_inputs)' new
     /// answer).
-    pub fn copy_write_back(
+    pub(super) fn copy_write_back(
         &self,
         copy: &mut HarnessDiff,
         results: &[u32; LANES],
     ) -> Result<bool, Diverged> {
-        let Some(wb) = &self.work.write_back else {
+        let Some(wb) = &self.view.work.write_back else {
             return Ok(false);
         };
         if *results == wb.results && copy.is_empty() {
             return Ok(false);
         }
-        let sm = self.sm;
+        let sm = self.view.sm;
         let tag = &wb.tag;
         let key = key(tag);
         let store = copy
@@ -369,7 +297,7 @@ impl<'a> CycleView<'a> {
                     .read_u32_over(results[first], |at| copy.memory.get(&at).copied())
                     .map_err(|_| Diverged)?,
             };
-            let observed = &self.pipeline.observed;
+            let observed = &self.view.pipeline.observed;
             let mem = (results[first], data);
             let differs = mem != (observed.mem_address, observed.mem_data);
             let now = differs.then_some(mem);
@@ -431,7 +359,7 @@ impl<'a> CycleView<'a> {
         copy.stores.retain(|(k, _)| *k != key);
         if tag.pmu_read.is_some() && tag.pass == 0 && results[0] != wb.results[0] {
             copy.pmu_reads
-                .push((self.records.pmu_reads.len(), results[0]));
+                .push((self.view.records.pmu_reads.len(), results[0]));
         }
         // The warp retires with its last pass: a branch the copy's flags
         // take elsewhere leaves the golden run's control.
@@ -449,7 +377,7 @@ impl<'a> CycleView<'a> {
         golden_threads: &BTreeMap<usize, ThreadState>,
     ) -> Result<(), Diverged> {
         let flow = tag.flow();
-        let sm = self.sm;
+        let sm = self.view.sm;
         let warp = &sm.warps[tag.warp];
         let first = warp.context.first_thread;
         let size = iss::WARP_SIZE as usize;
@@ -474,23 +402,47 @@ impl<'a> CycleView<'a> {
     }
 }
 
-impl Sm {
-    /// The nodes of execute's `result_*` outputs (compiled engine).
-    pub fn result_nodes(&self) -> Option<[usize; LANES]> {
-        self.core.result_nodes()
+/// Where a faulty copy that left its group resumes alone: a golden
+/// checkpoint's cycle, the core's registers where the copy's differ
+/// there, and where its harness differs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopyState {
+    pub(super) cycle: u64,
+    pub(super) registers: Vec<(u32, u64)>,
+    pub(super) harness: HarnessDiff,
+}
+
+impl CopyState {
+    /// The golden checkpoint's cycle it resumes at.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
     }
 
-    /// Makes this SM, a copy of a golden checkpoint in `state`, a faulty
-    /// copy's state there: the core's registers `registers` (register,
-    /// state) and the harness's differences `diff`; the core then settles
-    /// as after a clock edge with the copy's inputs, showing what the
-    /// copy shows the harness.
+    /// Its harness differs from the golden run's there (registers of
+    /// threads, memory words, operands, PMEVENT reads).
+    pub fn harness_differs(&self) -> bool {
+        !self.harness.is_empty()
+    }
+}
+
+impl Sm {
+    /// Makes this SM, a copy of the golden checkpoint at `copy`'s cycle
+    /// in `state`, the faulty copy's state there: its core's registers
+    /// and its harness's differences; the core then settles as after a
+    /// clock edge with the copy's inputs, showing what the copy shows
+    /// the harness.
     pub fn become_copy(
         &mut self,
         state: &mut HarnessState,
-        registers: &[(u32, u64)],
-        diff: &HarnessDiff,
+        copy: &CopyState,
     ) -> Result<(), SmError> {
+        if state.cycle != copy.cycle {
+            return Err(SmError::Engine(format!(
+                "a faulty copy's state at cycle {} put on a checkpoint at cycle {}",
+                copy.cycle, state.cycle
+            )));
+        }
+        let diff = &copy.harness;
         for (&thread, state) in &diff.threads {
             self.threads[thread] = state.clone();
         }
@@ -521,6 +473,6 @@ impl Sm {
         }
         let inputs = self.core_inputs;
         self.core.set_inputs(&inputs);
-        self.set_core_registers(registers)
+        self.set_core_registers(&copy.registers)
     }
 }
