@@ -29,7 +29,7 @@ pub enum BenchEngine {
     RustHdlSimulation,
     /// The Verilog export compiled by Verilator (-O2).
     Verilator,
-    /// rust-hdl's own Verilog compiled by Verilator, same harness.
+    /// rust-hdl's own Verilog compiled by Verilator, same testbench.
     VerilatorRustHdl,
     /// The Verilator engine writing every signal to an FST waveform
     /// (Verilator's own `--trace-fst`).
@@ -448,12 +448,12 @@ pub fn render_table(results: &[EngineResult], out: &mut dyn Write) -> std::io::R
     Ok(())
 }
 
-/// The C++ harness of the Verilator engines: the same workload, timed
+/// The C++ testbench of the Verilator engines: the same workload, timed
 /// inside the process (the build is not part of the figure). With `fst`,
 /// every signal goes to the FST waveform named by its second argument
 /// through Verilator's own writer (`--trace-fst`), dumped at both clock
 /// edges as a testbench's waveform is; closing the file is timed.
-fn verilator_harness(top: &str, fst: bool) -> String {
+fn verilator_testbench(top: &str, fst: bool) -> String {
     let inputs: String = (0..16)
         .map(|i| format!("        dut->monitor_in_{i} = value;\n"))
         .collect();
@@ -573,7 +573,7 @@ pub fn verilator(
     };
     let model = verilator::Model::build_with(
         &[verilog],
-        &verilator_harness("flexpmu_pmu", fst_path.is_some()),
+        &verilator_testbench("flexpmu_pmu", fst_path.is_some()),
         "flexpmu_pmu",
         options,
     )
@@ -616,7 +616,7 @@ pub fn verilator(
         field("SECONDS").and_then(|v| v.parse::<f64>().ok()),
     ) else {
         return Err(BenchError::Stock(format!(
-            "the Verilator harness printed: {text}"
+            "the Verilator testbench printed: {text}"
         )));
     };
     let counts: Vec<u64> = words

@@ -1,6 +1,6 @@
 //! Self-checking HDL testbenches that replay golden vectors (see
 //! [`crate::golden`]) against an exported design: a Verilog one for Icarus
-//! Verilog, a VHDL-2008 one for GHDL, and a C++ harness for Verilator.
+//! Verilog, a VHDL-2008 one for GHDL, and a C++ testbench for Verilator.
 //!
 //! Each applies a row's inputs with the clock low, waits for them to
 //! settle, compares every output with the row, then pulses the clock. A
@@ -21,7 +21,7 @@ pub enum Simulator {
     Ghdl,
     /// Icarus Verilog, on the Verilog export.
     Icarus,
-    /// Verilator with a C++ harness, on the Verilog export.
+    /// Verilator with a C++ testbench, on the Verilog export.
     Verilator,
 }
 
@@ -63,7 +63,7 @@ impl Simulator {
         }
     }
 
-    /// Its testbench (or harness) for `top`.
+    /// Its testbench  for `top`.
     pub fn testbench(self, top: &Module) -> String {
         match self {
             Simulator::Ghdl => vhdl(top),
@@ -316,7 +316,7 @@ pub fn vhdl(top: &Module) -> String {
     out
 }
 
-/// The C++ harness for Verilator; the vector file is its argument.
+/// The C++ testbench for Verilator; the vector file is its argument.
 pub fn verilator(top: &Module) -> String {
     let ports = data_ports(top);
     let class = format!("V{}", top.name);

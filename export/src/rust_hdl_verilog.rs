@@ -4,7 +4,7 @@ use flexpmu_ir::{Design, Direction};
 
 /// rust-hdl's own Verilog of a design (module `top`, `$` in names) wrapped
 /// in a module with the export's name and port names, so both can be
-/// compared or driven by the same harness.
+/// compared or driven by the same testbench.
 pub fn wrap_rust_hdl_verilog(design: &Design, stock: &str) -> String {
     let top = design.top();
     let ports: Vec<String> = top

@@ -281,8 +281,8 @@ fn print_result(r: &SynthResult) -> Result<()> {
         .map(|(k, n)| format!("{k} {n}"))
         .collect();
     outln!("cells by type: {}", types.join(", "));
-    if let Some(h) = r.harness_flip_flops {
-        outln!("the iCE40 timing harness adds {h} flip-flops (input shift chain and holding register, output register and fold), not counted above");
+    if let Some(h) = r.wrapper_flip_flops {
+        outln!("the iCE40 timing wrapper adds {h} flip-flops (input shift chain and holding register, output register and fold), not counted above");
     }
     if let Some(path) = &r.critical_path {
         outln!("critical path (nextpnr):");

@@ -8,7 +8,7 @@ use flexpmu_isa::asm::assemble_file;
 use flexpmu_sim::gpu::iss::{Geometry, MemoryModel};
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
-use flexpmu_studies::faults::list::{select, Selection};
+use flexpmu_studies::faults::list::{draw, Sampling};
 use flexpmu_studies::faults::{Campaign, FaultList, FaultModel, FaultResult, Outcome};
 use flexpmu_studies::monitors::candidates::Mode;
 
@@ -157,7 +157,7 @@ fn a_flip_acts_from_its_cycle_on_registers_only() {
 fn the_same_seed_gives_the_same_campaign_on_one_thread_and_two_and_in_shards() {
     let campaign = one_warp(7);
     let list = campaign.fault_list(&FaultModel::ALL, &[]);
-    let sample = select(&list.faults, Selection::Sample(120), 7, (0, 1));
+    let sample = draw(&list.faults, Sampling::Sample(120), 7, (0, 1));
     assert!(sample.iter().any(|f| f.model == FaultModel::Flip));
     let one = run_all(&campaign, &sample, 1);
     let two = run_all(&campaign, &sample, 2);
@@ -166,7 +166,7 @@ fn the_same_seed_gives_the_same_campaign_on_one_thread_and_two_and_in_shards() {
         .flat_map(|k| {
             run_all(
                 &campaign,
-                &select(&list.faults, Selection::Sample(120), 7, (k, 3)),
+                &draw(&list.faults, Sampling::Sample(120), 7, (k, 3)),
                 2,
             )
         })
@@ -244,9 +244,9 @@ fn shortcuts_change_no_result() {
         campaign.golden().run.cycles
     );
     let list = campaign.fault_list(&FaultModel::ALL, &[]);
-    let mut sample = select(&list.faults, Selection::Sample(150), 3, (0, 1));
+    let mut sample = draw(&list.faults, Sampling::Sample(150), 3, (0, 1));
     // Flips weigh more: they use the checkpoints most.
-    let flips: Vec<_> = select(&list.faults, Selection::Sample(600), 4, (0, 1))
+    let flips: Vec<_> = draw(&list.faults, Sampling::Sample(600), 4, (0, 1))
         .into_iter()
         .filter(|f| f.model == FaultModel::Flip && !sample.iter().any(|g| g.id == f.id))
         .take(60)
@@ -329,7 +329,7 @@ fn a_campaign_budget_changes_no_result() {
     assert!(golden.checkpoint_spacing() > 2048);
     assert!(golden.digests.sums.len() < 4 && golden.digests.block > 1024);
     let list = exact.fault_list(&FaultModel::ALL, &[]);
-    let sample = select(&list.faults, Selection::Sample(160), 5, (0, 1));
+    let sample = draw(&list.faults, Sampling::Sample(160), 5, (0, 1));
     let expected = run_all(&exact, &sample, 2);
     assert!(
         expected
@@ -406,7 +406,7 @@ fn a_selected_map_measures_what_the_matrix_predicts() {
     let program = appendix_without_reads();
     let today = Campaign::new(&iss, &program, SmConfig::default(), 5).unwrap();
     let list = today.fault_list(&FaultModel::ALL, &units);
-    let sample = select(&list.faults, Selection::Sample(700), 5, (0, 1));
+    let sample = draw(&list.faults, Sampling::Sample(700), 5, (0, 1));
     let results = run_all(&today, &sample, 2);
     let matrix = flexpmu_studies::monitors::matrix::MatrixInfo::of(
         today.matrix().unwrap(),

@@ -11,7 +11,7 @@
 mod cmos;
 mod generic;
 mod ice40;
-mod ice40_harness;
+mod ice40_wrapper;
 mod liberty;
 mod liberty_file;
 mod liberty_read;
@@ -27,7 +27,7 @@ use flexpmu_ir::{Design, DesignEntry};
 use flexpmu_tools::yosys::{self, Stat};
 use flexpmu_tools::{cache, files, Scratch, ToolError};
 
-pub use ice40_harness::{harness_flip_flops, ice40_harness};
+pub use ice40_wrapper::{ice40_wrapper, wrapper_flip_flops};
 pub use liberty_file::{liberty_or_default, DEFAULT_LIBERTY};
 pub use sta::{PowerMw, StaFigures};
 
@@ -137,8 +137,8 @@ pub struct SynthResult {
     pub ram_cells: Option<u64>,
     /// DSP48E1 (Xilinx).
     pub dsp_cells: Option<u64>,
-    /// Flip-flops of the iCE40 timing harness (not part of the design).
-    pub harness_flip_flops: Option<u64>,
+    /// Flip-flops of the iCE40 timing wrapper (not part of the design).
+    pub wrapper_flip_flops: Option<u64>,
     pub fmax_mhz: Option<f64>,
     pub critical_path: Option<Vec<String>>,
     pub area_um2: Option<f64>,

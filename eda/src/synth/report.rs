@@ -141,7 +141,7 @@ fn ice40_section(progress: &mut dyn FnMut(&str)) -> Result<String, SynthError> {
     let _ = writeln!(
         out,
         "## iCE40 HX8K (`synth_ice40`, `nextpnr-ice40 --hx8k --package ct256 --seed 1`)\n\n\
-         | figure | value |\n|---|---:|\n| flip-flops (design) | {} |\n| logic cells (SB_LUT4, with harness) | {} |\n\
+         | figure | value |\n|---|---:|\n| flip-flops (design) | {} |\n| logic cells (SB_LUT4, with wrapper) | {} |\n\
          | carry cells (SB_CARRY) | {} |\n| RAM cells | {} |\n| maximum frequency | {} MHz |\n",
         ice.flip_flops,
         ice.logic_cells.unwrap_or(0),
@@ -152,9 +152,9 @@ fn ice40_section(progress: &mut dyn FnMut(&str)) -> Result<String, SynthError> {
     let _ = writeln!(
         out,
         "The PMU's 16 x 32 input bits do not fit any iCE40's pins, so place and route measures it inside a timing\n\
-         harness: inputs shifted in on one pin and copied to a holding register, outputs registered and\n\
-         XOR-folded to 8 pins. The harness adds {} flip-flops (not counted above) and a few LUTs.\n",
-        ice.harness_flip_flops.unwrap_or(0)
+         wrapper: inputs shifted in on one pin and copied to a holding register, outputs registered and\n\
+         XOR-folded to 8 pins. The wrapper adds {} flip-flops (not counted above) and a few LUTs.\n",
+        ice.wrapper_flip_flops.unwrap_or(0)
     );
     if let Some(path) = &ice.critical_path {
         out.push_str("Critical path (nextpnr; delay in ns, cumulative):\n\n```\n");
@@ -460,7 +460,7 @@ fn selector_section(liberty: &Path, progress: &mut dyn FnMut(&str)) -> Result<St
         "## Event selectors: the PMU with S inputs per channel\n\n\
          `flexpmu synth --top pmu-sS` for S = 2, 4, 8 (16 x S monitored inputs of 32 bits, a 3-bit selection\n\
          register and an S-to-1 mux per counter) beside the thesis' PMU (S = 1). Standard cells on `{name}`\n\
-         (the sta flow's mapping); fmax from OpenSTA on that netlist; iCE40 in the same harness as above.\n\n\
+         (the sta flow's mapping); fmax from OpenSTA on that netlist; iCE40 in the same wrapper as above.\n\n\
          | S | signals | flip-flops | cells (generic) | cells ({name}) | area (um^2) | area / S = 1 | fmax, OpenSTA (MHz) | iCE40 logic cells | iCE40 fmax (MHz) |\n\
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
@@ -471,8 +471,8 @@ fn selector_section(liberty: &Path, progress: &mut dyn FnMut(&str)) -> Result<St
         let sta = run_sta(top, liberty, None)?;
         let area = sta.area_um2.unwrap_or(0.0);
         let base = *base_area.get_or_insert(area);
-        // The harness shifts 16 x S x 32 input bits in: past some S the
-        // design and harness outgrow the HX8K's 7,680 logic cells.
+        // The wrapper shifts 16 x S x 32 input bits in: past some S the
+        // design and wrapper outgrow the HX8K's 7,680 logic cells.
         let (cells, fmax) = match run(top, Flow::Ice40, None) {
             Ok(ice) => (
                 ice.logic_cells.unwrap_or(0).to_string(),

@@ -1,4 +1,4 @@
-//! Verilator: lint, and C++ models built with a harness.
+//! Verilator: lint, and C++ models built with a testbench.
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +17,7 @@ pub fn lint(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
     })
 }
 
-/// A Verilator model built with a C++ harness.
+/// A Verilator model built with a C++ testbench.
 #[derive(Debug)]
 pub struct Model {
     scratch: Scratch,
@@ -25,21 +25,21 @@ pub struct Model {
 }
 
 impl Model {
-    /// Compiles the `design` files with the C++ `harness` (`verilator
+    /// Compiles the `design` files with the C++ `testbench` (`verilator
     /// --cc --exe --build -O2`).
-    pub fn build(design: &[PathBuf], harness: &str, top: &str) -> Result<Model, ToolError> {
-        Model::build_with(design, harness, top, &[])
+    pub fn build(design: &[PathBuf], testbench: &str, top: &str) -> Result<Model, ToolError> {
+        Model::build_with(design, testbench, top, &[])
     }
 
     /// [`Model::build`] with more Verilator options (`--trace-fst`, ...).
     pub fn build_with(
         design: &[PathBuf],
-        harness: &str,
+        testbench: &str,
         top: &str,
         options: &[&str],
     ) -> Result<Model, ToolError> {
         let scratch = Scratch::new(&format!("verilator-{top}"))?;
-        scratch.write("harness.cpp", harness)?;
+        scratch.write("testbench.cpp", testbench)?;
         let design = crate::absolute_all(design)?;
         let mut args = vec![
             "--cc",
@@ -56,7 +56,7 @@ impl Model {
         ];
         args.extend_from_slice(options);
         args.extend(design.iter().map(String::as_str));
-        args.push("harness.cpp");
+        args.push("testbench.cpp");
         run("verilator", &args, scratch.path(), "the Verilator build")?;
         let binary = scratch.join("obj").join(format!("V{top}"));
         Ok(Model { scratch, binary })
@@ -86,11 +86,11 @@ impl Model {
     }
 }
 
-/// Builds the model of the `design` files with the testbench `harness`
-/// and replays `vectors` (the harness' first argument).
+/// Builds the model of the `design` files with the C++ `testbench`
+/// and replays `vectors` (its first argument).
 pub fn run_testbench(
     design: &[PathBuf],
-    harness: &str,
+    testbench: &str,
     vectors: &Path,
     top: &str,
 ) -> Result<TestbenchResult, ToolError> {
@@ -100,10 +100,10 @@ pub fn run_testbench(
     let log = cache::kept_log(
         "verilator-testbench",
         &read,
-        &[harness, top],
+        &[testbench, top],
         &tools,
         || {
-            let model = Model::build(design, harness, top)?;
+            let model = Model::build(design, testbench, top)?;
             let vectors = absolute(vectors)?;
             // A mismatching run exits non-zero but still prints its RESULT
             // line.

@@ -73,8 +73,10 @@ struct ListArgs {
     json: bool,
 }
 
+/// `--model`: which [`FaultModel`]s a campaign takes (stuck-at is both
+/// values).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum ModelArg {
+enum ModelChoice {
     StuckAt,
     Flip,
     All,
@@ -86,8 +88,8 @@ struct RunArgs {
     launch: CampaignLaunch,
     /// Fault models: stuck-at (0 and 1, from cycle 0), flip (a register
     /// bit, once, at a random cycle of the golden run), or all.
-    #[arg(long, value_enum, default_value_t = ModelArg::All)]
-    model: ModelArg,
+    #[arg(long, value_enum, default_value_t = ModelChoice::All)]
+    model: ModelChoice,
     /// Only sites of this unit (decode, execute, pmu, hooks, ports);
     /// repeatable.
     #[arg(long = "unit", value_name = "U")]
@@ -320,11 +322,11 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
     })
 }
 
-fn models(arg: ModelArg) -> Vec<FaultModel> {
+fn models(arg: ModelChoice) -> Vec<FaultModel> {
     match arg {
-        ModelArg::StuckAt => vec![FaultModel::StuckAt0, FaultModel::StuckAt1],
-        ModelArg::Flip => vec![FaultModel::Flip],
-        ModelArg::All => FaultModel::ALL.to_vec(),
+        ModelChoice::StuckAt => vec![FaultModel::StuckAt0, FaultModel::StuckAt1],
+        ModelChoice::Flip => vec![FaultModel::Flip],
+        ModelChoice::All => FaultModel::ALL.to_vec(),
     }
 }
 

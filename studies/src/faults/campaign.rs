@@ -21,6 +21,7 @@ use super::golden::{CycleProgress, Golden};
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec};
 use super::outcome::{classify, differences, Differences, Outcome};
 use super::site::FaultSite;
+use crate::faults::error::CampaignError;
 use crate::monitors::candidates::BuiltChannel;
 use crate::monitors::counts::MonitorCounts;
 use crate::monitors::matrix::Matrix;
@@ -112,7 +113,12 @@ impl Campaign {
     /// core; the decoder check off, so a faulty decoder's op is followed),
     /// keeping records of it within the default [`Budget`], the detection
     /// matrix on.
-    pub fn new(iss: &Iss, program: &[u32], config: SmConfig, seed: u64) -> Result<Self, SmError> {
+    pub fn new(
+        iss: &Iss,
+        program: &[u32],
+        config: SmConfig,
+        seed: u64,
+    ) -> Result<Self, CampaignError> {
         Self::with_options(iss, program, config, seed, &Options::default())
     }
 
@@ -124,11 +130,9 @@ impl Campaign {
         config: SmConfig,
         models: &[FaultModel],
         units: &[String],
-    ) -> Result<usize, SmError> {
+    ) -> Result<usize, CampaignError> {
         let mut template = Sm::new(iss, program, faulty_config(config))?;
-        let sites = template
-            .fault_sites()
-            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let sites = template.fault_sites().ok_or(CampaignError::NotCompiled)?;
         let sites = sites.iter().map(FaultSite::of_core).collect();
         Ok(FaultList::new(sites, models, units).faults.len())
     }
@@ -140,7 +144,7 @@ impl Campaign {
         config: SmConfig,
         seed: u64,
         options: &Options,
-    ) -> Result<Self, SmError> {
+    ) -> Result<Self, CampaignError> {
         Self::with_progress(iss, program, config, seed, options, &|_, _| {})
     }
 
@@ -153,7 +157,7 @@ impl Campaign {
         seed: u64,
         options: &Options,
         progress: CycleProgress,
-    ) -> Result<Self, SmError> {
+    ) -> Result<Self, CampaignError> {
         let config = faulty_config(config);
         let mapped = config.monitor_map.as_deref().is_some_and(|m| !m.is_today());
         let mut template = Sm::new(iss, program, config)?;
@@ -163,15 +167,10 @@ impl Campaign {
             true => BuiltChannel::of_config(template.pmu_config()),
             false => BuiltChannel::today(),
         };
-        let engine_sites = template
-            .fault_sites()
-            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let engine_sites = template.fault_sites().ok_or(CampaignError::NotCompiled)?;
         let sites: Vec<FaultSite> = engine_sites.iter().map(FaultSite::of_core).collect();
         let matrix = match options.matrix {
-            true => Some(
-                Matrix::of_core(&engine_sites, &sites, &channels)
-                    .map_err(|e| SmError::Engine(e.to_string()))?,
-            ),
+            true => Some(Matrix::of_core(&engine_sites, &sites, &channels)?),
             false => None,
         };
         let golden = Golden::record(
@@ -221,7 +220,7 @@ impl Campaign {
     /// stuck-at fault on a bit that held its stuck value throughout the
     /// golden run is masked without running: forcing a value a node
     /// already has changes nothing, cycle after cycle.
-    pub fn run(&self, fault: &FaultSpec) -> Result<FaultResult, SmError> {
+    pub fn run(&self, fault: &FaultSpec) -> Result<FaultResult, CampaignError> {
         if self.shortcuts && !self.activated(fault) {
             return Ok(self.result(fault, 0, Outcome::Masked));
         }
@@ -278,14 +277,14 @@ impl Campaign {
     }
 
     /// A copy of the launch's SM, not yet run.
-    pub fn copy(&self) -> Result<Sm, SmError> {
+    pub fn copy(&self) -> Result<Sm, CampaignError> {
         fork(&self.template)
     }
 
     /// A copy of the launch's SM to run from the golden checkpoint before
     /// `cycle`, with its state there, or from the start (no checkpoint
     /// before it).
-    fn start_before(&self, cycle: u64) -> Result<(Sm, Option<HarnessState>), SmError> {
+    fn start_before(&self, cycle: u64) -> Result<(Sm, Option<HarnessState>), CampaignError> {
         match self.golden.checkpoint_before(cycle) {
             Some(checkpoint) => {
                 let (sm, state) = checkpoint.fork()?;
@@ -317,7 +316,7 @@ impl Campaign {
         sm: Sm,
         fault: &FaultSpec,
         cycle: Option<u64>,
-    ) -> Result<FaultRun, SmError> {
+    ) -> Result<FaultRun, CampaignError> {
         let cycle = cycle.unwrap_or_else(|| self.flip_cycle(fault));
         self.run_start(sm, self.start_from(None), fault, cycle, false)
     }
@@ -344,7 +343,7 @@ impl Campaign {
         fault: &FaultSpec,
         cycle: u64,
         stop_early: bool,
-    ) -> Result<FaultRun, SmError> {
+    ) -> Result<FaultRun, CampaignError> {
         let Start {
             mut state,
             copy,
@@ -354,9 +353,7 @@ impl Campaign {
         sm.set_max_cycles(cycle_limit(self.golden.run.cycles));
         sm.arm_fault(&self.engine_sites, &engine_fault(fault, cycle))?;
         if let Some(copy) = &copy {
-            let state = state.as_mut().ok_or_else(|| {
-                SmError::Engine("a faulty copy's state needs a checkpoint to start from".into())
-            })?;
+            let state = state.as_mut().ok_or(CampaignError::CopyWithoutCheckpoint)?;
             sm.become_copy(state, copy)?;
         }
         let mut watch = FaultyRunWatch {
@@ -416,7 +413,7 @@ impl Campaign {
     /// the golden run again over that block. A run that stopped before
     /// any digest differed stopped on what the core showed in its last
     /// cycle: the golden run, in the same state, went on.
-    fn first_divergence(&self, watch: FaultyRunWatch) -> Result<Option<u64>, SmError> {
+    fn first_divergence(&self, watch: FaultyRunWatch) -> Result<Option<u64>, CampaignError> {
         let golden = &self.golden.digests;
         let failed_at = watch.failed_at;
         for (start, faulty) in watch.blocks.finish(golden, watch.last_cycle) {
@@ -436,7 +433,7 @@ impl Campaign {
 
     /// The golden run's digests of cycles `start..end`, run again from the
     /// checkpoint before `start`.
-    fn golden_digests(&self, start: u64, end: u64) -> Result<Vec<u64>, SmError> {
+    fn golden_digests(&self, start: u64, end: u64) -> Result<Vec<u64>, CampaignError> {
         let mut replay = Replay {
             start,
             end,
@@ -446,7 +443,7 @@ impl Campaign {
             let (mut sm, state) = self.start_before(start)?;
             match sm.resume(state, &mut replay) {
                 Ok(_) | Err(SmError::Stopped(_)) => {}
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(replay.digests)
@@ -464,16 +461,19 @@ impl Campaign {
         faults: &[FaultSpec],
         threads: usize,
         on_result: &(dyn Fn(FaultResult) -> bool + Sync),
-    ) -> Result<(), SmError> {
+    ) -> Result<(), CampaignError> {
         use std::sync::atomic::{AtomicBool, Ordering};
         let threads = threads.max(1);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
-            .map_err(|e| SmError::Engine(format!("cannot start {threads} threads: {e}")))?;
+            .map_err(|e| CampaignError::Threads {
+                threads,
+                message: e.to_string(),
+            })?;
         let stop = &AtomicBool::new(false);
         let failure = &std::sync::Mutex::new(None);
-        let report = &|result: Result<FaultResult, SmError>| match result {
+        let report = &|result: Result<FaultResult, CampaignError>| match result {
             Ok(result) => {
                 if !on_result(result) {
                     stop.store(true, Ordering::Relaxed);
@@ -566,10 +566,8 @@ fn engine_fault(fault: &FaultSpec, cycle: u64) -> Fault {
     }
 }
 
-fn fork(sm: &Sm) -> Result<Sm, SmError> {
-    sm.fork().ok_or_else(|| {
-        SmError::Engine("the SM cannot be copied (not on the compiled engine)".into())
-    })
+fn fork(sm: &Sm) -> Result<Sm, CampaignError> {
+    sm.fork().ok_or(CampaignError::NotCompiled)
 }
 
 /// A faulty run's observer: its digests against the golden run's blocks

@@ -5,11 +5,12 @@
 
 use flexpmu_sim::engine::compiled::faults::SiteKind;
 use flexpmu_sim::gpu::sm::PROGRESS_CYCLES;
-use flexpmu_sim::gpu::sm::{Checkpoint, CoreSim, HarnessState, RunObserver, Sm, SmError, SmRun};
+use flexpmu_sim::gpu::sm::{Checkpoint, CoreSim, HarnessState, RunObserver, Sm, SmRun};
 
 use super::budget::Budget;
 use super::digests::BlockDigests;
 use super::site::FaultSite;
+use crate::faults::error::CampaignError;
 use crate::monitors::counts::MonitorCounts;
 use crate::monitors::matrix::{GoldenCounts, Matrix};
 use flexpmu_sim::engine::compiled::faults::FaultModel;
@@ -39,7 +40,7 @@ impl Golden {
         budget: &Budget,
         matrix: Option<&Matrix>,
         progress: CycleProgress,
-    ) -> Result<Golden, SmError> {
+    ) -> Result<Golden, CampaignError> {
         sm.record_values_seen(budget.checkpoint_cycles, budget.values_seen_intervals)?;
         let mut recorder = Recorder {
             progress,
@@ -56,9 +57,7 @@ impl Golden {
         };
         let run = sm.run_observed(&mut recorder)?;
         if recorder.failed {
-            return Err(SmError::Engine(
-                "the SM cannot be copied at a checkpoint".into(),
-            ));
+            return Err(CampaignError::NoCopy);
         }
         let counts = recorder.matrix.as_ref().map(|(_, counts)| GoldenCounts {
             at_checkpoints: recorder
@@ -74,9 +73,7 @@ impl Golden {
             digests: counts.digests(),
         });
         let seen = sm.take_values_seen().unwrap_or_default();
-        let state_nodes = sm
-            .state_nodes()
-            .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
+        let state_nodes = sm.state_nodes().ok_or(CampaignError::NotCompiled)?;
         let intervals = seen.ones.len();
         let site_values = sites
             .iter()

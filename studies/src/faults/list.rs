@@ -1,6 +1,6 @@
 //! The fault list: every site of the core, every bit, every model, in
 //! one deterministic order (a fault's `id` is its place in it), and the
-//! selection a campaign runs — all of it, a seeded random sample, one
+//! sample a campaign runs — all of it, a seeded random sample, one
 //! shard of either.
 
 use rand::{Rng, SeedableRng};
@@ -28,7 +28,7 @@ pub fn uncollapsed_faults(sites: &[FaultSite], models: &[FaultModel]) -> (u64, u
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FaultSpec {
     /// Place in the whole list (all units, all models), stable across
-    /// selections and shards.
+    /// samples and shards.
     pub id: u64,
     /// Index in the site list.
     pub site: usize,
@@ -182,25 +182,25 @@ pub fn shard(faults: &[FaultSpec], (k, n): (u64, u64)) -> Vec<FaultSpec> {
 
 /// Which faults of the population a campaign runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Selection {
+pub enum Sampling {
     /// Every fault.
     Exhaustive,
     /// This many, drawn without replacement with the campaign's seed.
     Sample(u64),
 }
 
-/// The faults `selection` picks out of `population` (in id order), then
+/// The faults `sampling` draws from `population` (in id order), then
 /// shard `shard` of `shards` of them (every `shards`-th, from `shard`).
-pub fn select(
+pub fn draw(
     population: &[FaultSpec],
-    selection: Selection,
+    sampling: Sampling,
     seed: u64,
     shard: (u64, u64),
 ) -> Vec<FaultSpec> {
-    let mut chosen: Vec<FaultSpec> = match selection {
-        Selection::Exhaustive => population.to_vec(),
-        Selection::Sample(n) if n as usize >= population.len() => population.to_vec(),
-        Selection::Sample(n) => {
+    let mut chosen: Vec<FaultSpec> = match sampling {
+        Sampling::Exhaustive => population.to_vec(),
+        Sampling::Sample(n) if n as usize >= population.len() => population.to_vec(),
+        Sampling::Sample(n) => {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
             let mut picked =
                 rand::seq::index::sample(&mut rng, population.len(), n as usize).into_vec();
@@ -304,18 +304,12 @@ mod tests {
     #[test]
     fn samples_and_shards_are_deterministic_and_disjoint() {
         let all = FaultList::new(sites(), &FaultModel::ALL, &[]);
-        let sample = select(&all.faults, Selection::Sample(7), 42, (0, 1));
+        let sample = draw(&all.faults, Sampling::Sample(7), 42, (0, 1));
         assert_eq!(sample.len(), 7);
-        assert_eq!(
-            sample,
-            select(&all.faults, Selection::Sample(7), 42, (0, 1))
-        );
-        assert_ne!(
-            sample,
-            select(&all.faults, Selection::Sample(7), 43, (0, 1))
-        );
+        assert_eq!(sample, draw(&all.faults, Sampling::Sample(7), 42, (0, 1)));
+        assert_ne!(sample, draw(&all.faults, Sampling::Sample(7), 43, (0, 1)));
         let mut shards: Vec<FaultSpec> = (0..3)
-            .flat_map(|k| select(&all.faults, Selection::Sample(7), 42, (k, 3)))
+            .flat_map(|k| draw(&all.faults, Sampling::Sample(7), 42, (k, 3)))
             .collect();
         shards.sort_by_key(|f| f.id);
         assert_eq!(shards, sample);

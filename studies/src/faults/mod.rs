@@ -19,6 +19,7 @@
 pub mod budget;
 pub mod campaign;
 pub mod digests;
+mod error;
 pub mod golden;
 pub mod list;
 pub mod merge;
@@ -32,9 +33,10 @@ pub mod summary;
 
 pub use budget::Budget;
 pub use campaign::{Campaign, FaultResult, FaultRun, Options};
+pub use error::CampaignError;
 pub use flexpmu_sim::engine::compiled::faults::FaultModel;
 pub use golden::Golden;
-pub use list::{FaultList, FaultSpec, Selection};
+pub use list::{FaultList, FaultSpec, Sampling};
 pub use outcome::Outcome;
 pub use plan::{Faults, Plan};
 pub use results_file::CampaignInfo;

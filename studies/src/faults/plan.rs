@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::campaign::Campaign;
-use super::list::{self, select, FaultList, FaultSpec, Selection};
+use super::list::{self, draw, FaultList, FaultSpec, Sampling};
 use super::population::{population, Population};
 use super::results_file::{encode_ids, program_digest, CampaignInfo};
 use super::sampling;
@@ -90,21 +90,21 @@ pub struct LaunchRecord {
     pub monitor_map: Option<Vec<String>>,
 }
 
-/// Every fault of the selection: shard 0 of 1.
+/// Every fault of the sample: shard 0 of 1.
 fn whole() -> (u64, u64) {
     (0, 1)
 }
 
 impl Plan {
-    /// The selection of a list of `total` faults (a margin resolved to its
+    /// The sampling of a list of `total` faults (a margin resolved to its
     /// sample size).
-    pub fn selection(&self, total: u64) -> Selection {
+    pub fn sampling(&self, total: u64) -> Sampling {
         match self.faults {
-            Faults::Sample(n) => Selection::Sample(n),
+            Faults::Sample(n) => Sampling::Sample(n),
             Faults::Margin(e) => {
-                Selection::Sample(sampling::sample_size(total, e, self.confidence, 0.5))
+                Sampling::Sample(sampling::sample_size(total, e, self.confidence, 0.5))
             }
-            Faults::Exhaustive | Faults::Listed(_) => Selection::Exhaustive,
+            Faults::Exhaustive | Faults::Listed(_) => Sampling::Exhaustive,
         }
     }
 
@@ -117,8 +117,8 @@ impl Plan {
                 list::same_faults(&list, wanted).map_err(PlanError::NotAFault)?
             }
             _ => {
-                let selection = self.selection(list.faults.len() as u64);
-                select(&list.faults, selection, self.seed, (0, 1))
+                let sampling = self.sampling(list.faults.len() as u64);
+                draw(&list.faults, sampling, self.seed, (0, 1))
             }
         };
         let shard = list::shard(&selected, self.shard);

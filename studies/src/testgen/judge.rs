@@ -1,5 +1,5 @@
 //! Judging a test program by the faults it finds: a fault campaign on the
-//! launch, over a fixed selection of faults (the same faults for every
+//! launch, over a fixed sample of faults (the same faults for every
 //! program: the core's sites do not depend on the program), after a check
 //! that the SM slice runs the program as the reference ISS does.
 
@@ -11,8 +11,9 @@ use flexpmu_isa::asm::{assemble, AsmError};
 use flexpmu_sim::gpu::iss::{Iss, IssError};
 use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun};
 
-use crate::faults::list::Selection;
+use crate::faults::list::Sampling;
 use crate::faults::plan::{PlanError, DEFAULT_CONFIDENCE};
+use crate::faults::CampaignError;
 use crate::faults::{Campaign, FaultModel, FaultResult, Options, Outcome};
 use crate::faults::{Faults, Plan};
 
@@ -87,6 +88,8 @@ pub enum JudgeError {
     Asm(#[from] AsmError),
     #[error("the fault-free run: {0}")]
     Run(#[from] SmError),
+    #[error(transparent)]
+    Campaign(#[from] CampaignError),
     #[error("the reference ISS: {0}")]
     Iss(#[from] IssError),
     #[error("{0}")]
@@ -184,8 +187,8 @@ impl Judge {
             &self.plan.models,
             &self.plan.units,
         )? as u64;
-        Ok(match self.plan.selection(population) {
-            Selection::Sample(n) => n.min(population),
+        Ok(match self.plan.sampling(population) {
+            Sampling::Sample(n) => n.min(population),
             _ => population,
         })
     }

@@ -17,9 +17,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use flexpmu_sim::gpu::sm::group::{
     Checkpoint, CopyState, Finished, Group, GroupObserver, RiderAt, RiderCycle, Rode,
 };
-use flexpmu_sim::gpu::sm::{CoreSim, SmError};
+use flexpmu_sim::gpu::sm::CoreSim;
 
 use super::{engine_fault, Campaign, FaultResult, Start};
+use crate::faults::error::CampaignError;
 use crate::faults::list::FaultSpec;
 use crate::faults::outcome::{completed_outcome, counters_differing};
 use crate::monitors::candidates::Source;
@@ -94,7 +95,7 @@ impl Campaign {
         faults: &[FaultSpec],
         stop: &AtomicBool,
         done: &(dyn Fn(Done) + Sync),
-    ) -> Result<(), SmError> {
+    ) -> Result<(), CampaignError> {
         let cycles: Vec<u64> = faults.iter().map(|f| self.flip_cycle(f)).collect();
         // The group starts at the checkpoint before its first fault acts.
         let first = cycles.iter().copied().min().unwrap_or(0);
@@ -136,11 +137,11 @@ impl Campaign {
             stop,
             done,
         };
-        group.run(sm, state, &mut watch)
+        Ok(group.run(sm, state, &mut watch)?)
     }
 
     /// Runs a fault that left its group alone, from where it left.
-    pub(super) fn run_alone(&self, alone: &Alone) -> Result<FaultResult, SmError> {
+    pub(super) fn run_alone(&self, alone: &Alone) -> Result<FaultResult, CampaignError> {
         let Some((from, own)) = &alone.from else {
             // From the start: it finds its first divergence itself.
             return self.run(&alone.fault);
@@ -148,7 +149,7 @@ impl Campaign {
         let checkpoint = self
             .golden
             .checkpoint_at(from.cycle())
-            .ok_or_else(|| SmError::Engine(format!("no checkpoint at {}", from.cycle())))?;
+            .ok_or_else(|| CampaignError::NoCheckpoint(from.cycle()))?;
         let (sm, state) = checkpoint.fork()?;
         let counts = self.matrix.as_ref().and(
             self.golden_counts()

@@ -11,7 +11,7 @@ use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
-use crate::faults::list::{select, Selection};
+use crate::faults::list::{draw, Sampling};
 use crate::faults::FaultModel;
 use crate::faults::{Budget, Campaign, FaultResult, FaultSpec, Options, Outcome, UNITS};
 
@@ -39,9 +39,9 @@ fn sample(campaign: &Campaign, per_unit: u64, seed: u64) -> Vec<FaultSpec> {
             .into_iter()
             .filter(|f| campaign.activated(f))
             .collect();
-        faults.extend(select(
+        faults.extend(draw(
             &active,
-            Selection::Sample(per_unit),
+            Sampling::Sample(per_unit),
             seed + k as u64,
             (0, 1),
         ));
