@@ -41,7 +41,7 @@ fn icarus_finds_every_first_divergence_of_a_fault_sample() {
         .iss()
         .unwrap();
     let campaign = Campaign::new(&iss, &program, SmConfig::default(), 1).unwrap();
-    let engine_sites = campaign.copy().unwrap().fault_sites().unwrap();
+    let engine_sites = campaign.fork().unwrap().fault_sites().unwrap();
     let list = campaign.fault_list(&FaultModel::ALL, &[]);
 
     // Activated faults of each unit and model, evenly spread over its list.

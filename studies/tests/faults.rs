@@ -139,7 +139,7 @@ fn a_flip_acts_from_its_cycle_on_registers_only() {
     // A flip of a counter's bit at cycle 100: nothing differs before it.
     let fault =
         FaultList::find(sites, "sm.pmu.counters_9.count_reg.q[30]", FaultModel::Flip).unwrap();
-    let sm = campaign.copy().unwrap();
+    let sm = campaign.fork().unwrap();
     let run = campaign.run_on(sm, &fault, Some(100)).unwrap();
     assert_eq!(run.result.cycle, 100);
     assert!(
@@ -221,7 +221,7 @@ fn faults_never_activated_are_masked_when_run() {
     assert!(skipped.len() > 50, "{}", skipped.len());
     for fault in &skipped {
         let run = campaign
-            .run_on(campaign.copy().unwrap(), fault, None)
+            .run_on(campaign.fork().unwrap(), fault, None)
             .unwrap();
         assert_eq!(run.result.outcome, Outcome::Masked, "{:?}", run.result);
         assert_eq!(run.result.first_divergence, None, "{:?}", run.result);
@@ -394,12 +394,12 @@ fn appendix_without_reads() -> Vec<u32> {
 /// that does not read its counters.
 #[test]
 fn a_selected_map_measures_what_the_matrix_predicts() {
-    use flexpmu_studies::faults::GPU_PROPER;
+    use flexpmu_studies::faults::Unit;
     use flexpmu_studies::monitors::selection::{
         greedy, greedy_selectors, monitor_map, Kernel, Pair,
     };
 
-    let units: Vec<String> = GPU_PROPER.iter().map(|u| u.to_string()).collect();
+    let units = Unit::gpu_proper();
     let iss = VectorAdd::new(Geometry::threads(32).unwrap())
         .iss()
         .unwrap();

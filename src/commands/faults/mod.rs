@@ -14,12 +14,12 @@ mod select;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
-use flexpmu_studies::faults::{Campaign, FaultModel, Options};
+use flexpmu_studies::faults::{Campaign, FaultModel, Options, Unit};
 
 use super::launch::{load_program, LaunchArgs};
 
@@ -330,23 +330,17 @@ fn models(arg: ModelChoice) -> Vec<FaultModel> {
     }
 }
 
+/// `--unit` values checked.
+pub(crate) fn units(units: &[String]) -> Result<Vec<Unit>> {
+    Unit::all_of_slice(units).map_err(|e| anyhow!("--unit {e}"))
+}
+
 /// `--unit` values checked, or the GPU proper (decode, execute, ports)
 /// when none is given.
-pub(crate) fn units_or_gpu_proper(units: &[String]) -> Result<Vec<String>> {
-    use flexpmu_studies::faults::GPU_PROPER;
-    use flexpmu_studies::faults::UNITS;
-    for unit in units {
-        if !UNITS.contains(&unit.as_str()) {
-            bail!(
-                "--unit {}: expected one of {}",
-                flexpmu_isa::source::shorten(unit),
-                UNITS.join(", ")
-            );
-        }
-    }
-    Ok(match units.is_empty() {
-        true => GPU_PROPER.iter().map(|u| u.to_string()).collect(),
-        false => units.to_vec(),
+pub(crate) fn units_or_gpu_proper(given: &[String]) -> Result<Vec<Unit>> {
+    Ok(match given.is_empty() {
+        true => Unit::gpu_proper(),
+        false => units(given)?,
     })
 }
 

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use flexpmu_isa::source::{read_text, shorten};
-use flexpmu_studies::faults::{Faults, Plan, UNITS};
+use flexpmu_isa::source::read_text;
+use flexpmu_studies::faults::{Faults, Plan, Unit};
 
 use super::CampaignLaunch;
 
@@ -95,12 +95,8 @@ impl PlanFile {
         if plan.models.is_empty() {
             return Err("`models` is empty: a campaign needs a fault model".into());
         }
-        if let Some(unit) = plan.units.iter().find(|u| !UNITS.contains(&u.as_str())) {
-            return Err(format!(
-                "`units`: {}: expected some of {}",
-                shorten(unit),
-                UNITS.join(", ")
-            ));
+        for unit in &plan.units {
+            Unit::of_slice(unit.as_str()).map_err(|e| format!("`units`: {e}"))?;
         }
         if !(0.5..1.0).contains(&plan.confidence) {
             return Err(format!(

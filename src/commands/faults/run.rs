@@ -13,7 +13,7 @@ use flexpmu_studies::faults::plan::LaunchRecord;
 use flexpmu_studies::faults::results_file::{
     append_result, is_results_file, open_results, read_results, MAX_SHARDS,
 };
-use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary, UNITS};
+use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary};
 
 use flexpmu_isa::source::shorten;
 
@@ -87,7 +87,7 @@ fn plan_of(args: &RunArgs, shard: Option<(u64, u64)>) -> Result<Plan> {
     };
     Ok(Plan {
         models: models(args.model),
-        units: args.units.clone(),
+        units: super::units(&args.units)?,
         faults: match (listed, args.sample, args.margin) {
             (Some(wanted), _, _) => Faults::Listed(wanted),
             (None, Some(n), _) => Faults::Sample(n),
@@ -101,15 +101,7 @@ fn plan_of(args: &RunArgs, shard: Option<(u64, u64)>) -> Result<Plan> {
 }
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
-    for unit in &args.units {
-        if !UNITS.contains(&unit.as_str()) {
-            bail!(
-                "--unit {}: expected one of {}",
-                shorten(unit),
-                UNITS.join(", ")
-            );
-        }
-    }
+    super::units(&args.units)?;
     if args.vcd.is_some() && args.fault.is_none() {
         bail!("--vcd writes the waveform of one fault's run: use it with --fault SITE:MODEL");
     }

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use flexpmu_hdl::pmu::SELECTOR_CHOICES;
 use flexpmu_studies::faults::results_file::CampaignInfo;
+use flexpmu_studies::faults::Unit;
 use flexpmu_studies::monitors::candidates::Candidate;
 use flexpmu_studies::monitors::comparison::{compare, Comparison, Method, Settings};
 use flexpmu_studies::monitors::kernels::read_kernels;
@@ -30,7 +31,7 @@ const RANDOM_WRITTEN: usize = 5;
 /// each kernel's campaign and first file; notes shown on stderr.
 type Kernels = (Vec<Kernel>, Vec<Candidate>, Vec<(CampaignInfo, String)>);
 
-fn kernels(files: &[PathBuf], units: &[String]) -> Result<Kernels> {
+fn kernels(files: &[PathBuf], units: &[Unit]) -> Result<Kernels> {
     let read = read_kernels(files, units)?;
     for note in &read.notes {
         eprintln!("note: {note}");
@@ -232,7 +233,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
             },
             c.name.clone(),
             c.mode.name().to_string(),
-            c.unit.clone(),
+            c.unit.to_string(),
             c.width.to_string(),
             format!("+{}", p.gain),
             total.to_string(),
@@ -244,7 +245,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         "{} candidates; training on {} kernel(s): {train_missed} faults of {} the output check misses, {train_revealable} of them revealed by some candidate\n{chosen}",
         candidates.len(),
         train.len(),
-        units.join(", ")
+        Unit::join(&units, ", ")
     );
     let greedy_total: u64 = picks.iter().map(|p| p.gain).sum();
     let Some(exact) = exact else {

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use flexpmu_isa::source::read_text;
 use flexpmu_sim::gpu::sm::Sm;
-use flexpmu_studies::faults::FaultModel;
+use flexpmu_studies::faults::{FaultModel, Unit};
 use flexpmu_studies::testgen::baselines::Baseline;
 use flexpmu_studies::testgen::expected::Expected;
 use flexpmu_studies::testgen::measure::{Measure, Measured};
@@ -187,7 +187,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         eprintln!(
             "note: --sample {}: the units {} hold {sample} faults; each program is judged on all of them",
             args.sample,
-            units.join("/")
+            Unit::join(&units, "/")
         );
     }
     let launch = format!(
@@ -432,7 +432,7 @@ fn print_tables(
     rows: &[Baseline],
     all: Tally,
     per_unit: &std::collections::BTreeMap<String, Tally>,
-    units: &[String],
+    units: &[Unit],
 ) -> Result<()> {
     let mut table = super::faults::table(&[
         "program",
@@ -455,7 +455,7 @@ fn print_tables(
     }
     outln!(
         "on every fault of {} (stuck-at and flips):",
-        units.join(", ")
+        Unit::join(units, ", ")
     );
     outln!("{table}");
     let mut table = super::faults::table(&[

@@ -2,7 +2,7 @@
 //! this budget, not by the kernel's length or the launch's size, so a
 //! campaign's memory is bounded by design.
 //!
-//! - **Checkpoints**: a copy of the SM (every thread's registers, memory,
+//! - **Checkpoints**: a fork of the SM (every thread's registers, memory,
 //!   the core) every `checkpoint_cycles` cycles; past `max_checkpoints`,
 //!   or past `checkpoint_bytes` in all, every other one is dropped and the
 //!   spacing doubles (none at all if one alone is over the budget: flips
@@ -14,7 +14,7 @@
 //! - **Digests**: what the core showed in each cycle, summed over blocks
 //!   of cycles, at most `digest_blocks` of them (8 bytes each).
 //!
-//! Beside these, each worker thread holds one copy of the SM while it
+//! Beside these, each worker thread holds one fork of the SM while it
 //! runs a fault, and the golden run's own result (threads, memory, the
 //! kernel's PMU reads).
 

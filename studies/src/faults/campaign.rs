@@ -21,6 +21,7 @@ use super::golden::{CycleProgress, Golden};
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec};
 use super::outcome::{classify, differences, Differences, Outcome};
 use super::site::FaultSite;
+use super::unit::Unit;
 use crate::faults::error::CampaignError;
 use crate::monitors::candidates::BuiltChannel;
 use crate::monitors::counts::MonitorCounts;
@@ -36,7 +37,7 @@ pub struct FaultResult {
     pub id: u64,
     /// The site and bit, `pmu.counters_0.count_reg.q[2]`.
     pub site: String,
-    pub unit: String,
+    pub unit: Unit,
     /// `sa0`, `sa1` or `flip`.
     pub model: String,
     /// The cycle the fault acts from (0 for stuck-at).
@@ -129,7 +130,7 @@ impl Campaign {
         program: &[u32],
         config: SmConfig,
         models: &[FaultModel],
-        units: &[String],
+        units: &[Unit],
     ) -> Result<usize, CampaignError> {
         let mut template = Sm::new(iss, program, faulty_config(config))?;
         let sites = template.fault_sites().ok_or(CampaignError::NotCompiled)?;
@@ -212,7 +213,7 @@ impl Campaign {
     }
 
     /// The fault list of `models` on `units` (all if empty).
-    pub fn fault_list(&self, models: &[FaultModel], units: &[String]) -> FaultList {
+    pub fn fault_list(&self, models: &[FaultModel], units: &[Unit]) -> FaultList {
         FaultList::new(self.sites.clone(), models, units)
     }
 
@@ -228,7 +229,7 @@ impl Campaign {
         // A flip starts from the last checkpoint before its cycle.
         let (sm, state) = match fault.model {
             FaultModel::Flip if self.shortcuts => self.start_before(cycle)?,
-            _ => (self.copy()?, None),
+            _ => (self.fork()?, None),
         };
         let start = self.start_from(state);
         Ok(self
@@ -276,12 +277,12 @@ impl Campaign {
         }
     }
 
-    /// A copy of the launch's SM, not yet run.
-    pub fn copy(&self) -> Result<Sm, CampaignError> {
+    /// A fork of the launch's SM, not yet run.
+    pub fn fork(&self) -> Result<Sm, CampaignError> {
         fork(&self.template)
     }
 
-    /// A copy of the launch's SM to run from the golden checkpoint before
+    /// A fork of the launch's SM to run from the golden checkpoint before
     /// `cycle`, with its state there, or from the start (no checkpoint
     /// before it).
     fn start_before(&self, cycle: u64) -> Result<(Sm, Option<HarnessState>), CampaignError> {
@@ -290,7 +291,7 @@ impl Campaign {
                 let (sm, state) = checkpoint.fork()?;
                 Ok((sm, Some(state)))
             }
-            None => Ok((self.copy()?, None)),
+            None => Ok((self.fork()?, None)),
         }
     }
 
@@ -308,7 +309,7 @@ impl Campaign {
         }
     }
 
-    /// Runs one fault on `sm` (a [`copy`](Self::copy), or a fresh SM of
+    /// Runs one fault on `sm` (a [`fork`](Self::fork), or a fresh SM of
     /// the same launch with a waveform attached), from `cycle` (default:
     /// 0 for stuck-at, the seeded cycle for a flip), keeping its run.
     pub fn run_on(
@@ -333,7 +334,7 @@ impl Campaign {
     }
 
     /// Runs `fault`, acting from `cycle`, on `sm` from `start` (with `sm`
-    /// a copy of the SM of its checkpoint, if any). With `stop_early`,
+    /// a fork of the SM of its checkpoint, if any). With `stop_early`,
     /// the run stops by the early-stop rule ([`Campaign::stops_at`]): from
     /// then on it would follow the golden run to its end.
     fn run_start(

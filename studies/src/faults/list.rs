@@ -8,6 +8,7 @@ use rand::{Rng, SeedableRng};
 use flexpmu_sim::engine::compiled::faults::FaultModel;
 
 use super::site::FaultSite;
+use super::unit::Unit;
 
 /// The faults of `models` on `sites` if each signal were a site of its
 /// own, against the faults the list has: what collapsing signals joined
@@ -47,7 +48,7 @@ impl FaultList {
     /// Every fault of `models` on the sites of `units` (all units if
     /// empty). Ids count over every unit and model, so a fault keeps its
     /// id whatever is selected.
-    pub fn new(sites: Vec<FaultSite>, models: &[FaultModel], units: &[String]) -> FaultList {
+    pub fn new(sites: Vec<FaultSite>, models: &[FaultModel], units: &[Unit]) -> FaultList {
         let mut faults = Vec::new();
         let mut id = 0u64;
         for (index, site) in sites.iter().enumerate() {

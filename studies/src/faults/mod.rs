@@ -30,6 +30,7 @@ pub mod results_file;
 pub mod sampling;
 pub mod site;
 pub mod summary;
+mod unit;
 
 pub use budget::Budget;
 pub use campaign::{Campaign, FaultResult, FaultRun, Options};
@@ -40,5 +41,6 @@ pub use list::{FaultList, FaultSpec, Sampling};
 pub use outcome::Outcome;
 pub use plan::{Faults, Plan};
 pub use results_file::CampaignInfo;
-pub use site::{FaultSite, GPU_PROPER, UNITS};
+pub use site::FaultSite;
 pub use summary::{Coverage, Summary};
+pub use unit::{Unit, UnknownUnit, GPU_PROPER, UNITS};

@@ -15,6 +15,7 @@ use super::list::{self, draw, FaultList, FaultSpec, Sampling};
 use super::population::{population, Population};
 use super::results_file::{encode_ids, program_digest, CampaignInfo};
 use super::sampling;
+use crate::faults::Unit;
 use crate::monitors::matrix::MatrixInfo;
 use flexpmu_sim::engine::compiled::faults::FaultModel;
 
@@ -43,7 +44,7 @@ pub enum Faults {
 pub struct Plan {
     pub models: Vec<FaultModel>,
     /// Only sites of these units (empty: every unit).
-    pub units: Vec<String>,
+    pub units: Vec<Unit>,
     pub faults: Faults,
     /// Seed of the sample and of the flips' cycles.
     pub seed: u64,

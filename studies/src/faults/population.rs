@@ -15,7 +15,7 @@ pub fn population(list: &FaultList) -> Population {
     let mut population = Population::new();
     for fault in &list.faults {
         *population
-            .entry(list.sites[fault.site].unit.clone())
+            .entry(list.sites[fault.site].unit.to_string())
             .or_default()
             .entry(fault.model.name().to_string())
             .or_default() += 1;
@@ -34,7 +34,7 @@ pub struct UnitSites {
 pub fn sites_per_unit(sites: &[FaultSite]) -> BTreeMap<String, UnitSites> {
     let mut units: BTreeMap<String, UnitSites> = BTreeMap::new();
     for site in sites {
-        let entry = units.entry(site.unit.clone()).or_default();
+        let entry = units.entry(site.unit.to_string()).or_default();
         entry.sites += 1;
         entry.bits += site.width as u64;
     }

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::campaign::FaultResult;
+use crate::faults::Unit;
 use crate::monitors::matrix::MatrixInfo;
 
 /// The longest results line read back (a fault's line is about 200
@@ -47,7 +48,7 @@ pub struct CampaignInfo {
     pub memory: String,
     pub golden_cycles: u64,
     pub models: Vec<String>,
-    pub units: Vec<String>,
+    pub units: Vec<Unit>,
     /// Faults of the models and units: per unit, per model.
     pub population: BTreeMap<String, BTreeMap<String, u64>>,
     /// Faults selected (all of them, or the sample), before sharding.

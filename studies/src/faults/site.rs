@@ -4,15 +4,7 @@
 
 use flexpmu_sim::engine::compiled::faults::{FaultModel, Site, SiteKind};
 
-/// The units, in report order: the core's decode and execute stages, the
-/// PMEVENT hooks, the PMU, and the core's ports (the signals of the
-/// behavioural units around it: warp unit, read and write stages,
-/// memories).
-pub const UNITS: [&str; 5] = ["decode", "execute", "hooks", "pmu", "ports"];
-
-/// The units of the GPU proper (what the thesis' coverage figures count):
-/// the default of a monitor selection.
-pub const GPU_PROPER: [&str; 3] = ["decode", "execute", "ports"];
+use super::unit::Unit;
 
 /// A place a fault can be, in its unit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,8 +12,8 @@ pub struct FaultSite {
     /// Hierarchical name in the run's waveform (`sm.pmu.counters_3.count_reg.q`).
     pub name: String,
     pub width: usize,
-    /// One of [`UNITS`].
-    pub unit: String,
+    /// One of the slice's [`UNITS`](super::unit::UNITS).
+    pub unit: Unit,
     pub kind: SiteKind,
     /// The design's signals it is (at least 1): signals joined by plain
     /// assignment (a port and the net it drives, a register and the ports
@@ -42,7 +34,7 @@ impl FaultSite {
         FaultSite {
             name: format!("sm.{}", site.name),
             width: site.width,
-            unit: unit(site).to_string(),
+            unit: Unit::named(unit(site)),
             kind: site.kind,
             signals: site.aliases.len().max(1),
         }

@@ -107,7 +107,7 @@ impl Summary {
             faults += 1;
             *outcomes.entry(r.outcome.name().to_string()).or_default() += 1;
             *units
-                .entry(r.unit.clone())
+                .entry(r.unit.to_string())
                 .or_default()
                 .entry(r.model.clone())
                 .or_insert_with(zeroed)

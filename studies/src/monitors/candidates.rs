@@ -17,6 +17,7 @@ use flexpmu_hdl::sm::MONITOR_MAP;
 use flexpmu_sim::engine::compiled::faults::{Site, SiteKind};
 
 use crate::faults::site::FaultSite;
+use crate::faults::Unit;
 
 pub use flexpmu_ir::monitor_wiring::CHANNEL_BITS;
 
@@ -89,7 +90,7 @@ pub struct Candidate {
     pub mode: Mode,
     /// The unit of the signal (`decode`, `execute`, `hooks`, `ports`;
     /// `map` for today's channels).
-    pub unit: String,
+    pub unit: Unit,
     /// Of a slice: its lowest bit.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub offset: usize,
@@ -276,7 +277,7 @@ impl Candidates {
                 name: channel.name.clone(),
                 width: channel.width,
                 mode: channel.mode,
-                unit: "map".into(),
+                unit: Unit::named("map"),
                 offset: 0,
             });
             sources.push(Source::of(site.kind));

@@ -9,6 +9,7 @@ use super::candidates::Candidate;
 use super::selection::{common_candidates, Kernel, SelectionError};
 use crate::faults::merge::{merge_read, MergeError};
 use crate::faults::results_file::{read_results, CampaignInfo, ResultsFile, ResultsFileError};
+use crate::faults::Unit;
 
 /// The kernels of some results files.
 pub struct Kernels {
@@ -38,7 +39,7 @@ pub enum KernelsError {
 }
 
 /// The kernels of `files` (one per campaign) on the faults of `units`.
-pub fn read_kernels(files: &[PathBuf], units: &[String]) -> Result<Kernels, KernelsError> {
+pub fn read_kernels(files: &[PathBuf], units: &[Unit]) -> Result<Kernels, KernelsError> {
     // Each file read once, grouped by campaign.
     let mut groups: Vec<Vec<(PathBuf, ResultsFile)>> = Vec::new();
     for path in files {

@@ -26,6 +26,7 @@ use super::matrix::MatrixInfo;
 use crate::faults::campaign::FaultResult;
 use crate::faults::merge::Merged;
 use crate::faults::outcome::Outcome;
+use crate::faults::Unit;
 
 /// A candidate on a channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,7 +69,7 @@ pub enum SelectionError {
 
 impl Kernel {
     /// The faults of `units` in a merged campaign (`name`: its files).
-    pub fn of(merged: &Merged, name: &str, units: &[String]) -> Result<Kernel, SelectionError> {
+    pub fn of(merged: &Merged, name: &str, units: &[Unit]) -> Result<Kernel, SelectionError> {
         let matrix = merged
             .info
             .matrix
@@ -87,7 +88,7 @@ impl Kernel {
         name: String,
         matrix: &MatrixInfo,
         results: &[FaultResult],
-        units: &[String],
+        units: &[Unit],
     ) -> Kernel {
         let mut kernel = Kernel {
             name,

@@ -14,6 +14,7 @@ use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun};
 use crate::faults::list::Sampling;
 use crate::faults::plan::{PlanError, DEFAULT_CONFIDENCE};
 use crate::faults::CampaignError;
+use crate::faults::Unit;
 use crate::faults::{Campaign, FaultModel, FaultResult, Options, Outcome};
 use crate::faults::{Faults, Plan};
 
@@ -63,7 +64,7 @@ impl Tally {
         let mut units: BTreeMap<String, Tally> = BTreeMap::new();
         for r in results {
             all.add(r.outcome);
-            units.entry(r.unit.clone()).or_default().add(r.outcome);
+            units.entry(r.unit.to_string()).or_default().add(r.outcome);
         }
         (all, units)
     }
@@ -143,7 +144,7 @@ impl Judge {
         iss: Iss,
         config: SmConfig,
         models: Vec<FaultModel>,
-        units: Vec<String>,
+        units: Vec<Unit>,
         sample: Option<u64>,
         seed: u64,
         budget_cycles: u64,
@@ -164,7 +165,7 @@ impl Judge {
     }
 
     /// The same launch and budget, judging on `units` with every fault.
-    pub fn exhaustive(&self, units: Vec<String>) -> Judge {
+    pub fn exhaustive(&self, units: Vec<Unit>) -> Judge {
         Judge {
             iss: self.iss.clone(),
             config: self.config.clone(),

@@ -16,6 +16,7 @@ use super::finalists::{finalists, Finalist};
 use super::judge::{JudgeError, Judged};
 use super::render::{render, Kernel};
 use super::{Judge, State, Tally};
+use crate::faults::Unit;
 
 /// What the measurement takes beside the search's state.
 pub struct Measure<'a> {
@@ -81,7 +82,7 @@ pub fn measure(
         state.history.len(),
         settings.population,
         settings.sample,
-        units.join("/"),
+        Unit::join(units, "/"),
         finalists.len(),
     );
     progress("the kernel on every fault".into());

@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::genome::Genome;
 use super::judge::{Judge, JudgeError, Score};
 use super::render::render;
+use crate::faults::Unit;
 
 /// What a search is: the same settings give the same search.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,7 +36,7 @@ pub struct Settings {
     pub generations: usize,
     /// Faults judged per program (a sample of the units' faults).
     pub sample: u64,
-    pub units: Vec<String>,
+    pub units: Vec<Unit>,
     /// The launch and SM the programs run on, as a person reads it
     /// (a resumed search must run on the same).
     pub launch: String,

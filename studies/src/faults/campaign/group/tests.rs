@@ -13,7 +13,7 @@ use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 use crate::faults::list::{draw, Sampling};
 use crate::faults::FaultModel;
-use crate::faults::{Budget, Campaign, FaultResult, FaultSpec, Options, Outcome, UNITS};
+use crate::faults::{Budget, Campaign, FaultResult, FaultSpec, Options, Outcome, Unit, UNITS};
 
 fn campaign(threads: u32, budget: Budget) -> Campaign {
     let path = format!("{}/../examples/appendix_a.sass", env!("CARGO_MANIFEST_DIR"));
@@ -33,7 +33,7 @@ fn campaign(threads: u32, budget: Budget) -> Campaign {
 fn sample(campaign: &Campaign, per_unit: u64, seed: u64) -> Vec<FaultSpec> {
     let mut faults = Vec::new();
     for (k, unit) in UNITS.iter().enumerate() {
-        let list = campaign.fault_list(&FaultModel::ALL, &[unit.to_string()]);
+        let list = campaign.fault_list(&FaultModel::ALL, &[Unit::named(*unit)]);
         let active: Vec<FaultSpec> = list
             .faults
             .into_iter()
