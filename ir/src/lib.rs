@@ -3,7 +3,9 @@
 //!
 //! Front ends lower into it: [`lower`] walks a rust-hdl design (the
 //! hierarchy `accept` visits and each block's `hdl()` AST, as rust-hdl's
-//! Verilog generator does) into one module per distinct block. Passes
+//! Verilog generator does) into one module per distinct block, and
+//! [`yosys::import`] a Yosys JSON netlist (any Verilog or VHDL design)
+//! into one module per netlist module. Passes
 //! rewrite it ([`monitor_wiring`]: a monitor map applied to the SM core).
 //! Back ends read it and never each other: the Verilog and VHDL printers
 //! (`flexpmu-export`) and the compiled engine (`flexpmu-sim`). This crate
@@ -34,6 +36,7 @@ pub mod monitor_map;
 pub mod monitor_wiring;
 pub mod pmu_variant;
 pub mod registry;
+pub mod yosys;
 
 pub use design::{Body, ConstantDef, Design, Direction, Instance, Module, Port, ResetKind, Wire};
 pub use expr::{BinOp, Expr, ReduceOp, ShiftOp, Stmt};

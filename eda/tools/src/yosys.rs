@@ -1,5 +1,6 @@
 //! Yosys: elaboration checks, the `*_synthesizes` check of a block's
-//! Verilog, scripted flows, and the one parser of its `stat` report.
+//! Verilog, JSON netlists for the IR's Yosys front end, scripted flows,
+//! and the one parser of its `stat` report.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -147,19 +148,42 @@ pub fn check_synthesizes(name: &str, verilog: &str) -> Result<SynthCheckReport, 
 /// `hierarchy -check; proc; check -assert` on Verilog files.
 pub fn elaborate_check(files: &[PathBuf], top: &str) -> Result<(), ToolError> {
     cache::kept_check("yosys-check", files, &[top], &["yosys"], || {
-        let scratch = Scratch::new(&format!("yosys-{top}"))?;
-        let names = crate::absolute_all(files)?;
-        let script = format!(
-            "read_verilog {}; hierarchy -check -top {top}; proc; check -assert",
-            names.join(" ")
-        );
-        run(
-            "yosys",
-            &["-q", "-p", &script],
-            scratch.path(),
-            &crate::describe(files),
-        )?;
+        let script = format!("hierarchy -check -top {top}; proc; check -assert");
+        on_verilog(files, &script, &format!("yosys-{top}"))?;
         Ok(())
+    })
+}
+
+/// Runs `script` on the Verilog `files` (read first) in a scratch folder
+/// named after `what`, which it returns.
+fn on_verilog(files: &[PathBuf], script: &str, what: &str) -> Result<Scratch, ToolError> {
+    let scratch = Scratch::new(what)?;
+    let names = crate::absolute_all(files)?;
+    let script = format!("read_verilog {}; {script}", names.join(" "));
+    run(
+        "yosys",
+        &["-q", "-p", &script],
+        scratch.path(),
+        &crate::describe(files),
+    )?;
+    Ok(scratch)
+}
+
+/// What [`write_json`] runs on the Verilog files: a word-level netlist
+/// with processes made cells and the hierarchy kept; `{OPT}` is `opt`
+/// (flip-flops with enables and synchronous resets, constants folded) or
+/// `opt_clean`.
+pub const JSON_SCRIPT: &str = "hierarchy -check -top {TOP}; proc; {OPT}; write_json netlist.json";
+
+/// Yosys' JSON netlist (`write_json`) of the Verilog `files` under `top`
+/// ([`JSON_SCRIPT`], optimised with `opt` if `optimise`), kept by content.
+pub fn write_json(files: &[PathBuf], top: &str, optimise: bool) -> Result<String, ToolError> {
+    let opt = if optimise { "opt" } else { "opt_clean" };
+    let script = JSON_SCRIPT.replace("{TOP}", top).replace("{OPT}", opt);
+    cache::kept_log("yosys-json", files, &[&script], &["yosys"], || {
+        let scratch = on_verilog(files, &script, &format!("yosys-json-{top}"))?;
+        let json = scratch.path().join("netlist.json");
+        std::fs::read_to_string(&json).map_err(|e| ToolError::io(&json, e))
     })
 }
 

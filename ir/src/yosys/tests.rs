@@ -1,0 +1,101 @@
+//! The Yosys front end's refusals, each naming what it refuses.
+
+use super::{import, ImportError, Netlist, ReadError};
+
+/// A netlist of one module `top`: ports `a` (input, nets 2-3), `y`
+/// (output, nets 4-5), and `cells` (JSON text of its cells).
+fn netlist(ports: &str, cells: &str) -> Netlist {
+    let text = format!(
+        r#"{{"creator": "test", "modules": {{"top": {{
+            "ports": {{{ports}}},
+            "cells": {{{cells}}},
+            "netnames": {{"a": {{"hide_name": 0, "bits": [2, 3]}}, "y": {{"hide_name": 0, "bits": [4, 5]}}}}
+        }}}}}}"#
+    );
+    Netlist::parse("test.json", &text).unwrap()
+}
+
+const PORTS: &str = r#""a": {"direction": "input", "bits": [2, 3]},
+                       "y": {"direction": "output", "bits": [4, 5]}"#;
+
+fn not_cell(name: &str, kind: &str, y: &str) -> String {
+    format!(
+        r#""{name}": {{"type": "{kind}", "parameters": {{"A_SIGNED": 0, "A_WIDTH": 2, "Y_WIDTH": 2}},
+            "port_directions": {{"A": "input", "Y": "output"}},
+            "connections": {{"A": [2, 3], "Y": {y}}}}}"#
+    )
+}
+
+#[test]
+fn a_cell_type_it_does_not_know_is_named() {
+    let n = netlist(PORTS, &not_cell("c1", "$frobnicate", "[4, 5]"));
+    let e = import(&n, "top").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "module `top`: cell `c1` is a `$frobnicate`, which flexpmu does not import"
+    );
+    let n = netlist(PORTS, &not_cell("l", "$dlatch", "[4, 5]"));
+    let e = import(&n, "top").unwrap_err().to_string();
+    assert!(e.ends_with("latches are not imported"), "{e}");
+    let n = netlist(PORTS, &not_cell("g", "$_AND_", "[4, 5]"));
+    let e = import(&n, "top").unwrap_err().to_string();
+    assert!(e.ends_with("(before techmap)"), "{e}");
+}
+
+#[test]
+fn a_net_with_two_drivers_is_named() {
+    let cells = format!(
+        "{}, {}",
+        not_cell("c1", "$not", "[4, 5]"),
+        not_cell("c2", "$not", "[6, 5]")
+    );
+    let e = import(&netlist(PORTS, &cells), "top").unwrap_err();
+    assert_eq!(
+        e,
+        ImportError::MultipleDrivers {
+            module: "top".into(),
+            net: "y[1]".into()
+        }
+    );
+}
+
+#[test]
+fn an_inout_and_a_missing_top_are_refused() {
+    let ports = r#""a": {"direction": "inout", "bits": [2, 3]}"#;
+    let e = import(&netlist(ports, ""), "top").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "module `top`: port `a` is an inout; flexpmu imports inputs and outputs only"
+    );
+    let e = import(&netlist(PORTS, ""), "other").unwrap_err();
+    assert_eq!(e, ImportError::NoModule("other".into()));
+}
+
+#[test]
+fn a_file_that_is_not_a_netlist_names_its_line() {
+    let e = Netlist::parse("bad.json", "{\"modules\": {\n  \"top\": {\"ports\": 3}}}").unwrap_err();
+    let ReadError::Json { line, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(*line, 2);
+    assert!(e.to_string().starts_with("bad.json:2:"), "{e}");
+    let e = Netlist::parse(
+        "bits.json",
+        r#"{"modules": {"top": {"ports": {"a": {"direction": "input", "bits": ["q"]}}}}}"#,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("\"0\", \"1\", \"x\", \"z\""), "{e}");
+}
+
+#[test]
+fn a_module_imports_with_its_ports_and_undefined_bits_as_zero() {
+    // y = ~a, with y's top bit an `x`.
+    let cells = not_cell("c1", "$not", "[4, 5]");
+    let ports = r#""a": {"direction": "input", "bits": [2, 3]},
+                   "y": {"direction": "output", "bits": [4, "x"]}"#;
+    let design = import(&netlist(ports, &cells), "top").unwrap();
+    let top = design.top();
+    let names: Vec<&str> = top.ports.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["a", "y"]);
+    assert_eq!(top.name, "top");
+}
