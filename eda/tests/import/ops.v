@@ -27,8 +27,18 @@ module ops (
     output reg [15:0] async_q,
     output reg [15:0] sync_q,
     output reg [15:0] sync_enabled_q,
-    output reg [7:0] counter
+    output reg [7:0] counter,
+    output wire [63:0] wide_low,
+    output wire [63:0] wide_high,
+    output wire [3:0] wide_flags
 );
+    // Words wider than the engine's 64 bits, through a submodule's ports.
+    wire [149:0] wide_in = {a, b, a ^ b, sum, diff, prod_signed, a[5:0], sh, sel, en, reset, 3'b101};
+    wire [149:0] wide_q;
+    wide_part part_0 (.clock(clock), .reset(reset), .en(en), .sel(sel), .d(wide_in), .q(wide_q));
+    assign wide_low = wide_q[63:0];
+    assign wide_high = wide_q[149:86];
+    assign wide_flags = {wide_q == wide_in, wide_q != {wide_in[148:0], 1'b0}, |wide_q, &(wide_q | wide_in)};
     wire signed [15:0] sa = a;
     wire signed [15:0] sb = b;
     assign sum = a + b;
@@ -74,4 +84,28 @@ module ops (
             if (reset) counter <= 0;
             else counter <= counter + 1;
         end
+endmodule
+
+module wide_part (
+    input wire clock,
+    input wire reset,
+    input wire en,
+    input wire [2:0] sel,
+    input wire [149:0] d,
+    output reg [149:0] q
+);
+    reg [149:0] chosen;
+    always @(*) begin
+        case (sel)
+            3'd0: chosen = d;
+            3'd1: chosen = ~d;
+            3'd2: chosen = d ^ q;
+            3'd3: chosen = {d[74:0], d[149:75]};
+            default: chosen = en ? q & d : q | d;
+        endcase
+    end
+    initial q = {{74{2'b10}}, 2'b01};
+    always @(posedge clock or posedge reset)
+        if (reset) q <= {{74{2'b10}}, 2'b01};
+        else if (en) q <= chosen;
 endmodule

@@ -13,14 +13,17 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::cells::{self, Operand};
 use super::error::ImportError;
 use super::flops::{Flop, FlopReset, Registers};
+use super::hierarchy::leaves_first;
 use super::names::{identifier, unique, ModuleNames};
 use super::netlist::{Bit, Cell, Module as YModule, Netlist, PortDirection};
 use super::parameters::parameter;
+use super::split::{split, WORD};
 use crate::design::{Body, Design, Direction, Instance, Module, Port, Wire};
 use crate::expr::{Expr, Stmt};
 
 /// Imports `top` and every module under it from `netlist`.
 pub fn import(netlist: &Netlist, top: &str) -> Result<Design, ImportError> {
+    let netlist = &split(netlist);
     let order = leaves_first(netlist, top)?;
     let mut names = ModuleNames::default();
     for name in &order {
@@ -47,38 +50,6 @@ pub fn import(netlist: &Netlist, top: &str) -> Result<Design, ImportError> {
     let mut all = registers.modules;
     all.extend(modules);
     Ok(Design { modules: all })
-}
-
-/// The modules `top` reaches, each after the modules it instantiates.
-fn leaves_first(netlist: &Netlist, top: &str) -> Result<Vec<String>, ImportError> {
-    fn visit(
-        netlist: &Netlist,
-        name: &str,
-        done: &mut Vec<String>,
-        open: &mut HashSet<String>,
-    ) -> Result<(), ImportError> {
-        if done.iter().any(|d| d == name) {
-            return Ok(());
-        }
-        if !open.insert(name.to_string()) {
-            return Err(ImportError::Recursive(name.to_string()));
-        }
-        let module = netlist
-            .modules
-            .get(name)
-            .ok_or_else(|| ImportError::NoModule(name.to_string()))?;
-        for (_, cell) in &module.cells {
-            if netlist.modules.contains_key(&cell.kind) {
-                visit(netlist, &cell.kind, done, open)?;
-            }
-        }
-        open.remove(name);
-        done.push(name.to_string());
-        Ok(())
-    }
-    let mut done = Vec::new();
-    visit(netlist, top, &mut done, &mut HashSet::new())?;
-    Ok(done)
 }
 
 /// A word: a module input port or a cell output port, by its IR name.
@@ -260,6 +231,19 @@ impl<'a> ModuleImport<'a> {
             });
         };
         let (y_name, y_width) = (self.words[y].name.clone(), self.words[y].width);
+        // A `$pmux`'s cases and selects are taken one by one.
+        let taken_apart = |port: &str| kind == "$pmux" && (port == "B" || port == "S");
+        let wide = cell
+            .connections
+            .iter()
+            .find(|(p, b)| b.len() > WORD && !taken_apart(p));
+        if let Some((port, bits)) = wide {
+            let what = format!(
+                "{port} is {} bits wide; wider than {WORD} is not imported yet",
+                bits.len()
+            );
+            return Err(self.cell_error(cell_name, cell, what));
+        }
         let inputs = self.inputs(cell_name, cell)?;
         let input = |port: &str| {
             inputs

@@ -12,10 +12,12 @@
 mod cells;
 mod error;
 mod flops;
+mod hierarchy;
 mod import;
 mod names;
 pub mod netlist;
 mod parameters;
+mod split;
 
 pub use error::ImportError;
 pub use import::import;
