@@ -31,19 +31,14 @@ pub fn import(netlist: &Netlist, top: &str) -> Result<Design, ImportError> {
     }
     let mut registers = Registers::default();
     let mut modules: Vec<Module> = Vec::new();
-    // Per module, its ports that are clocks (a flip-flop's, or a clock
-    // port of a submodule).
-    let mut clock_ports: HashMap<String, HashSet<String>> = HashMap::new();
+    // Per module imported, its IR ports (`raw`: the netlist's name;
+    // `clock`: a flip-flop's clock, or a submodule's clock port).
+    let mut ports: HashMap<String, Vec<Port>> = HashMap::new();
     for name in &order {
         let module = &netlist.modules[name];
         let imported =
-            ModuleImport::new(netlist, name, module, &names, &clock_ports).run(&mut registers)?;
-        let clocks = imported
-            .ports
-            .iter()
-            .filter(|p| p.clock)
-            .map(|p| p.raw.clone());
-        clock_ports.insert(name.clone(), clocks.collect());
+            ModuleImport::new(netlist, name, module, &names, &ports).run(&mut registers)?;
+        ports.insert(name.clone(), imported.ports.clone());
         modules.push(imported);
     }
     // Register leaves first: every module may instantiate them.
@@ -64,7 +59,8 @@ struct ModuleImport<'a> {
     yosys_name: &'a str,
     module: &'a YModule,
     names: &'a ModuleNames,
-    clock_ports: &'a HashMap<String, HashSet<String>>,
+    /// The IR ports of the modules imported so far.
+    imported_ports: &'a HashMap<String, Vec<Port>>,
     /// Named nets by their bits: (name, hidden, its attributes' index).
     named: HashMap<&'a [Bit], Vec<usize>>,
     used: HashSet<String>,
@@ -85,7 +81,7 @@ impl<'a> ModuleImport<'a> {
         yosys_name: &'a str,
         module: &'a YModule,
         names: &'a ModuleNames,
-        clock_ports: &'a HashMap<String, HashSet<String>>,
+        imported_ports: &'a HashMap<String, Vec<Port>>,
     ) -> Self {
         let mut named: HashMap<&[Bit], Vec<usize>> = HashMap::new();
         for (i, (_, net)) in module.netnames.iter().enumerate() {
@@ -96,7 +92,7 @@ impl<'a> ModuleImport<'a> {
             yosys_name,
             module,
             names,
-            clock_ports,
+            imported_ports,
             named,
             used: HashSet::new(),
             words: Vec::new(),
@@ -315,7 +311,14 @@ impl<'a> ModuleImport<'a> {
             let Some(bits) = cell.connections.get(port) else {
                 continue;
             };
-            let local = identifier(port);
+            // The submodule's own IR name for the port.
+            let Some(ir_port) = self.imported_ports[&cell.kind]
+                .iter()
+                .find(|q| q.raw == *port)
+            else {
+                continue;
+            };
+            let (local, clock_port) = (ir_port.name.clone(), ir_port.clock);
             let wire = match p.direction {
                 PortDirection::Output => {
                     let Some(&(_, w)) = words.iter().find(|(n, _)| n == port) else {
@@ -325,16 +328,10 @@ impl<'a> ModuleImport<'a> {
                 }
                 _ => self.wire_of(bits, &format!("{cell_name}_{port}")),
             };
-            if p.direction == PortDirection::Input && bits.len() == 1 {
-                if let Bit::Net(net) = bits[0] {
-                    if self
-                        .clock_ports
-                        .get(&cell.kind)
-                        .is_some_and(|c| c.contains(port))
-                    {
-                        self.clocks.insert(net);
-                    }
-                }
+            if let (PortDirection::Input, true, [Bit::Net(net)]) =
+                (p.direction, clock_port, bits.as_slice())
+            {
+                self.clocks.insert(*net);
             }
             connections.push((local, wire));
         }

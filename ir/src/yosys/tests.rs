@@ -99,3 +99,48 @@ fn a_module_imports_with_its_ports_and_undefined_bits_as_zero() {
     assert_eq!(names, ["a", "y"]);
     assert_eq!(top.name, "top");
 }
+
+#[test]
+fn an_instance_connects_the_ports_its_module_was_given() {
+    // `sub`'s ports `a.b` and `a_b` both read `a_b` as identifiers: the
+    // second becomes `a_b_2`, and the instance must use each one's own.
+    let text = r#"{"modules": {
+        "sub": {
+            "ports": {"a.b": {"direction": "input", "bits": [2]},
+                      "a_b": {"direction": "output", "bits": [3]}},
+            "cells": {"n": {"type": "$not", "parameters": {"A_WIDTH": 1, "Y_WIDTH": 1},
+                            "port_directions": {"A": "input", "Y": "output"},
+                            "connections": {"A": [2], "Y": [3]}}},
+            "netnames": {}
+        },
+        "top": {
+            "ports": {"x": {"direction": "input", "bits": [2]},
+                      "y": {"direction": "output", "bits": [3]}},
+            "cells": {"u": {"type": "sub", "port_directions": {"a.b": "input", "a_b": "output"},
+                            "connections": {"a.b": [2], "a_b": [3]}}},
+            "netnames": {}
+        }
+    }}"#;
+    let design = import(&Netlist::parse("t.json", text).unwrap(), "top").unwrap();
+    let sub = design.modules.iter().find(|m| m.name == "sub").unwrap();
+    let raw = |name: &str| {
+        sub.ports
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.raw.clone())
+    };
+    let instance = &design.top().instances[0];
+    let mut connected: Vec<(Option<String>, String)> = instance
+        .connections
+        .iter()
+        .map(|(port, wire)| (raw(port), wire.clone()))
+        .collect();
+    connected.sort();
+    assert_eq!(
+        connected,
+        [
+            (Some("a.b".to_string()), "x".to_string()),
+            (Some("a_b".to_string()), "u_a_b".to_string())
+        ]
+    );
+}
