@@ -14,12 +14,13 @@ use super::cells::{self, Operand};
 use super::error::ImportError;
 use super::flops::{Flop, FlopReset, Registers};
 use super::hierarchy::leaves_first;
-use super::names::{identifier, unique, ModuleNames};
+use super::names::{unique, ModuleNames};
 use super::netlist::{Bit, Cell, Module as YModule, Netlist, PortDirection};
 use super::parameters::parameter;
 use super::split::{split, WORD};
 use crate::design::{Body, Design, Direction, Instance, Module, Port, Wire};
 use crate::expr::{Expr, Stmt};
+use crate::identifiers;
 
 /// Imports `top` and every module under it from `netlist`.
 pub fn import(netlist: &Netlist, top: &str) -> Result<Design, ImportError> {
@@ -118,7 +119,7 @@ impl<'a> ModuleImport<'a> {
                     })
                 }
             };
-            let ir_name = unique(&mut self.used, &identifier(name));
+            let ir_name = unique(&mut self.used, &identifiers::safe(name));
             if direction == Direction::In {
                 self.add_word(&ir_name, &port.bits)?;
             }
@@ -336,7 +337,7 @@ impl<'a> ModuleImport<'a> {
             connections.push((local, wire));
         }
         self.instances.push(Instance {
-            name: unique(&mut self.used, &identifier(cell_name)),
+            name: unique(&mut self.used, &identifiers::safe(cell_name)),
             module: self.names.of[&cell.kind].clone(),
             connections,
         });
@@ -366,7 +367,7 @@ impl<'a> ModuleImport<'a> {
 
     /// A new wire of this module's code, named after `hint`.
     fn new_wire(&mut self, hint: &str, width: usize) -> String {
-        let name = unique(&mut self.used, &identifier(hint));
+        let name = unique(&mut self.used, &identifiers::safe(hint));
         self.wires.push(Wire {
             name: name.clone(),
             width,
@@ -415,8 +416,8 @@ impl<'a> ModuleImport<'a> {
             .flatten()
             .map(|&i| &nets[i])
             .min_by_key(|(name, net)| (net.hide_name, name.len()))
-            .map(|(name, _)| identifier(name));
-        let name = named.unwrap_or_else(|| identifier(&format!("{cell_name}_{port}")));
+            .map(|(name, _)| identifiers::safe(name));
+        let name = named.unwrap_or_else(|| identifiers::safe(&format!("{cell_name}_{port}")));
         unique(&mut self.used, &name)
     }
 
@@ -661,7 +662,7 @@ impl ModuleImport<'_> {
         }
         connections.push(("q".to_string(), q_name.clone()));
         self.instances.push(Instance {
-            name: unique(&mut self.used, &identifier(&format!("{q_name}_reg"))),
+            name: unique(&mut self.used, &identifiers::safe(&format!("{q_name}_reg"))),
             module,
             connections,
         });

@@ -17,30 +17,10 @@ impl ModuleNames {
         if let Some(name) = self.of.get(yosys) {
             return name.clone();
         }
-        let name = unique(&mut self.used, &identifier(yosys));
+        let name = unique(&mut self.used, &identifiers::safe(yosys));
         self.of.insert(yosys.to_string(), name.clone());
         name
     }
-}
-
-/// `name` as an identifier both printers accept: letters, digits and
-/// `_`, not starting with a digit or `_`, not a reserved word.
-pub(super) fn identifier(name: &str) -> String {
-    let mut out: String = name
-        .trim_start_matches(['\\', '$'])
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    // VHDL refuses `__` and a trailing `_`.
-    while out.contains("__") {
-        out = out.replace("__", "_");
-    }
-    let out = out.trim_matches('_');
-    let out = match out.chars().next() {
-        Some(c) if c.is_ascii_alphabetic() => out.to_string(),
-        _ => format!("n_{out}").trim_end_matches('_').to_string(),
-    };
-    identifiers::safe(&out)
 }
 
 /// `name`, or `name_2`, `name_3` … the first not in `used` (then used).

@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use super::netlist::{Bit, Cell, Module, NetName, Netlist, Port, PortDirection, Value};
+use super::parameters::parameter;
 
 /// The widest word the engine holds.
 pub(super) const WORD: usize = 64;
@@ -186,10 +187,9 @@ fn binary_of(value: Option<&Value>, width: usize) -> String {
 }
 
 fn signed(cell: &Cell, port: &str) -> bool {
-    matches!(
-        cell.parameters.get(&format!("{port}_SIGNED")),
-        Some(Value::Number(1))
-    ) || matches!(cell.parameters.get(&format!("{port}_SIGNED")), Some(Value::Text(t)) if t.ends_with('1'))
+    cell.parameters
+        .get(&format!("{port}_SIGNED"))
+        .is_some_and(|v| parameter(v).is_ok_and(|v| v != 0))
 }
 
 /// `cell`'s input `port` extended to `width` bits (by its sign if the
