@@ -127,11 +127,6 @@ fn the_sm_core_round_trips_on_the_appendix_kernel() {
 /// same outputs in every cycle.
 #[test]
 fn a_verilog_module_imported_runs_as_icarus_and_verilator_run_it() {
-    use flexpmu_eda::testbench::Simulator;
-    use flexpmu_ir::Direction;
-    use flexpmu_sim::engine::compiled::CompiledSim;
-    use rand::{Rng, SeedableRng};
-
     let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/import/ops.v");
     let json = yosys::write_json(std::slice::from_ref(&source), "ops", true).unwrap();
     for kind in [
@@ -150,8 +145,57 @@ fn a_verilog_module_imported_runs_as_icarus_and_verilator_run_it() {
         );
     }
     let design = import(&Netlist::parse("ops.json", &json).unwrap(), "ops").unwrap();
-    let mut sim = CompiledSim::new(&design).unwrap();
+    runs_as_the_simulators_run(&design, &source, false);
+}
+
+/// Memories (`$mem_v2`: power-up contents, a write port with an enable
+/// per field, two write ports on one memory, read ports asynchronous,
+/// through a register with an enable and a synchronous reset, and
+/// transparent to a write port, a size that is not a power of two)
+/// imported and run on the compiled engine with random inputs: Icarus
+/// and Verilator, running the file itself, see the same outputs in every
+/// cycle; and so do GHDL, Icarus and Verilator running the imported
+/// design as flexpmu prints it in VHDL and Verilog.
+#[test]
+fn memories_imported_run_as_the_simulators_run_them() {
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/import/memories.v");
+    let json = yosys::write_json(std::slice::from_ref(&source), "memories", true).unwrap();
+    let netlist = Netlist::parse("memories.json", &json).unwrap();
+    let memories: Vec<_> = netlist.modules["memories"]
+        .cells
+        .iter()
+        .map(|(_, c)| c)
+        .filter(|c| c.kind == "$mem_v2")
+        .map(|c| {
+            (
+                c.parameters["RD_CLK_ENABLE"].clone(),
+                c.parameters["RD_TRANSPARENCY_MASK"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(memories.len(), 5, "{memories:?}");
+    let design = import(&netlist, "memories").unwrap();
+    runs_as_the_simulators_run(&design, &source, true);
+}
+
+/// `design` (imported from the Verilog `source`) on the compiled engine
+/// with random inputs for 3,000 cycles (`reset` high one cycle in 16):
+/// Icarus and Verilator running `source` see the same outputs in every
+/// cycle, and, if `printed`, GHDL, Icarus and Verilator running `design`
+/// as flexpmu prints it.
+fn runs_as_the_simulators_run(
+    design: &flexpmu_ir::Design,
+    source: &std::path::Path,
+    printed: bool,
+) {
+    use flexpmu_eda::testbench::{ExportFiles, Simulator};
+    use flexpmu_ir::Direction;
+    use flexpmu_sim::engine::compiled::CompiledSim;
+    use rand::{Rng, SeedableRng};
+
+    let mut sim = CompiledSim::new(design).unwrap();
     let top = design.top();
+    let name = top.name.clone();
     let ports: Vec<_> = top.ports.iter().filter(|p| !p.clock).cloned().collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
     let mut rows = Vec::new();
@@ -181,21 +225,34 @@ fn a_verilog_module_imported_runs_as_icarus_and_verilator_run_it() {
     }
     let vectors = golden::Vectors { ports, rows };
     let work = tempfile::tempdir().unwrap();
-    let path = work.path().join("ops.vec");
+    let path = work.path().join(format!("{name}.vec"));
     std::fs::write(
         &path,
-        vectors.to_text("ops, imported, on the compiled engine"),
+        vectors.to_text(&format!("{name}, imported, on the compiled engine")),
     )
     .unwrap();
     for simulator in [Simulator::Icarus, Simulator::Verilator] {
         let r = simulator
             .replay(
-                std::slice::from_ref(&source),
+                &[source.to_path_buf()],
                 &simulator.testbench(top),
                 &path,
-                "ops",
+                &name,
             )
             .unwrap();
         assert_eq!((r.cycles, r.mismatches), (3_000, 0), "{simulator:?}: {r:?}");
+    }
+    if printed {
+        let printed = work.path().join("printed");
+        std::fs::create_dir(&printed).unwrap();
+        let files = ExportFiles::write(&printed, design, &format!("{name}, imported")).unwrap();
+        for simulator in Simulator::ALL {
+            let r = files.replay(simulator, top, &path).unwrap();
+            assert_eq!(
+                (r.cycles, r.mismatches),
+                (3_000, 0),
+                "{simulator:?} on the printed design: {r:?}"
+            );
+        }
     }
 }

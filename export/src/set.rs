@@ -130,6 +130,10 @@ pub fn describe_part(module: &Module) -> String {
                 }
             ),
         },
+        (Body::Memory(m), _) => format!(
+            "a memory of {} words of {} bits ({} read, {} write ports)",
+            m.size, m.width, m.reads, m.writes
+        ),
         (_, Some(block)) => format!("the rust-hdl `{block}` block"),
         _ => "a rust-hdl block".to_string(),
     }

@@ -4,7 +4,8 @@ use std::fmt::Write;
 
 use flexpmu_ir::expr::stmt_reads;
 use flexpmu_ir::{
-    BinOp, Body, Design, Direction, Expr, Module, ReduceOp, ResetKind, ShiftOp, Stmt,
+    BinOp, Body, Design, Direction, Expr, Memory, MemoryPortNames, Module, ReduceOp, ResetKind,
+    ShiftOp, Stmt,
 };
 
 /// The design as one Verilog file, leaves first.
@@ -53,7 +54,7 @@ fn module_text(m: &Module, out: &mut String) {
             names
         }
         Body::Register { .. } => vec!["q".to_string()],
-        Body::Empty => Vec::new(),
+        Body::Memory(_) | Body::Empty => Vec::new(),
     };
     let mut read = Vec::new();
     if let Body::Combinational(stmts) = &m.body {
@@ -175,9 +176,80 @@ fn module_text(m: &Module, out: &mut String) {
                 }
             }
         }
+        Body::Memory(memory) => memory_text(memory, out),
         Body::Empty => {}
     }
     let _ = writeln!(out, "endmodule");
+}
+
+/// A memory's body: the array with its power-up contents, reads as
+/// continuous assignments (0 past the end), writes at the clock edge,
+/// each port's word merged with the earlier ports' writes to the same
+/// address so that the later port's bits are kept.
+fn memory_text(m: &Memory, out: &mut String) {
+    let (w, size) = (range(m.width), m.size);
+    let _ = writeln!(out, "    reg {w}words [0:{}];", size - 1);
+    out.push_str("    integer i;\n    initial begin\n");
+    let _ = writeln!(
+        out,
+        "        for (i = 0; i < {size}; i = i + 1) words[i] = {};",
+        literal(0, m.width)
+    );
+    for (i, &value) in m.init.iter().enumerate() {
+        if value != 0 {
+            let _ = writeln!(out, "        words[{i}] = {};", literal(value, m.width));
+        }
+    }
+    out.push_str("    end\n");
+    // Whether an address can point past the last word.
+    let past_end = m.address_width < 64 && (size as u128) < (1u128 << m.address_width);
+    for k in 0..m.reads {
+        let names = Memory::read_port(k);
+        let word = format!("words[{}]", names.address);
+        let value = match past_end {
+            true => format!(
+                "({} < {size}) ? {word} : {}",
+                names.address,
+                literal(0, m.width)
+            ),
+            false => word,
+        };
+        let _ = writeln!(out, "    assign {} = {value};", names.data);
+    }
+    if m.writes == 0 {
+        return;
+    }
+    for k in 0..m.writes {
+        let _ = writeln!(out, "    reg {w}w{k}_word;");
+    }
+    out.push_str("    /* verilator lint_off BLKSEQ */\n    always @(posedge clock) begin\n");
+    let merge = |word: &str, port: &MemoryPortNames| {
+        let enable = port.enable.as_deref().unwrap_or_default();
+        format!("({word} & ~{enable}) | ({} & {enable})", port.data)
+    };
+    for k in 0..m.writes {
+        let port = Memory::write_port(k);
+        let word = format!("w{k}_word");
+        let _ = writeln!(out, "        {word} = words[{}];", port.address);
+        for j in 0..k {
+            let earlier = Memory::write_port(j);
+            let _ = writeln!(
+                out,
+                "        if ({} == {}) {word} = {};",
+                earlier.address,
+                port.address,
+                merge(&word, &earlier)
+            );
+        }
+        let _ = writeln!(out, "        {word} = {};", merge(&word, &port));
+        let enable = port.enable.as_deref().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "        if (|{enable}) words[{}] <= {word};",
+            port.address
+        );
+    }
+    out.push_str("    end\n    /* verilator lint_on BLKSEQ */\n");
 }
 
 fn indent(level: usize) -> String {

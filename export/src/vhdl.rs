@@ -11,7 +11,8 @@ use std::fmt::Write;
 
 use flexpmu_ir::expr::{assigned_names, stmt_reads};
 use flexpmu_ir::{
-    BinOp, Body, Design, Direction, Expr, Module, ReduceOp, ResetKind, ShiftOp, Stmt,
+    BinOp, Body, Design, Direction, Expr, Memory, MemoryPortNames, Module, ReduceOp, ResetKind,
+    ShiftOp, Stmt,
 };
 
 /// The design as one VHDL file, one entity per module, leaves first.
@@ -82,6 +83,7 @@ fn entity(m: &Module, parts: &[Module], out: &mut String) {
         Body::Combinational(stmts) => {
             combinational(m, parts, stmts, out);
         }
+        Body::Memory(memory) => memory_architecture(memory, out),
         Body::Empty => {
             declarations(m, parts, out);
             out.push_str("begin\n");
@@ -89,6 +91,97 @@ fn entity(m: &Module, parts: &[Module], out: &mut String) {
         }
     }
     let _ = writeln!(out, "end architecture rtl;");
+}
+
+/// A memory's architecture: an array signal with its power-up contents,
+/// reads as conditional assignments (0 past the end), one process for
+/// the writes, each port's word merged with the earlier ports' writes to
+/// the same address so that the later port's bits are kept.
+fn memory_architecture(m: &Memory, out: &mut String) {
+    let size = m.size;
+    let _ = writeln!(
+        out,
+        "  type words_t is array (0 to {}) of {};",
+        size - 1,
+        slv(m.width)
+    );
+    let zero = match m.width {
+        1 => "'0'".to_string(),
+        _ => "(others => '0')".to_string(),
+    };
+    let mut init: Vec<String> = m
+        .init
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v != 0)
+        .map(|(i, &v)| format!("{i} => {}", slv_literal(v, m.width)))
+        .collect();
+    init.push(format!("others => {zero}"));
+    let _ = writeln!(
+        out,
+        "  signal words : words_t := (\n    {}\n  );",
+        init.join(",\n    ")
+    );
+    out.push_str("begin\n");
+    // An address as `unsigned` (a 1-bit port is a `std_logic`).
+    let unsigned = |a: &str| match m.address_width {
+        1 => format!("unsigned'(0 => {a})"),
+        _ => format!("unsigned({a})"),
+    };
+    for k in 0..m.reads {
+        let names = Memory::read_port(k);
+        let a = unsigned(&names.address);
+        let _ = writeln!(
+            out,
+            "  {} <= words(to_integer({a})) when {a} < {size} else {zero};",
+            names.data
+        );
+    }
+    if m.writes == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  write : process (clock)\n    variable word : {};\n  begin\n    if rising_edge(clock) then",
+        slv(m.width)
+    );
+    let merge = |port: &MemoryPortNames| {
+        let enable = port.enable.as_deref().unwrap_or_default();
+        format!(
+            "word := (word and not {enable}) or ({} and {enable});",
+            port.data
+        )
+    };
+    let nonzero = |enable: &str| match m.width {
+        1 => format!("{enable} = '1'"),
+        _ => format!("unsigned({enable}) /= 0"),
+    };
+    for k in 0..m.writes {
+        let port = Memory::write_port(k);
+        let a = unsigned(&port.address);
+        let enable = port.enable.as_deref().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "      if {} and {a} < {size} then\n        word := words(to_integer({a}));",
+            nonzero(enable)
+        );
+        for j in 0..k {
+            let earlier = Memory::write_port(j);
+            let _ = writeln!(
+                out,
+                "        if {} = {} then\n          {}\n        end if;",
+                earlier.address,
+                port.address,
+                merge(&earlier)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "        {}\n        words(to_integer({a})) <= word;\n      end if;",
+            merge(&port)
+        );
+    }
+    out.push_str("    end if;\n  end process;\n");
 }
 
 fn declarations(m: &Module, parts: &[Module], out: &mut String) {

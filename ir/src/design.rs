@@ -61,7 +61,98 @@ pub enum Body {
         init: u128,
         reset: Option<ResetKind>,
     },
+    /// A memory ([`Memory`]): its ports are named by
+    /// [`Memory::read_port`] and [`Memory::write_port`].
+    Memory(Memory),
     Empty,
+}
+
+/// A memory of `size` words of `width` bits, as Yosys' `$mem_v2` is
+/// after `memory_nordff`: every read port asynchronous (`rK_addr` in,
+/// `rK_data` out: the word at the address, 0 past the end), every write
+/// port acting at the rising edge of `clock` (`wK_addr`, `wK_data` and
+/// `wK_enable`, one enable per data bit). Where two write ports write
+/// one bit in the same cycle, the later port's value is kept. A read
+/// port with a clock is a read port and a register, made by the front
+/// end.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Memory {
+    pub width: usize,
+    pub size: usize,
+    /// Address width of every port.
+    pub address_width: usize,
+    pub reads: usize,
+    pub writes: usize,
+    /// Power-up contents from word 0 (words past its end power up as 0).
+    pub init: Vec<u128>,
+}
+
+/// The port names of one memory port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryPortNames {
+    pub address: String,
+    pub data: String,
+    /// A write port's per-bit enable.
+    pub enable: Option<String>,
+}
+
+impl Memory {
+    /// Read port `k`'s names (`rK_addr`, `rK_data`).
+    pub fn read_port(k: usize) -> MemoryPortNames {
+        MemoryPortNames {
+            address: format!("r{k}_addr"),
+            data: format!("r{k}_data"),
+            enable: None,
+        }
+    }
+
+    /// Write port `k`'s names (`wK_addr`, `wK_data`, `wK_enable`).
+    pub fn write_port(k: usize) -> MemoryPortNames {
+        MemoryPortNames {
+            address: format!("w{k}_addr"),
+            data: format!("w{k}_data"),
+            enable: Some(format!("w{k}_enable")),
+        }
+    }
+
+    /// The module ports a memory has, in order: `clock` (if it has a
+    /// write port), then each read port, then each write port.
+    pub fn ports(&self) -> Vec<Port> {
+        let port = |name: String, direction, width, clock| Port {
+            raw: name.clone(),
+            name,
+            direction,
+            width,
+            clock,
+        };
+        let mut ports = Vec::new();
+        if self.writes > 0 {
+            ports.push(port("clock".into(), Direction::In, 1, true));
+        }
+        for k in 0..self.reads {
+            let names = Memory::read_port(k);
+            ports.push(port(
+                names.address,
+                Direction::In,
+                self.address_width,
+                false,
+            ));
+            ports.push(port(names.data, Direction::Out, self.width, false));
+        }
+        for k in 0..self.writes {
+            let names = Memory::write_port(k);
+            ports.push(port(
+                names.address,
+                Direction::In,
+                self.address_width,
+                false,
+            ));
+            ports.push(port(names.data, Direction::In, self.width, false));
+            let enable = names.enable.expect("a write port has an enable");
+            ports.push(port(enable, Direction::In, self.width, false));
+        }
+        ports
+    }
 }
 
 /// One distinct block of the design.

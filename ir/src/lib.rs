@@ -38,7 +38,10 @@ pub mod pmu_variant;
 pub mod registry;
 pub mod yosys;
 
-pub use design::{Body, ConstantDef, Design, Direction, Instance, Module, Port, ResetKind, Wire};
+pub use design::{
+    Body, ConstantDef, Design, Direction, Instance, Memory, MemoryPortNames, Module, Port,
+    ResetKind, Wire,
+};
 pub use expr::{BinOp, Expr, ReduceOp, ShiftOp, Stmt};
 pub use lower::lower;
 pub use registry::{DesignEntry, DESIGNS};

@@ -483,9 +483,9 @@ impl Pass {
             match &mut module.body {
                 Body::Combinational(stmts) => stmts.push(assign),
                 Body::Empty => module.body = Body::Combinational(vec![assign]),
-                Body::Register { .. } => {
+                Body::Register { .. } | Body::Memory(_) => {
                     return Err(WiringError(format!(
-                        "cannot read `{port}` out of register module `{}`",
+                        "cannot read `{port}` out of register or memory module `{}`",
                         module.name
                     )))
                 }

@@ -170,10 +170,12 @@ fn on_verilog(files: &[PathBuf], script: &str, what: &str) -> Result<Scratch, To
 }
 
 /// What [`write_json`] runs on the Verilog files: a word-level netlist
-/// with processes made cells and the hierarchy kept; `{OPT}` is `opt`
+/// with processes made cells, memories `$mem_v2` cells (their read
+/// registers merged in) and the hierarchy kept; `{OPT}` is `opt`
 /// (flip-flops with enables and synchronous resets, constants folded) or
 /// `opt_clean`.
-pub const JSON_SCRIPT: &str = "hierarchy -check -top {TOP}; proc; {OPT}; write_json netlist.json";
+pub const JSON_SCRIPT: &str =
+    "hierarchy -check -top {TOP}; proc; {OPT}; memory -nomap; {OPT}; write_json netlist.json";
 
 /// Yosys' JSON netlist (`write_json`) of the Verilog `files` under `top`
 /// ([`JSON_SCRIPT`], optimised with `opt` if `optimise`), kept by content.

@@ -3,8 +3,8 @@
 //! Verilog (Yosys' reader) or VHDL (GHDL through the ghdl-yosys-plugin)
 //! runs on the compiled engine and prints as flexpmu's own designs do.
 //!
-//! The netlist is word level: after `proc` (and `memory -nomap` once
-//! memories are imported), before any `techmap`. Every cell type is
+//! The netlist is word level: after `proc` and `memory -nomap`, before
+//! any `techmap`. Every cell type is
 //! imported with Yosys' own semantics or refused with an error naming the
 //! module, the cell and its type ([`ImportError`]); undefined bits read
 //! as 0.
@@ -16,6 +16,7 @@ mod hierarchy;
 mod import;
 mod names;
 pub mod netlist;
+mod order;
 mod parameters;
 mod split;
 

@@ -30,3 +30,42 @@ fn binary(text: &str) -> Result<u128, String> {
     }
     Ok(value)
 }
+
+/// A parameter's bits, least significant first, `width` of them (a
+/// number's bits; a string's digits, `x` and `z` as `None`).
+pub(super) fn parameter_bits(value: &Value, width: usize) -> Result<Vec<Option<bool>>, String> {
+    let mut bits = Vec::with_capacity(width);
+    match value {
+        Value::Number(n) => {
+            for i in 0..width {
+                bits.push(Some((n >> i.min(63)) & 1 == 1));
+            }
+        }
+        Value::Text(text) => {
+            // Yosys writes a parameter of no bits as one 0.
+            let text = match (width, text.as_str()) {
+                (0, "0") => "",
+                _ => text.as_str(),
+            };
+            if text.len() != width {
+                return Err(format!("{} bits where {width} were expected", text.len()));
+            }
+            for c in text.chars().rev() {
+                bits.push(match c {
+                    '0' => Some(false),
+                    '1' => Some(true),
+                    'x' | 'z' => None,
+                    _ => return Err(format!("{text:?} is not a binary constant")),
+                });
+            }
+        }
+    }
+    Ok(bits)
+}
+
+/// Bits `offset..offset + width` of `bits` as a number (undefined as 0).
+pub(super) fn number(bits: &[Option<bool>], offset: usize, width: usize) -> u128 {
+    (0..width.min(128))
+        .filter(|&i| bits.get(offset + i).copied().flatten() == Some(true))
+        .fold(0, |value, i| value | 1 << i)
+}

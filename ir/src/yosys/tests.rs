@@ -144,3 +144,98 @@ fn an_instance_connects_the_ports_its_module_was_given() {
         ]
     );
 }
+
+/// A `$mem_v2` of `words` words of `width` bits on `top`'s ports: one
+/// asynchronous read port at `a` into `y`, one write port (`a`, data and
+/// enables `a`'s bits) with the priority mask `priority`.
+fn memory_cell(width: usize, words: usize, priority: &str) -> String {
+    let bits = |n: usize, from: u64| {
+        let v: Vec<String> = (0..n)
+            .map(|i| (from + (i % 2) as u64).to_string())
+            .collect();
+        format!("[{}]", v.join(", "))
+    };
+    let writes = priority.len().isqrt();
+    let data: Vec<String> = (0..width).map(|i| (10 + i).to_string()).collect();
+    let data = format!("[{}]", data.join(", "));
+    let clocks = format!("[{}]", vec!["9"; writes].join(", "));
+    format!(
+        r#""m": {{"type": "$mem_v2", "parameters": {{
+            "MEMID": "\\words", "SIZE": {words}, "OFFSET": 0, "ABITS": 2, "WIDTH": {width},
+            "INIT": "{init}", "RD_PORTS": 1, "RD_CLK_ENABLE": "0", "RD_CLK_POLARITY": "0",
+            "RD_TRANSPARENCY_MASK": "{no_writes}", "RD_COLLISION_X_MASK": "{no_writes}",
+            "RD_WIDE_CONTINUATION": "0", "RD_CE_OVER_SRST": "0",
+            "RD_ARST_VALUE": "{x}", "RD_SRST_VALUE": "{x}", "RD_INIT_VALUE": "{x}",
+            "WR_PORTS": {writes}, "WR_CLK_ENABLE": "{ones}", "WR_CLK_POLARITY": "{ones}",
+            "WR_PRIORITY_MASK": "{priority}", "WR_WIDE_CONTINUATION": "{zeros}"}},
+          "port_directions": {{"RD_CLK": "input", "RD_EN": "input", "RD_ARST": "input",
+            "RD_SRST": "input", "RD_ADDR": "input", "RD_DATA": "output", "WR_CLK": "input",
+            "WR_EN": "input", "WR_ADDR": "input", "WR_DATA": "input"}},
+          "connections": {{"RD_CLK": ["x"], "RD_EN": ["1"], "RD_ARST": ["0"], "RD_SRST": ["0"],
+            "RD_ADDR": [2, 3], "RD_DATA": {data},
+            "WR_CLK": {clocks}, "WR_EN": {enables}, "WR_ADDR": {addresses}, "WR_DATA": {enables}}}}}"#,
+        init = "0".repeat(width * words),
+        x = "x".repeat(width),
+        ones = "1".repeat(writes),
+        zeros = "0".repeat(writes),
+        no_writes = "0".repeat(writes),
+        enables = bits(width * writes, 2),
+        addresses = bits(2 * writes, 2),
+    )
+}
+
+const MEMORY_PORTS: &str = r#""a": {"direction": "input", "bits": [2, 3]},
+                       "clock": {"direction": "input", "bits": [9]},
+                       "y": {"direction": "output", "bits": [4, 5]}"#;
+
+#[test]
+fn a_memory_imports_as_a_memory_module() {
+    let design = import(&netlist(MEMORY_PORTS, &memory_cell(2, 4, "0100")), "top").unwrap();
+    let memory = design
+        .modules
+        .iter()
+        .find_map(|m| match &m.body {
+            crate::Body::Memory(memory) => Some(memory),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        (memory.width, memory.size, memory.reads, memory.writes),
+        (2, 4, 1, 2)
+    );
+    let top = design.top();
+    let instance = top.instances.iter().find(|i| i.name == "words").unwrap();
+    assert!(instance
+        .connections
+        .contains(&("clock".into(), "clock".into())));
+}
+
+#[test]
+fn a_memory_it_cannot_import_is_named() {
+    let refused = |cells: String| {
+        import(&netlist(MEMORY_PORTS, &cells), "top")
+            .unwrap_err()
+            .to_string()
+    };
+    let e = refused(memory_cell(80, 4, "0"));
+    assert_eq!(
+        e,
+        "module `top`: cell `m` ($mem_v2): WIDTH is 80; flexpmu imports at most 64"
+    );
+    let e = refused(memory_cell(2, 1 << 25, "0"));
+    assert!(
+        e.ends_with("SIZE is 33554432; flexpmu imports at most 16777216"),
+        "{e}"
+    );
+    // Port 0 over port 1: an earlier port winning is not what the IR says.
+    let e = refused(memory_cell(2, 4, "0010"));
+    assert!(
+        e.ends_with("write port 1 has priority over the earlier port 0"),
+        "{e}"
+    );
+    let e = refused(not_cell("w", "$memwr_v2", "[4, 5]"));
+    assert!(
+        e.ends_with("(run `memory -nomap` before `write_json`)"),
+        "{e}"
+    );
+}

@@ -168,7 +168,7 @@ fn rust_sources(dir: &Path) -> Result<Vec<(PathBuf, String)>> {
         let module = design.top().name.clone();
         files.push((
             dir.join(format!("{module}.rs")),
-            rust_source::rust_source(&netlist, &module, &header),
+            rust_source::rust_source(&netlist, &module, &header)?,
         ));
         modules.push(module);
     }

@@ -81,6 +81,8 @@ impl Golden {
                 let node = match site.kind {
                     SiteKind::Net(node) => Some(node),
                     SiteKind::Register(r) => state_nodes.get(r).copied().flatten(),
+                    // A memory's words are not nodes: never skipped.
+                    SiteKind::Memory(_) => None,
                 };
                 // Suffix unions: from interval j on. A register no node
                 // reads: both values, always (never skipped).

@@ -62,10 +62,13 @@ pub enum Source {
 }
 
 impl Source {
-    fn of(kind: SiteKind) -> Source {
+    /// Where a site's value is read; a memory is not a signal a monitor
+    /// watches.
+    fn of(kind: SiteKind) -> Option<Source> {
         match kind {
-            SiteKind::Net(node) => Source::Node(node),
-            SiteKind::Register(r) => Source::Register(r),
+            SiteKind::Net(node) => Some(Source::Node(node)),
+            SiteKind::Register(r) => Some(Source::Register(r)),
+            SiteKind::Memory(_) => None,
         }
     }
 
@@ -243,7 +246,9 @@ impl Candidates {
             if named.unit == "pmu" || driven_by_pmu(site) {
                 continue;
             }
-            let source = Source::of(site.kind);
+            let Some(source) = Source::of(site.kind) else {
+                continue;
+            };
             let slices = site.width.div_ceil(CHANNEL_BITS);
             for slice in 0..slices {
                 let offset = slice * CHANNEL_BITS;
@@ -272,7 +277,8 @@ impl Candidates {
         }
         for (k, channel) in channels.iter().enumerate() {
             let net = format!("pmu.monitor_in_{k}");
-            let site = site_named(sites, &net).ok_or(MissingNet(net))?;
+            let source = site_named(sites, &net).and_then(|site| Source::of(site.kind));
+            let source = source.ok_or(MissingNet(net))?;
             list.push(Candidate {
                 name: channel.name.clone(),
                 width: channel.width,
@@ -280,7 +286,7 @@ impl Candidates {
                 unit: Unit::named("map"),
                 offset: 0,
             });
-            sources.push(Source::of(site.kind));
+            sources.push(source);
         }
         Ok(Candidates::new(list, sources))
     }

@@ -35,7 +35,7 @@ impl ChannelWindows {
             match site_named(sites, &name).map(|s| s.kind) {
                 Some(SiteKind::Net(n)) => Ok(Source::Node(n)),
                 Some(SiteKind::Register(r)) => Ok(Source::Register(r)),
-                None => Err(MissingNet(name)),
+                Some(SiteKind::Memory(_)) | None => Err(MissingNet(name)),
             }
         };
         let mut state = [Source::Node(0); CHANNELS];

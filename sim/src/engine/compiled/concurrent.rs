@@ -15,6 +15,7 @@
 use std::sync::Arc;
 
 use super::faults::{arm, Armed, Fault, FaultError, Site};
+use super::netlist::{Netlist, NetlistError};
 use super::readers::{Lists, Queue};
 use super::{CompiledSim, Instr};
 
@@ -110,6 +111,7 @@ pub struct Settled {
 /// The evaluation of faulty copies against a golden copy of one design.
 #[derive(Clone, Debug)]
 pub struct Concurrent {
+    netlist: Arc<Netlist>,
     tape: Arc<[Instr]>,
     /// Per node, the nodes that read it.
     readers: Lists,
@@ -135,9 +137,20 @@ impl Concurrent {
     /// For copies of `golden`'s design; `watched` nodes (beside the outputs)
     /// and `watched_registers` are reported when they differ, and so is
     /// a register that reaches a node of `watched` through logic that also
-    /// reads an input.
-    pub fn new(golden: &CompiledSim, watched: &[usize], watched_registers: &[usize]) -> Concurrent {
+    /// reads an input. A design with memories is refused: a copy keeps
+    /// differences of registers only.
+    pub fn new(
+        golden: &CompiledSim,
+        watched: &[usize],
+        watched_registers: &[usize],
+    ) -> Result<Concurrent, NetlistError> {
         let netlist = &golden.netlist;
+        if let Some(memory) = netlist.memories.first() {
+            return Err(NetlistError::Unsupported(format!(
+                "faulty copies keep register differences only; memory `{}` needs a run of its own",
+                memory.name
+            )));
+        }
         let n = netlist.nodes.len();
         let readers = Lists::readers(&golden.tape);
         let state_readers = Lists::new(
@@ -186,7 +199,8 @@ impl Concurrent {
         for &r in watched_registers {
             watched_state[r] = true;
         }
-        Concurrent {
+        Ok(Concurrent {
+            netlist: golden.netlist.clone(),
             tape: golden.tape.clone(),
             readers,
             state_readers,
@@ -199,7 +213,7 @@ impl Concurrent {
             queue: Queue::new(n),
             differing: Vec::new(),
             state: Vec::new(),
-        }
+        })
     }
 
     /// Per register: whether its state reaches, within a cycle, one of
@@ -257,7 +271,7 @@ impl Concurrent {
     /// state.
     pub fn copy(&self, sites: &[Site], fault: &Fault) -> Result<FaultyCopy, FaultError> {
         Ok(FaultyCopy {
-            fault: arm(sites, fault)?,
+            fault: arm(&self.netlist, sites, fault)?,
             diff: Vec::new(),
             memo: Memo::default(),
         })

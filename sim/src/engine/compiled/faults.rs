@@ -1,7 +1,8 @@
 //! Fault injection on the compiled engine: every net and register bit of
 //! a design is a site with its hierarchical name; a fault forces a bit to
 //! 0 or 1 from a cycle on (stuck-at) or flips a register bit at a cycle
-//! (single-event upset). With a fault armed, register faults act on the
+//! (single-event upset); a memory is a site whose bits are its words'
+//! bits, stuck or flipped alike. With a fault armed, register faults act on the
 //! state and, when a net fault changes a value, the nodes reading it are
 //! evaluated again after the generated code, as far as values change (or
 //! the loop evaluates every node, for a design without it); `step` then runs as settle
@@ -19,6 +20,9 @@ pub enum SiteKind {
     Net(usize),
     /// A register: its index in [`Netlist::registers`].
     Register(usize),
+    /// A memory: its index in [`Netlist::memories`]; bit `b` of word `w`
+    /// is the site's bit `w × width + b`.
+    Memory(usize),
 }
 
 /// A place a fault can be.
@@ -94,7 +98,7 @@ pub enum FaultError {
         width: usize,
         bit: usize,
     },
-    #[error("`{0}` is a net: only a register bit can flip")]
+    #[error("`{0}` is a net: only a register or memory bit can flip")]
     FlipOnNet(String),
 }
 
@@ -169,6 +173,15 @@ pub fn sites(netlist: &Netlist) -> Vec<Site> {
             kind: SiteKind::Register(index),
         });
     }
+    for (index, memory) in netlist.memories.iter().enumerate() {
+        sites.push(Site {
+            name: memory.name.clone(),
+            aliases: vec![memory.name.clone()],
+            width: memory.size * memory.width,
+            port: false,
+            kind: SiteKind::Memory(index),
+        });
+    }
     sites
 }
 
@@ -196,9 +209,26 @@ pub(super) enum Armed {
         at: u64,
         done: bool,
     },
+    /// Force bits of a memory word from a cycle on.
+    Word {
+        memory: usize,
+        word: usize,
+        mask: u64,
+        value: u64,
+        from: u64,
+    },
+    /// Invert bits of a memory word once.
+    WordFlip {
+        memory: usize,
+        word: usize,
+        mask: u64,
+        at: u64,
+        done: bool,
+    },
 }
 
-pub(super) fn arm(sites: &[Site], fault: &Fault) -> Result<Armed, FaultError> {
+/// Arms `fault` on `sites` of `netlist`.
+pub(super) fn arm(netlist: &Netlist, sites: &[Site], fault: &Fault) -> Result<Armed, FaultError> {
     let site = sites
         .get(fault.site)
         .ok_or(FaultError::NoSite(fault.site))?;
@@ -209,7 +239,14 @@ pub(super) fn arm(sites: &[Site], fault: &Fault) -> Result<Armed, FaultError> {
             bit: fault.bit,
         });
     }
-    let mask = 1u64 << fault.bit;
+    let (word, bit) = match site.kind {
+        SiteKind::Memory(m) => {
+            let width = netlist.memories[m].width;
+            (fault.bit / width, fault.bit % width)
+        }
+        _ => (0, fault.bit),
+    };
+    let mask = 1u64 << bit;
     let value = match fault.model {
         FaultModel::StuckAt1 => mask,
         _ => 0,
@@ -232,6 +269,20 @@ pub(super) fn arm(sites: &[Site], fault: &Fault) -> Result<Armed, FaultError> {
         },
         (SiteKind::Register(register), _) => Armed::State {
             register,
+            mask,
+            value,
+            from: fault.cycle,
+        },
+        (SiteKind::Memory(memory), FaultModel::Flip) => Armed::WordFlip {
+            memory,
+            word,
+            mask,
+            at: fault.cycle,
+            done: false,
+        },
+        (SiteKind::Memory(memory), _) => Armed::Word {
+            memory,
+            word,
             mask,
             value,
             from: fault.cycle,

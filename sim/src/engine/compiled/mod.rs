@@ -20,7 +20,7 @@ use flexpmu_generated::GeneratedCode;
 use flexpmu_ir::expr::{BinOp, ReduceOp, ShiftOp};
 use flexpmu_ir::Design;
 
-pub use netlist::{Netlist, NetlistError, Node, Op};
+pub use netlist::{Memory, Netlist, NetlistError, Node, Op, WritePort};
 use values_seen::Recording;
 pub use values_seen::ValuesSeen;
 
@@ -30,6 +30,8 @@ pub use values_seen::ValuesSeen;
 enum Instr {
     Input(usize),
     State(usize),
+    /// Memory, address node.
+    MemRead(usize, usize),
     Const(u64),
     Add(usize, usize, u64),
     Sub(usize, usize, u64),
@@ -61,7 +63,7 @@ impl Instr {
         use Instr::*;
         match self {
             Input(_) | State(_) | Const(_) => ([0; 3], 0),
-            Not(a, _) | Any(a) | All(a, _) | Slice(a, _, _) => ([a, 0, 0], 1),
+            Not(a, _) | Any(a) | All(a, _) | Slice(a, _, _) | MemRead(_, a) => ([a, 0, 0], 1),
             Add(a, b, _)
             | Sub(a, b, _)
             | Mul(a, b, _)
@@ -84,12 +86,14 @@ impl Instr {
     }
 
     /// The value of an operation, its operands' values read with `v`;
-    /// `Input` and `State` read no operand and are the caller's.
+    /// `Input`, `State` and `MemRead` read state and are the caller's.
     #[inline(always)]
     fn eval(self, v: impl Fn(usize) -> u64) -> u64 {
         use Instr::*;
         match self {
-            Input(_) | State(_) => unreachable!("inputs and state are read by the caller"),
+            Input(_) | State(_) | MemRead(..) => {
+                unreachable!("inputs and state are read by the caller")
+            }
             Const(c) => c,
             Add(a, b, m) => v(a).wrapping_add(v(b)) & m,
             Sub(a, b, m) => v(a).wrapping_sub(v(b)) & m,
@@ -143,6 +147,16 @@ fn mask(width: usize) -> u64 {
     }
 }
 
+/// The word at `address` (0 past the end).
+#[inline]
+fn read_word(words: &[u64], address: u64) -> u64 {
+    usize::try_from(address)
+        .ok()
+        .and_then(|a| words.get(a))
+        .copied()
+        .unwrap_or(0)
+}
+
 /// A design compiled for simulation, with its state.
 #[derive(Clone, Debug)]
 pub struct CompiledSim {
@@ -155,6 +169,8 @@ pub struct CompiledSim {
     outputs: Vec<u64>,
     state: Vec<u64>,
     next: Vec<usize>,
+    /// Each memory's words.
+    memories: Vec<Vec<u64>>,
     /// Clock edges so far.
     cycle: u64,
     /// Armed faults (then the loop runs, applying them).
@@ -187,6 +203,7 @@ impl CompiledSim {
                 match node.op {
                     Op::Input(i) => Instr::Input(i),
                     Op::State(i) => Instr::State(i),
+                    Op::MemRead(m, a) => Instr::MemRead(m, a),
                     Op::Const(v) => Instr::Const(v),
                     Op::Binary(op, a, b) => match op {
                         BinOp::Add => Instr::Add(a, b, m),
@@ -226,6 +243,15 @@ impl CompiledSim {
         let outputs = vec![0; netlist.outputs.len()];
         let state = netlist.registers.iter().map(|r| r.init).collect();
         let next = netlist.registers.iter().map(|r| r.next).collect();
+        let memories = netlist
+            .memories
+            .iter()
+            .map(|m| {
+                let mut words = m.init.clone();
+                words.resize(m.size, 0);
+                words
+            })
+            .collect();
         let generated = flexpmu_generated::find(rust_source::fingerprint(&netlist));
         let forced = vec![false; netlist.nodes.len()];
         CompiledSim {
@@ -237,6 +263,7 @@ impl CompiledSim {
             outputs,
             state,
             next,
+            memories,
             cycle: 0,
             faults: Vec::new(),
             forced,
@@ -299,7 +326,7 @@ impl CompiledSim {
         sites: &[faults::Site],
         fault: &faults::Fault,
     ) -> Result<(), faults::FaultError> {
-        let armed = faults::arm(sites, fault)?;
+        let armed = faults::arm(&self.netlist, sites, fault)?;
         if let faults::Armed::Node { node, .. } = armed {
             self.forced[node] = true;
             if self.readers.is_none() {
@@ -373,13 +400,17 @@ impl CompiledSim {
             + self.inputs.len()
             + self.outputs.len()
             + self.state.len()
-            + self.next.len())
+            + self.next.len()
+            + self.memories.iter().map(Vec::len).sum::<usize>())
             + self.forced.len()
             + 4 * self.queue.len()
     }
 
     pub fn same_state(&self, other: &CompiledSim) -> bool {
-        self.cycle == other.cycle && self.state == other.state && self.inputs == other.inputs
+        self.cycle == other.cycle
+            && self.state == other.state
+            && self.inputs == other.inputs
+            && self.memories == other.memories
     }
 
     /// Per register, the node that reads its state (if any).
@@ -469,6 +500,26 @@ impl CompiledSim {
                     self.state[*register] ^= *mask;
                     *done = true;
                 }
+                faults::Armed::Word {
+                    memory,
+                    word,
+                    mask,
+                    value,
+                    from,
+                } if cycle >= *from => {
+                    let w = &mut self.memories[*memory][*word];
+                    *w = (*w & !*mask) | *value;
+                }
+                faults::Armed::WordFlip {
+                    memory,
+                    word,
+                    mask,
+                    at,
+                    done,
+                } if cycle == *at && !*done => {
+                    self.memories[*memory][*word] ^= *mask;
+                    *done = true;
+                }
                 _ => {}
             }
         }
@@ -490,6 +541,7 @@ impl CompiledSim {
         let mut x = match self.tape[i] {
             Instr::Input(k) => self.inputs[k],
             Instr::State(k) => self.state[k],
+            Instr::MemRead(m, a) => read_word(&self.memories[m], v[a]),
             instr => instr.eval(|n| v[n]),
         };
         // The loop without faults reads no more than their count.
@@ -523,7 +575,31 @@ impl CompiledSim {
         for (state, &next) in self.state.iter_mut().zip(&self.next) {
             *state = self.values[next];
         }
+        for (words, memory) in self.memories.iter_mut().zip(&self.netlist.memories) {
+            for port in &memory.writes {
+                let enable = self.values[port.enable];
+                let address = self.values[port.address];
+                if enable != 0 && address < words.len() as u64 {
+                    let word = &mut words[address as usize];
+                    *word = (*word & !enable) | (self.values[port.data] & enable);
+                }
+            }
+        }
         self.cycle += 1;
+    }
+
+    /// Memory `index`'s words (by [`Netlist::memories`] index).
+    pub fn memory(&self, index: usize) -> &[u64] {
+        &self.memories[index]
+    }
+
+    /// Sets word `word` of memory `index` (cut to its width; past the end,
+    /// nothing).
+    pub fn set_memory_word(&mut self, index: usize, word: usize, value: u64) {
+        let width = self.netlist.memories[index].width;
+        if let Some(w) = self.memories[index].get_mut(word) {
+            *w = value & mask(width);
+        }
     }
 
     /// Output `index` as of the last settle or step.
@@ -559,5 +635,7 @@ impl CompiledSim {
     }
 }
 
+#[cfg(test)]
+mod memory_tests;
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use flexpmu_ir::expr::{BinOp, ReduceOp, ShiftOp};
 
-use super::netlist::{Netlist, Op};
+use super::netlist::{Netlist, NetlistError, Op};
 
 fn mask(width: usize) -> u64 {
     if width >= 64 {
@@ -34,6 +34,13 @@ pub fn fingerprint(netlist: &Netlist) -> u64 {
     }
     for r in &netlist.registers {
         let _ = write!(text, "r{}/{}/{}/{};", r.name, r.width, r.init, r.next);
+    }
+    for m in &netlist.memories {
+        let _ = write!(
+            text,
+            "m{}/{}/{}/{:?}/{:?};",
+            m.name, m.width, m.size, m.init, m.writes
+        );
     }
     // FNV-1a, 64 bits.
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
@@ -116,11 +123,19 @@ fn expression(netlist: &Netlist, index: usize, name: &dyn Fn(usize) -> String) -
             )
         }
         Op::Signal(_) => unreachable!("placeholders are resolved"),
+        Op::MemRead(..) => unreachable!("rust_source refuses a netlist with memories"),
     }
 }
 
-/// The module for `netlist` (the design `top`).
-pub fn rust_source(netlist: &Netlist, top: &str, header: &str) -> String {
+/// The module for `netlist` (the design `top`); a design with memories
+/// has none (it runs on the evaluation loop).
+pub fn rust_source(netlist: &Netlist, top: &str, header: &str) -> Result<String, NetlistError> {
+    if let Some(memory) = netlist.memories.first() {
+        return Err(NetlistError::Unsupported(format!(
+            "`{top}` has memories (`{}`): generated code covers designs without them",
+            memory.name
+        )));
+    }
     let (ni, nr, no, nn) = (
         netlist.inputs.len(),
         netlist.registers.len(),
@@ -177,7 +192,7 @@ pub fn rust_source(netlist: &Netlist, top: &str, header: &str) -> String {
         let _ = writeln!(out, "    v[{k}] = {};", expression(netlist, k, &stored));
     }
     out.push_str("}\n");
-    out
+    Ok(out)
 }
 
 /// The `mod.rs` listing the generated designs (module names).

@@ -418,7 +418,7 @@ mod faults {
             .filter(|s| s.port)
             .map(|s| match s.kind {
                 super::super::faults::SiteKind::Net(node) => node,
-                super::super::faults::SiteKind::Register(_) => panic!("{}: a register", s.name),
+                _ => panic!("{}: not a net", s.name),
             })
             .collect();
         assert_eq!(marked, port_nodes);

@@ -22,7 +22,7 @@ fn concurrent_copies_equal_faulty_simulations() {
         let golden = CompiledSim::new(&design).unwrap();
         let sites = golden.fault_sites();
         let outputs: Vec<usize> = golden.netlist().outputs.iter().map(|o| o.node).collect();
-        let mut concurrent = Concurrent::new(&golden, &outputs, &[]);
+        let mut concurrent = Concurrent::new(&golden, &outputs, &[]).unwrap();
         // Both have outputs that read an input within the cycle (the SM
         // core's execute_stall): the registers that reach them are watched.
         let sensitive = concurrent.watched_registers.iter().filter(|&&w| w).count();

@@ -11,7 +11,7 @@ use flexpmu_ir::expr::{Expr, Stmt};
 use flexpmu_ir::{Body, Design, Direction, Module, ResetKind};
 
 use super::fold::fold;
-use super::{mask, primary, Flat, NetlistError, Node, Op, MAX_WIDTH};
+use super::{mask, primary, Flat, Memory, NetlistError, Node, Op, WritePort, MAX_WIDTH};
 
 /// Builds the netlist.
 struct Builder<'a> {
@@ -22,6 +22,7 @@ struct Builder<'a> {
     /// The placeholder node of each signal.
     placeholders: Vec<usize>,
     registers: Vec<(String, usize, u64, usize)>,
+    memories: Vec<Memory>,
     inputs: Vec<(String, usize)>,
     clocks: Vec<usize>,
 }
@@ -161,8 +162,56 @@ impl<'a> Builder<'a> {
                 let name = primary(&self.signals[q].0).to_string();
                 self.registers.push((name, *width, init, next));
             }
+            Body::Memory(memory) => self.memory(memory, path, &scope, &module.name)?,
             Body::Empty => {}
         }
+        Ok(())
+    }
+
+    /// A memory: its read ports' data nodes, its write ports' nodes.
+    fn memory(
+        &mut self,
+        memory: &flexpmu_ir::Memory,
+        path: &str,
+        scope: &Scope,
+        module: &str,
+    ) -> Result<(), NetlistError> {
+        let name = path.trim_end_matches('.').to_string();
+        if memory.width > MAX_WIDTH {
+            return Err(NetlistError::TooWide(name, memory.width));
+        }
+        let port = |port: &str| {
+            scope
+                .names
+                .get(port)
+                .copied()
+                .ok_or_else(|| NetlistError::Undeclared(port.to_string(), module.to_string()))
+        };
+        let index = self.memories.len();
+        for k in 0..memory.reads {
+            let names = flexpmu_ir::Memory::read_port(k);
+            let address = self.placeholders[port(&names.address)?];
+            let data = self.node(Op::MemRead(index, address), memory.width);
+            self.define(port(&names.data)?, data);
+        }
+        let mut writes = Vec::new();
+        for k in 0..memory.writes {
+            let names = flexpmu_ir::Memory::write_port(k);
+            let enable = names.enable.as_deref().unwrap_or_default();
+            writes.push(WritePort {
+                address: self.placeholders[port(&names.address)?],
+                data: self.placeholders[port(&names.data)?],
+                enable: self.placeholders[port(enable)?],
+            });
+        }
+        let m = mask(memory.width);
+        self.memories.push(Memory {
+            name,
+            width: memory.width,
+            size: memory.size,
+            init: memory.init.iter().map(|&v| v as u64 & m).collect(),
+            writes,
+        });
         Ok(())
     }
 
@@ -345,6 +394,7 @@ pub(super) fn flatten(design: &Design) -> Result<Flat, NetlistError> {
         signals: Vec::new(),
         placeholders: Vec::new(),
         registers: Vec::new(),
+        memories: Vec::new(),
         inputs: Vec::new(),
         clocks: Vec::new(),
     };
@@ -374,6 +424,7 @@ pub(super) fn flatten(design: &Design) -> Result<Flat, NetlistError> {
         nodes: b.nodes,
         signals: b.signals,
         registers: b.registers,
+        memories: b.memories,
         inputs: b.inputs,
         clocks: b.clocks,
         outputs,

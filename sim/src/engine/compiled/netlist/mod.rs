@@ -34,6 +34,8 @@ pub enum NetlistError {
     MissingModule(String),
     #[error("`{0}` in module `{1}` is not declared")]
     Undeclared(String, String),
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// A node's operation; operands are node indices.
@@ -42,6 +44,8 @@ pub enum Op {
     Input(usize),
     /// A register's current state.
     State(usize),
+    /// The word of memory `.0` at the address `.1` gives (0 past its end).
+    MemRead(usize, usize),
     Const(u64),
     Binary(BinOp, usize, usize),
     Not(usize),
@@ -76,6 +80,29 @@ pub struct Register {
     pub next: usize,
 }
 
+/// A memory of the flattened design: words of `width` bits, written at
+/// the clock edge by its write ports in order (a later port's bits kept
+/// where two write one bit), read by [`Op::MemRead`] nodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// Hierarchical name of its instance (`regs.words`).
+    pub name: String,
+    pub width: usize,
+    pub size: usize,
+    /// Power-up contents from word 0 (the rest power up as 0).
+    pub init: Vec<u64>,
+    pub writes: Vec<WritePort>,
+}
+
+/// A memory's write port: the nodes of its address, data and per-bit
+/// enable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WritePort {
+    pub address: usize,
+    pub data: usize,
+    pub enable: usize,
+}
+
 /// A named signal of the flattened design and the node carrying it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NamedSignal {
@@ -101,6 +128,7 @@ pub struct Netlist {
     /// Top-level outputs and their nodes, in port order.
     pub outputs: Vec<NamedSignal>,
     pub registers: Vec<Register>,
+    pub memories: Vec<Memory>,
     /// Every signal of every instance (ports, wires), by hierarchical name.
     pub signals: Vec<NamedSignal>,
 }
@@ -121,6 +149,8 @@ pub(super) struct Flat {
     signals: Vec<(Vec<String>, usize, Option<usize>)>,
     /// Name, width, power-up value, next-state node.
     registers: Vec<(String, usize, u64, usize)>,
+    /// Memories, their write ports' nodes not yet resolved.
+    memories: Vec<Memory>,
     inputs: Vec<(String, usize)>,
     /// The signals that are clocks.
     clocks: Vec<usize>,

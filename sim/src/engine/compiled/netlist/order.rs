@@ -19,7 +19,7 @@ pub(super) struct Order {
 pub(super) fn operands(op: Op) -> Vec<usize> {
     match op {
         Op::Binary(_, a, b) | Op::Logical(_, a, b) | Op::Shift(_, a, b) => vec![a, b],
-        Op::Not(a) | Op::Reduce(_, a) | Op::Slice(a, _) => vec![a],
+        Op::Not(a) | Op::Reduce(_, a) | Op::Slice(a, _) | Op::MemRead(_, a) => vec![a],
         Op::Mux(a, b, c) => vec![a, b, c],
         Op::Insert(a, b, _) => vec![a, b],
         _ => vec![],
@@ -31,6 +31,7 @@ pub(super) fn order(flat: &Flat, resolved: &Resolved) -> Result<Order, NetlistEr
         nodes,
         signals,
         registers,
+        memories,
         outputs,
         ..
     } = flat;
@@ -45,6 +46,9 @@ pub(super) fn order(flat: &Flat, resolved: &Resolved) -> Result<Order, NetlistEr
         .map(|(_, id)| resolved.signal(&signals[*id]))
         .collect();
     roots.extend(registers.iter().map(|r| real(r.3)));
+    for port in memories.iter().flat_map(|m| &m.writes) {
+        roots.extend([real(port.address), real(port.data), real(port.enable)]);
+    }
     roots.extend(signals.iter().map(|s| resolved.signal(s)));
     for root in roots {
         if state[root] == 2 {

@@ -4,13 +4,14 @@
 
 use super::order::Order;
 use super::resolve::Resolved;
-use super::{Flat, NamedSignal, Netlist, Node, Op, Register};
+use super::{Flat, Memory, NamedSignal, Netlist, Node, Op, Register, WritePort};
 
 pub(super) fn renumber(flat: Flat, resolved: &Resolved, order: &Order) -> Netlist {
     let Flat {
         nodes,
         signals,
         registers,
+        memories,
         inputs,
         clocks,
         outputs,
@@ -25,6 +26,7 @@ pub(super) fn renumber(flat: Flat, resolved: &Resolved, order: &Order) -> Netlis
             Op::Not(a) => Op::Not(at(a)),
             Op::Reduce(o, a) => Op::Reduce(o, at(a)),
             Op::Slice(a, off) => Op::Slice(at(a), off),
+            Op::MemRead(m, a) => Op::MemRead(m, at(a)),
             Op::Mux(a, b, c) => Op::Mux(at(a), at(b), at(c)),
             Op::Insert(a, b, off) => Op::Insert(at(a), at(b), off),
             other => other,
@@ -68,6 +70,21 @@ pub(super) fn renumber(flat: Flat, resolved: &Resolved, order: &Order) -> Netlis
                 width: *width,
                 init: *init,
                 next: at(*next),
+            })
+            .collect(),
+        memories: memories
+            .into_iter()
+            .map(|m| Memory {
+                writes: m
+                    .writes
+                    .iter()
+                    .map(|p| WritePort {
+                        address: at(p.address),
+                        data: at(p.data),
+                        enable: at(p.enable),
+                    })
+                    .collect(),
+                ..m
             })
             .collect(),
         signals: signals

@@ -218,7 +218,8 @@ impl<T> Group<T> {
             .ok_or_else(|| SmError::Engine("faults need the compiled engine".into()))?;
         let reads = Reads::of(sm, golden_core, nodes);
         Ok(Group {
-            concurrent: Concurrent::new(golden_core, &reads.watched, registers),
+            concurrent: Concurrent::new(golden_core, &reads.watched, registers)
+                .map_err(|e| SmError::Engine(e.to_string()))?,
             reads,
             riders: Vec::new(),
             input_reaches: Vec::new(),

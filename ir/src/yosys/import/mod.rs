@@ -12,15 +12,21 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::cells::{self, Operand};
 use super::error::ImportError;
-use super::flops::{Flop, FlopReset, Registers};
+use super::flops::{Flop, Registers};
 use super::hierarchy::leaves_first;
 use super::names::{unique, ModuleNames};
 use super::netlist::{Bit, Cell, Module as YModule, Netlist, PortDirection};
+use super::order::in_dependency_order;
 use super::parameters::parameter;
 use super::split::{split, WORD};
 use crate::design::{Body, Design, Direction, Instance, Module, Port, Wire};
 use crate::expr::{Expr, Stmt};
 use crate::identifiers;
+use memory::Memories;
+use register::RegisterParts;
+
+mod memory;
+mod register;
 
 /// Imports `top` and every module under it from `netlist`.
 pub fn import(netlist: &Netlist, top: &str) -> Result<Design, ImportError> {
@@ -31,19 +37,21 @@ pub fn import(netlist: &Netlist, top: &str) -> Result<Design, ImportError> {
         names.module(name);
     }
     let mut registers = Registers::default();
+    let mut memories = Memories::default();
     let mut modules: Vec<Module> = Vec::new();
     // Per module imported, its IR ports (`raw`: the netlist's name;
     // `clock`: a flip-flop's clock, or a submodule's clock port).
     let mut ports: HashMap<String, Vec<Port>> = HashMap::new();
     for name in &order {
         let module = &netlist.modules[name];
-        let imported =
-            ModuleImport::new(netlist, name, module, &names, &ports).run(&mut registers)?;
+        let imported = ModuleImport::new(netlist, name, module, &names, &ports)
+            .run(&mut registers, &mut memories)?;
         ports.insert(name.clone(), imported.ports.clone());
         modules.push(imported);
     }
-    // Register leaves first: every module may instantiate them.
+    // Register and memory leaves first: every module may instantiate them.
     let mut all = registers.modules;
+    all.extend(memories.modules);
     all.extend(modules);
     Ok(Design { modules: all })
 }
@@ -106,7 +114,11 @@ impl<'a> ModuleImport<'a> {
         }
     }
 
-    fn run(mut self, registers: &mut Registers) -> Result<Module, ImportError> {
+    fn run(
+        mut self,
+        registers: &mut Registers,
+        memories: &mut Memories,
+    ) -> Result<Module, ImportError> {
         // Ports: inputs are words, outputs are assigned from their bits.
         for (name, port) in &self.module.ports {
             let direction = match port.direction {
@@ -139,22 +151,36 @@ impl<'a> ModuleImport<'a> {
                 if self.direction(cell_name, cell, port)? != PortDirection::Output {
                     continue;
                 }
-                let name = self.word_name(cell_name, port, bits);
-                let word = self.add_word(&name, bits)?;
-                let instance =
-                    self.netlist.modules.contains_key(&cell.kind) || Flop::of(&cell.kind).is_some();
-                self.wires.push(Wire {
-                    name: name.clone(),
-                    width: bits.len(),
-                    clock: false,
-                    driven_by_instance: instance,
-                });
-                words.push((port.clone(), word));
+                // A memory's read data: a word per read port (`RD_DATA0` …).
+                let parts: Vec<(String, &[Bit])> = match (cell.kind.as_str(), port.as_str()) {
+                    ("$mem_v2", "RD_DATA") => {
+                        let width = self.parameter(cell_name, cell, "WIDTH")?.max(1) as usize;
+                        bits.chunks(width)
+                            .enumerate()
+                            .map(|(k, part)| (format!("{port}{k}"), part))
+                            .collect()
+                    }
+                    _ => vec![(port.clone(), bits.as_slice())],
+                };
+                for (port, bits) in parts {
+                    let name = self.word_name(cell_name, &port, bits);
+                    let word = self.add_word(&name, bits)?;
+                    let instance = self.netlist.modules.contains_key(&cell.kind)
+                        || Flop::of(&cell.kind).is_some()
+                        || cell.kind == "$mem_v2";
+                    self.wires.push(Wire {
+                        name: name.clone(),
+                        width: bits.len(),
+                        clock: false,
+                        driven_by_instance: instance,
+                    });
+                    words.push((port, word));
+                }
             }
             outputs.push(words);
         }
         for ((cell_name, cell), words) in self.module.cells.iter().zip(outputs) {
-            self.cell(cell_name, cell, &words, registers)?;
+            self.cell(cell_name, cell, &words, registers, memories)?;
         }
         for (name, port) in &self.module.ports {
             if port.direction == PortDirection::Output {
@@ -187,7 +213,7 @@ impl<'a> ModuleImport<'a> {
             constants: Vec::new(),
             wires: self.wires,
             instances: self.instances,
-            body: Body::Combinational(self.body),
+            body: Body::Combinational(in_dependency_order(self.body)),
         })
     }
 
@@ -198,6 +224,7 @@ impl<'a> ModuleImport<'a> {
         cell: &Cell,
         words: &[(String, usize)],
         registers: &mut Registers,
+        memories: &mut Memories,
     ) -> Result<(), ImportError> {
         let kind = cell.kind.as_str();
         if self.netlist.modules.contains_key(kind) {
@@ -208,8 +235,13 @@ impl<'a> ModuleImport<'a> {
         }
         let hint = match kind {
             "$scopeinfo" => return Ok(()),
-            "$mem" | "$mem_v2" | "$memrd" | "$memrd_v2" | "$memwr" | "$memwr_v2" | "$meminit"
-            | "$meminit_v2" => ": memories are not imported yet",
+            "$mem_v2" => return self.memory(cell_name, cell, words, registers, memories),
+            "$mem" => {
+                ": a memory as Yosys before 0.10 wrote it (write the netlist with a current Yosys)"
+            }
+            "$memrd" | "$memrd_v2" | "$memwr" | "$memwr_v2" | "$meminit" | "$meminit_v2" => {
+                ": a memory's port alone (run `memory -nomap` before `write_json`)"
+            }
             "$dlatch" | "$adlatch" | "$dlatchsr" | "$sr" => ": latches are not imported",
             "$div" | "$mod" | "$divfloor" | "$modfloor" | "$pow" => {
                 ": division is not imported yet"
@@ -562,110 +594,5 @@ impl ModuleImport<'_> {
             0 => Expr::Not(Box::new(value)),
             _ => value,
         })
-    }
-
-    /// A flip-flop: an instance of a register leaf module, its next state
-    /// (enable and synchronous reset folded in) a wire of this module.
-    fn flop(
-        &mut self,
-        cell_name: &str,
-        cell: &Cell,
-        flop: Flop,
-        words: &[(String, usize)],
-        registers: &mut Registers,
-    ) -> Result<(), ImportError> {
-        let q = words
-            .iter()
-            .find(|(p, _)| p == "Q")
-            .map(|&(_, w)| w)
-            .ok_or_else(|| self.cell_error(cell_name, cell, "no Q".into()))?;
-        let (q_name, width) = (self.words[q].name.clone(), self.words[q].width);
-        if width > 128 {
-            return Err(self.cell_error(cell_name, cell, format!("{width} bits (at most 128)")));
-        }
-        let clock = self.port(cell_name, cell, "CLK")?;
-        if self.parameter(cell_name, cell, "CLK_POLARITY")? != 1 {
-            return Err(self.cell_error(cell_name, cell, "a falling-edge clock".into()));
-        }
-        let [Bit::Net(clock_net)] = clock else {
-            return Err(self.cell_error(cell_name, cell, "its clock is not a net".into()));
-        };
-        self.clocks.insert(*clock_net);
-        let clock = self.wire_of(&[Bit::Net(*clock_net)], &format!("{q_name}_clock"));
-        let d_bits = self.port(cell_name, cell, "D")?;
-        let mut d = self.bits(d_bits, &format!("{q_name}_d"));
-        let enable = match flop.enable {
-            true => Some(self.control(cell_name, cell, "EN", "EN_POLARITY")?),
-            false => None,
-        };
-        if let Some(enable) = &enable {
-            let next = self.new_wire(&format!("{q_name}_next"), width);
-            self.body.push(Stmt::If(
-                vec![(enable.clone(), vec![Stmt::Assign(next.clone(), width, d)])],
-                Some(vec![Stmt::Assign(
-                    next.clone(),
-                    width,
-                    Expr::Name(q_name.clone(), width),
-                )]),
-            ));
-            d = Expr::Name(next, width);
-        }
-        let reset = match flop.reset {
-            None => None,
-            Some(kind) => {
-                let (port, polarity, value) = match kind {
-                    FlopReset::Asynchronous => ("ARST", "ARST_POLARITY", "ARST_VALUE"),
-                    _ => ("SRST", "SRST_POLARITY", "SRST_VALUE"),
-                };
-                let mut active = self.control(cell_name, cell, port, polarity)?;
-                if let (FlopReset::SynchronousEnabled, Some(enable)) = (kind, &enable) {
-                    active = Expr::Binary(
-                        crate::expr::BinOp::And,
-                        Box::new(active),
-                        Box::new(enable.clone()),
-                    );
-                }
-                let value = self.parameter(cell_name, cell, value)?;
-                Some((kind == FlopReset::Asynchronous, active, value))
-            }
-        };
-        // Its power-up value: the `init` of the net it drives, or its reset
-        // value.
-        let q_bits = self.port(cell_name, cell, "Q")?;
-        let nets = &self.module.netnames;
-        let init = self
-            .named
-            .get(q_bits)
-            .into_iter()
-            .flatten()
-            .find_map(|&i| nets[i].1.attributes.get("init"))
-            .map(parameter)
-            .transpose()
-            .map_err(|what| self.cell_error(cell_name, cell, format!("init: {what}")))?;
-        let init = match (&reset, init) {
-            (Some((_, _, value)), Some(init)) if init != *value => {
-                return Err(self.cell_error(
-                    cell_name,
-                    cell,
-                    format!("powers up as {init:#x} but resets to {value:#x}"),
-                ))
-            }
-            (Some((_, _, value)), _) => *value,
-            (None, init) => init.unwrap_or(0),
-        };
-        let module = registers.module(width, init, reset.as_ref().map(|r| r.0));
-        let d = self.wire_for(d, &format!("{q_name}_d"));
-        let mut connections = vec![("clock".to_string(), clock), ("d".to_string(), d)];
-        if let Some((_, active, _)) = reset {
-            let name = self.wire_for(active, &format!("{q_name}_reset"));
-            connections.push(("reset".to_string(), name));
-        }
-        connections.push(("q".to_string(), q_name.clone()));
-        self.instances.push(Instance {
-            name: unique(&mut self.used, &identifiers::safe(&format!("{q_name}_reg"))),
-            module,
-            connections,
-        });
-        Ok(())
     }
 }

@@ -1,0 +1,145 @@
+//! Memories on the compiled engine: power-up contents, reads (0 past the
+//! end), writes with an enable per bit at the clock edge, and faults on
+//! memory bits (stuck at, flipped once).
+
+use flexpmu_ir::{Body, Design, Direction, Instance, Memory, Module, Port, Wire};
+
+use super::faults::{Fault, FaultModel, SiteKind};
+use super::CompiledSim;
+
+fn port(name: &str, direction: Direction, width: usize) -> Port {
+    Port {
+        name: name.into(),
+        raw: name.into(),
+        direction,
+        width,
+        clock: name == "clock",
+    }
+}
+
+/// A top with one memory of 5 words of 8 bits (3 address bits, so an
+/// address can point past the end), powering up as 1, 2, 3.
+fn design() -> Design {
+    let memory = Memory {
+        width: 8,
+        size: 5,
+        address_width: 3,
+        reads: 1,
+        writes: 1,
+        init: vec![1, 2, 3],
+    };
+    let leaf = Module {
+        name: "words".into(),
+        origin: "a test".into(),
+        block: None,
+        ports: memory.ports(),
+        constants: Vec::new(),
+        wires: Vec::new(),
+        instances: Vec::new(),
+        body: Body::Memory(memory),
+    };
+    let top = Module {
+        name: "top".into(),
+        origin: "a test".into(),
+        block: None,
+        ports: vec![
+            port("clock", Direction::In, 1),
+            port("wa", Direction::In, 3),
+            port("wd", Direction::In, 8),
+            port("we", Direction::In, 8),
+            port("ra", Direction::In, 3),
+            port("rd", Direction::Out, 8),
+        ],
+        constants: Vec::new(),
+        wires: vec![Wire {
+            name: "word".into(),
+            width: 8,
+            clock: false,
+            driven_by_instance: true,
+        }],
+        instances: vec![Instance {
+            name: "mem".into(),
+            module: "words".into(),
+            connections: [
+                ("clock", "clock"),
+                ("r0_addr", "ra"),
+                ("r0_data", "word"),
+                ("w0_addr", "wa"),
+                ("w0_data", "wd"),
+                ("w0_enable", "we"),
+            ]
+            .map(|(p, w)| (p.to_string(), w.to_string()))
+            .to_vec(),
+        }],
+        body: Body::Combinational(vec![flexpmu_ir::Stmt::Assign(
+            "rd".into(),
+            8,
+            flexpmu_ir::Expr::Name("word".into(), 8),
+        )]),
+    };
+    Design {
+        modules: vec![leaf, top],
+    }
+}
+
+/// Reads address `ra` after writing `wd` under `we` at `wa` (one cycle).
+fn cycle(sim: &mut CompiledSim, wa: u64, wd: u64, we: u64, ra: u64) -> u64 {
+    for (name, value) in [("wa", wa), ("wd", wd), ("we", we), ("ra", ra)] {
+        sim.set_input(sim.input_index(name).unwrap(), value);
+    }
+    sim.settle();
+    let read = sim.output(sim.output_index("rd").unwrap());
+    sim.clock();
+    read
+}
+
+#[test]
+fn a_memory_powers_up_reads_and_writes_bits_its_enable_selects() {
+    let mut sim = CompiledSim::new(&design()).unwrap();
+    let reads: Vec<u64> = (0..8).map(|a| cycle(&mut sim, 0, 0, 0, a)).collect();
+    assert_eq!(reads, [1, 2, 3, 0, 0, 0, 0, 0]);
+    // The low nibble of word 1, then the whole of word 4, then past the end.
+    assert_eq!(cycle(&mut sim, 1, 0xff, 0x0f, 1), 2);
+    assert_eq!(cycle(&mut sim, 4, 0xa5, 0xff, 1), 0x0f);
+    assert_eq!(cycle(&mut sim, 6, 0x77, 0xff, 4), 0xa5);
+    assert_eq!(sim.memory(0), [1, 0x0f, 3, 0, 0xa5]);
+    assert_eq!(cycle(&mut sim, 0, 0, 0, 6), 0);
+}
+
+#[test]
+fn memory_bits_are_fault_sites_stuck_or_flipped() {
+    let sites = CompiledSim::new(&design()).unwrap().fault_sites();
+    let (index, site) = sites
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.kind == SiteKind::Memory(0))
+        .unwrap();
+    assert_eq!((site.name.as_str(), site.width), ("mem", 40));
+    // Bit 3 of word 1 flips at cycle 2; bit 7 of word 0 is stuck at 1.
+    let mut sim = CompiledSim::new(&design()).unwrap();
+    let flip = Fault {
+        site: index,
+        bit: 8 + 3,
+        model: FaultModel::Flip,
+        cycle: 2,
+    };
+    let stuck = Fault {
+        site: index,
+        bit: 7,
+        model: FaultModel::StuckAt1,
+        cycle: 0,
+    };
+    sim.arm_fault(&flip).unwrap();
+    sim.arm_fault(&stuck).unwrap();
+    let word1: Vec<u64> = (0..4).map(|_| cycle(&mut sim, 0, 0, 0, 1)).collect();
+    assert_eq!(word1, [2, 2, 10, 10]);
+    assert_eq!(cycle(&mut sim, 0, 0x01, 0xff, 0), 0x81);
+    assert_eq!(cycle(&mut sim, 0, 0, 0, 0), 0x81);
+    let past = Fault {
+        site: index,
+        bit: 40,
+        model: FaultModel::Flip,
+        cycle: 0,
+    };
+    assert!(sim.arm_fault(&past).is_err());
+}
