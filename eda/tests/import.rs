@@ -138,6 +138,8 @@ fn a_verilog_module_imported_runs_as_icarus_and_verilator_run_it() {
         "$shiftx",
         "$sshr",
         "$reduce_xnor",
+        "$div",
+        "$mod",
     ] {
         assert!(
             json.contains(&format!("\"type\": \"{kind}\"")),
@@ -145,7 +147,7 @@ fn a_verilog_module_imported_runs_as_icarus_and_verilator_run_it() {
         );
     }
     let design = import(&Netlist::parse("ops.json", &json).unwrap(), "ops").unwrap();
-    runs_as_the_simulators_run(&design, &source, false);
+    runs_as_the_simulators_run(&design, &source);
 }
 
 /// Memories (`$mem_v2`: power-up contents, a write port with an enable
@@ -173,21 +175,17 @@ fn memories_imported_run_as_the_simulators_run_them() {
             )
         })
         .collect();
-    assert_eq!(memories.len(), 5, "{memories:?}");
+    assert_eq!(memories.len(), 6, "{memories:?}");
     let design = import(&netlist, "memories").unwrap();
-    runs_as_the_simulators_run(&design, &source, true);
+    runs_as_the_simulators_run(&design, &source);
 }
 
 /// `design` (imported from the Verilog `source`) on the compiled engine
 /// with random inputs for 3,000 cycles (`reset` high one cycle in 16):
 /// Icarus and Verilator running `source` see the same outputs in every
-/// cycle, and, if `printed`, GHDL, Icarus and Verilator running `design`
-/// as flexpmu prints it.
-fn runs_as_the_simulators_run(
-    design: &flexpmu_ir::Design,
-    source: &std::path::Path,
-    printed: bool,
-) {
+/// cycle, and so do GHDL, Icarus and Verilator running `design` as
+/// flexpmu prints it.
+fn runs_as_the_simulators_run(design: &flexpmu_ir::Design, source: &std::path::Path) {
     use flexpmu_eda::testbench::{ExportFiles, Simulator};
     use flexpmu_ir::Direction;
     use flexpmu_sim::engine::compiled::CompiledSim;
@@ -242,17 +240,104 @@ fn runs_as_the_simulators_run(
             .unwrap();
         assert_eq!((r.cycles, r.mismatches), (3_000, 0), "{simulator:?}: {r:?}");
     }
-    if printed {
-        let printed = work.path().join("printed");
-        std::fs::create_dir(&printed).unwrap();
-        let files = ExportFiles::write(&printed, design, &format!("{name}, imported")).unwrap();
-        for simulator in Simulator::ALL {
-            let r = files.replay(simulator, top, &path).unwrap();
+    let printed = work.path().join("printed");
+    std::fs::create_dir(&printed).unwrap();
+    let files = ExportFiles::write(&printed, design, &format!("{name}, imported")).unwrap();
+    for simulator in Simulator::ALL {
+        let r = files.replay(simulator, top, &path).unwrap();
+        assert_eq!(
+            (r.cycles, r.mismatches),
+            (3_000, 0),
+            "{simulator:?} on the printed design: {r:?}"
+        );
+    }
+}
+
+/// Division as Yosys' cells define it (`$divfloor` and `$modfloor` come
+/// from VHDL, not from Yosys' Verilog reader): every pair of 5-bit
+/// operands on the compiled engine, signed against Rust's truncating and
+/// flooring arithmetic, unsigned by 0 as the IR defines it (all ones, and
+/// the dividend).
+#[test]
+fn division_cells_divide_as_yosys_defines_them() {
+    use flexpmu_sim::engine::compiled::CompiledSim;
+
+    let cell = |name: &str, kind: &str, signed: u8, y: u32| {
+        format!(
+            r#""{name}": {{"type": "{kind}",
+              "parameters": {{"A_SIGNED": {signed}, "A_WIDTH": 5, "B_SIGNED": {signed}, "B_WIDTH": 5, "Y_WIDTH": 5}},
+              "port_directions": {{"A": "input", "B": "input", "Y": "output"}},
+              "connections": {{"A": [2, 3, 4, 5, 6], "B": [7, 8, 9, 10, 11], "Y": [{}]}}}}"#,
+            (y..y + 5)
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let kinds = [
+        ("quotient", "$div", 1),
+        ("remainder", "$mod", 1),
+        ("floor_quotient", "$divfloor", 1),
+        ("floor_remainder", "$modfloor", 1),
+        ("unsigned_quotient", "$div", 0),
+        ("unsigned_remainder", "$mod", 0),
+    ];
+    let cells: Vec<String> = kinds
+        .iter()
+        .enumerate()
+        .map(|(k, (name, kind, signed))| cell(name, kind, *signed, 20 + 5 * k as u32))
+        .collect();
+    let ports: Vec<String> = kinds
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _, _))| {
+            let bits: Vec<String> = (0..5).map(|i| (20 + 5 * k + i).to_string()).collect();
+            format!(
+                r#""{name}": {{"direction": "output", "bits": [{}]}}"#,
+                bits.join(", ")
+            )
+        })
+        .collect();
+    let json = format!(
+        r#"{{"modules": {{"top": {{"ports": {{
+            "a": {{"direction": "input", "bits": [2, 3, 4, 5, 6]}},
+            "b": {{"direction": "input", "bits": [7, 8, 9, 10, 11]}}, {}}},
+            "cells": {{{}}}, "netnames": {{}}}}}}}}"#,
+        ports.join(", "),
+        cells.join(", ")
+    );
+    let design = import(&Netlist::parse("division.json", &json).unwrap(), "top").unwrap();
+    let mut sim = CompiledSim::new(&design).unwrap();
+    let signed = |v: u64| ((v as i64) << 59) >> 59;
+    let bits = |v: i64| (v as u64) & 31;
+    for a in 0..32u64 {
+        for b in 0..32u64 {
+            sim.set_input(sim.input_index("a").unwrap(), a);
+            sim.set_input(sim.input_index("b").unwrap(), b);
+            sim.settle();
+            let out = |name: &str| sim.output(sim.output_index(name).unwrap());
+            let (unsigned_q, unsigned_r) = match b {
+                0 => (31, a),
+                _ => (a / b, a % b),
+            };
             assert_eq!(
-                (r.cycles, r.mismatches),
-                (3_000, 0),
-                "{simulator:?} on the printed design: {r:?}"
+                (out("unsigned_quotient"), out("unsigned_remainder")),
+                (unsigned_q, unsigned_r),
+                "{a} / {b}"
             );
+            if b == 0 {
+                continue;
+            }
+            let (x, y) = (signed(a), signed(b));
+            let floor = x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0);
+            let expected = [bits(x / y), bits(x % y), bits(floor), bits(x - floor * y)];
+            let got = [
+                out("quotient"),
+                out("remainder"),
+                out("floor_quotient"),
+                out("floor_remainder"),
+            ];
+            assert_eq!(got, expected, "{x} / {y}");
         }
     }
 }

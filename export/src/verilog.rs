@@ -402,8 +402,25 @@ fn expr(e: &Expr) -> String {
                 }
             }
         }
+        Expr::Binary(BinOp::Div, l, r) => format!(
+            "(({} == {}) ? {{{}{{1'b1}}}} : ({} / {}))",
+            expr(r),
+            literal(0, r.width()),
+            l.width(),
+            expr(l),
+            expr(r)
+        ),
+        Expr::Binary(BinOp::Rem, l, r) => format!(
+            "(({} == {}) ? {} : ({} % {}))",
+            expr(r),
+            literal(0, r.width()),
+            expr(l),
+            expr(l),
+            expr(r)
+        ),
         Expr::Binary(op, l, r) => {
             let sym = match op {
+                BinOp::Div | BinOp::Rem => unreachable!("printed above"),
                 BinOp::Add => "+",
                 BinOp::Sub => "-",
                 BinOp::Mul => "*",

@@ -312,6 +312,9 @@ fn combinational(m: &Module, parts: &[Module], stmts: &[Stmt], out: &mut String)
     };
     declarations(m, parts, out);
     out.push_str(HELPERS);
+    if divides(stmts) {
+        out.push_str(DIVISION);
+    }
     out.push_str("begin\n");
     instances(m, out);
     // Sensitivity: every signal read that the process does not assign.
@@ -352,6 +355,47 @@ fn combinational(m: &Module, parts: &[Module], stmts: &[Stmt], out: &mut String)
         out.push_str("    wait;\n");
     }
     out.push_str("  end process;\n");
+}
+
+/// Division as the IR defines it (by zero: all ones, and the dividend),
+/// declared in an architecture whose process divides.
+const DIVISION: &str = concat!(
+    "  function flexpmu_div(v_a, v_b : unsigned) return unsigned is\n",
+    "  begin\n",
+    "    if v_b = 0 then\n",
+    "      return (v_a'range => '1');\n",
+    "    end if;\n",
+    "    return v_a / v_b;\n",
+    "  end function;\n",
+    "  function flexpmu_rem(v_a, v_b : unsigned) return unsigned is\n",
+    "  begin\n",
+    "    if v_b = 0 then\n",
+    "      return v_a;\n",
+    "    end if;\n",
+    "    return v_a rem v_b;\n",
+    "  end function;\n",
+);
+
+/// Whether an expression of `stmts` divides.
+fn divides(stmts: &[Stmt]) -> bool {
+    fn in_expr(e: &Expr) -> bool {
+        match e {
+            Expr::Binary(BinOp::Div | BinOp::Rem, ..) => true,
+            Expr::Binary(_, l, r) | Expr::Logical(_, l, r) | Expr::Shift(_, l, r) => {
+                in_expr(l) || in_expr(r)
+            }
+            Expr::Resize(e, _) | Expr::Not(e) | Expr::Reduce(_, e) => in_expr(e),
+            Expr::Name(..) | Expr::Literal(..) | Expr::Bit(..) | Expr::Slice(..) => false,
+        }
+    }
+    stmts.iter().any(|s| match s {
+        Stmt::Assign(_, _, e) | Stmt::AssignSlice(_, _, _, _, e) => in_expr(e),
+        Stmt::If(branches, otherwise) => {
+            branches.iter().any(|(c, body)| in_expr(c) || divides(body))
+                || otherwise.as_deref().is_some_and(divides)
+        }
+        Stmt::Comment(_) => false,
+    })
 }
 
 /// Conversions the processes use; declared in each architecture so every
@@ -479,6 +523,8 @@ fn expr(ctx: &Context, e: &Expr) -> String {
                 BinOp::Add => format!("({l} + {r})"),
                 BinOp::Sub => format!("({l} - {r})"),
                 BinOp::Mul => format!("resize({l} * {r}, {})", e.width()),
+                BinOp::Div => format!("flexpmu_div({l}, {r})"),
+                BinOp::Rem => format!("flexpmu_rem({l}, {r})"),
                 BinOp::And => format!("({l} and {r})"),
                 BinOp::Or => format!("({l} or {r})"),
                 BinOp::Xor => format!("({l} xor {r})"),

@@ -23,6 +23,20 @@ pub struct Port {
     pub clock: bool,
 }
 
+impl Port {
+    /// A port whose own name is its name everywhere (`raw` too); a clock
+    /// if `clock`.
+    pub fn new(name: &str, direction: Direction, width: usize, clock: bool) -> Port {
+        Port {
+            name: name.into(),
+            raw: name.into(),
+            direction,
+            width,
+            clock,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ConstantDef {
     pub name: String,
@@ -118,38 +132,23 @@ impl Memory {
     /// The module ports a memory has, in order: `clock` (if it has a
     /// write port), then each read port, then each write port.
     pub fn ports(&self) -> Vec<Port> {
-        let port = |name: String, direction, width, clock| Port {
-            raw: name.clone(),
-            name,
-            direction,
-            width,
-            clock,
-        };
+        let port = Port::new;
         let mut ports = Vec::new();
         if self.writes > 0 {
-            ports.push(port("clock".into(), Direction::In, 1, true));
+            ports.push(port("clock", Direction::In, 1, true));
         }
+        let address = self.address_width;
         for k in 0..self.reads {
             let names = Memory::read_port(k);
-            ports.push(port(
-                names.address,
-                Direction::In,
-                self.address_width,
-                false,
-            ));
-            ports.push(port(names.data, Direction::Out, self.width, false));
+            ports.push(port(&names.address, Direction::In, address, false));
+            ports.push(port(&names.data, Direction::Out, self.width, false));
         }
         for k in 0..self.writes {
             let names = Memory::write_port(k);
-            ports.push(port(
-                names.address,
-                Direction::In,
-                self.address_width,
-                false,
-            ));
-            ports.push(port(names.data, Direction::In, self.width, false));
+            ports.push(port(&names.address, Direction::In, address, false));
+            ports.push(port(&names.data, Direction::In, self.width, false));
             let enable = names.enable.expect("a write port has an enable");
-            ports.push(port(enable, Direction::In, self.width, false));
+            ports.push(port(&enable, Direction::In, self.width, false));
         }
         ports
     }
@@ -169,6 +168,23 @@ pub struct Module {
     pub wires: Vec<Wire>,
     pub instances: Vec<Instance>,
     pub body: Body,
+}
+
+impl Module {
+    /// A module of `ports` and `body` only (no constants, wires or
+    /// instances).
+    pub fn leaf(name: &str, origin: &str, ports: Vec<Port>, body: Body) -> Module {
+        Module {
+            name: name.into(),
+            origin: origin.into(),
+            block: None,
+            ports,
+            constants: Vec::new(),
+            wires: Vec::new(),
+            instances: Vec::new(),
+            body,
+        }
+    }
 }
 
 /// A design ready to print: its modules, leaves first, top last.

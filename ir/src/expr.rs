@@ -22,6 +22,11 @@ pub enum BinOp {
     Sub,
     /// Product truncated to the operands' (context) width, as Verilog does.
     Mul,
+    /// Quotient of the operands as unsigned numbers; by zero, all ones.
+    Div,
+    /// Remainder of the operands as unsigned numbers; by zero, the
+    /// dividend.
+    Rem,
     And,
     Or,
     Xor,

@@ -28,7 +28,13 @@ module memories (
     output reg [7:0] buffer_word,
     output reg [7:0] buffer_through,
     output wire [15:0] shared_word,
-    output wire [5:0] odd_word
+    output wire [5:0] odd_word,
+    input wire [63:0] wide_low,
+    input wire [35:0] wide_high,
+    input wire [2:0] wide_address,
+    input wire [1:0] wide_enable,
+    output wire [63:0] wide_word_low,
+    output wire [35:0] wide_word_high
 );
     // 16 words with power-up contents, read asynchronously, written a
     // field at a time (two enables).
@@ -86,4 +92,20 @@ module memories (
         if (odd_enable && odd_write < 5'd20) odd_words[odd_write] <= odd_data;
     end
     assign odd_word = odd_read < 5'd20 ? odd_words[odd_read] : 6'h0;
+
+    // 100-bit words (split into words of 64 and 36 bits), the high part
+    // written apart, read through a register.
+    reg [99:0] wide_words [0:7];
+    reg [99:0] wide_word;
+    initial begin
+        for (i = 0; i < 8; i = i + 1) wide_words[i] = {36'h0, 64'h0123456789abcdef} * i;
+        wide_word = 100'h0;
+    end
+    always @(posedge clock) begin
+        if (wide_enable[0]) wide_words[wide_address][63:0] <= wide_low;
+        if (wide_enable[1]) wide_words[wide_address][99:64] <= wide_high;
+        wide_word <= wide_words[wide_address ^ 3'h5];
+    end
+    assign wide_word_low = wide_word[63:0];
+    assign wide_word_high = wide_word[99:64];
 endmodule

@@ -30,7 +30,11 @@ module ops (
     output reg [7:0] counter,
     output wire [63:0] wide_low,
     output wire [63:0] wide_high,
-    output wire [3:0] wide_flags
+    output wire [3:0] wide_flags,
+    output wire [15:0] quotient,
+    output wire [15:0] remainder,
+    output wire [15:0] quotient_signed,
+    output wire [15:0] remainder_signed
 );
     // Words wider than the engine's 64 bits, through a submodule's ports.
     wire [149:0] wide_in = {a, b, a ^ b, sum, diff, prod_signed, a[5:0], sh, sel, en, reset, 3'b101};
@@ -41,6 +45,13 @@ module ops (
     assign wide_flags = {wide_q == wide_in, wide_q != {wide_in[148:0], 1'b0}, |wide_q, &(wide_q | wide_in)};
     wire signed [15:0] sa = a;
     wire signed [15:0] sb = b;
+    // Division by divisors small and large, never 0 (Icarus gives x).
+    wire [15:0] divisor = (b >> sh[3:0]) | 16'd1;
+    wire signed [15:0] divisor_signed = (sb >>> sh[3:0]) | 16'sd1;
+    assign quotient = a / divisor;
+    assign remainder = a % divisor;
+    assign quotient_signed = sa / divisor_signed;
+    assign remainder_signed = sa % divisor_signed;
     assign sum = a + b;
     assign diff = a - b;
     assign prod_signed = sa * sb;

@@ -88,8 +88,82 @@ fn any(e: Expr) -> Expr {
     }
 }
 
+/// A division cell's value (before it is cut to `y_width`): unsigned
+/// unless both operands are signed. Signed, it is built on the
+/// magnitudes as unsigned numbers of the same width (the most negative
+/// value's is one too), and the sums it takes stay below 2^width:
+/// `$div` truncates towards zero and `$mod` takes the dividend's sign;
+/// `$divfloor` rounds down and `$modfloor` takes the divisor's sign.
+/// By zero, the IR's division gives all ones and its remainder the
+/// dividend (Yosys leaves it undefined).
+fn divide(kind: &str, a: &Operand, b: &Operand, y_width: usize) -> Result<Expr, String> {
+    let remainder = matches!(kind, "$mod" | "$modfloor");
+    let op = if remainder { BinOp::Rem } else { BinOp::Div };
+    let width = a.expr.width().max(b.expr.width()).max(y_width);
+    if !(a.signed && b.signed) {
+        return Ok(binary(op, extend(a, width)?, extend(b, width)?));
+    }
+    let (ea, eb) = (extend(a, width)?, extend(b, width)?);
+    let negative = |e: &Expr| {
+        let top = Expr::Shift(
+            ShiftOp::Right,
+            Box::new(e.clone()),
+            Box::new(literal(width as u128 - 1, 32)),
+        );
+        resize(top, 1)
+    };
+    // `e`, negated where `bit` is 1: (e ^ m) - m, m all ones or 0.
+    let negated_if = |e: Expr, bit: Expr| {
+        let m = binary(BinOp::Sub, literal(0, width), resize(bit, width));
+        binary(BinOp::Sub, binary(BinOp::Xor, e, m.clone()), m)
+    };
+    let (sa, sb) = (negative(&ea), negative(&eb));
+    let (ua, ub) = (
+        negated_if(ea, sa.clone()),
+        negated_if(eb.clone(), sb.clone()),
+    );
+    let differ = binary(BinOp::Xor, sa.clone(), sb);
+    Ok(match kind {
+        "$div" => negated_if(binary(BinOp::Div, ua, ub), differ),
+        "$mod" => negated_if(binary(BinOp::Rem, ua, ub), sa),
+        "$divfloor" => {
+            // Signs differ: -((|a| + |b| - 1) / |b|).
+            let up = binary(
+                BinOp::Sub,
+                binary(BinOp::Add, ua.clone(), ub.clone()),
+                literal(1, width),
+            );
+            let away = binary(BinOp::Div, up, ub.clone());
+            let toward = binary(BinOp::Div, ua, ub);
+            let m = binary(BinOp::Sub, literal(0, width), resize(differ, width));
+            // Differ: -away; else toward (m selects).
+            binary(
+                BinOp::Or,
+                binary(
+                    BinOp::And,
+                    binary(BinOp::Sub, literal(0, width), away),
+                    m.clone(),
+                ),
+                binary(BinOp::And, toward, Expr::Not(Box::new(m))),
+            )
+        }
+        _ => {
+            // The remainder with the dividend's sign, plus the divisor
+            // where it is not 0 and the signs differ.
+            let r = negated_if(binary(BinOp::Rem, ua, ub), sa);
+            let adjust = Expr::Logical(true, Box::new(any(r.clone())), Box::new(differ));
+            let m = binary(BinOp::Sub, literal(0, width), resize(adjust, width));
+            binary(BinOp::Add, r, binary(BinOp::And, eb, m))
+        }
+    })
+}
+
 /// The combinational cell types imported.
-const KNOWN: [&str; 34] = [
+const KNOWN: [&str; 38] = [
+    "$div",
+    "$mod",
+    "$divfloor",
+    "$modfloor",
     "$not",
     "$pos",
     "$neg",
@@ -218,6 +292,9 @@ pub(super) fn statements(
         )])
     };
     match kind {
+        "$div" | "$mod" | "$divfloor" | "$modfloor" => {
+            divide(kind, &input("A")?, &input("B")?, y_width).map(assign)
+        }
         "$not" => unary(&|a| Expr::Not(Box::new(a))),
         "$pos" => unary(&|a| a),
         "$neg" => unary(&|a| binary(BinOp::Sub, literal(0, a.width()), a)),

@@ -66,36 +66,23 @@ impl Registers {
             Some(true) => "async",
         };
         let name = format!("flexpmu_import_reg_{width}_{init:x}_{kind}");
-        let port = |name: &str, direction, width, clock| Port {
-            name: name.into(),
-            raw: name.into(),
-            direction,
-            width,
-            clock,
-        };
+        let port = Port::new;
         let mut ports = vec![port("clock", Direction::In, 1, true)];
         if asynchronous.is_some() {
             ports.push(port("reset", Direction::In, 1, false));
         }
         ports.push(port("d", Direction::In, width, false));
         ports.push(port("q", Direction::Out, width, false));
-        self.modules.push(Module {
-            name: name.clone(),
-            origin: "a Yosys flip-flop".into(),
-            block: None,
-            ports,
-            constants: Vec::new(),
-            wires: Vec::new(),
-            instances: Vec::new(),
-            body: Body::Register {
-                width,
-                init,
-                reset: asynchronous.map(|a| match a {
-                    true => ResetKind::Asynchronous,
-                    false => ResetKind::Synchronous,
-                }),
-            },
-        });
+        let body = Body::Register {
+            width,
+            init,
+            reset: asynchronous.map(|a| match a {
+                true => ResetKind::Asynchronous,
+                false => ResetKind::Synchronous,
+            }),
+        };
+        self.modules
+            .push(Module::leaf(&name, "a Yosys flip-flop", ports, body));
         self.by.insert((width, init, asynchronous), name.clone());
         name
     }

@@ -121,6 +121,8 @@ fn split_module(module: &mut Module, wide_ports: &HashMap<String, Vec<String>>) 
             module.cells.extend(bitwise(&name, &cell, y_width));
         } else if (kind == "$mux" || kind == "$pmux") && y_width > WORD {
             module.cells.extend(multiplexer(&name, &cell, y_width));
+        } else if kind == "$mem_v2" && number(&cell, "WIDTH") > WORD {
+            module.cells.extend(memory(&name, &cell));
         } else if FLOPS.contains(&kind) && q_width > WORD {
             module.cells.extend(flop(&name, &cell, q_width));
         } else if matches!(kind, "$eq" | "$ne" | "$eqx" | "$nex") && operand_width(&cell) > WORD {
@@ -292,6 +294,82 @@ fn multiplexer(name: &str, cell: &Cell, y_width: usize) -> Vec<(String, Cell)> {
                 word_name(name, k),
                 with(cell, &connections, &[("WIDTH", range.len())]),
             )
+        })
+        .collect()
+}
+
+/// A number parameter of `cell` (0 if it has none or it is not one).
+fn number(cell: &Cell, name: &str) -> usize {
+    cell.parameters
+        .get(name)
+        .and_then(|v| parameter(v).ok())
+        .map_or(0, |v| usize::try_from(v).unwrap_or(usize::MAX))
+}
+
+/// A memory of words wider than [`WORD`] as one memory per part of its
+/// words: the same ports, addresses, clocks and controls, each with its
+/// part of the data, enables, contents and read-register values.
+fn memory(name: &str, cell: &Cell) -> Vec<(String, Cell)> {
+    let width = number(cell, "WIDTH");
+    let (size, reads, writes) = (
+        number(cell, "SIZE"),
+        number(cell, "RD_PORTS"),
+        number(cell, "WR_PORTS"),
+    );
+    // A parameter of `count` words, least significant digit first.
+    let digits = |param: &str, count: usize| -> Vec<char> {
+        let text = binary_of(cell.parameters.get(param), count * width);
+        text.chars().rev().collect()
+    };
+    let contents = [
+        ("INIT", size, digits("INIT", size)),
+        ("RD_ARST_VALUE", reads, digits("RD_ARST_VALUE", reads)),
+        ("RD_SRST_VALUE", reads, digits("RD_SRST_VALUE", reads)),
+        ("RD_INIT_VALUE", reads, digits("RD_INIT_VALUE", reads)),
+    ];
+    let memid = match cell.parameters.get("MEMID") {
+        Some(Value::Text(t)) => t.clone(),
+        _ => format!("\\{name}"),
+    };
+    words(width)
+        .into_iter()
+        .enumerate()
+        .map(|(k, range)| {
+            let part = |port: &str, count: usize| -> Vec<Bit> {
+                let bits = cell.connections.get(port).map_or(&[][..], Vec::as_slice);
+                (0..count)
+                    .flat_map(|j| {
+                        let from = j * width;
+                        bits.get(from + range.start..from + range.end)
+                            .unwrap_or_default()
+                            .to_vec()
+                    })
+                    .collect()
+            };
+            let connections = [
+                ("RD_DATA", part("RD_DATA", reads)),
+                ("WR_DATA", part("WR_DATA", writes)),
+                ("WR_EN", part("WR_EN", writes)),
+            ];
+            let mut memory = with(cell, &connections, &[("WIDTH", range.len())]);
+            for (param, count, digits) in &contents {
+                let text: String = (0..*count)
+                    .rev()
+                    .flat_map(|j| {
+                        range
+                            .clone()
+                            .rev()
+                            .map(move |i| digits.get(j * width + i).copied().unwrap_or('0'))
+                    })
+                    .collect();
+                memory
+                    .parameters
+                    .insert(param.to_string(), Value::Text(text));
+            }
+            memory
+                .parameters
+                .insert("MEMID".into(), Value::Text(format!("{memid}${k}")));
+            (word_name(name, k), memory)
         })
         .collect()
 }

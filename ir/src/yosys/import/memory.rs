@@ -30,16 +30,10 @@ pub(in crate::yosys) struct Memories {
 impl Memories {
     fn module(&mut self, memory: Memory, memid: &str) -> String {
         let name = format!("flexpmu_import_mem_{}", self.modules.len());
-        self.modules.push(Module {
-            name: name.clone(),
-            origin: format!("the Yosys memory {memid}"),
-            block: None,
-            ports: memory.ports(),
-            constants: Vec::new(),
-            wires: Vec::new(),
-            instances: Vec::new(),
-            body: Body::Memory(memory),
-        });
+        let origin = format!("the Yosys memory {memid}");
+        let ports = memory.ports();
+        self.modules
+            .push(Module::leaf(&name, &origin, ports, Body::Memory(memory)));
         name
     }
 }

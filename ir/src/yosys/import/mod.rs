@@ -243,9 +243,7 @@ impl<'a> ModuleImport<'a> {
                 ": a memory's port alone (run `memory -nomap` before `write_json`)"
             }
             "$dlatch" | "$adlatch" | "$dlatchsr" | "$sr" => ": latches are not imported",
-            "$div" | "$mod" | "$divfloor" | "$modfloor" | "$pow" => {
-                ": division is not imported yet"
-            }
+            "$pow" => ": `$pow` is not imported (a power of a variable)",
             k if k.starts_with("$_") => ": import a word-level netlist (before techmap)",
             k if !k.starts_with('$') => ": a module the netlist does not define (a black box)",
             _ => "",

@@ -8,13 +8,7 @@ use super::faults::{Fault, FaultModel, SiteKind};
 use super::CompiledSim;
 
 fn port(name: &str, direction: Direction, width: usize) -> Port {
-    Port {
-        name: name.into(),
-        raw: name.into(),
-        direction,
-        width,
-        clock: name == "clock",
-    }
+    Port::new(name, direction, width, name == "clock")
 }
 
 /// A top with one memory of 5 words of 8 bits (3 address bits, so an
@@ -28,16 +22,7 @@ fn design() -> Design {
         writes: 1,
         init: vec![1, 2, 3],
     };
-    let leaf = Module {
-        name: "words".into(),
-        origin: "a test".into(),
-        block: None,
-        ports: memory.ports(),
-        constants: Vec::new(),
-        wires: Vec::new(),
-        instances: Vec::new(),
-        body: Body::Memory(memory),
-    };
+    let leaf = Module::leaf("words", "a test", memory.ports(), Body::Memory(memory));
     let top = Module {
         name: "top".into(),
         origin: "a test".into(),

@@ -36,6 +36,8 @@ enum Instr {
     Add(usize, usize, u64),
     Sub(usize, usize, u64),
     Mul(usize, usize, u64),
+    Div(usize, usize, u64),
+    Rem(usize, usize),
     And(usize, usize),
     Or(usize, usize),
     Xor(usize, usize),
@@ -67,6 +69,8 @@ impl Instr {
             Add(a, b, _)
             | Sub(a, b, _)
             | Mul(a, b, _)
+            | Div(a, b, _)
+            | Rem(a, b)
             | Shl(a, b, _)
             | Shr(a, b, _)
             | And(a, b)
@@ -98,6 +102,8 @@ impl Instr {
             Add(a, b, m) => v(a).wrapping_add(v(b)) & m,
             Sub(a, b, m) => v(a).wrapping_sub(v(b)) & m,
             Mul(a, b, m) => v(a).wrapping_mul(v(b)) & m,
+            Div(a, b, m) => v(a).checked_div(v(b)).unwrap_or(m),
+            Rem(a, b) => v(a).checked_rem(v(b)).unwrap_or(v(a)),
             And(a, b) => v(a) & v(b),
             Or(a, b) => v(a) | v(b),
             Xor(a, b) => v(a) ^ v(b),
@@ -209,6 +215,8 @@ impl CompiledSim {
                         BinOp::Add => Instr::Add(a, b, m),
                         BinOp::Sub => Instr::Sub(a, b, m),
                         BinOp::Mul => Instr::Mul(a, b, m),
+                        BinOp::Div => Instr::Div(a, b, m),
+                        BinOp::Rem => Instr::Rem(a, b),
                         BinOp::And => Instr::And(a, b),
                         BinOp::Or => Instr::Or(a, b),
                         BinOp::Xor => Instr::Xor(a, b),

@@ -70,6 +70,8 @@ fn expression(netlist: &Netlist, index: usize, name: &dyn Fn(usize) -> String) -
                 BinOp::Add => masked(format!("{a}.wrapping_add({b})")),
                 BinOp::Sub => masked(format!("{a}.wrapping_sub({b})")),
                 BinOp::Mul => masked(format!("{a}.wrapping_mul({b})")),
+                BinOp::Div => format!("{a}.checked_div({b}).unwrap_or({m:#x})"),
+                BinOp::Rem => format!("{a}.checked_rem({b}).unwrap_or({a})"),
                 BinOp::And => format!("{a} & {b}"),
                 BinOp::Or => format!("{a} | {b}"),
                 BinOp::Xor => format!("{a} ^ {b}"),

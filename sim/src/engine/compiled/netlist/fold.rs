@@ -40,6 +40,8 @@ fn eval_binary(op: BinOp, l: u64, r: u64, width: usize) -> u64 {
         BinOp::Add => l.wrapping_add(r) & m,
         BinOp::Sub => l.wrapping_sub(r) & m,
         BinOp::Mul => l.wrapping_mul(r) & m,
+        BinOp::Div => l.checked_div(r).unwrap_or(m),
+        BinOp::Rem => l.checked_rem(r).unwrap_or(l),
         BinOp::And => l & r,
         BinOp::Or => l | r,
         BinOp::Xor => l ^ r,

@@ -8,11 +8,13 @@
 //!
 //! One step per file, in order: `flatten.rs` (with constant
 //! folding, `fold.rs`, as nodes are built), then the passes `resolve.rs`
-//! (placeholders followed), `order.rs` (evaluation order, loops found)
+//! (placeholders followed), `latches.rs` (a loop through a multiplexer
+//! held as a latch), `order.rs` (evaluation order, other loops found)
 //! and `renumber.rs` (the netlist in that order).
 
 mod flatten;
 mod fold;
+mod latches;
 mod order;
 mod renumber;
 mod resolve;
@@ -166,8 +168,8 @@ fn primary(names: &[String]) -> &str {
 impl Netlist {
     /// Flattens and levelises `design`.
     pub fn new(design: &Design) -> Result<Netlist, NetlistError> {
-        let flat = flatten::flatten(design)?;
-        let resolved = resolve::resolve(&flat)?;
+        let mut flat = flatten::flatten(design)?;
+        let resolved = latches::break_loops(&mut flat)?;
         let order = order::order(&flat, &resolved)?;
         Ok(renumber::renumber(flat, &resolved, &order))
     }
