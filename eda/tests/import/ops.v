@@ -34,7 +34,12 @@ module ops (
     output wire [15:0] quotient,
     output wire [15:0] remainder,
     output wire [15:0] quotient_signed,
-    output wire [15:0] remainder_signed
+    output wire [15:0] remainder_signed,
+    output wire [63:0] long_0,
+    output wire [63:0] long_1,
+    output wire [63:0] long_2,
+    output wire [63:0] long_3,
+    output wire [3:0] long_flags
 );
     // Words wider than the engine's 64 bits, through a submodule's ports.
     wire [149:0] wide_in = {a, b, a ^ b, sum, diff, prod_signed, a[5:0], sh, sel, en, reset, 3'b101};
@@ -52,6 +57,25 @@ module ops (
     assign remainder = a % divisor;
     assign quotient_signed = sa / divisor_signed;
     assign remainder_signed = sa % divisor_signed;
+    // Arithmetic on words wider than 64 bits (shifts by amounts past the
+    // width too).
+    wire [99:0] long_a = {a, b, prod_signed, a ^ b, sum, 4'hb};
+    wire [99:0] long_b = {diff, b, a, negated, bitwise, sum[3:0], a};
+    wire signed [99:0] long_signed_a = long_a;
+    wire signed [99:0] long_signed_b = long_b;
+    wire [6:0] long_shift = {sel, sh[3:0]};
+    wire [99:0] long_left = long_a << long_shift;
+    wire [99:0] long_right = long_a >> long_shift;
+    wire [99:0] long_arith = long_signed_a >>> long_shift;
+    wire [99:0] long_sum = long_a + long_b;
+    wire [99:0] long_diff = long_a - long_b;
+    wire [99:0] long_product = long_a * long_b;
+    assign long_0 = long_left[63:0] ^ long_right[99:36];
+    assign long_1 = long_arith[99:36] ^ long_sum[63:0];
+    assign long_2 = long_diff[99:36] ^ long_product[63:0];
+    assign long_3 = long_product[99:36] ^ long_sum[99:36];
+    assign long_flags = {long_a < long_b, long_a >= long_b, long_signed_a > long_signed_b,
+                         long_a <= (long_a ^ {96'h0, sel, 1'b1})};
     assign sum = a + b;
     assign diff = a - b;
     assign prod_signed = sa * sb;

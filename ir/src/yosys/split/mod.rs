@@ -5,13 +5,19 @@
 //! bits are independent (bitwise operations, multiplexers, flip-flops:
 //! their operands extended to the output's width first, constants and
 //! `init` values cut with them). A wide equality or reduction becomes
-//! one per word, combined by a reduction of their results. Other cells
-//! keep their width (the import refuses them, naming their width).
+//! one per word, combined by a reduction of their results; shifts, sums,
+//! differences, comparisons and products become cells on words
+//! ([`arithmetic`]), and a memory one memory per part of its words. Other
+//! cells keep their width (the import refuses them, naming their width).
 
 use std::collections::HashMap;
 
+use arithmetic::WIDE_ARITHMETIC;
+
 use super::netlist::{Bit, Cell, Module, NetName, Netlist, Port, PortDirection, Value};
 use super::parameters::parameter;
+
+mod arithmetic;
 
 /// The widest word the engine holds.
 pub(super) const WORD: usize = 64;
@@ -121,6 +127,11 @@ fn split_module(module: &mut Module, wide_ports: &HashMap<String, Vec<String>>) 
             module.cells.extend(bitwise(&name, &cell, y_width));
         } else if (kind == "$mux" || kind == "$pmux") && y_width > WORD {
             module.cells.extend(multiplexer(&name, &cell, y_width));
+        } else if WIDE_ARITHMETIC.contains(&kind) && widest(&cell) > WORD {
+            match arithmetic::wide(&name, &cell, &mut fresh) {
+                Some(cells) => module.cells.extend(cells),
+                None => module.cells.push((name, cell)),
+            }
         } else if kind == "$mem_v2" && number(&cell, "WIDTH") > WORD {
             module.cells.extend(memory(&name, &cell));
         } else if FLOPS.contains(&kind) && q_width > WORD {
@@ -296,6 +307,11 @@ fn multiplexer(name: &str, cell: &Cell, y_width: usize) -> Vec<(String, Cell)> {
             )
         })
         .collect()
+}
+
+/// The widest of `cell`'s connections.
+fn widest(cell: &Cell) -> usize {
+    cell.connections.values().map(Vec::len).max().unwrap_or(0)
 }
 
 /// A number parameter of `cell` (0 if it has none or it is not one).
