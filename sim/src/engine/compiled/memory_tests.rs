@@ -1,6 +1,8 @@
 //! Memories on the compiled engine: power-up contents, reads (0 past the
 //! end), writes with an enable per bit at the clock edge, and faults on
-//! memory bits (stuck at, flipped once).
+//! memory bits (stuck at, flipped once); and a step (which evaluates what
+//! the next state, the memories' writes and the outputs need) against a
+//! settle and a clock.
 
 use flexpmu_ir::{Body, Design, Direction, Instance, Memory, Module, Port, Wire};
 
@@ -127,4 +129,36 @@ fn memory_bits_are_fault_sites_stuck_or_flipped() {
         cycle: 0,
     };
     assert!(sim.arm_fault(&past).is_err());
+}
+
+/// A step evaluates only what the outputs, the next state and the
+/// memories' writes need: it computes what a settle and a clock compute.
+#[test]
+fn a_step_computes_what_a_settle_and_a_clock_compute() {
+    use rand::{Rng, SeedableRng};
+
+    let pmu = flexpmu_ir::registry::find("pmu").unwrap().design().unwrap();
+    for design in [design(), pmu] {
+        let mut stepped = CompiledSim::new(&design).unwrap().without_generated_code();
+        let mut settled = stepped.clone();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for _ in 0..2_000 {
+            let inputs = stepped.netlist().inputs.clone();
+            for (k, (_, width)) in inputs.into_iter().enumerate() {
+                let value = rng.gen::<u64>() & (u64::MAX >> (64 - width));
+                stepped.set_input(k, value);
+                settled.set_input(k, value);
+            }
+            stepped.step();
+            settled.settle();
+            settled.clock();
+            let outputs = |sim: &CompiledSim| -> Vec<u64> {
+                (0..sim.netlist().outputs.len())
+                    .map(|k| sim.output(k))
+                    .collect()
+            };
+            assert_eq!(outputs(&stepped), outputs(&settled));
+            assert!(stepped.same_state(&settled));
+        }
+    }
 }

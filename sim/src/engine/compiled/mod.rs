@@ -1,8 +1,9 @@
 //! The compiled engine: a design from the export IR (the form the Verilog
 //! and VHDL printers print) flattened into a levelised netlist of word
 //! operations ([`netlist`]), run by a tight loop over it: each node is
-//! evaluated once per cycle in order, registers are plain words, and
-//! widths up to 64 bits are machine words. Any design the exporter takes
+//! evaluated once per cycle in order (a step, only the nodes the outputs,
+//! the next state and the memories' writes read), registers and memory
+//! words are plain words, and widths up to 64 bits are machine words. Any design the exporter takes
 //! runs on it, including those built at run time (PMU variants). The hot
 //! designs also have generated Rust (`flexpmu-generated`, printed by
 //! [`rust_source`]), which runs instead of the loop when its fingerprint
@@ -153,6 +154,27 @@ fn mask(width: usize) -> u64 {
     }
 }
 
+/// The nodes of `tape` the outputs, the registers' next states and the
+/// memories' write ports read, themselves included, in tape order.
+fn live_nodes(tape: &[Instr], netlist: &Netlist) -> Vec<u32> {
+    let mut live = vec![false; tape.len()];
+    let mut stack: Vec<usize> = netlist.outputs.iter().map(|o| o.node).collect();
+    stack.extend(netlist.registers.iter().map(|r| r.next));
+    for port in netlist.memories.iter().flat_map(|m| &m.writes) {
+        stack.extend([port.address, port.data, port.enable]);
+    }
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut live[i], true) {
+            continue;
+        }
+        let (operands, n) = tape[i].operands();
+        stack.extend(operands[..n].iter().filter(|&&a| !live[a]));
+    }
+    (0..tape.len() as u32)
+        .filter(|&i| live[i as usize])
+        .collect()
+}
+
 /// The word at `address` (0 past the end).
 #[inline]
 fn read_word(words: &[u64], address: u64) -> u64 {
@@ -169,6 +191,9 @@ pub struct CompiledSim {
     /// Shared by copies of the design (a campaign's runs).
     netlist: std::sync::Arc<Netlist>,
     tape: std::sync::Arc<[Instr]>,
+    /// The nodes a step needs (the outputs, the registers' next states,
+    /// the memories' write ports, and what they read), in order.
+    live: std::sync::Arc<[u32]>,
     generated: Option<GeneratedCode>,
     values: Vec<u64>,
     inputs: Vec<u64>,
@@ -201,7 +226,7 @@ impl CompiledSim {
     }
 
     pub fn from_netlist(netlist: Netlist) -> CompiledSim {
-        let tape = netlist
+        let tape: std::sync::Arc<[Instr]> = netlist
             .nodes
             .iter()
             .map(|node| {
@@ -246,6 +271,7 @@ impl CompiledSim {
                 }
             })
             .collect();
+        let live = live_nodes(&tape, &netlist).into();
         let values = vec![0; netlist.nodes.len()];
         let inputs = vec![0; netlist.inputs.len()];
         let outputs = vec![0; netlist.outputs.len()];
@@ -265,6 +291,7 @@ impl CompiledSim {
         CompiledSim {
             netlist: std::sync::Arc::new(netlist),
             tape,
+            live,
             generated,
             values,
             inputs,
@@ -480,6 +507,14 @@ impl CompiledSim {
             generated.map(|code| (code.step)(&self.inputs, &mut self.state, &mut self.outputs));
         if fast == Some(Some(())) {
             self.cycle += 1;
+        } else if self.faults.is_empty() && self.values_seen.0.is_none() {
+            // Only what the outputs and the next state need.
+            let live = self.live.clone();
+            self.evaluate(live.iter().map(|&i| i as usize));
+            for (out, signal) in self.outputs.iter_mut().zip(&self.netlist.outputs) {
+                *out = self.values[signal.node];
+            }
+            self.clock();
         } else {
             self.settle();
             self.clock();
