@@ -4,8 +4,8 @@ use std::fmt::Write;
 
 use flexpmu_ir::expr::stmt_reads;
 use flexpmu_ir::{
-    BinOp, Body, Design, Direction, Expr, Memory, MemoryPortNames, Module, ReduceOp, ResetKind,
-    ShiftOp, Stmt,
+    BinOp, Body, Design, Direction, Expr, Memory, Module, ReduceOp, ResetKind, ShiftOp, Stmt,
+    WritePortNames,
 };
 
 /// The design as one Verilog file, leaves first.
@@ -223,8 +223,8 @@ fn memory_text(m: &Memory, out: &mut String) {
         let _ = writeln!(out, "    reg {w}w{k}_word;");
     }
     out.push_str("    /* verilator lint_off BLKSEQ */\n    always @(posedge clock) begin\n");
-    let merge = |word: &str, port: &MemoryPortNames| {
-        let enable = port.enable.as_deref().unwrap_or_default();
+    let merge = |word: &str, port: &WritePortNames| {
+        let enable = &port.enable;
         format!("({word} & ~{enable}) | ({} & {enable})", port.data)
     };
     for k in 0..m.writes {
@@ -242,7 +242,7 @@ fn memory_text(m: &Memory, out: &mut String) {
             );
         }
         let _ = writeln!(out, "        {word} = {};", merge(&word, &port));
-        let enable = port.enable.as_deref().unwrap_or_default();
+        let enable = &port.enable;
         let _ = writeln!(
             out,
             "        if (|{enable}) words[{}] <= {word};",

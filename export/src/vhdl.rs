@@ -11,8 +11,8 @@ use std::fmt::Write;
 
 use flexpmu_ir::expr::{assigned_names, stmt_reads};
 use flexpmu_ir::{
-    BinOp, Body, Design, Direction, Expr, Memory, MemoryPortNames, Module, ReduceOp, ResetKind,
-    ShiftOp, Stmt,
+    BinOp, Body, Design, Direction, Expr, Memory, Module, ReduceOp, ResetKind, ShiftOp, Stmt,
+    WritePortNames,
 };
 
 /// The design as one VHDL file, one entity per module, leaves first.
@@ -145,8 +145,8 @@ fn memory_architecture(m: &Memory, out: &mut String) {
         "  write : process (clock)\n    variable word : {};\n  begin\n    if rising_edge(clock) then",
         slv(m.width)
     );
-    let merge = |port: &MemoryPortNames| {
-        let enable = port.enable.as_deref().unwrap_or_default();
+    let merge = |port: &WritePortNames| {
+        let enable = &port.enable;
         format!(
             "word := (word and not {enable}) or ({} and {enable});",
             port.data
@@ -159,7 +159,7 @@ fn memory_architecture(m: &Memory, out: &mut String) {
     for k in 0..m.writes {
         let port = Memory::write_port(k);
         let a = unsigned(&port.address);
-        let enable = port.enable.as_deref().unwrap_or_default();
+        let enable = &port.enable;
         let _ = writeln!(
             out,
             "      if {} and {a} < {size} then\n        word := words(to_integer({a}));",

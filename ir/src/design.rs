@@ -101,31 +101,37 @@ pub struct Memory {
     pub init: Vec<u128>,
 }
 
-/// The port names of one memory port.
+/// The port names of a memory's read port.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemoryPortNames {
+pub struct ReadPortNames {
     pub address: String,
     pub data: String,
-    /// A write port's per-bit enable.
-    pub enable: Option<String>,
+}
+
+/// The port names of a memory's write port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WritePortNames {
+    pub address: String,
+    pub data: String,
+    /// One enable per data bit.
+    pub enable: String,
 }
 
 impl Memory {
     /// Read port `k`'s names (`rK_addr`, `rK_data`).
-    pub fn read_port(k: usize) -> MemoryPortNames {
-        MemoryPortNames {
+    pub fn read_port(k: usize) -> ReadPortNames {
+        ReadPortNames {
             address: format!("r{k}_addr"),
             data: format!("r{k}_data"),
-            enable: None,
         }
     }
 
     /// Write port `k`'s names (`wK_addr`, `wK_data`, `wK_enable`).
-    pub fn write_port(k: usize) -> MemoryPortNames {
-        MemoryPortNames {
+    pub fn write_port(k: usize) -> WritePortNames {
+        WritePortNames {
             address: format!("w{k}_addr"),
             data: format!("w{k}_data"),
-            enable: Some(format!("w{k}_enable")),
+            enable: format!("w{k}_enable"),
         }
     }
 
@@ -147,8 +153,7 @@ impl Memory {
             let names = Memory::write_port(k);
             ports.push(port(&names.address, Direction::In, address, false));
             ports.push(port(&names.data, Direction::In, self.width, false));
-            let enable = names.enable.expect("a write port has an enable");
-            ports.push(port(&enable, Direction::In, self.width, false));
+            ports.push(port(&names.enable, Direction::In, self.width, false));
         }
         ports
     }

@@ -39,8 +39,8 @@ pub mod registry;
 pub mod yosys;
 
 pub use design::{
-    Body, ConstantDef, Design, Direction, Instance, Memory, MemoryPortNames, Module, Port,
-    ResetKind, Wire,
+    Body, ConstantDef, Design, Direction, Instance, Memory, Module, Port, ReadPortNames, ResetKind,
+    Wire, WritePortNames,
 };
 pub use expr::{BinOp, Expr, ReduceOp, ShiftOp, Stmt};
 pub use lower::lower;

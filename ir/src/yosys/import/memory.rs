@@ -176,10 +176,9 @@ impl ModuleImport<'_> {
             let d = self.port_part(cell_name, cell, "WR_DATA", k, width)?;
             let d = self.wire_of(&d, &format!("{instance}_{}", names.data));
             let e = self.port_part(cell_name, cell, "WR_EN", k, width)?;
-            let enable = names.enable.clone().unwrap_or_default();
-            let e = self.wire_of(&e, &format!("{instance}_{enable}"));
+            let e = self.wire_of(&e, &format!("{instance}_{}", names.enable));
             write_ports.push((a.clone(), d.clone(), e.clone()));
-            connections.extend([(names.address, a), (names.data, d), (enable, e)]);
+            connections.extend([(names.address, a), (names.data, d), (names.enable, e)]);
         }
         if writes > 0 {
             let clocks: Vec<Vec<Bit>> = (0..writes)
@@ -189,7 +188,8 @@ impl ModuleImport<'_> {
                 let what = "write ports on different clocks".to_string();
                 return Err(self.cell_error(cell_name, cell, what));
             }
-            let clock = self.memory_clock(cell_name, cell, &clocks[0])?;
+            let clock =
+                self.clock_wire(cell_name, cell, &clocks[0], &format!("{cell_name}_clock"))?;
             connections.insert(0, ("clock".to_string(), clock));
         }
         // Read ports: the word read, then (with a clock) its register.
@@ -244,7 +244,7 @@ impl ModuleImport<'_> {
         });
         for (k, a, word, q_name) in clocked_reads {
             let clock = self.port_part(cell_name, cell, "RD_CLK", k, 1)?;
-            let clock = self.memory_clock(cell_name, cell, &clock)?;
+            let clock = self.clock_wire(cell_name, cell, &clock, &format!("{cell_name}_clock"))?;
             let name = |w: &str| Expr::Name(w.to_string(), width);
             // The word, with the same cycle's writes it is transparent to.
             let mut d = name(&word);
@@ -328,19 +328,5 @@ impl ModuleImport<'_> {
             self.register(cell_name, cell, parts, registers)?;
         }
         Ok(())
-    }
-
-    /// A memory port's clock as a wire of this module.
-    fn memory_clock(
-        &mut self,
-        cell_name: &str,
-        cell: &Cell,
-        bits: &[Bit],
-    ) -> Result<String, ImportError> {
-        let [Bit::Net(net)] = bits else {
-            return Err(self.cell_error(cell_name, cell, "a clock that is not a net".into()));
-        };
-        self.clocks.insert(*net);
-        Ok(self.wire_of(bits, &format!("{cell_name}_clock")))
     }
 }

@@ -97,11 +97,23 @@ impl ModuleImport<'_> {
         if self.parameter(cell_name, cell, polarity)? != 1 {
             return Err(self.cell_error(cell_name, cell, "a falling-edge clock".into()));
         }
-        let [Bit::Net(clock_net)] = clock else {
+        self.clock_wire(cell_name, cell, clock, &format!("{cell_name}_{port}"))
+    }
+
+    /// The clock net `bits` as a wire of this module (named after `hint`
+    /// if it needs one of its own), marked a clock.
+    pub(super) fn clock_wire(
+        &mut self,
+        cell_name: &str,
+        cell: &Cell,
+        bits: &[Bit],
+        hint: &str,
+    ) -> Result<String, ImportError> {
+        let [Bit::Net(net)] = bits else {
             return Err(self.cell_error(cell_name, cell, "its clock is not a net".into()));
         };
-        self.clocks.insert(*clock_net);
-        Ok(self.wire_of(&[Bit::Net(*clock_net)], &format!("{cell_name}_{port}")))
+        self.clocks.insert(*net);
+        Ok(self.wire_of(bits, hint))
     }
 
     /// A register: an instance of a register leaf module driving

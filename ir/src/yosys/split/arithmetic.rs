@@ -118,23 +118,19 @@ impl Cells<'_> {
             cell.connections.insert(port.to_string(), bits.to_vec());
             cell.port_directions
                 .insert(port.to_string(), PortDirection::Input);
-            if *port != "S" {
-                cell.parameters
-                    .insert(format!("{port}_WIDTH"), number(bits.len()));
-                cell.parameters.insert(format!("{port}_SIGNED"), number(0));
-            }
         }
         cell.connections.insert("Y".into(), y.to_vec());
         cell.port_directions
             .insert("Y".into(), PortDirection::Output);
-        match kind {
-            "$mux" => {
-                cell.parameters.retain(|_, _| false);
-                cell.parameters.insert("WIDTH".into(), number(y.len()));
+        if kind == "$mux" {
+            cell.parameters.insert("WIDTH".into(), number(y.len()));
+        } else {
+            for (port, bits) in inputs {
+                cell.parameters
+                    .insert(format!("{port}_WIDTH"), number(bits.len()));
+                cell.parameters.insert(format!("{port}_SIGNED"), number(0));
             }
-            _ => {
-                cell.parameters.insert("Y_WIDTH".into(), number(y.len()));
-            }
+            cell.parameters.insert("Y_WIDTH".into(), number(y.len()));
         }
         let name = format!("{}$arith{}", self.name, self.out.len());
         self.out.push((name, cell));
@@ -196,7 +192,7 @@ impl Cells<'_> {
     /// it, each placed at its offset, summed.
     fn product(&mut self, a: &[Bit], b: &[Bit]) -> Vec<Bit> {
         let w = a.len();
-        let mut sum = vec![Bit::Zero; w];
+        let mut sum: Option<Vec<Bit>> = None;
         for i in (0..w).step_by(LIMB) {
             for j in (0..w - i).step_by(LIMB) {
                 let (a_limb, b_limb) = (&a[i..(i + LIMB).min(w)], &b[j..(j + LIMB).min(w)]);
@@ -211,10 +207,13 @@ impl Cells<'_> {
                         *slot = bit;
                     }
                 }
-                sum = self.add(&sum, &placed, Bit::Zero).0;
+                sum = Some(match sum {
+                    None => placed,
+                    Some(sum) => self.add(&sum, &placed, Bit::Zero).0,
+                });
             }
         }
-        sum
+        sum.unwrap_or_else(|| vec![Bit::Zero; w])
     }
 
     /// `value` shifted as `cell` (a shift) shifts it, by `cell`'s `B`: a

@@ -132,7 +132,7 @@ fn split_module(module: &mut Module, wide_ports: &HashMap<String, Vec<String>>) 
                 Some(cells) => module.cells.extend(cells),
                 None => module.cells.push((name, cell)),
             }
-        } else if kind == "$mem_v2" && number(&cell, "WIDTH") > WORD {
+        } else if kind == "$mem_v2" && numeric_parameter(&cell, "WIDTH") > WORD {
             module.cells.extend(memory(&name, &cell));
         } else if FLOPS.contains(&kind) && q_width > WORD {
             module.cells.extend(flop(&name, &cell, q_width));
@@ -315,7 +315,7 @@ fn widest(cell: &Cell) -> usize {
 }
 
 /// A number parameter of `cell` (0 if it has none or it is not one).
-fn number(cell: &Cell, name: &str) -> usize {
+fn numeric_parameter(cell: &Cell, name: &str) -> usize {
     cell.parameters
         .get(name)
         .and_then(|v| parameter(v).ok())
@@ -326,11 +326,11 @@ fn number(cell: &Cell, name: &str) -> usize {
 /// words: the same ports, addresses, clocks and controls, each with its
 /// part of the data, enables, contents and read-register values.
 fn memory(name: &str, cell: &Cell) -> Vec<(String, Cell)> {
-    let width = number(cell, "WIDTH");
+    let width = numeric_parameter(cell, "WIDTH");
     let (size, reads, writes) = (
-        number(cell, "SIZE"),
-        number(cell, "RD_PORTS"),
-        number(cell, "WR_PORTS"),
+        numeric_parameter(cell, "SIZE"),
+        numeric_parameter(cell, "RD_PORTS"),
+        numeric_parameter(cell, "WR_PORTS"),
     );
     // A parameter of `count` words, least significant digit first.
     let digits = |param: &str, count: usize| -> Vec<char> {

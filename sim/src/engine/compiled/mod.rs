@@ -3,8 +3,9 @@
 //! operations ([`netlist`]), run by a tight loop over it: each node is
 //! evaluated once per cycle in order (a step, only the nodes the outputs,
 //! the next state and the memories' writes read), registers and memory
-//! words are plain words, and widths up to 64 bits are machine words. Any design the exporter takes
-//! runs on it, including those built at run time (PMU variants). The hot
+//! words are plain words, and widths up to 64 bits are machine words.
+//! Any design the exporter takes runs on it, including those built at run
+//! time (PMU variants). The hot
 //! designs also have generated Rust (`flexpmu-generated`, printed by
 //! [`rust_source`]), which runs instead of the loop when its fingerprint
 //! matches the netlist's.
@@ -634,15 +635,6 @@ impl CompiledSim {
     /// Memory `index`'s words (by [`Netlist::memories`] index).
     pub fn memory(&self, index: usize) -> &[u64] {
         &self.memories[index]
-    }
-
-    /// Sets word `word` of memory `index` (cut to its width; past the end,
-    /// nothing).
-    pub fn set_memory_word(&mut self, index: usize, word: usize, value: u64) {
-        let width = self.netlist.memories[index].width;
-        if let Some(w) = self.memories[index].get_mut(word) {
-            *w = value & mask(width);
-        }
     }
 
     /// Output `index` as of the last settle or step.

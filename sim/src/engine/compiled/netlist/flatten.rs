@@ -197,11 +197,10 @@ impl<'a> Builder<'a> {
         let mut writes = Vec::new();
         for k in 0..memory.writes {
             let names = flexpmu_ir::Memory::write_port(k);
-            let enable = names.enable.as_deref().unwrap_or_default();
             writes.push(WritePort {
                 address: self.placeholders[port(&names.address)?],
                 data: self.placeholders[port(&names.data)?],
-                enable: self.placeholders[port(enable)?],
+                enable: self.placeholders[port(&names.enable)?],
             });
         }
         let m = mask(memory.width);
