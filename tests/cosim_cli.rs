@@ -82,6 +82,18 @@ fn options_cosim_cannot_honour_are_refused_before_any_work() {
         ),
         (vec![a.as_str(), "--timeout", "0"], "--timeout must be 1 to"),
         (
+            vec![a.as_str(), "--rtl", "--tolerance", "2"],
+            "--tolerance: --rtl compares every cycle",
+        ),
+        (
+            vec![a.as_str(), "--rtl", "--max-cycles", "0"],
+            "--max-cycles must be 1 to",
+        ),
+        (
+            vec![a.as_str(), "--rtl", "--ghdl-yosys-plugin", "no-such-plugin"],
+            "no-such-plugin: neither a built ghdl.so nor the ghdl-yosys-plugin's source folder",
+        ),
+        (
             vec![a.as_str(), "--threads", "40"],
             "blocks of 40 threads: FlexGripPlus runs every warp with 32 threads",
         ),
@@ -93,6 +105,23 @@ fn options_cosim_cannot_honour_are_refused_before_any_work() {
         let o = flexpmu(&command, dir.path());
         refused(&o, message);
     }
+    // No plugin: the message says how to give one.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args([
+            "cosim",
+            &a,
+            "--rtl",
+            "--flexgripplus",
+            nowhere.to_str().unwrap(),
+        ])
+        .env_remove("GHDL_YOSYS_PLUGIN")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    refused(
+        &o,
+        "Yosys reads VHDL through the ghdl-yosys-plugin, which Debian does not package: give --ghdl-yosys-plugin PATH",
+    );
     // No checkout: the message says how to give one.
     let o = flexpmu(
         &["cosim", &a, "--flexgripplus", nowhere.to_str().unwrap()],
@@ -175,6 +204,91 @@ fn a_register_past_the_budget_is_refused_naming_its_line() {
         dir.path(),
     );
     refused(&o, "--registers must be 1 to 128");
+}
+
+/// The ghdl-yosys-plugin's source: `GHDL_YOSYS_PLUGIN` or
+/// `../shared/ghdl-yosys-plugin` (None, said on stderr, where there is
+/// none; under `CI=true` a failure).
+fn plugin() -> Option<PathBuf> {
+    let dir = std::env::var_os("GHDL_YOSYS_PLUGIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared/ghdl-yosys-plugin"));
+    if dir.exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true: the ghdl-yosys-plugin is missing at {}",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: no ghdl-yosys-plugin at {} (set GHDL_YOSYS_PLUGIN=DIR to run this test)",
+        dir.display()
+    );
+    None
+}
+
+/// `--rtl`: FlexGripPlus' RTL imported and run on the compiled engine,
+/// every SM port in every cycle equal to GHDL's; and with a cycle bound
+/// before the kernel ends, both stop there and still agree.
+#[test]
+fn the_imported_rtl_is_held_to_ghdl_from_the_command_line() {
+    let (Some(fgp), Some(plugin)) = (flexgripplus(), plugin()) else {
+        return;
+    };
+    let dir = temp();
+    let plugin = plugin.to_str().unwrap();
+    let a = example("appendix_a.sass");
+    let o = cosim(
+        &[
+            &a,
+            "--rtl",
+            "--stock",
+            "--json",
+            "--ghdl-yosys-plugin",
+            plugin,
+        ],
+        dir.path(),
+        &fgp,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["variant"], "stock");
+    assert_eq!(json["flexpmu_cycles"], 3087);
+    assert_eq!(json["ghdl_cycles"], 3087);
+    assert_eq!(json["periods"], 3110);
+    assert_eq!(json["signals"].as_array().unwrap().len(), 33);
+    assert_eq!(json["bits"], 420);
+    assert_eq!(json["mismatching"], 0);
+    assert_eq!(json["flexpmu_end_ns"], json["ghdl_end_ns"]);
+    let o = cosim(
+        &[
+            &a,
+            "--rtl",
+            "--stock",
+            "--max-cycles",
+            "1000",
+            "--ghdl-yosys-plugin",
+            plugin,
+        ],
+        dir.path(),
+        &fgp,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("│ cycles to kernel_done ┆ did not finish"),
+        "{text}"
+    );
+    assert!(
+        text.contains("in each of 1023 clock periods from power-up; 0 differ"),
+        "{text}"
+    );
+    assert!(text.contains("agrees with GHDL cycle for cycle"), "{text}");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing written"
+    );
 }
 
 #[test]

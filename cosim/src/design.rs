@@ -11,9 +11,9 @@ use flexpmu_export::flexgripplus::integrate;
 use flexpmu_export::flexgripplus::vhdl_edit::VhdlSource;
 use flexpmu_export::flexgripplus::KitFile;
 use flexpmu_tools::ghdl::FLEXGRIPPLUS_FLAGS;
-use flexpmu_tools::manifest::digest;
 use flexpmu_tools::runner::{run_unchecked, ToolError};
 
+use crate::kept;
 use crate::tree::Tree;
 use crate::CosimError;
 
@@ -117,9 +117,6 @@ pub struct Design {
     pub built: bool,
 }
 
-/// The marker written last into a finished design's folder.
-const READY: &str = "ready";
-
 impl Design {
     /// FlexGripPlus of `tree` as `variant` with the kit's `kit` sources
     /// (analysis order; empty for [`Variant::Stock`]), from `cache` when an
@@ -133,54 +130,27 @@ impl Design {
         on_step: &mut dyn FnMut(&str),
     ) -> Result<Design, CosimError> {
         let (backend, ghdl_version) = Backend::find()?;
-        let sources = Sources::of(tree, variant, kit)?;
-        let mut identity = Vec::new();
-        for (name, text) in &sources.files {
-            identity.extend_from_slice(name.as_bytes());
-            identity.push(0);
-            identity.extend_from_slice(text.as_bytes());
-            identity.push(0);
-        }
+        let sources = Sources::simulation(tree, variant, kit)?;
+        let mut identity = sources.identity();
         identity.extend_from_slice(ghdl_version.as_bytes());
         identity.extend_from_slice(backend.name().as_bytes());
-        let dir = cache.join(format!(
-            "flexgripplus-{}-{:016x}",
-            variant.name(),
-            digest(&identity)
-        ));
-        let design = |built| Design {
-            dir: dir.clone(),
+        let prefix = format!("flexgripplus-{}", variant.name());
+        let kept = kept::folder(
+            cache,
+            &prefix,
+            &identity,
+            "the analysed FlexGripPlus",
+            |dir| {
+                build(&sources, &backend, dir, on_step)?;
+                Ok(format!("{ghdl_version}\n"))
+            },
+        )?;
+        Ok(Design {
+            dir: kept.dir,
             variant,
-            backend: backend.clone(),
-            built,
-        };
-        if dir.join(READY).is_file() {
-            return Ok(design(false));
-        }
-        std::fs::create_dir_all(cache).map_err(|e| CosimError::io(cache, e))?;
-        let building = tempfile::Builder::new()
-            .prefix(".building-")
-            .tempdir_in(cache)
-            .map_err(|e| CosimError::io(cache, e))?;
-        flexpmu_tools::files::cleanup::register(building.path());
-        let result = build(&sources, &backend, building.path(), on_step);
-        flexpmu_tools::files::cleanup::unregister(building.path());
-        result?;
-        std::fs::write(building.path().join(READY), format!("{ghdl_version}\n"))
-            .map_err(|e| CosimError::io(building.path(), e))?;
-        // Another process may have finished the same design first: its
-        // folder is as good as this one.
-        let kept = building.keep();
-        if std::fs::rename(&kept, &dir).is_err() {
-            let _ = std::fs::remove_dir_all(&kept);
-            if !dir.join(READY).is_file() {
-                return Err(CosimError::Tree(format!(
-                    "{}: cannot put the analysed FlexGripPlus there",
-                    dir.display()
-                )));
-            }
-        }
-        Ok(design(true))
+            backend,
+            built: kept.built,
+        })
     }
 
     /// The GHDL library folder.
@@ -210,49 +180,103 @@ impl Design {
 
 /// The VHDL files of one design, in analysis order: (name below the
 /// design's `rtl/`, text).
-struct Sources {
-    files: Vec<(String, String)>,
+pub(crate) struct Sources {
+    pub(crate) files: Vec<(String, String)>,
 }
 
+/// Where the probe's file goes in [`Sources`].
+const PROBE_FILE: &str = "flexpmu/flexpmu_cosim_probe.vhd";
+
 impl Sources {
-    fn of(tree: &Tree, variant: Variant, kit: &[KitFile]) -> Result<Sources, CosimError> {
+    /// FlexGripPlus' own files of `tree` as `variant` (for
+    /// [`Variant::Kit`], the SM integrated with the kit and the kit's
+    /// `kit` files right after FlexGripPlus' package, which they use).
+    pub(crate) fn rtl(
+        tree: &Tree,
+        variant: Variant,
+        kit: &[KitFile],
+    ) -> Result<Sources, CosimError> {
         let mut files = Vec::new();
         for file in &tree.files {
             let mut text = tree.read(file)?;
-            if file == integrate::FILE {
-                if variant == Variant::Kit {
-                    let name = tree.rtl().join(file).display().to_string();
-                    text = integrate::integrate(&text, &name)?;
-                }
-                text = with_probe(&text, &tree.rtl().join(file).display().to_string())?;
+            if file == integrate::FILE && variant == Variant::Kit {
+                let name = tree.rtl().join(file).display().to_string();
+                text = integrate::integrate(&text, &name)?;
             }
             files.push((format!("flexgripplus/{file}"), text));
-            // The kit and the probe use FlexGripPlus' package: they come
-            // right after it, before the files that use them.
-            if file == "gpgpu_package.vhd" {
-                if variant == Variant::Kit {
-                    for source in kit {
-                        files.push((
-                            format!("flexpmu/{}", source.path.display()),
-                            source.text.clone(),
-                        ));
-                    }
+            if file == PACKAGE && variant == Variant::Kit {
+                for source in kit {
+                    files.push((
+                        format!("flexpmu/{}", source.path.display()),
+                        source.text.clone(),
+                    ));
                 }
-                files.push(("flexpmu/flexpmu_cosim_probe.vhd".into(), PROBE.into()));
             }
         }
-        if !files
+        Ok(Sources { files })
+    }
+
+    /// What the files are, for a cache folder's name: every name and text.
+    pub(crate) fn identity(&self) -> Vec<u8> {
+        let mut identity = Vec::new();
+        for (name, text) in &self.files {
+            identity.extend_from_slice(name.as_bytes());
+            identity.push(0);
+            identity.extend_from_slice(text.as_bytes());
+            identity.push(0);
+        }
+        identity
+    }
+
+    /// Writes the files below `rtl`; their paths, in order.
+    pub(crate) fn write(&self, rtl: &Path) -> Result<Vec<String>, CosimError> {
+        let mut paths = Vec::new();
+        for (name, text) in &self.files {
+            let path = rtl.join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| CosimError::io(parent, e))?;
+            }
+            std::fs::write(&path, text).map_err(|e| CosimError::io(&path, e))?;
+            paths.push(path.display().to_string());
+        }
+        Ok(paths)
+    }
+
+    /// [`Sources::rtl`] with flexpmu's probe in the SM and its testbench.
+    fn simulation(tree: &Tree, variant: Variant, kit: &[KitFile]) -> Result<Sources, CosimError> {
+        let sm = format!("flexgripplus/{}", integrate::FILE);
+        let package = format!("flexgripplus/{PACKAGE}");
+        let mut files = Sources::rtl(tree, variant, kit)?.files;
+        // The probe uses FlexGripPlus' package: it goes after the package
+        // and the kit's files that follow it.
+        let package_at = files
             .iter()
-            .any(|(n, _)| n == "flexpmu/flexpmu_cosim_probe.vhd")
-        {
-            return Err(CosimError::Tree(
-                "FlexGripPlus' compile script analyses no gpgpu_package.vhd".into(),
-            ));
+            .position(|(n, _)| *n == package)
+            .ok_or_else(|| {
+                CosimError::Tree(format!(
+                    "FlexGripPlus' compile script analyses no {PACKAGE}"
+                ))
+            })?;
+        let probe_at = files[package_at + 1..]
+            .iter()
+            .position(|(n, _)| !n.starts_with("flexpmu/"))
+            .map_or(files.len(), |i| package_at + 1 + i);
+        files.insert(probe_at, (PROBE_FILE.into(), PROBE.into()));
+        for (name, text) in &mut files {
+            if *name == sm {
+                *text = with_probe(
+                    text,
+                    &tree.rtl().join(integrate::FILE).display().to_string(),
+                )?;
+            }
         }
         files.push(("flexpmu/flexpmu_cosim_tb.vhd".into(), TESTBENCH.into()));
         Ok(Sources { files })
     }
 }
+
+/// FlexGripPlus' package, which the kit and the probe use.
+const PACKAGE: &str = "gpgpu_package.vhd";
 
 /// FlexGripPlus' SM with flexpmu's probe instantiated in it, reading the
 /// architecture's own signals.
@@ -329,15 +353,7 @@ fn build(
     let rtl = dir.join("rtl");
     let work = dir.join("work");
     std::fs::create_dir_all(&work).map_err(|e| CosimError::io(&work, e))?;
-    let mut paths = Vec::new();
-    for (name, text) in &sources.files {
-        let path = rtl.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| CosimError::io(parent, e))?;
-        }
-        std::fs::write(&path, text).map_err(|e| CosimError::io(&path, e))?;
-        paths.push(path.display().to_string());
-    }
+    let paths = sources.write(&rtl)?;
     let ghdl = backend.ghdl();
     let workdir = format!("--workdir={}", work.display());
     let what = "FlexGripPlus with flexpmu's testbench";
@@ -373,7 +389,14 @@ fn build(
     Ok(())
 }
 
-fn checked(ghdl: &str, args: &[&str], dir: &Path, what: &str) -> Result<String, CosimError> {
+/// Runs GHDL with `args` in `dir`: its log, or its errors (warnings left
+/// out) naming `what`.
+pub(crate) fn checked(
+    ghdl: &str,
+    args: &[&str],
+    dir: &Path,
+    what: &str,
+) -> Result<String, CosimError> {
     let (ok, log) = run_unchecked(Path::new(ghdl), ghdl, args, dir)?;
     if ok {
         Ok(log)

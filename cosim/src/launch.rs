@@ -3,6 +3,7 @@
 //! memory and the global memory's first contents, as the files flexpmu's
 //! testbench reads when the simulation starts.
 
+use flexpmu_sim::gpu::gpgpu_rtl::{RtlLaunch, CONFIG_WORDS};
 use flexpmu_sim::gpu::iss::{GlobalMemory, Iss, MemoryModel, FLEXGRIPPLUS_GMEM_ADDR_BITS};
 
 use crate::CosimError;
@@ -10,9 +11,7 @@ use crate::CosimError;
 /// Words FlexGripPlus' instruction memory holds (`system_memory_cntlr.vhd`).
 pub const INSTRUCTION_WORDS: usize = 65_536;
 
-/// Kernel parameter words the configuration registers hold (from
-/// `CONFIG_PARAMS_START` = 0x20 to the last of 64 registers).
-pub const MAX_PARAMS: usize = 32;
+pub use flexpmu_sim::gpu::gpgpu_rtl::MAX_PARAMS;
 
 /// The files of one launch, written into the folder the simulation runs
 /// in; the names are those the testbench and FlexGripPlus' memories open.
@@ -82,21 +81,42 @@ impl FgpLaunch {
         })
     }
 
+    /// The first ten configuration registers, with what each holds.
+    fn config(&self) -> [(u32, &'static str); CONFIG_WORDS] {
+        [
+            (self.blocks_per_core, "blocks per core"),
+            (self.registers, "registers per thread"),
+            (0, "shared memory bytes (the kernel declares none)"),
+            (self.params.len() as u32, "parameter words"),
+            (0, "dynamic shared memory bytes"),
+            (u32::from(self.block[0]), "block x"),
+            (u32::from(self.block[1]), "block y"),
+            (u32::from(self.block[2]), "block z"),
+            (u32::from(self.grid[0]), "grid x"),
+            (u32::from(self.grid[1]), "grid y"),
+        ]
+    }
+
+    /// The launch as the imported GPGPU's harness takes it (the same
+    /// configuration writes, kernel and memory image as [`files`](Self::files)).
+    pub fn rtl(&self) -> RtlLaunch {
+        RtlLaunch {
+            config: self.config().map(|(value, _)| value),
+            params: self.params.clone(),
+            program: self.program.clone(),
+            global: memory_bytes(&self.memory),
+            max_cycles: self.max_cycles.min(0x7fff_ffff),
+        }
+    }
+
     /// The files the testbench and FlexGripPlus' memories read.
     pub fn files(&self) -> LaunchFiles {
-        let config: [(u64, &str); 11] = [
-            (u64::from(self.blocks_per_core), "blocks per core"),
-            (u64::from(self.registers), "registers per thread"),
-            (0, "shared memory bytes (the kernel declares none)"),
-            (self.params.len() as u64, "parameter words"),
-            (0, "dynamic shared memory bytes"),
-            (u64::from(self.block[0]), "block x"),
-            (u64::from(self.block[1]), "block y"),
-            (u64::from(self.block[2]), "block z"),
-            (u64::from(self.grid[0]), "grid x"),
-            (u64::from(self.grid[1]), "grid y"),
-            (self.max_cycles.min(0x7fff_ffff), "cycle bound"),
-        ];
+        let mut config: Vec<(u64, &str)> = self
+            .config()
+            .iter()
+            .map(|&(v, what)| (u64::from(v), what))
+            .collect();
+        config.push((self.max_cycles.min(0x7fff_ffff), "cycle bound"));
         let mut launch = String::new();
         for (value, what) in config {
             launch += &format!("{value:08x} {what}\n");
@@ -118,7 +138,9 @@ impl FgpLaunch {
 
 /// Global memory as FlexGripPlus' initialisation file has it: one byte a
 /// line, from address 0 to the last non-zero byte (the rest reads 0).
-fn memory_image(memory: &GlobalMemory) -> String {
+/// The global memory's bytes from address 0, as FlexGripPlus holds them
+/// (little-endian words), up to the last non-zero byte.
+fn memory_bytes(memory: &GlobalMemory) -> Vec<u8> {
     let mut bytes: Vec<u8> = Vec::new();
     for (address, word) in memory.iter() {
         if word == 0 {
@@ -133,6 +155,13 @@ fn memory_image(memory: &GlobalMemory) -> String {
     while bytes.last() == Some(&0) {
         bytes.pop();
     }
+    bytes
+}
+
+/// [`memory_bytes`] as the global memory's initialisation file: one
+/// byte a line.
+fn memory_image(memory: &GlobalMemory) -> String {
+    let bytes = memory_bytes(memory);
     let mut text = String::with_capacity(bytes.len() * 3);
     for byte in bytes {
         text += &format!("{byte:02x}\n");

@@ -524,25 +524,11 @@ fn both_engines_write_the_same_waveform() {
 
 /// Every variable's changes, by full name, as `wellen` reads a waveform.
 fn changes(path: &Path) -> std::collections::BTreeMap<String, Vec<(u64, String)>> {
-    let mut waveform = wellen::simple::read(path).unwrap();
-    let hierarchy = waveform.hierarchy();
-    let vars: Vec<_> = hierarchy
-        .all_vars()
-        .map(|v| (hierarchy[v].full_name(hierarchy), hierarchy[v].signal_ref()))
-        .collect();
-    let refs: Vec<_> = vars.iter().map(|(_, r)| *r).collect();
-    waveform.load_signals(&refs);
-    let times = waveform.time_table().to_vec();
-    let mut out = std::collections::BTreeMap::new();
-    for (name, signal_ref) in &vars {
-        let signal = waveform.get_signal(*signal_ref).unwrap();
-        let list: Vec<(u64, String)> = signal
-            .iter_changes()
-            .map(|(t, v)| (times[t as usize], v.to_bit_string().unwrap()))
-            .collect();
-        out.insert(name.clone(), list);
-    }
-    out
+    flexpmu_sim::waveform::changes::read(path)
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.name, c.changes))
+        .collect()
 }
 
 /// The FST waveform carries what the VCD carries (read back with

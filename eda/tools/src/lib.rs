@@ -10,6 +10,7 @@ pub mod cache;
 pub mod equivalence;
 pub mod files;
 pub mod ghdl;
+pub mod ghdl_plugin;
 pub mod icarus;
 pub mod manifest;
 pub mod nextpnr;

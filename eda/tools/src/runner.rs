@@ -54,6 +54,7 @@ impl ToolError {
 pub fn package_of(tool: &str) -> &str {
     match tool {
         "yosys-abc" => "yosys",
+        "yosys-config" => "yosys-dev libghdl-dev",
         "vvp" => "iverilog",
         "icepack" => "fpga-icestorm",
         "sta" => "opensta",

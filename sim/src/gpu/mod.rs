@@ -2,8 +2,11 @@
 //! simulator of the G80 subset ([`iss`]), the vector-addition launch
 //! ([`vector_add`]), a warp's active mask and reconvergence stack
 //! ([`simt`]), a launch's register budget ([`registers`]) and the SM slice ([`sm`]: the rust-hdl `SmCore` with
-//! cycle-level warp unit, fetch, read and write stages around it).
+//! cycle-level warp unit, fetch, read and write stages around it), and
+//! FlexGripPlus' own GPGPU imported from its RTL, run as its testbench
+//! drives it ([`gpgpu_rtl`]).
 
+pub mod gpgpu_rtl;
 pub mod iss;
 pub mod registers;
 pub mod simt;

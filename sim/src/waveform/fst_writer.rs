@@ -492,24 +492,10 @@ mod tests {
 
     /// Every change as wellen reads the file back: per signal, (time, bits).
     fn read_back(path: &std::path::Path) -> Vec<(String, Vec<(u64, String)>)> {
-        let mut waveform = wellen::simple::read(path).unwrap();
-        let hierarchy = waveform.hierarchy();
-        let vars: Vec<_> = hierarchy
-            .all_vars()
-            .map(|v| (hierarchy[v].full_name(hierarchy), hierarchy[v].signal_ref()))
-            .collect();
-        let refs: Vec<_> = vars.iter().map(|(_, r)| *r).collect();
-        waveform.load_signals(&refs);
-        let times = waveform.time_table().to_vec();
-        vars.iter()
-            .map(|(name, r)| {
-                let signal = waveform.get_signal(*r).unwrap();
-                let changes = signal
-                    .iter_changes()
-                    .map(|(t, v)| (times[t as usize], v.to_bit_string().unwrap()))
-                    .collect();
-                (name.clone(), changes)
-            })
+        crate::waveform::changes::read(path)
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.name, c.changes))
             .collect()
     }
 

@@ -4,8 +4,10 @@
 //! [`toggles`] reads any tool's VCD or FST back and ranks its signals by
 //! activity, after [`fst_check`] has checked an FST's block structure or
 //! [`vcd_check`] a VCD's text;
-//! [`save_files`] writes what opens one ready to read in GTKWave or Surfer.
+//! [`save_files`] writes what opens one ready to read in GTKWave or Surfer;
+//! [`changes`] reads a waveform back whole, to compare with another run.
 
+pub mod changes;
 pub mod fst;
 pub mod fst_check;
 pub mod fst_writer;

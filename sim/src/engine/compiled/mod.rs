@@ -637,6 +637,11 @@ impl CompiledSim {
         &self.memories[index]
     }
 
+    /// Memory `index`'s words, to load contents into (a launch's data).
+    pub fn memory_mut(&mut self, index: usize) -> &mut [u64] {
+        &mut self.memories[index]
+    }
+
     /// Output `index` as of the last settle or step.
     pub fn output(&self, index: usize) -> u64 {
         self.outputs[index]

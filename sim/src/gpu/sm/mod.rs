@@ -379,6 +379,17 @@ impl Sm {
         })
     }
 
+    /// Registers per thread the launch takes.
+    pub fn registers(&self) -> u32 {
+        self.registers
+    }
+
+    /// Blocks resident at a time (fewer than asked where their warps'
+    /// registers do not fit the register file).
+    pub fn blocks_per_core(&self) -> u32 {
+        self.config.blocks_per_core
+    }
+
     /// A copy of this SM in its current state, for another run of the
     /// same launch (a fault campaign's runs); `None` unless its core is on
     /// the compiled engine without a waveform.

@@ -1,27 +1,27 @@
 //! `flexpmu cosim`: a kernel on FlexGripPlus 4.4's own RTL under GHDL and
 //! on flexpmu's SM slice and ISS, compared write for write (exit 1 on any
 //! divergence); with `--random N`, a differential campaign over kernels
-//! flexpmu generates.
+//! flexpmu generates ([`random`]); with `--rtl`, FlexGripPlus' RTL
+//! imported into flexpmu against the same RTL under GHDL, cycle by cycle
+//! ([`rtl`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
-use std::time::Instant;
-
 use anyhow::{bail, Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use flexpmu_cosim::{
-    campaign, cosimulate, default_cache, kit_sources, Design, Options, Report, Tree, Variant,
+    cosimulate, default_cache, kit_sources, Design, Options, Report, Tree, Variant,
 };
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_studies::testgen::expected::Expected;
 use indicatif::{ProgressBar, ProgressStyle};
 
+mod random;
+mod rtl;
+
 use super::launch::{load_listing, LaunchArgs};
-use crate::output::{check_outputs_in, markers, write_output};
 
 #[derive(clap::Args)]
 pub struct CosimArgs {
@@ -81,6 +81,22 @@ pub struct CosimArgs {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
+    /// Hold FlexGripPlus' own RTL, imported into flexpmu (its VHDL read by
+    /// Yosys through the ghdl-yosys-plugin) and run on the compiled
+    /// engine, to the same RTL under GHDL: every port of the SM in every
+    /// clock cycle (instead of the SM slice and the ISS against GHDL).
+    #[arg(long, conflicts_with_all = ["random", "expected"])]
+    rtl: bool,
+    /// The ghdl-yosys-plugin: a built ghdl.so, or its source folder
+    /// (https://github.com/ghdl/ghdl-yosys-plugin; built once, with
+    /// yosys-dev and libghdl-dev); default: the GHDL_YOSYS_PLUGIN
+    /// environment variable.
+    #[arg(long, value_name = "PATH", requires = "rtl")]
+    ghdl_yosys_plugin: Option<PathBuf>,
+    /// Stop both runs after this many cycles from the launch if the
+    /// kernel has not finished.
+    #[arg(long, value_name = "N", requires = "rtl", default_value_t = flexpmu_cosim::rtl::DEFAULT_MAX_CYCLES)]
+    max_cycles: u64,
 }
 
 /// The longest GHDL run a kernel may ask for: a day.
@@ -89,7 +105,7 @@ const MAX_TIMEOUT_S: u64 = 86_400;
 pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
     check_options(args)?;
     if let Some(count) = args.random {
-        return campaign(args, count);
+        return random::campaign(args, count);
     }
     let file = args
         .file
@@ -109,8 +125,26 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
         )?),
         None => None,
     };
+    if args.rtl {
+        flexpmu_tools::ghdl_plugin::locate(args.ghdl_yosys_plugin.as_deref())?;
+    }
     let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
     let design = prepare(&tree, variant(args), args.cache.clone())?;
+    if args.rtl {
+        return rtl::run(rtl::Request {
+            tree: &tree,
+            design: &design,
+            plugin: args.ghdl_yosys_plugin.as_deref(),
+            cache: args.cache.clone().unwrap_or_else(default_cache),
+            listing: &listing,
+            launch: &vector_add,
+            config: &config,
+            max_cycles: args.max_cycles,
+            timeout: Duration::from_secs(args.timeout),
+            json: args.json,
+            show: args.show,
+        });
+    }
     let mut progress = Bars::new(args.json);
     let mut report = cosimulate(
         &design,
@@ -244,6 +278,17 @@ fn check_options(args: &CosimArgs) -> Result<()> {
     if args.random.is_none() {
         flexpmu_cosim::whole_warps(args.launch.threads)?;
     }
+    if args.rtl {
+        if args.tolerance != flexpmu_cosim::DEFAULT_TOLERANCE_PERCENT {
+            bail!("--tolerance: --rtl compares every cycle, the cycle counts included (leave out --tolerance)");
+        }
+        if !(1..=MAX_RTL_CYCLES).contains(&args.max_cycles) {
+            bail!(
+                "--max-cycles must be 1 to {MAX_RTL_CYCLES}, got {}",
+                args.max_cycles
+            );
+        }
+    }
     if args.random.is_some() {
         let defaults = LaunchArgs::default();
         let l = &args.launch;
@@ -269,231 +314,12 @@ fn check_options(args: &CosimArgs) -> Result<()> {
     Ok(())
 }
 
+/// The longest run `--max-cycles` may ask for (the testbench counts in
+/// 31 bits).
+const MAX_RTL_CYCLES: u64 = 0x7fff_ffff;
+
 /// The most kernels one campaign draws.
 const MAX_CASES: u64 = 100_000;
-
-/// What one case of a campaign came to.
-#[derive(serde::Serialize)]
-struct CaseResult {
-    #[serde(flatten)]
-    case: campaign::Case,
-    cycles: Option<(u64, Option<u64>)>,
-    divergences: Option<usize>,
-    /// Why the case could not be co-simulated (a defect of a generator,
-    /// the model or the tools).
-    error: Option<String>,
-    #[serde(skip)]
-    report: Option<Report>,
-}
-
-/// `--random N`: the differential campaign.
-fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
-    let report_path = args.out.as_ref().map(|d| d.join("campaign.json"));
-    if let (Some(dir), Some(path)) = (&args.out, &report_path) {
-        check_outputs_in(dir, [path.as_path()], args.force, markers::NONE)?;
-    }
-    let mut launch_args = args.launch.clone();
-    launch_args.sm.no_pmu = args.stock;
-    let config = launch_args.sm.config()?;
-    let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
-    let design = prepare(&tree, variant(args), args.cache.clone())?;
-    let options = options(args);
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let bar = if args.json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(count)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} kernels, {msg}, ETA {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar.set_prefix(format!(
-        "cosim --random {count} --seed {} on {jobs} job(s)",
-        args.seed
-    ));
-    let started = Instant::now();
-    let next = AtomicU64::new(0);
-    let diverged = AtomicU64::new(0);
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::SeqCst);
-                if index >= count {
-                    break;
-                }
-                let case = campaign::draw(args.seed, index);
-                let outcome =
-                    campaign::run(&design, &case, &config, &options, &mut flexpmu_cosim::Quiet);
-                let result = match outcome {
-                    Ok(report) => CaseResult {
-                        cycles: Some((
-                            report.comparison.cycles.flexpmu,
-                            report.comparison.cycles.flexgripplus,
-                        )),
-                        divergences: Some(report.comparison.divergences.len()),
-                        error: None,
-                        case,
-                        report: Some(report),
-                    },
-                    Err(e) => CaseResult {
-                        cycles: None,
-                        divergences: None,
-                        error: Some(format!("{e:#}")),
-                        case,
-                        report: None,
-                    },
-                };
-                if result.divergences != Some(0) {
-                    diverged.fetch_add(1, Ordering::SeqCst);
-                }
-                bar.set_message(format!("{} diverged", diverged.load(Ordering::SeqCst)));
-                bar.inc(1);
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(result);
-            });
-        }
-    });
-    bar.finish_and_clear();
-    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    results.sort_by_key(|r| r.case.index);
-    let elapsed = started.elapsed();
-    let failed: Vec<&CaseResult> = results
-        .iter()
-        .filter(|r| r.divergences != Some(0))
-        .collect();
-    if let (Some(dir), Some(path)) = (&args.out, &report_path) {
-        flexpmu_tools::files::create_directory(dir)?;
-        for result in &failed {
-            let case = &result.case;
-            let header = format!(
-                "# flexpmu cosim {} {}{}\n",
-                format_args!("{}.sass", case.name()),
-                case.launch_options(),
-                if args.stock { " --stock" } else { "" }
-            );
-            let file = dir.join(format!("{}.sass", case.name()));
-            write_output(&file, &(header + &case.text))?;
-        }
-        let summary = serde_json::json!({
-            "seed": args.seed,
-            "kernels": count,
-            "variant": variant(args),
-            "seconds": elapsed.as_secs_f64(),
-            "diverged": failed.len(),
-            "cases": results,
-            "reports": failed.iter().filter_map(|r| r.report.as_ref()).collect::<Vec<_>>(),
-        });
-        write_output(path, &serde_json::to_string_pretty(&summary)?)?;
-    }
-    if args.json {
-        let summary = serde_json::json!({
-            "seed": args.seed,
-            "kernels": count,
-            "seconds": elapsed.as_secs_f64(),
-            "diverged": failed.len(),
-            "cases": results,
-        });
-        outln!("{}", serde_json::to_string_pretty(&summary)?);
-    } else {
-        print_campaign(&results, elapsed, args.show)?;
-    }
-    Ok(if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-/// The campaign's tables: per source and launch, then each diverging case.
-fn print_campaign(results: &[CaseResult], elapsed: Duration, show: usize) -> Result<()> {
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
-    table.set_header([
-        "kernels",
-        "launch",
-        "cases",
-        "diverged",
-        "cycles flexpmu vs FlexGripPlus (mean, worst)",
-    ]);
-    let mut groups: Vec<(String, String)> = results
-        .iter()
-        .map(|r| (r.case.source.name().to_string(), r.case.launch_options()))
-        .collect();
-    groups.sort();
-    groups.dedup();
-    for (source, launch) in &groups {
-        let members: Vec<&CaseResult> = results
-            .iter()
-            .filter(|r| r.case.source.name() == source && &r.case.launch_options() == launch)
-            .collect();
-        let differences: Vec<f64> = members
-            .iter()
-            .filter_map(|r| match r.cycles {
-                Some((ours, Some(theirs))) => {
-                    Some((ours as f64 - theirs as f64) / theirs as f64 * 100.0)
-                }
-                _ => None,
-            })
-            .collect();
-        let mean = differences.iter().sum::<f64>() / differences.len().max(1) as f64;
-        let worst = differences
-            .iter()
-            .copied()
-            .fold(0.0f64, |w, d| if d.abs() > w.abs() { d } else { w });
-        table.add_row([
-            source.clone(),
-            launch.clone(),
-            members.len().to_string(),
-            members
-                .iter()
-                .filter(|r| r.divergences != Some(0))
-                .count()
-                .to_string(),
-            format!("{mean:+.2} %, {worst:+.2} %"),
-        ]);
-    }
-    outln!("{table}");
-    let failed: Vec<&CaseResult> = results
-        .iter()
-        .filter(|r| r.divergences != Some(0))
-        .collect();
-    outln!(
-        "{} kernel(s) in {:.0} s: {} diverged",
-        results.len(),
-        elapsed.as_secs_f64(),
-        failed.len()
-    );
-    for result in failed.iter().take(show) {
-        let case = &result.case;
-        match (&result.error, &result.report) {
-            (Some(error), _) => outln!("  {} ({}): {error}", case.name(), case.launch_options()),
-            (None, Some(report)) => {
-                outln!(
-                    "  {} ({}): {} divergence(s), first: {}",
-                    case.name(),
-                    case.launch_options(),
-                    report.comparison.divergences.len(),
-                    report.comparison.divergences[0]
-                )
-            }
-            (None, None) => {}
-        }
-    }
-    if failed.len() > show {
-        outln!(
-            "  ... and {} more (--show N, --json, --out DIR)",
-            failed.len() - show
-        );
-    }
-    Ok(())
-}
 
 /// FlexGripPlus of `tree` made ready (analysed once per tree, then from
 /// the cache), saying so on stderr when it is analysed.

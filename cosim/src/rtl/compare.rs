@@ -1,0 +1,233 @@
+//! The imported GPGPU on flexpmu's compiled engine held to FlexGripPlus'
+//! VHDL under GHDL, cycle by cycle: one launch on both, every port of the
+//! SM (its inputs from the block scheduler, the configuration registers
+//! and the memories, and all its outputs) compared in every clock period
+//! from power-up to the edge the testbench sees `kernel_done` at.
+//!
+//! GHDL dumps the SM's ports as a VCD; a period's value is the one
+//! settled before its closing rising edge (the testbench's clock rises at
+//! 5 ns, then every 10 ns). A bit GHDL holds undefined (`U`, `X`, `Z`,
+//! ...) is counted, not compared: the import reads undefined bits as 0,
+//! as Yosys' `setundef -zero` does.
+
+use std::time::Instant;
+
+use flexpmu_ir::Design as IrDesign;
+use flexpmu_sim::engine::compiled::CompiledSim;
+use flexpmu_sim::gpu::gpgpu_rtl::{RtlEnding, RtlGpgpu};
+use flexpmu_sim::waveform::changes::{self, Changes};
+
+use super::{SM_INSTANCE, TOP};
+use crate::design::Design;
+use crate::launch::FgpLaunch;
+use crate::simulate::{self, Watch};
+use crate::trace::{Ending, PERIOD_NS};
+use crate::CosimError;
+
+/// The testbench's instance of [`TOP`] (GHDL's path, lower case).
+const GHDL_TOP: &str = "/flexpmu_cosim_tb/ugpgpu";
+
+/// Mismatches listed in full (the rest counted).
+pub const LISTED: usize = 20;
+
+/// One SM port in one period where the two differ.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Mismatch {
+    pub period: i64,
+    pub signal: String,
+    /// The compiled engine's value.
+    pub flexpmu: u64,
+    /// GHDL's value (hexadecimal).
+    pub ghdl: String,
+}
+
+/// One launch on the imported GPGPU and on FlexGripPlus under GHDL.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RtlComparison {
+    /// The SM's ports compared (as the engine names them).
+    pub signals: Vec<String>,
+    /// Their bits in all.
+    pub bits: usize,
+    /// Periods compared (from power-up).
+    pub periods: u64,
+    /// Cycles from the block scheduler's start to `kernel_done` on the
+    /// engine and under GHDL (None: the cycle bound came first).
+    pub flexpmu_cycles: Option<u64>,
+    pub ghdl_cycles: Option<u64>,
+    /// When each run stopped (ns of the testbench's clock): at the edge
+    /// it saw `kernel_done` at, or at its cycle bound.
+    pub flexpmu_end_ns: u64,
+    pub ghdl_end_ns: u64,
+    /// (signal, period) pairs that differ, and the first [`LISTED`].
+    pub mismatching: u64,
+    pub mismatches: Vec<Mismatch>,
+    /// (signal, period) pairs where GHDL had undefined bits.
+    pub undefined: u64,
+    /// Wall time of the engine's run (import and compilation excluded).
+    pub flexpmu_seconds: f64,
+}
+
+impl RtlComparison {
+    /// Same ending at the same time, same cycle count, no mismatch.
+    pub fn agrees(&self) -> bool {
+        self.mismatching == 0
+            && self.flexpmu_cycles == self.ghdl_cycles
+            && self.flexpmu_end_ns == self.ghdl_end_ns
+    }
+}
+
+/// Runs `launch` on `imported` (FlexGripPlus' GPGPU as flexpmu imported
+/// it) and on `design` (the same FlexGripPlus prepared for GHDL), and
+/// compares the SM's ports in every period.
+pub fn compare(
+    design: &Design,
+    imported: &IrDesign,
+    launch: &FgpLaunch,
+    watch: Watch,
+) -> Result<RtlComparison, CosimError> {
+    if imported.top().name != TOP {
+        return Err(CosimError::Launch(format!(
+            "the imported design's top is {}, not FlexGripPlus' {TOP}",
+            imported.top().name
+        )));
+    }
+    let mut gpgpu = RtlGpgpu::new(imported).map_err(|e| CosimError::Launch(e.to_string()))?;
+    let ports = sm_ports(imported)?;
+    let signals = engine_signals(gpgpu.sim(), &ports)?;
+    let ghdl_paths: Vec<String> = ports
+        .iter()
+        .map(|p| format!("{GHDL_TOP}/{SM_INSTANCE}/{}", p.raw))
+        .collect();
+    let (observed, vcd) = simulate::simulate_with_waves(design, launch, &ghdl_paths, watch)?;
+    let waves = changes::parse("GHDL's VCD of the SM's ports", vcd.into_bytes())
+        .map_err(CosimError::Trace)?;
+    let ghdl: Vec<&Changes> = ports
+        .iter()
+        .map(|p| {
+            let name = format!("flexpmu_cosim_tb.ugpgpu.{SM_INSTANCE}.{}", p.raw);
+            waves
+                .iter()
+                .find(|c| c.name == name)
+                .ok_or_else(|| CosimError::Trace(format!("GHDL's VCD has no {name}")))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut comparison = RtlComparison {
+        signals: ports
+            .iter()
+            .map(|p| format!("{SM_INSTANCE}.{}", p.name))
+            .collect(),
+        bits: ports.iter().map(|p| p.width).sum(),
+        periods: 0,
+        flexpmu_cycles: None,
+        ghdl_cycles: observed.cycles(),
+        flexpmu_end_ns: 0,
+        ghdl_end_ns: match observed.ending {
+            Ending::Done { ns } | Ending::CycleBound { ns } => ns,
+        },
+        mismatching: 0,
+        mismatches: Vec::new(),
+        undefined: 0,
+        flexpmu_seconds: 0.0,
+    };
+    let started = Instant::now();
+    let ending = gpgpu
+        .run(&launch.rtl(), &mut |period, sim| {
+            comparison.periods += 1;
+            // Settled before the rising edge that closes the period.
+            let time_fs = (period_end_ns(period) - 1) * 1_000_000;
+            for ((signal, changes), port) in signals.iter().zip(&ghdl).zip(&ports) {
+                let value = sim.signal(*signal);
+                let bits = changes.at(time_fs).unwrap_or("u");
+                match ghdl_value(bits) {
+                    None => comparison.undefined += 1,
+                    Some(expected) if expected == value => {}
+                    Some(expected) => {
+                        comparison.mismatching += 1;
+                        if comparison.mismatches.len() < LISTED {
+                            comparison.mismatches.push(Mismatch {
+                                period,
+                                signal: format!("{SM_INSTANCE}.{}", port.name),
+                                flexpmu: value,
+                                ghdl: format!("{expected:#x}"),
+                            });
+                        }
+                    }
+                }
+            }
+        })
+        .map_err(|e| CosimError::Launch(e.to_string()))?;
+    comparison.flexpmu_seconds = started.elapsed().as_secs_f64();
+    let (cycles, edge) = match ending {
+        RtlEnding::Done { cycles, edge } => (Some(cycles), edge),
+        RtlEnding::CycleBound { edge } => (None, edge),
+    };
+    comparison.flexpmu_cycles = cycles;
+    comparison.flexpmu_end_ns = period_end_ns(edge - 1);
+    Ok(comparison)
+}
+
+/// The time (ns) of the rising edge that ends period `period` (edge `n`
+/// at 5 + 10 n ns; period -1 ends at edge 0).
+fn period_end_ns(period: i64) -> u64 {
+    (PERIOD_NS / 2) + PERIOD_NS * (period + 1) as u64
+}
+
+/// GHDL's bits as a word, or None if one is undefined.
+fn ghdl_value(bits: &str) -> Option<u64> {
+    bits.chars().try_fold(0u64, |word, bit| match bit {
+        '0' | 'l' | 'L' => Some(word << 1),
+        '1' | 'h' | 'H' => Some((word << 1) | 1),
+        _ => None,
+    })
+}
+
+/// The SM instance's ports, the clock excepted.
+fn sm_ports(design: &IrDesign) -> Result<Vec<flexpmu_ir::Port>, CosimError> {
+    let top = design.top();
+    let instance = top
+        .instances
+        .iter()
+        .find(|i| i.name == SM_INSTANCE)
+        .ok_or_else(|| {
+            CosimError::Launch(format!("the imported {TOP} has no instance {SM_INSTANCE}"))
+        })?;
+    let module = design
+        .modules
+        .iter()
+        .find(|m| m.name == instance.module)
+        .ok_or_else(|| CosimError::Launch(format!("no module {}", instance.module)))?;
+    Ok(module.ports.iter().filter(|p| !p.clock).cloned().collect())
+}
+
+/// The engine's signal of each port of the SM instance.
+fn engine_signals(sim: &CompiledSim, ports: &[flexpmu_ir::Port]) -> Result<Vec<usize>, CosimError> {
+    let netlist = sim.netlist();
+    ports
+        .iter()
+        .map(|p| {
+            let name = format!("{SM_INSTANCE}.{}", p.name);
+            netlist
+                .signals
+                .iter()
+                .position(|s| s.name == name || s.aliases.contains(&name))
+                .ok_or_else(|| {
+                    CosimError::Launch(format!("the compiled GPGPU has no signal {name}"))
+                })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_period_ends_at_its_closing_edge_and_ghdls_bits_read_as_words() {
+        assert_eq!(period_end_ns(-1), 5);
+        assert_eq!(period_end_ns(0), 15);
+        assert_eq!(ghdl_value("0101"), Some(5));
+        assert_eq!(ghdl_value("1H0L"), Some(12));
+        assert_eq!(ghdl_value("01u1"), None);
+        assert_eq!(ghdl_value("x"), None);
+    }
+}

@@ -1,0 +1,183 @@
+//! FlexGripPlus' own RTL imported into flexpmu's IR: the GPGPU top
+//! (`gpgpu_ml605_top_level`: configuration registers, block scheduler,
+//! the SM, global, constant and instruction memories) read by Yosys
+//! through the ghdl-yosys-plugin after the few rewrites GHDL's synthesis
+//! needs ([`edits`]), written as a JSON netlist and kept in a cache
+//! folder named by the digest of everything that went in (the sources as
+//! rewritten, the plugin, the tools), then imported by the IR's Yosys
+//! front end — so the design runs on the compiled engine, gets faults
+//! and prints as Verilog and VHDL like flexpmu's own.
+
+pub mod compare;
+mod edits;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use flexpmu_export::flexgripplus::KitFile;
+use flexpmu_ir::yosys::{self, Netlist};
+use flexpmu_ir::Design as IrDesign;
+use flexpmu_tools::ghdl::FLEXGRIPPLUS_FLAGS;
+use flexpmu_tools::ghdl_plugin;
+use flexpmu_tools::runner::run_unchecked;
+
+use flexpmu_isa::listing::Listing;
+use flexpmu_sim::gpu::sm::{Sm, SmConfig};
+use flexpmu_sim::gpu::vector_add::VectorAdd;
+
+use crate::design::{checked, Sources, Variant};
+use crate::kept;
+use crate::launch::FgpLaunch;
+use crate::tree::Tree;
+use crate::CosimError;
+
+pub use compare::{compare, RtlComparison};
+
+/// The entity imported: FlexGripPlus' GPGPU as its testbench drives it.
+pub const TOP: &str = "gpgpu_ml605_top_level";
+
+/// The SM's instance in [`TOP`].
+pub const SM_INSTANCE: &str = "ustreamingmultiprocessor";
+
+/// The default cycle bound of a launch on the imported GPGPU (and on
+/// GHDL beside it).
+pub const DEFAULT_MAX_CYCLES: u64 = 1_000_000;
+
+/// `listing` on `launch` as FlexGripPlus' testbench takes it: the
+/// registers per thread and blocks per core the SM slice takes for
+/// `config` (FlexGripPlus' register file holds as many blocks' warps),
+/// stopped after `max_cycles`.
+pub fn launch(
+    listing: &Listing,
+    launch: &VectorAdd,
+    config: &SmConfig,
+    max_cycles: u64,
+) -> Result<FgpLaunch, CosimError> {
+    crate::whole_warps(launch.geometry.threads_per_block())?;
+    let iss = launch.iss()?;
+    let sm = Sm::new(&iss, &listing.words, config.clone())?;
+    FgpLaunch::new(
+        &iss,
+        &listing.words,
+        sm.registers(),
+        sm.blocks_per_core(),
+        max_cycles,
+    )
+}
+
+/// What Yosys does with the elaborated design before writing it: the
+/// processes made cells, the hierarchy kept, memories as `$mem_v2`, and
+/// never-assigned bits 0 (GHDL's synthesis leaves them `z` where
+/// simulation keeps the signal's initial value, all zeros here).
+const SCRIPT: &str = "ghdl {FLAGS} --latches --workdir=work {TOP}; hierarchy -top {TOP}; proc; \
+                      opt_clean; memory -nomap; setundef -zero -undriven; write_json netlist.json";
+
+/// Wall-clock bound of the Yosys run (about 15 s on a 2-core machine).
+const YOSYS_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// FlexGripPlus' GPGPU as a Yosys JSON netlist, ready to import.
+#[derive(Clone, Debug)]
+pub struct RtlNetlist {
+    /// The cache folder holding it (`netlist.json`).
+    pub dir: PathBuf,
+    pub variant: Variant,
+    /// Whether this call made it (false: it came from the cache).
+    pub built: bool,
+}
+
+impl RtlNetlist {
+    /// FlexGripPlus of `tree` as `variant` (the kit's `kit` files, in
+    /// analysis order, for [`Variant::Kit`]) through the plugin `plugin`
+    /// (a built `ghdl.so` or its source folder, [`ghdl_plugin::locate`]),
+    /// from `cache` when made before, else made there (`on_step` hears
+    /// what is being done).
+    pub fn prepare(
+        tree: &Tree,
+        variant: Variant,
+        kit: &[KitFile],
+        plugin: &Path,
+        cache: &Path,
+        on_step: &mut dyn FnMut(&str),
+    ) -> Result<RtlNetlist, CosimError> {
+        let mut sources = Sources::rtl(tree, variant, kit)?;
+        edits::apply(&mut sources)?;
+        let plugin = ghdl_plugin::built(plugin, cache, on_step)?;
+        let script = SCRIPT
+            .replace("{FLAGS}", &FLEXGRIPPLUS_FLAGS.join(" "))
+            .replace("{TOP}", TOP);
+        let mut identity = sources.identity();
+        identity.extend_from_slice(script.as_bytes());
+        identity
+            .extend_from_slice(&std::fs::read(&plugin).map_err(|e| CosimError::io(&plugin, e))?);
+        identity.extend_from_slice(tool_versions()?.as_bytes());
+        let prefix = format!("flexgripplus-rtl-{}", variant.name());
+        let kept = kept::folder(cache, &prefix, &identity, "FlexGripPlus' netlist", |dir| {
+            build(&sources, &plugin, &script, dir, on_step)?;
+            // Only the netlist is kept: the analysed library and the
+            // sources are made again from the tree if ever needed.
+            for scratch in ["work", "rtl"] {
+                let _ = std::fs::remove_dir_all(dir.join(scratch));
+            }
+            Ok(String::new())
+        })?;
+        Ok(RtlNetlist {
+            dir: kept.dir,
+            variant,
+            built: kept.built,
+        })
+    }
+
+    /// The JSON netlist.
+    pub fn json(&self) -> PathBuf {
+        self.dir.join("netlist.json")
+    }
+
+    /// The netlist imported into the IR.
+    pub fn import(&self) -> Result<IrDesign, CosimError> {
+        let netlist = Netlist::read(&self.json()).map_err(|e| CosimError::Tree(e.to_string()))?;
+        yosys::import(&netlist, TOP).map_err(|e| {
+            CosimError::Tree(format!(
+                "{}: FlexGripPlus' netlist does not import: {e}",
+                self.json().display()
+            ))
+        })
+    }
+}
+
+/// The versions of the tools the netlist comes from (GHDL, Yosys).
+fn tool_versions() -> Result<String, CosimError> {
+    let mut versions = String::new();
+    for (tool, arg) in [("ghdl", "--version"), ("yosys", "-V")] {
+        let (_, log) = run_unchecked(Path::new(tool), tool, &[arg], Path::new("."))?;
+        versions += log.lines().next().unwrap_or_default();
+        versions.push('\n');
+    }
+    Ok(versions)
+}
+
+/// Writes `sources` below `dir/rtl`, analyses them into `dir/work` and
+/// runs Yosys with the plugin there.
+fn build(
+    sources: &Sources,
+    plugin: &Path,
+    script: &str,
+    dir: &Path,
+    on_step: &mut dyn FnMut(&str),
+) -> Result<(), CosimError> {
+    let rtl = dir.join("rtl");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).map_err(|e| CosimError::io(&work, e))?;
+    let paths = sources.write(&rtl)?;
+    on_step(&format!(
+        "analysing {} VHDL files with ghdl for synthesis (once per FlexGripPlus tree)",
+        paths.len()
+    ));
+    let mut args: Vec<&str> = vec!["-a"];
+    args.extend(FLEXGRIPPLUS_FLAGS);
+    args.push("--workdir=work");
+    args.extend(paths.iter().map(String::as_str));
+    checked("ghdl", &args, dir, "FlexGripPlus for synthesis")?;
+    on_step("reading FlexGripPlus into Yosys through the ghdl-yosys-plugin (about 15 s)");
+    ghdl_plugin::run_yosys(plugin, dir, script, "FlexGripPlus' GPGPU", YOSYS_TIMEOUT)?;
+    Ok(())
+}
