@@ -90,7 +90,7 @@ fn options_cosim_cannot_honour_are_refused_before_any_work() {
             "--max-cycles must be 1 to",
         ),
         (
-            vec![a.as_str(), "--rtl", "--ghdl-yosys-plugin", "no-such-plugin"],
+            vec![a.as_str(), "--rtl", "--ghdl-plugin", "no-such-plugin"],
             "no-such-plugin: neither a built ghdl.so nor the ghdl-yosys-plugin's source folder",
         ),
         (
@@ -120,7 +120,7 @@ fn options_cosim_cannot_honour_are_refused_before_any_work() {
         .unwrap();
     refused(
         &o,
-        "Yosys reads VHDL through the ghdl-yosys-plugin, which Debian does not package: give --ghdl-yosys-plugin PATH",
+        "Yosys reads VHDL through the ghdl-yosys-plugin, which Debian does not package: give --ghdl-plugin PATH",
     );
     // No checkout: the message says how to give one.
     let o = flexpmu(
@@ -240,14 +240,7 @@ fn the_imported_rtl_is_held_to_ghdl_from_the_command_line() {
     let plugin = plugin.to_str().unwrap();
     let a = example("appendix_a.sass");
     let o = cosim(
-        &[
-            &a,
-            "--rtl",
-            "--stock",
-            "--json",
-            "--ghdl-yosys-plugin",
-            plugin,
-        ],
+        &[&a, "--rtl", "--stock", "--json", "--ghdl-plugin", plugin],
         dir.path(),
         &fgp,
     );
@@ -268,7 +261,7 @@ fn the_imported_rtl_is_held_to_ghdl_from_the_command_line() {
             "--stock",
             "--max-cycles",
             "1000",
-            "--ghdl-yosys-plugin",
+            "--ghdl-plugin",
             plugin,
         ],
         dir.path(),

@@ -35,7 +35,7 @@ pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, ToolError> {
     let given = given.ok_or_else(|| {
         ToolError::Missing(format!(
             "Yosys reads VHDL through the ghdl-yosys-plugin, which Debian does not package: give \
-             --ghdl-yosys-plugin PATH or set {ENV}=PATH (PATH: a built ghdl.so, or the plugin's \
+             --ghdl-plugin PATH or set {ENV}=PATH (PATH: a built ghdl.so, or the plugin's \
              source folder, https://github.com/ghdl/ghdl-yosys-plugin, which flexpmu builds \
              once with `apt-get install -y yosys-dev libghdl-dev`)"
         ))

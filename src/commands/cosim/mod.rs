@@ -92,7 +92,7 @@ pub struct CosimArgs {
     /// yosys-dev and libghdl-dev); default: the GHDL_YOSYS_PLUGIN
     /// environment variable.
     #[arg(long, value_name = "PATH", requires = "rtl")]
-    ghdl_yosys_plugin: Option<PathBuf>,
+    ghdl_plugin: Option<PathBuf>,
     /// Stop both runs after this many cycles from the launch if the
     /// kernel has not finished.
     #[arg(long, value_name = "N", requires = "rtl", default_value_t = flexpmu_cosim::rtl::DEFAULT_MAX_CYCLES)]
@@ -126,7 +126,7 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
         None => None,
     };
     if args.rtl {
-        flexpmu_tools::ghdl_plugin::locate(args.ghdl_yosys_plugin.as_deref())?;
+        flexpmu_tools::ghdl_plugin::locate(args.ghdl_plugin.as_deref())?;
     }
     let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
     let design = prepare(&tree, variant(args), args.cache.clone())?;
@@ -134,7 +134,7 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
         return rtl::run(rtl::Request {
             tree: &tree,
             design: &design,
-            plugin: args.ghdl_yosys_plugin.as_deref(),
+            plugin: args.ghdl_plugin.as_deref(),
             cache: args.cache.clone().unwrap_or_else(default_cache),
             listing: &listing,
             launch: &vector_add,

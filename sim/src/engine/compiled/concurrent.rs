@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 
+use super::activity::Fanout;
 use super::faults::{arm, Armed, Fault, FaultError, Site};
 use super::netlist::{Netlist, NetlistError};
 use super::readers::{Lists, Queue};
@@ -113,12 +114,9 @@ pub struct Settled {
 pub struct Concurrent {
     netlist: Arc<Netlist>,
     tape: Arc<[Instr]>,
-    /// Per node, the nodes that read it.
-    readers: Lists,
-    /// Per register, the nodes that read its state.
-    state_readers: Lists,
-    /// Per input, the nodes that read it.
-    input_readers: Lists,
+    /// Per node, register and input, the nodes that read it (the golden
+    /// copy's).
+    fanout: Arc<Fanout>,
     /// Per node, the registers it is the next state of.
     next_of: Lists,
     watched: Vec<bool>,
@@ -152,29 +150,7 @@ impl Concurrent {
             )));
         }
         let n = netlist.nodes.len();
-        let readers = Lists::readers(&golden.tape);
-        let state_readers = Lists::new(
-            netlist.registers.len(),
-            golden
-                .tape
-                .iter()
-                .enumerate()
-                .filter_map(|(i, instr)| match instr {
-                    Instr::State(r) => Some((*r, i)),
-                    _ => None,
-                }),
-        );
-        let input_readers = Lists::new(
-            netlist.inputs.len(),
-            golden
-                .tape
-                .iter()
-                .enumerate()
-                .filter_map(|(i, instr)| match instr {
-                    Instr::Input(k) => Some((*k, i)),
-                    _ => None,
-                }),
-        );
+        let fanout = golden.activity.fanout();
         let next_of = Lists::new(
             n,
             netlist
@@ -202,9 +178,7 @@ impl Concurrent {
         Ok(Concurrent {
             netlist: golden.netlist.clone(),
             tape: golden.tape.clone(),
-            readers,
-            state_readers,
-            input_readers,
+            fanout,
             next_of,
             watched: watched_nodes,
             watched_registers: watched_state,
@@ -253,7 +227,7 @@ impl Concurrent {
     /// (through logic, not registers).
     pub fn input_reaches_watched(&self, input: usize) -> bool {
         let mut seen = vec![false; self.tape.len()];
-        let mut stack: Vec<u32> = self.input_readers.of(input).to_vec();
+        let mut stack: Vec<u32> = self.fanout.inputs().of(input).to_vec();
         while let Some(node) = stack.pop() {
             let node = node as usize;
             if std::mem::replace(&mut seen[node], true) {
@@ -262,7 +236,7 @@ impl Concurrent {
             if self.watched[node] {
                 return true;
             }
-            stack.extend_from_slice(self.readers.of(node));
+            stack.extend_from_slice(self.fanout.readers().of(node));
         }
         false
     }
@@ -353,12 +327,12 @@ impl Concurrent {
         let mut settled = Settled::default();
         for &(r, value) in &self.state {
             if value != golden_state[r as usize] {
-                self.queue.push_all(self.state_readers.of(r as usize));
+                self.queue.push_all(self.fanout.states().of(r as usize));
                 settled.registers_differ |= self.watched_registers[r as usize];
             }
         }
         for &(k, _) in input_diff {
-            self.queue.push_all(self.input_readers.of(k));
+            self.queue.push_all(self.fanout.inputs().of(k));
         }
         if let Some((node, _, _)) = forced_node {
             self.queue.push_all(&[node as u32]);
@@ -398,7 +372,7 @@ impl Concurrent {
                 self.stamp[i] = epoch;
                 self.differing.push(i as u32);
                 settled.watched_differ |= self.watched[i];
-                self.queue.push_all(self.readers.of(i));
+                self.queue.push_all(self.fanout.readers().of(i));
             }
         }
         settled.nodes_differing = self.differing.len();

@@ -1,8 +1,8 @@
 //! The compiled engine: a design from the export IR (the form the Verilog
 //! and VHDL printers print) flattened into a levelised netlist of word
-//! operations ([`netlist`]), run by a tight loop over it: each node is
-//! evaluated once per cycle in order (a step, only the nodes the outputs,
-//! the next state and the memories' writes read), registers and memory
+//! operations ([`netlist`]), run by a tight loop over it ([`instr`]): the
+//! first settle evaluates every node in order, and each later one only
+//! the nodes whose operands changed ([`activity`]); registers and memory
 //! words are plain words, and widths up to 64 bits are machine words.
 //! Any design the exporter takes runs on it, including those built at run
 //! time (PMU variants). The hot
@@ -10,8 +10,10 @@
 //! [`rust_source`]), which runs instead of the loop when its fingerprint
 //! matches the netlist's.
 
+mod activity;
 pub mod concurrent;
 pub mod faults;
+mod instr;
 pub mod netlist;
 mod readers;
 pub mod rust_source;
@@ -19,162 +21,13 @@ pub mod trace;
 mod values_seen;
 
 use flexpmu_generated::GeneratedCode;
-use flexpmu_ir::expr::{BinOp, ReduceOp, ShiftOp};
 use flexpmu_ir::Design;
 
+use activity::{Activity, Fanout};
+use instr::{mask, Instr};
 pub use netlist::{Memory, Netlist, NetlistError, Node, Op, WritePort};
 use values_seen::Recording;
 pub use values_seen::ValuesSeen;
-
-/// One instruction of the evaluation loop: the node's operation with its
-/// operands resolved to value slots, and its width mask.
-#[derive(Clone, Copy, Debug)]
-enum Instr {
-    Input(usize),
-    State(usize),
-    /// Memory, address node.
-    MemRead(usize, usize),
-    Const(u64),
-    Add(usize, usize, u64),
-    Sub(usize, usize, u64),
-    Mul(usize, usize, u64),
-    Div(usize, usize, u64),
-    Rem(usize, usize),
-    And(usize, usize),
-    Or(usize, usize),
-    Xor(usize, usize),
-    Eq(usize, usize),
-    Ne(usize, usize),
-    Lt(usize, usize),
-    Le(usize, usize),
-    Gt(usize, usize),
-    Ge(usize, usize),
-    Not(usize, u64),
-    Any(usize),
-    All(usize, u64),
-    LogicalAnd(usize, usize),
-    LogicalOr(usize, usize),
-    Shl(usize, usize, u64),
-    Shr(usize, usize, u64),
-    Slice(usize, u32, u64),
-    Mux(usize, usize, usize),
-    Insert(usize, usize, u32, u64),
-}
-
-impl Instr {
-    /// The nodes it reads.
-    fn operands(self) -> ([usize; 3], usize) {
-        use Instr::*;
-        match self {
-            Input(_) | State(_) | Const(_) => ([0; 3], 0),
-            Not(a, _) | Any(a) | All(a, _) | Slice(a, _, _) | MemRead(_, a) => ([a, 0, 0], 1),
-            Add(a, b, _)
-            | Sub(a, b, _)
-            | Mul(a, b, _)
-            | Div(a, b, _)
-            | Rem(a, b)
-            | Shl(a, b, _)
-            | Shr(a, b, _)
-            | And(a, b)
-            | Or(a, b)
-            | Xor(a, b)
-            | Eq(a, b)
-            | Ne(a, b)
-            | Lt(a, b)
-            | Le(a, b)
-            | Gt(a, b)
-            | Ge(a, b)
-            | LogicalAnd(a, b)
-            | LogicalOr(a, b)
-            | Insert(a, b, _, _) => ([a, b, 0], 2),
-            Mux(c, t, f) => ([c, t, f], 3),
-        }
-    }
-
-    /// The value of an operation, its operands' values read with `v`;
-    /// `Input`, `State` and `MemRead` read state and are the caller's.
-    #[inline(always)]
-    fn eval(self, v: impl Fn(usize) -> u64) -> u64 {
-        use Instr::*;
-        match self {
-            Input(_) | State(_) | MemRead(..) => {
-                unreachable!("inputs and state are read by the caller")
-            }
-            Const(c) => c,
-            Add(a, b, m) => v(a).wrapping_add(v(b)) & m,
-            Sub(a, b, m) => v(a).wrapping_sub(v(b)) & m,
-            Mul(a, b, m) => v(a).wrapping_mul(v(b)) & m,
-            Div(a, b, m) => v(a).checked_div(v(b)).unwrap_or(m),
-            Rem(a, b) => v(a).checked_rem(v(b)).unwrap_or(v(a)),
-            And(a, b) => v(a) & v(b),
-            Or(a, b) => v(a) | v(b),
-            Xor(a, b) => v(a) ^ v(b),
-            Eq(a, b) => u64::from(v(a) == v(b)),
-            Ne(a, b) => u64::from(v(a) != v(b)),
-            Lt(a, b) => u64::from(v(a) < v(b)),
-            Le(a, b) => u64::from(v(a) <= v(b)),
-            Gt(a, b) => u64::from(v(a) > v(b)),
-            Ge(a, b) => u64::from(v(a) >= v(b)),
-            Not(a, m) => !v(a) & m,
-            Any(a) => u64::from(v(a) != 0),
-            All(a, m) => u64::from(v(a) == m),
-            LogicalAnd(a, b) => u64::from(v(a) != 0 && v(b) != 0),
-            LogicalOr(a, b) => u64::from(v(a) != 0 || v(b) != 0),
-            Shl(a, b, m) => {
-                u32::try_from(v(b))
-                    .ok()
-                    .and_then(|s| v(a).checked_shl(s))
-                    .unwrap_or(0)
-                    & m
-            }
-            Shr(a, b, m) => {
-                u32::try_from(v(b))
-                    .ok()
-                    .and_then(|s| v(a).checked_shr(s))
-                    .unwrap_or(0)
-                    & m
-            }
-            Slice(a, offset, m) => (v(a) >> offset) & m,
-            Mux(c, t, f) => {
-                if v(c) != 0 {
-                    v(t)
-                } else {
-                    v(f)
-                }
-            }
-            Insert(old, value, offset, m) => (v(old) & !m) | ((v(value) << offset) & m),
-        }
-    }
-}
-
-fn mask(width: usize) -> u64 {
-    if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    }
-}
-
-/// The nodes of `tape` the outputs, the registers' next states and the
-/// memories' write ports read, themselves included, in tape order.
-fn live_nodes(tape: &[Instr], netlist: &Netlist) -> Vec<u32> {
-    let mut live = vec![false; tape.len()];
-    let mut stack: Vec<usize> = netlist.outputs.iter().map(|o| o.node).collect();
-    stack.extend(netlist.registers.iter().map(|r| r.next));
-    for port in netlist.memories.iter().flat_map(|m| &m.writes) {
-        stack.extend([port.address, port.data, port.enable]);
-    }
-    while let Some(i) = stack.pop() {
-        if std::mem::replace(&mut live[i], true) {
-            continue;
-        }
-        let (operands, n) = tape[i].operands();
-        stack.extend(operands[..n].iter().filter(|&&a| !live[a]));
-    }
-    (0..tape.len() as u32)
-        .filter(|&i| live[i as usize])
-        .collect()
-}
 
 /// The word at `address` (0 past the end).
 #[inline]
@@ -192,9 +45,6 @@ pub struct CompiledSim {
     /// Shared by copies of the design (a campaign's runs).
     netlist: std::sync::Arc<Netlist>,
     tape: std::sync::Arc<[Instr]>,
-    /// The nodes a step needs (the outputs, the registers' next states,
-    /// the memories' write ports, and what they read), in order.
-    live: std::sync::Arc<[u32]>,
     generated: Option<GeneratedCode>,
     values: Vec<u64>,
     inputs: Vec<u64>,
@@ -209,14 +59,15 @@ pub struct CompiledSim {
     faults: Vec<faults::Armed>,
     /// Per node, whether a net fault forces it.
     forced: Vec<bool>,
-    /// Per node, the nodes that read it (once a net fault is armed), and
-    /// the nodes to evaluate again: where a net fault changes a value, a
-    /// settle re-evaluates the nodes reading it, as far as values change.
-    readers: Option<std::sync::Arc<readers::Lists>>,
+    /// The nodes to evaluate again (once a net fault is armed): where a
+    /// net fault changes a value, a settle re-evaluates the nodes reading
+    /// it, as far as values change.
     queue: readers::Queue,
     /// Per node, the bits that were 1 and the bits that were 0 in some
     /// settle, while recording (a campaign's golden run; not copied).
     values_seen: Recording,
+    /// What changed since the last settle, and what reads it.
+    activity: Activity,
 }
 
 impl CompiledSim {
@@ -230,49 +81,15 @@ impl CompiledSim {
         let tape: std::sync::Arc<[Instr]> = netlist
             .nodes
             .iter()
-            .map(|node| {
-                let m = mask(node.width);
-                match node.op {
-                    Op::Input(i) => Instr::Input(i),
-                    Op::State(i) => Instr::State(i),
-                    Op::MemRead(m, a) => Instr::MemRead(m, a),
-                    Op::Const(v) => Instr::Const(v),
-                    Op::Binary(op, a, b) => match op {
-                        BinOp::Add => Instr::Add(a, b, m),
-                        BinOp::Sub => Instr::Sub(a, b, m),
-                        BinOp::Mul => Instr::Mul(a, b, m),
-                        BinOp::Div => Instr::Div(a, b, m),
-                        BinOp::Rem => Instr::Rem(a, b),
-                        BinOp::And => Instr::And(a, b),
-                        BinOp::Or => Instr::Or(a, b),
-                        BinOp::Xor => Instr::Xor(a, b),
-                        BinOp::Eq => Instr::Eq(a, b),
-                        BinOp::Ne => Instr::Ne(a, b),
-                        BinOp::Lt => Instr::Lt(a, b),
-                        BinOp::Le => Instr::Le(a, b),
-                        BinOp::Gt => Instr::Gt(a, b),
-                        BinOp::Ge => Instr::Ge(a, b),
-                    },
-                    Op::Not(a) => Instr::Not(a, m),
-                    Op::Reduce(ReduceOp::Any, a) => Instr::Any(a),
-                    Op::Reduce(ReduceOp::All, a) => Instr::All(a, mask(netlist.nodes[a].width)),
-                    Op::Logical(true, a, b) => Instr::LogicalAnd(a, b),
-                    Op::Logical(false, a, b) => Instr::LogicalOr(a, b),
-                    Op::Shift(ShiftOp::Left, a, b) => Instr::Shl(a, b, m),
-                    Op::Shift(ShiftOp::Right, a, b) => Instr::Shr(a, b, m),
-                    Op::Slice(a, offset) => Instr::Slice(a, offset as u32, m),
-                    Op::Mux(c, t, f) => Instr::Mux(c, t, f),
-                    Op::Insert(old, value, offset) => Instr::Insert(
-                        old,
-                        value,
-                        offset as u32,
-                        mask(netlist.nodes[value].width) << offset,
-                    ),
-                    Op::Signal(_) => unreachable!("placeholders are resolved"),
-                }
-            })
+            .map(|node| Instr::of(node, &netlist))
             .collect();
-        let live = live_nodes(&tape, &netlist).into();
+        let fanout = std::sync::Arc::new(Fanout::new(
+            &tape,
+            netlist.inputs.len(),
+            netlist.registers.len(),
+            netlist.memories.len(),
+        ));
+        let activity = Activity::new(fanout, tape.len());
         let values = vec![0; netlist.nodes.len()];
         let inputs = vec![0; netlist.inputs.len()];
         let outputs = vec![0; netlist.outputs.len()];
@@ -292,7 +109,7 @@ impl CompiledSim {
         CompiledSim {
             netlist: std::sync::Arc::new(netlist),
             tape,
-            live,
+            activity,
             generated,
             values,
             inputs,
@@ -303,7 +120,6 @@ impl CompiledSim {
             cycle: 0,
             faults: Vec::new(),
             forced,
-            readers: None,
             queue: readers::Queue::default(),
             values_seen: Recording::default(),
         }
@@ -341,7 +157,11 @@ impl CompiledSim {
 
     /// Sets input `index` (cut to its width).
     pub fn set_input(&mut self, index: usize, value: u64) {
-        self.inputs[index] = value & mask(self.netlist.inputs[index].1);
+        let value = value & mask(self.netlist.inputs[index].1);
+        if self.inputs[index] != value {
+            self.inputs[index] = value;
+            self.activity.input_changed(index);
+        }
     }
 
     /// Every place a fault can be ([`faults::sites`]).
@@ -365,8 +185,7 @@ impl CompiledSim {
         let armed = faults::arm(&self.netlist, sites, fault)?;
         if let faults::Armed::Node { node, .. } = armed {
             self.forced[node] = true;
-            if self.readers.is_none() {
-                self.readers = Some(std::sync::Arc::new(readers::Lists::readers(&self.tape)));
+            if self.queue.len() == 0 {
                 self.queue = readers::Queue::new(self.tape.len());
             }
         }
@@ -401,9 +220,10 @@ impl CompiledSim {
             }
             None => false,
         };
-        if !evaluated {
-            self.apply_register_faults();
-            self.evaluate(0..self.tape.len());
+        if evaluated {
+            self.activity.current = false;
+        } else {
+            self.evaluate_loop();
         }
         for (out, signal) in self.outputs.iter_mut().zip(&self.netlist.outputs) {
             *out = self.values[signal.node];
@@ -472,9 +292,11 @@ impl CompiledSim {
     /// value are evaluated again, in topological order, until no value
     /// changes (no other node depends on them).
     fn propagate_net_faults(&mut self) {
-        let Some(readers) = self.readers.clone() else {
+        if self.queue.len() == 0 {
             return;
-        };
+        }
+        let fanout = self.activity.fanout();
+        let readers = fanout.readers();
         self.queue.next_round();
         for k in 0..self.faults.len() {
             if let faults::Armed::Node { node, .. } = self.faults[k] {
@@ -507,11 +329,11 @@ impl CompiledSim {
         let fast =
             generated.map(|code| (code.step)(&self.inputs, &mut self.state, &mut self.outputs));
         if fast == Some(Some(())) {
+            // The generated step moved the state without telling.
+            self.activity.current = false;
             self.cycle += 1;
         } else if self.faults.is_empty() && self.values_seen.0.is_none() {
-            // Only what the outputs and the next state need.
-            let live = self.live.clone();
-            self.evaluate(live.iter().map(|&i| i as usize));
+            self.evaluate_loop();
             for (out, signal) in self.outputs.iter_mut().zip(&self.netlist.outputs) {
                 *out = self.values[signal.node];
             }
@@ -519,6 +341,32 @@ impl CompiledSim {
         } else {
             self.settle();
             self.clock();
+        }
+    }
+
+    /// Every node's value from the inputs, state and memories, on the
+    /// evaluation loop: without faults, only the nodes whose operands
+    /// changed since the last evaluation (every node the first time, or
+    /// when a change reached most of them the time before); with faults,
+    /// every node, the faults applied.
+    fn evaluate_loop(&mut self) {
+        if !self.faults.is_empty() {
+            self.activity.current = false;
+            self.apply_register_faults();
+            self.evaluate(0..self.tape.len());
+        } else if self.activity.current && !self.activity.dense_turn() {
+            let (tape, inputs, state, memories) =
+                (&self.tape, &self.inputs, &self.state, &self.memories);
+            self.activity
+                .evaluate(&mut self.values, |i, v| match tape[i] {
+                    Instr::Input(k) => inputs[k],
+                    Instr::State(k) => state[k],
+                    Instr::MemRead(m, a) => read_word(&memories[m], v[a]),
+                    instr => instr.eval(|n| v[n]),
+                });
+        } else {
+            self.evaluate(0..self.tape.len());
+            self.activity.all_evaluated();
         }
     }
 
@@ -616,16 +464,29 @@ impl CompiledSim {
     /// The rising clock edge: every register takes its next state (as
     /// of the last [`settle`](Self::settle)).
     pub fn clock(&mut self) {
-        for (state, &next) in self.state.iter_mut().zip(&self.next) {
-            *state = self.values[next];
+        for (register, (state, &next)) in self.state.iter_mut().zip(&self.next).enumerate() {
+            let value = self.values[next];
+            if *state != value {
+                *state = value;
+                self.activity.state_changed(register);
+            }
         }
-        for (words, memory) in self.memories.iter_mut().zip(&self.netlist.memories) {
+        for (index, (words, memory)) in self
+            .memories
+            .iter_mut()
+            .zip(&self.netlist.memories)
+            .enumerate()
+        {
             for port in &memory.writes {
                 let enable = self.values[port.enable];
                 let address = self.values[port.address];
                 if enable != 0 && address < words.len() as u64 {
                     let word = &mut words[address as usize];
-                    *word = (*word & !enable) | (self.values[port.data] & enable);
+                    let value = (*word & !enable) | (self.values[port.data] & enable);
+                    if *word != value {
+                        *word = value;
+                        self.activity.memory_changed(index);
+                    }
                 }
             }
         }
@@ -639,6 +500,7 @@ impl CompiledSim {
 
     /// Memory `index`'s words, to load contents into (a launch's data).
     pub fn memory_mut(&mut self, index: usize) -> &mut [u64] {
+        self.activity.memory_changed(index);
         &mut self.memories[index]
     }
 
@@ -660,7 +522,10 @@ impl CompiledSim {
     /// Sets register `index`'s state (a faulty copy's, given the golden
     /// copy's state).
     pub fn set_register(&mut self, index: usize, value: u64) {
-        self.state[index] = value;
+        if self.state[index] != value {
+            self.state[index] = value;
+            self.activity.state_changed(index);
+        }
     }
 
     /// Every node's value as of the last [`settle`](Self::settle) (by

@@ -1,0 +1,267 @@
+//! Evaluation where values change: after a settle every node's value is
+//! kept, and the next settle evaluates only the nodes that read something
+//! that changed since (an input set, a register's state or a memory's
+//! words changed at the clock edge), in topological order, carrying each
+//! change to the nodes reading it. A big design does little in a cycle
+//! (FlexGripPlus' idle GPGPU: a few hundred of its nodes change), so a
+//! cycle costs what changes, not the netlist's size.
+
+use std::sync::Arc;
+
+use super::readers::Lists;
+use super::Instr;
+
+/// What reads what: per node its readers, and the nodes reading each
+/// input, register and memory (shared by copies of a design).
+#[derive(Debug)]
+pub(super) struct Fanout {
+    readers: Lists,
+    inputs: Lists,
+    states: Lists,
+    memories: Lists,
+}
+
+impl Fanout {
+    /// Per node, the nodes reading it.
+    pub(super) fn readers(&self) -> &Lists {
+        &self.readers
+    }
+
+    /// Per input, the nodes reading it.
+    pub(super) fn inputs(&self) -> &Lists {
+        &self.inputs
+    }
+
+    /// Per register, the nodes reading its state.
+    pub(super) fn states(&self) -> &Lists {
+        &self.states
+    }
+
+    pub(super) fn new(tape: &[Instr], inputs: usize, registers: usize, memories: usize) -> Fanout {
+        let sources = |kind: fn(Instr) -> Option<usize>, len: usize| {
+            Lists::new(
+                len,
+                tape.iter()
+                    .enumerate()
+                    .filter_map(move |(node, &instr)| kind(instr).map(|k| (k, node))),
+            )
+        };
+        Fanout {
+            readers: Lists::readers(tape),
+            inputs: sources(
+                |i| match i {
+                    Instr::Input(k) => Some(k),
+                    _ => None,
+                },
+                inputs,
+            ),
+            states: sources(
+                |i| match i {
+                    Instr::State(k) => Some(k),
+                    _ => None,
+                },
+                registers,
+            ),
+            memories: sources(
+                |i| match i {
+                    Instr::MemRead(m, _) => Some(m),
+                    _ => None,
+                },
+                memories,
+            ),
+        }
+    }
+}
+
+/// The nodes to evaluate: a bit per node, and a bit per word of them
+/// that has one set, so the lowest is found in a few words' reads.
+#[derive(Clone, Debug)]
+pub(super) struct Dirty {
+    words: Vec<u64>,
+    summary: Vec<u64>,
+}
+
+impl Dirty {
+    fn new(nodes: usize) -> Dirty {
+        let words = nodes.div_ceil(64);
+        Dirty {
+            words: vec![0; words],
+            summary: vec![0; words.div_ceil(64)],
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, node: usize) {
+        self.words[node >> 6] |= 1 << (node & 63);
+        self.summary[node >> 12] |= 1 << ((node >> 6) & 63);
+    }
+
+    fn set_all(&mut self, nodes: &[u32]) {
+        for &node in nodes {
+            self.set(node as usize);
+        }
+    }
+
+    /// The lowest node at or after `from` that is set, cleared.
+    #[inline]
+    fn take_from(&mut self, from: usize) -> Option<usize> {
+        let mut word = from >> 6;
+        if word >= self.words.len() {
+            return None;
+        }
+        let bits = self.words[word] & (u64::MAX << (from & 63));
+        let bits = if bits != 0 {
+            bits
+        } else {
+            // The next word with a bit set, by the summary.
+            let mut group = (word + 1) >> 6;
+            let mut mask = if (word + 1) & 63 == 0 {
+                u64::MAX
+            } else {
+                u64::MAX << ((word + 1) & 63)
+            };
+            loop {
+                if group >= self.summary.len() {
+                    return None;
+                }
+                let marked = self.summary[group] & mask;
+                if marked != 0 {
+                    word = (group << 6) + marked.trailing_zeros() as usize;
+                    break;
+                }
+                group += 1;
+                mask = u64::MAX;
+            }
+            self.words[word]
+        };
+        let bit = bits.trailing_zeros() as usize;
+        self.words[word] &= !(1 << bit);
+        if self.words[word] == 0 {
+            self.summary[word >> 6] &= !(1 << (word & 63));
+        }
+        Some((word << 6) + bit)
+    }
+
+    fn clear(&mut self) {
+        self.words.fill(0);
+        self.summary.fill(0);
+    }
+}
+
+/// A simulation's activity: which nodes to evaluate at the next settle,
+/// and whether its values are all current but for those.
+#[derive(Clone, Debug)]
+pub(super) struct Activity {
+    fanout: Arc<Fanout>,
+    dirty: Dirty,
+    /// The values are those of the last settle (else the next settle
+    /// evaluates every node).
+    pub(super) current: bool,
+    /// Settles left to evaluate every node: where most nodes change, the
+    /// plain loop over all of them is cheaper than following changes.
+    dense_left: u32,
+}
+
+/// A settle that evaluated more than a [`DENSE_SHARE`]th of the nodes,
+/// and more than [`DENSE_NODES`], makes the next [`DENSE_TURNS`] settles
+/// evaluate all of them.
+const DENSE_SHARE: usize = 4;
+const DENSE_NODES: usize = 256;
+const DENSE_TURNS: u32 = 64;
+
+impl Activity {
+    pub(super) fn new(fanout: Arc<Fanout>, nodes: usize) -> Activity {
+        Activity {
+            fanout,
+            dirty: Dirty::new(nodes),
+            current: false,
+            dense_left: 0,
+        }
+    }
+
+    pub(super) fn input_changed(&mut self, input: usize) {
+        self.dirty.set_all(self.fanout.inputs.of(input));
+    }
+
+    pub(super) fn state_changed(&mut self, register: usize) {
+        self.dirty.set_all(self.fanout.states.of(register));
+    }
+
+    pub(super) fn memory_changed(&mut self, memory: usize) {
+        self.dirty.set_all(self.fanout.memories.of(memory));
+    }
+
+    /// What reads what.
+    pub(super) fn fanout(&self) -> Arc<Fanout> {
+        self.fanout.clone()
+    }
+
+    /// Whether the last settles followed changes (not a dense turn).
+    #[cfg(test)]
+    pub(super) fn following_changes(&self) -> bool {
+        self.current && self.dense_left == 0
+    }
+
+    /// Whether this settle evaluates every node (a change reached most of
+    /// them lately).
+    pub(super) fn dense_turn(&mut self) -> bool {
+        if self.dense_left > 0 {
+            self.dense_left -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// After every node was evaluated: nothing left to evaluate.
+    pub(super) fn all_evaluated(&mut self) {
+        self.dirty.clear();
+        self.current = true;
+    }
+
+    /// Evaluates the marked nodes in order with `evaluate`, storing into
+    /// `values` and marking the readers of each node whose value changed.
+    #[inline]
+    pub(super) fn evaluate(&mut self, values: &mut [u64], evaluate: impl Fn(usize, &[u64]) -> u64) {
+        let fanout = self.fanout.clone();
+        let mut from = 0;
+        let mut evaluated = 0;
+        while let Some(node) = self.dirty.take_from(from) {
+            evaluated += 1;
+            let value = evaluate(node, values);
+            if value != values[node] {
+                values[node] = value;
+                self.dirty.set_all(fanout.readers.of(node));
+            }
+            from = node + 1;
+        }
+        if evaluated * DENSE_SHARE > values.len() && evaluated > DENSE_NODES {
+            self.dense_left = DENSE_TURNS;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lowest_marked_node_comes_first_across_words_and_groups() {
+        let mut dirty = Dirty::new(10_000);
+        for node in [9_999, 5, 64, 63, 4_096, 4_095, 8_191] {
+            dirty.set(node);
+        }
+        let mut taken = Vec::new();
+        let mut from = 0;
+        while let Some(node) = dirty.take_from(from) {
+            taken.push(node);
+            from = node + 1;
+        }
+        assert_eq!(taken, [5, 63, 64, 4_095, 4_096, 8_191, 9_999]);
+        assert_eq!(dirty.take_from(0), None);
+        assert!(dirty.words.iter().chain(&dirty.summary).all(|&w| w == 0));
+        dirty.set(70);
+        assert_eq!(dirty.take_from(71), None);
+        assert_eq!(dirty.take_from(0), Some(70));
+    }
+}
