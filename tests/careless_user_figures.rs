@@ -200,6 +200,34 @@ fn ignored_options_and_numbers_out_of_range_are_refused() {
         refused(&out, range);
         assert!(stderr(&out).contains(option), "{}", stderr(&out));
     }
+    // The options of the engines on FlexGripPlus' RTL, where none runs.
+    for (args, expected) in [
+        (
+            vec!["bench", "--ghdl-plugin", "x"],
+            "--ghdl-plugin: only the fgp-rtl engines use it, and none is chosen",
+        ),
+        (
+            vec!["bench", "--flexgripplus", "x", "--engine", "compiled"],
+            "--flexgripplus: only the fgp-rtl engines use it, and none is chosen",
+        ),
+        (
+            vec!["bench", "--cache", "x", "--engine", "compiled"],
+            "--cache: only the fgp-rtl engines use it, and none is chosen",
+        ),
+        (
+            vec![
+                "bench",
+                "--engine",
+                "fgp-rtl",
+                "--flexgripplus",
+                "no-such-checkout",
+            ],
+            "no-such-checkout: not a FlexGripPlus 4.4 checkout",
+        ),
+    ] {
+        let out = flexpmu(&args, dir.path());
+        refused(&out, expected);
+    }
     for (args, expected) in [
         (
             vec!["faults", "run", &sass, "--seed", "-5"],

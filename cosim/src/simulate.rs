@@ -45,6 +45,28 @@ pub fn simulate_with_waves(
     Ok((observed, waves.unwrap_or_default()))
 }
 
+/// [`simulate`] run afresh (nothing kept or taken from the cache), with
+/// the wall time of the GHDL run: a speed measurement.
+pub fn timed(
+    design: &Design,
+    launch: &FgpLaunch,
+    watch: Watch,
+) -> Result<(Observed, std::time::Duration), CosimError> {
+    let scratch = Scratch::new("cosim-timed")?;
+    for (name, text) in &launch.files().files {
+        scratch.write(name, text)?;
+    }
+    let (program, args) = design.command();
+    let started = std::time::Instant::now();
+    run(&program, &args, &scratch, watch)?;
+    let elapsed = started.elapsed();
+    let observed = Observed::read(
+        &scratch.join("flexpmu_cosim_result.txt"),
+        &scratch.join("flexpmu_cosim_trace.txt"),
+    )?;
+    Ok((observed, elapsed))
+}
+
 /// The file GHDL reads the dumped signals' paths from.
 const WAVE_OPTIONS: &str = "flexpmu_cosim_waves.opt";
 /// The VCD GHDL writes.

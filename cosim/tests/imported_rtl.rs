@@ -63,7 +63,7 @@ fn launch(listing: &Listing, threads: u32, variant: Variant) -> FgpLaunch {
         ..SmConfig::default()
     };
     let launch = VectorAdd::new(Geometry::threads(threads).unwrap());
-    rtl::launch(listing, &launch, &config, 20_000).unwrap()
+    rtl::launch(&listing.words, &launch, &config, 20_000).unwrap()
 }
 
 #[test]

@@ -48,6 +48,15 @@ pub enum BenchEngine {
     /// (what each fault's run would take without shortcuts: the golden
     /// run's length for a stuck-at, from its cycle for a flip).
     Faults,
+    /// FlexGripPlus' own GPGPU, imported from its RTL, on the compiled
+    /// engine: the thesis launch (appendix A, 4 blocks of 512 threads,
+    /// with the kit; needs FlexGripPlus and the ghdl-yosys-plugin).
+    FgpRtl,
+    /// The same launch on FlexGripPlus' VHDL under GHDL.
+    FgpRtlGhdl,
+    /// The same launch on the imported netlist written as Verilog by
+    /// Yosys, compiled by Verilator (-O2).
+    FgpRtlVerilator,
 }
 
 impl BenchEngine {
@@ -65,6 +74,14 @@ impl BenchEngine {
         BenchEngine::Faults,
     ];
 
+    /// The engines on FlexGripPlus' own RTL (run when asked for, or, with
+    /// no engine named, when FlexGripPlus is given).
+    pub const FGP: [BenchEngine; 3] = [
+        BenchEngine::FgpRtl,
+        BenchEngine::FgpRtlGhdl,
+        BenchEngine::FgpRtlVerilator,
+    ];
+
     /// Its name in tables, JSON and on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -79,6 +96,9 @@ impl BenchEngine {
             BenchEngine::SmSliceCompiled => "sm-slice-compiled",
             BenchEngine::CompiledFst => "compiled-fst",
             BenchEngine::Faults => "faults",
+            BenchEngine::FgpRtl => "fgp-rtl",
+            BenchEngine::FgpRtlGhdl => "fgp-rtl-ghdl",
+            BenchEngine::FgpRtlVerilator => "fgp-rtl-verilator",
         }
     }
 }

@@ -2,11 +2,15 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
 use flexpmu_eda::bench::{self, BenchEngine, VerilatorFlavour};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::embedded;
+
+mod fgp;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -30,6 +34,20 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// FlexGripPlus' checkout: adds the fgp-rtl engines (its RTL imported,
+    /// on the compiled engine; GHDL on its VHDL; Verilator on the imported
+    /// netlist) on the thesis launch. Default, when an fgp-rtl engine is
+    /// named: the FLEXGRIPPLUS environment variable.
+    #[arg(long, value_name = "DIR")]
+    flexgripplus: Option<PathBuf>,
+    /// The ghdl-yosys-plugin (a built ghdl.so or its source folder) the
+    /// fgp-rtl engines import FlexGripPlus with; default: GHDL_YOSYS_PLUGIN.
+    #[arg(long, value_name = "PATH")]
+    ghdl_plugin: Option<PathBuf>,
+    /// Where FlexGripPlus' analysed design and netlist are kept (as
+    /// `cosim --cache`).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
 }
 
 pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
@@ -39,9 +57,34 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         engine: engines,
         json,
         faults: fault_sample,
+        ..
     } = args;
     let (cycles, stock_cycles, json) = (*cycles, *stock_cycles, *json);
-    let wanted = |engine: BenchEngine| engines.is_empty() || engines.contains(&engine);
+    let fgp_engines: Vec<BenchEngine> = BenchEngine::FGP
+        .into_iter()
+        .filter(|e| engines.contains(e) || (engines.is_empty() && args.flexgripplus.is_some()))
+        .collect();
+    let fgp = if fgp_engines.is_empty() {
+        for (given, option) in [
+            (args.flexgripplus.is_some(), "--flexgripplus"),
+            (args.ghdl_plugin.is_some(), "--ghdl-plugin"),
+            (args.cache.is_some(), "--cache"),
+        ] {
+            if given {
+                bail!("{option}: only the fgp-rtl engines use it, and none is chosen");
+            }
+        }
+        None
+    } else {
+        Some(fgp::Inputs::locate(args, &fgp_engines)?)
+    };
+    let wanted = |engine: BenchEngine| {
+        if BenchEngine::FGP.contains(&engine) {
+            fgp_engines.contains(&engine)
+        } else {
+            engines.is_empty() || engines.contains(&engine)
+        }
+    };
     // The rust-hdl-vcd engine's waveform goes to a scratch directory.
     let scratch = flexpmu_tools::Scratch::new("bench")?;
     let vcd_path = scratch.join("bench.vcd");
@@ -155,6 +198,9 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         faults_run = count;
         results.push(result);
     }
+    if let Some(inputs) = &fgp {
+        results.extend(fgp::run(inputs, &fgp_engines, json)?);
+    }
     if json {
         outln!("{}", serde_json::json!({ "engines": results }));
     } else {
@@ -162,7 +208,9 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         bench::render_table(&results, &mut table)?;
         out!("{}", String::from_utf8_lossy(&table));
         if results.iter().any(|r| {
-            !r.name.starts_with(BenchEngine::SmSlice.name()) && r.name != BenchEngine::Faults.name()
+            !r.name.starts_with(BenchEngine::SmSlice.name())
+                && r.name != BenchEngine::Faults.name()
+                && !BenchEngine::FGP.iter().any(|e| e.name() == r.name)
         }) {
             outln!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
         }
@@ -190,6 +238,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
                 faults / core
             );
         }
+        fgp::explain(&results)?;
         if wanted(BenchEngine::Faults) {
             outln!(
                 "faults: a campaign on the thesis launch (appendix A, 4 blocks of 512 threads, 2 per core), {faults_run} stuck-at and flip faults drawn on every unit (seed 1), every worker thread; cycles are faulty cycles (the golden run's length for a stuck-at, from its cycle for a flip), the golden run not timed"

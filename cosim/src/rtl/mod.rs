@@ -8,6 +8,7 @@
 //! front end — so the design runs on the compiled engine, gets faults
 //! and prints as Verilog and VHDL like flexpmu's own.
 
+pub mod bench;
 pub mod compare;
 mod edits;
 
@@ -21,7 +22,6 @@ use flexpmu_tools::ghdl::FLEXGRIPPLUS_FLAGS;
 use flexpmu_tools::ghdl_plugin;
 use flexpmu_tools::runner::run_unchecked;
 
-use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
@@ -43,22 +43,22 @@ pub const SM_INSTANCE: &str = "ustreamingmultiprocessor";
 /// GHDL beside it).
 pub const DEFAULT_MAX_CYCLES: u64 = 1_000_000;
 
-/// `listing` on `launch` as FlexGripPlus' testbench takes it: the
+/// `program` on `launch` as FlexGripPlus' testbench takes it: the
 /// registers per thread and blocks per core the SM slice takes for
 /// `config` (FlexGripPlus' register file holds as many blocks' warps),
 /// stopped after `max_cycles`.
 pub fn launch(
-    listing: &Listing,
+    program: &[u32],
     launch: &VectorAdd,
     config: &SmConfig,
     max_cycles: u64,
 ) -> Result<FgpLaunch, CosimError> {
     crate::whole_warps(launch.geometry.threads_per_block())?;
     let iss = launch.iss()?;
-    let sm = Sm::new(&iss, &listing.words, config.clone())?;
+    let sm = Sm::new(&iss, program, config.clone())?;
     FgpLaunch::new(
         &iss,
-        &listing.words,
+        program,
         sm.registers(),
         sm.blocks_per_core(),
         max_cycles,

@@ -62,6 +62,11 @@ impl Model {
         Ok(Model { scratch, binary })
     }
 
+    /// Writes `text` into the folder the model runs in (a file it reads).
+    pub fn write(&self, name: &str, text: &str) -> Result<PathBuf, ToolError> {
+        self.scratch.write(name, text)
+    }
+
     /// Runs the model with `args`; returns its output.
     pub fn run(&self, args: &[&str]) -> Result<String, ToolError> {
         run_program(

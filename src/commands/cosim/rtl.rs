@@ -50,7 +50,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
     let variant = request.design.variant;
     let plugin = flexpmu_tools::ghdl_plugin::locate(request.plugin)?;
     let launch = rtl::launch(
-        request.listing,
+        &request.listing.words,
         request.launch,
         request.config,
         request.max_cycles,
