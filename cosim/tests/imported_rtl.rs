@@ -9,11 +9,13 @@
 //! absence fails them.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use flexpmu_cosim::launch::FgpLaunch;
-use flexpmu_cosim::rtl::{self, RtlNetlist};
+use flexpmu_cosim::rtl::{self, RtlComparison, RtlNetlist};
 use flexpmu_cosim::simulate::Watch;
 use flexpmu_cosim::{kit_sources, Design, Tree, Variant};
+use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
@@ -54,28 +56,31 @@ fn appendix_a() -> Listing {
     Listing::load(&workspace().join("examples/appendix_a.sass")).unwrap()
 }
 
-/// `threads` threads of appendix A as FlexGripPlus' testbench launches
-/// them.
-fn launch(listing: &Listing, threads: u32, variant: Variant) -> FgpLaunch {
+/// `blocks` blocks of `threads` threads of appendix A, 2 resident at a
+/// time, as FlexGripPlus' testbench launches them.
+fn launch(listing: &Listing, threads: u32, blocks: u16, variant: Variant) -> FgpLaunch {
     let config = SmConfig {
         pmu: variant == Variant::Kit,
         blocks_per_core: 2,
         ..SmConfig::default()
     };
-    let launch = VectorAdd::new(Geometry::threads(threads).unwrap());
-    rtl::launch(&listing.words, &launch, &config, 20_000).unwrap()
+    let geometry = Geometry::new([threads as u16, 1, 1], [blocks, 1]).unwrap();
+    rtl::launch(&listing.words, &VectorAdd::new(geometry), &config, 400_000).unwrap()
 }
 
-#[test]
-fn the_imported_gpgpu_runs_appendix_a_as_ghdl_runs_its_vhdl() {
-    let (Some(dir), Some(plugin)) = (
-        shared("FLEXGRIPPLUS", "flexgripplus"),
-        shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin"),
-    ) else {
-        return;
+/// FlexGripPlus as `variant`, imported and prepared for GHDL, made once
+/// per test process (None where FlexGripPlus or the plugin is missing).
+fn prepared(variant: Variant) -> Option<&'static (IrDesign, Design)> {
+    static KIT: OnceLock<Option<(IrDesign, Design)>> = OnceLock::new();
+    static STOCK: OnceLock<Option<(IrDesign, Design)>> = OnceLock::new();
+    let cell = match variant {
+        Variant::Kit => &KIT,
+        Variant::Stock => &STOCK,
     };
-    let tree = Tree::locate(&dir).unwrap();
-    for variant in [Variant::Stock, Variant::Kit] {
+    cell.get_or_init(|| {
+        let dir = shared("FLEXGRIPPLUS", "flexgripplus")?;
+        let plugin = shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")?;
+        let tree = Tree::locate(&dir).unwrap();
         let kit = match variant {
             Variant::Kit => kit_sources().unwrap(),
             Variant::Stock => Vec::new(),
@@ -84,37 +89,63 @@ fn the_imported_gpgpu_runs_appendix_a_as_ghdl_runs_its_vhdl() {
             eprintln!("{s}")
         })
         .unwrap();
-        let imported = netlist.import().unwrap();
         let design =
             Design::prepare(&tree, variant, &kit, &cache(), &mut |s| eprintln!("{s}")).unwrap();
-        let listing = appendix_a();
-        let fgp = launch(&listing, 32, variant);
-        let comparison = rtl::compare(
-            &design,
-            &imported,
-            &fgp,
-            Watch {
-                timeout: std::time::Duration::from_secs(1800),
-                on_cycle: &mut |_| {},
-            },
-        )
-        .unwrap();
-        eprintln!(
-            "{variant:?}: {} periods, {} signals ({} bits), cycles flexpmu {:?} GHDL {:?}, {} mismatching, {} undefined, {:.1} s",
-            comparison.periods,
-            comparison.signals.len(),
-            comparison.bits,
-            comparison.flexpmu_cycles,
-            comparison.ghdl_cycles,
-            comparison.mismatching,
-            comparison.undefined,
-            comparison.flexpmu_seconds
-        );
-        assert_eq!(comparison.mismatches, vec![], "{variant:?}");
-        assert!(comparison.agrees(), "{variant:?}");
+        Some((netlist.import().unwrap(), design))
+    })
+    .as_ref()
+}
+
+/// `launch` on both, compared; the comparison said on stderr.
+fn compared(variant: Variant, fgp: &FgpLaunch) -> Option<RtlComparison> {
+    let (imported, design) = prepared(variant)?;
+    let comparison = rtl::compare(
+        design,
+        imported,
+        fgp,
+        Watch {
+            timeout: std::time::Duration::from_secs(1800),
+            on_cycle: &mut |_| {},
+        },
+    )
+    .unwrap();
+    eprintln!(
+        "{variant:?}: {} periods, {} signals ({} bits), cycles flexpmu {:?} GHDL {:?}, {} mismatching, {} undefined, {:.1} s",
+        comparison.periods,
+        comparison.signals.len(),
+        comparison.bits,
+        comparison.flexpmu_cycles,
+        comparison.ghdl_cycles,
+        comparison.mismatching,
+        comparison.undefined,
+        comparison.flexpmu_seconds
+    );
+    assert_eq!(comparison.mismatches, vec![], "{variant:?}");
+    assert!(comparison.agrees(), "{variant:?}");
+    assert_eq!(comparison.signals.len(), 33);
+    Some(comparison)
+}
+
+#[test]
+fn the_imported_gpgpu_runs_appendix_a_as_ghdl_runs_its_vhdl() {
+    for variant in [Variant::Stock, Variant::Kit] {
+        let Some(comparison) = compared(variant, &launch(&appendix_a(), 32, 1, variant)) else {
+            return;
+        };
         // FlexGripPlus 4.4 takes 3,127 cycles with the kit, 3,087 stock.
         let cycles = if variant == Variant::Kit { 3127 } else { 3087 };
         assert_eq!(comparison.ghdl_cycles, Some(cycles), "{variant:?}");
-        assert_eq!(comparison.signals.len(), 33);
     }
+}
+
+/// The thesis launch: 4 blocks of 512 threads, 2 resident at a time, with
+/// the kit (about 90 s of GHDL the first time, then kept by content).
+#[test]
+fn the_thesis_launch_on_the_imported_gpgpu_is_ghdls_cycle_for_cycle() {
+    let Some(comparison) = compared(Variant::Kit, &launch(&appendix_a(), 512, 4, Variant::Kit))
+    else {
+        return;
+    };
+    assert_eq!(comparison.ghdl_cycles, Some(163_913));
+    assert_eq!(comparison.periods, 163_936);
 }
