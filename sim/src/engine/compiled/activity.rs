@@ -19,6 +19,8 @@ pub(super) struct Fanout {
     inputs: Lists,
     states: Lists,
     memories: Lists,
+    /// Per node, the registers it is the next state of.
+    next_of: Lists,
 }
 
 impl Fanout {
@@ -37,7 +39,14 @@ impl Fanout {
         &self.states
     }
 
-    pub(super) fn new(tape: &[Instr], inputs: usize, registers: usize, memories: usize) -> Fanout {
+    /// Per node, the registers it is the next state of.
+    pub(super) fn next_of(&self) -> &Lists {
+        &self.next_of
+    }
+
+    /// The fan-out of `tape`; `next[r]` is register `r`'s next-state node.
+    pub(super) fn new(tape: &[Instr], inputs: usize, next: &[usize], memories: usize) -> Fanout {
+        let registers = next.len();
         let sources = |kind: fn(Instr) -> Option<usize>, len: usize| {
             Lists::new(
                 len,
@@ -69,6 +78,7 @@ impl Fanout {
                 },
                 memories,
             ),
+            next_of: Lists::new(tape.len(), next.iter().enumerate().map(|(r, &n)| (n, r))),
         }
     }
 }
@@ -160,6 +170,9 @@ pub(super) struct Activity {
     /// Settles left to evaluate every node: where most nodes change, the
     /// plain loop over all of them is cheaper than following changes.
     dense_left: u32,
+    /// The registers whose next state changed since the last clock edge
+    /// (None: any may have, as after an evaluation of every node).
+    pending: Option<Vec<u32>>,
 }
 
 /// A settle that evaluated more than a [`DENSE_SHARE`]th of the nodes,
@@ -176,6 +189,7 @@ impl Activity {
             dirty: Dirty::new(nodes),
             current: false,
             dense_left: 0,
+            pending: None,
         }
     }
 
@@ -185,6 +199,16 @@ impl Activity {
 
     pub(super) fn state_changed(&mut self, register: usize) {
         self.dirty.set_all(self.fanout.states.of(register));
+    }
+
+    /// A register's state set from outside: its readers change, and at
+    /// the next edge it takes its next state again even if that did not
+    /// change.
+    pub(super) fn register_set(&mut self, register: usize) {
+        self.state_changed(register);
+        if let Some(pending) = &mut self.pending {
+            pending.push(register as u32);
+        }
     }
 
     pub(super) fn memory_changed(&mut self, memory: usize) {
@@ -217,6 +241,33 @@ impl Activity {
     pub(super) fn all_evaluated(&mut self) {
         self.dirty.clear();
         self.current = true;
+        self.pending = None;
+    }
+
+    /// The values were computed another way (generated code, faults):
+    /// the next settle evaluates every node, and any register may change.
+    pub(super) fn forget(&mut self) {
+        self.current = false;
+        self.pending = None;
+    }
+
+    /// At the clock edge: the registers whose next state may have changed
+    /// (None: any), the list emptied for the next cycle.
+    pub(super) fn take_pending(&mut self) -> Option<Vec<u32>> {
+        let taken = self.pending.take();
+        self.pending = Some(Vec::new());
+        taken
+    }
+
+    /// Gives back the list [`take_pending`](Self::take_pending) took (its
+    /// memory reused), emptied.
+    pub(super) fn give_back(&mut self, mut list: Vec<u32>) {
+        if let Some(pending) = &mut self.pending {
+            if pending.is_empty() {
+                list.clear();
+                *pending = list;
+            }
+        }
     }
 
     /// Evaluates the marked nodes in order with `evaluate`, storing into
@@ -232,6 +283,9 @@ impl Activity {
             if value != values[node] {
                 values[node] = value;
                 self.dirty.set_all(fanout.readers.of(node));
+                if let Some(pending) = &mut self.pending {
+                    pending.extend_from_slice(fanout.next_of.of(node));
+                }
             }
             from = node + 1;
         }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::activity::Fanout;
 use super::faults::{arm, Armed, Fault, FaultError, Site};
 use super::netlist::{Netlist, NetlistError};
-use super::readers::{Lists, Queue};
+use super::readers::Queue;
 use super::{CompiledSim, Instr};
 
 /// One faulty copy: its fault and the registers whose state differs from
@@ -117,8 +117,6 @@ pub struct Concurrent {
     /// Per node, register and input, the nodes that read it (the golden
     /// copy's).
     fanout: Arc<Fanout>,
-    /// Per node, the registers it is the next state of.
-    next_of: Lists,
     watched: Vec<bool>,
     watched_registers: Vec<bool>,
     /// The copy being settled: its values where they differ (`stamp` =
@@ -151,14 +149,6 @@ impl Concurrent {
         }
         let n = netlist.nodes.len();
         let fanout = golden.activity.fanout();
-        let next_of = Lists::new(
-            n,
-            netlist
-                .registers
-                .iter()
-                .enumerate()
-                .map(|(r, reg)| (reg.next, r)),
-        );
         let mut watched_nodes = vec![false; n];
         for signal in &netlist.outputs {
             watched_nodes[signal.node] = true;
@@ -179,7 +169,6 @@ impl Concurrent {
             netlist: golden.netlist.clone(),
             tape: golden.tape.clone(),
             fanout,
-            next_of,
             watched: watched_nodes,
             watched_registers: watched_state,
             value: vec![0; n],
@@ -429,7 +418,7 @@ impl Concurrent {
     pub fn clock(&self, copy: &mut FaultyCopy) {
         copy.diff.clear();
         for &node in &self.differing {
-            for &r in self.next_of.of(node as usize) {
+            for &r in self.fanout.next_of().of(node as usize) {
                 copy.diff.push((r, self.value[node as usize]));
             }
         }

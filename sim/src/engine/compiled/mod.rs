@@ -83,10 +83,11 @@ impl CompiledSim {
             .iter()
             .map(|node| Instr::of(node, &netlist))
             .collect();
+        let next: Vec<usize> = netlist.registers.iter().map(|r| r.next).collect();
         let fanout = std::sync::Arc::new(Fanout::new(
             &tape,
             netlist.inputs.len(),
-            netlist.registers.len(),
+            &next,
             netlist.memories.len(),
         ));
         let activity = Activity::new(fanout, tape.len());
@@ -94,7 +95,6 @@ impl CompiledSim {
         let inputs = vec![0; netlist.inputs.len()];
         let outputs = vec![0; netlist.outputs.len()];
         let state = netlist.registers.iter().map(|r| r.init).collect();
-        let next = netlist.registers.iter().map(|r| r.next).collect();
         let memories = netlist
             .memories
             .iter()
@@ -221,7 +221,7 @@ impl CompiledSim {
             None => false,
         };
         if evaluated {
-            self.activity.current = false;
+            self.activity.forget();
         } else {
             self.evaluate_loop();
         }
@@ -330,7 +330,7 @@ impl CompiledSim {
             generated.map(|code| (code.step)(&self.inputs, &mut self.state, &mut self.outputs));
         if fast == Some(Some(())) {
             // The generated step moved the state without telling.
-            self.activity.current = false;
+            self.activity.forget();
             self.cycle += 1;
         } else if self.faults.is_empty() && self.values_seen.0.is_none() {
             self.evaluate_loop();
@@ -351,7 +351,7 @@ impl CompiledSim {
     /// every node, the faults applied.
     fn evaluate_loop(&mut self) {
         if !self.faults.is_empty() {
-            self.activity.current = false;
+            self.activity.forget();
             self.apply_register_faults();
             self.evaluate(0..self.tape.len());
         } else if self.activity.current && !self.activity.dense_turn() {
@@ -464,11 +464,27 @@ impl CompiledSim {
     /// The rising clock edge: every register takes its next state (as
     /// of the last [`settle`](Self::settle)).
     pub fn clock(&mut self) {
-        for (register, (state, &next)) in self.state.iter_mut().zip(&self.next).enumerate() {
-            let value = self.values[next];
-            if *state != value {
-                *state = value;
-                self.activity.state_changed(register);
+        match self.activity.take_pending() {
+            None => {
+                for (register, (state, &next)) in self.state.iter_mut().zip(&self.next).enumerate()
+                {
+                    let value = self.values[next];
+                    if *state != value {
+                        *state = value;
+                        self.activity.state_changed(register);
+                    }
+                }
+            }
+            Some(pending) => {
+                for &register in &pending {
+                    let register = register as usize;
+                    let value = self.values[self.next[register]];
+                    if self.state[register] != value {
+                        self.state[register] = value;
+                        self.activity.state_changed(register);
+                    }
+                }
+                self.activity.give_back(pending);
             }
         }
         for (index, (words, memory)) in self
@@ -524,7 +540,7 @@ impl CompiledSim {
     pub fn set_register(&mut self, index: usize, value: u64) {
         if self.state[index] != value {
             self.state[index] = value;
-            self.activity.state_changed(index);
+            self.activity.register_set(index);
         }
     }
 
