@@ -18,24 +18,30 @@ fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// FlexGripPlus' checkout, or None (said on stderr).
-fn flexgripplus() -> Option<PathBuf> {
-    let dir = std::env::var_os("FLEXGRIPPLUS")
+/// `variable`'s folder, else `../shared/<folder>` beside the clone, or
+/// None (said on stderr; under `CI=true` a failure) where there is none.
+fn shared(variable: &str, folder: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(variable)
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/flexgripplus"));
+        .unwrap_or_else(|| workspace().join("../shared").join(folder));
     if dir.exists() {
         return Some(dir);
     }
     assert!(
         std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true: FlexGripPlus is missing at {}",
+        "CI=true: {} is missing (../shared/{folder} beside the clone)",
         dir.display()
     );
     eprintln!(
-        "skipped: no FlexGripPlus checkout at {} (set FLEXGRIPPLUS=DIR to run this test)",
+        "skipped: no {} (set {variable}=PATH to run this test)",
         dir.display()
     );
     None
+}
+
+/// FlexGripPlus' checkout, or None (said on stderr).
+fn flexgripplus() -> Option<PathBuf> {
+    shared("FLEXGRIPPLUS", "flexgripplus")
 }
 
 /// `flexpmu cosim ARGS` with FlexGripPlus and the workspace's cache.
@@ -206,26 +212,9 @@ fn a_register_past_the_budget_is_refused_naming_its_line() {
     refused(&o, "--registers must be 1 to 128");
 }
 
-/// The ghdl-yosys-plugin's source: `GHDL_YOSYS_PLUGIN` or
-/// `../shared/ghdl-yosys-plugin` (None, said on stderr, where there is
-/// none; under `CI=true` a failure).
+/// The ghdl-yosys-plugin's source, or None (said on stderr).
 fn plugin() -> Option<PathBuf> {
-    let dir = std::env::var_os("GHDL_YOSYS_PLUGIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/ghdl-yosys-plugin"));
-    if dir.exists() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true: the ghdl-yosys-plugin is missing at {}",
-        dir.display()
-    );
-    eprintln!(
-        "skipped: no ghdl-yosys-plugin at {} (set GHDL_YOSYS_PLUGIN=DIR to run this test)",
-        dir.display()
-    );
-    None
+    shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")
 }
 
 /// `--rtl`: FlexGripPlus' RTL imported and run on the compiled engine,

@@ -228,18 +228,38 @@ impl Sources {
         identity
     }
 
-    /// Writes the files below `rtl`; their paths, in order.
-    pub(crate) fn write(&self, rtl: &Path) -> Result<Vec<String>, CosimError> {
+    /// Writes the files below `dir/rtl` and analyses them with `ghdl`
+    /// into the library `dir/work` (`what` names them in errors, and
+    /// `on_step` hears of it); the library's folder.
+    pub(crate) fn analyse(
+        &self,
+        ghdl: &str,
+        dir: &Path,
+        what: &str,
+        on_step: &mut dyn FnMut(&str),
+    ) -> Result<PathBuf, CosimError> {
+        let work = dir.join("work");
+        std::fs::create_dir_all(&work).map_err(|e| CosimError::io(&work, e))?;
         let mut paths = Vec::new();
         for (name, text) in &self.files {
-            let path = rtl.join(name);
+            let path = dir.join("rtl").join(name);
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| CosimError::io(parent, e))?;
             }
             std::fs::write(&path, text).map_err(|e| CosimError::io(&path, e))?;
             paths.push(path.display().to_string());
         }
-        Ok(paths)
+        on_step(&format!(
+            "analysing {} VHDL files with {ghdl} (once per FlexGripPlus tree)",
+            paths.len()
+        ));
+        let workdir = format!("--workdir={}", work.display());
+        let mut args: Vec<&str> = vec!["-a"];
+        args.extend(FLEXGRIPPLUS_FLAGS);
+        args.push(&workdir);
+        args.extend(paths.iter().map(String::as_str));
+        checked(ghdl, &args, dir, what)?;
+        Ok(work)
     }
 
     /// [`Sources::rtl`] with flexpmu's probe in the SM and its testbench.
@@ -350,22 +370,10 @@ fn build(
     dir: &Path,
     on_step: &mut dyn FnMut(&str),
 ) -> Result<(), CosimError> {
-    let rtl = dir.join("rtl");
-    let work = dir.join("work");
-    std::fs::create_dir_all(&work).map_err(|e| CosimError::io(&work, e))?;
-    let paths = sources.write(&rtl)?;
     let ghdl = backend.ghdl();
-    let workdir = format!("--workdir={}", work.display());
     let what = "FlexGripPlus with flexpmu's testbench";
-    on_step(&format!(
-        "analysing {} VHDL files with {ghdl} (once per FlexGripPlus tree)",
-        paths.len()
-    ));
-    let mut args: Vec<&str> = vec!["-a"];
-    args.extend(FLEXGRIPPLUS_FLAGS);
-    args.push(&workdir);
-    args.extend(paths.iter().map(String::as_str));
-    checked(ghdl, &args, dir, what)?;
+    let work = sources.analyse(ghdl, dir, what, on_step)?;
+    let workdir = format!("--workdir={}", work.display());
     on_step("elaborating");
     let executable = work.join(TOP).display().to_string();
     let mut args: Vec<&str> = vec!["-e"];
@@ -389,14 +397,7 @@ fn build(
     Ok(())
 }
 
-/// Runs GHDL with `args` in `dir`: its log, or its errors (warnings left
-/// out) naming `what`.
-pub(crate) fn checked(
-    ghdl: &str,
-    args: &[&str],
-    dir: &Path,
-    what: &str,
-) -> Result<String, CosimError> {
+fn checked(ghdl: &str, args: &[&str], dir: &Path, what: &str) -> Result<String, CosimError> {
     let (ok, log) = run_unchecked(Path::new(ghdl), ghdl, args, dir)?;
     if ok {
         Ok(log)

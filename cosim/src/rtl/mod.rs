@@ -25,7 +25,7 @@ use flexpmu_tools::runner::run_unchecked;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
-use crate::design::{checked, Sources, Variant};
+use crate::design::{Sources, Variant};
 use crate::kept;
 use crate::launch::FgpLaunch;
 use crate::tree::Tree;
@@ -164,19 +164,7 @@ fn build(
     dir: &Path,
     on_step: &mut dyn FnMut(&str),
 ) -> Result<(), CosimError> {
-    let rtl = dir.join("rtl");
-    let work = dir.join("work");
-    std::fs::create_dir_all(&work).map_err(|e| CosimError::io(&work, e))?;
-    let paths = sources.write(&rtl)?;
-    on_step(&format!(
-        "analysing {} VHDL files with ghdl for synthesis (once per FlexGripPlus tree)",
-        paths.len()
-    ));
-    let mut args: Vec<&str> = vec!["-a"];
-    args.extend(FLEXGRIPPLUS_FLAGS);
-    args.push("--workdir=work");
-    args.extend(paths.iter().map(String::as_str));
-    checked("ghdl", &args, dir, "FlexGripPlus for synthesis")?;
+    sources.analyse("ghdl", dir, "FlexGripPlus for synthesis", on_step)?;
     on_step("reading FlexGripPlus into Yosys through the ghdl-yosys-plugin (about 15 s)");
     ghdl_plugin::run_yosys(plugin, dir, script, "FlexGripPlus' GPGPU", YOSYS_TIMEOUT)?;
     Ok(())

@@ -95,6 +95,8 @@ pub struct RtlGpgpu {
     kernel_done: usize,
     global: usize,
     system: usize,
+    /// The inputs of a period, being set (kept to be reused).
+    input_values: Vec<u64>,
 }
 
 impl RtlGpgpu {
@@ -142,6 +144,7 @@ impl RtlGpgpu {
             kernel_done,
             global,
             system,
+            input_values: Vec::new(),
         })
     }
 
@@ -220,30 +223,27 @@ impl RtlGpgpu {
         Ok(())
     }
 
+    /// Sets every input once (each set that changes a value makes the
+    /// engine evaluate what reads it).
     fn set_inputs(&mut self, inputs: PeriodInputs) {
-        for i in 0..self.inputs.count {
-            self.sim.set_input(i, 0);
-        }
         let i = &self.inputs;
-        let values = [
-            (i.host_reset, u64::from(inputs.reset)),
-            (i.block_scheduler_en, u64::from(inputs.start)),
-            (i.config_rw, 1),
-        ];
-        for (index, value) in values {
+        let mut values = std::mem::take(&mut self.input_values);
+        values.clear();
+        values.resize(i.count, 0);
+        values[i.host_reset] = u64::from(inputs.reset);
+        values[i.block_scheduler_en] = u64::from(inputs.start);
+        values[i.config_rw] = 1;
+        if let Some((address, data)) = inputs.config_write {
+            values[i.config_en] = 1;
+            values[i.config_cs] = 1;
+            values[i.config_rw] = 0;
+            values[i.config_adr] = u64::from(address);
+            values[i.config_wr_data] = u64::from(data);
+        }
+        for (index, &value) in values.iter().enumerate() {
             self.sim.set_input(index, value);
         }
-        if let Some((address, data)) = inputs.config_write {
-            for (index, value) in [
-                (i.config_en, 1),
-                (i.config_cs, 1),
-                (i.config_rw, 0),
-                (i.config_adr, u64::from(address)),
-                (i.config_wr_data, u64::from(data)),
-            ] {
-                self.sim.set_input(index, value);
-            }
-        }
+        self.input_values = values;
     }
 }
 

@@ -39,6 +39,24 @@ fn read_word(words: &[u64], address: u64) -> u64 {
         .unwrap_or(0)
 }
 
+/// The value of the node `instr` computes from the inputs, the state, the
+/// memories' words and the nodes' `values` (faults not applied).
+#[inline(always)]
+fn node_value(
+    instr: Instr,
+    inputs: &[u64],
+    state: &[u64],
+    memories: &[Vec<u64>],
+    values: &[u64],
+) -> u64 {
+    match instr {
+        Instr::Input(k) => inputs[k],
+        Instr::State(k) => state[k],
+        Instr::MemRead(m, a) => read_word(&memories[m], values[a]),
+        instr => instr.eval(|n| values[n]),
+    }
+}
+
 /// A design compiled for simulation, with its state.
 #[derive(Clone, Debug)]
 pub struct CompiledSim {
@@ -271,13 +289,10 @@ impl CompiledSim {
 
     /// Per register, the node that reads its state (if any).
     pub fn state_nodes(&self) -> Vec<Option<usize>> {
-        let mut nodes = vec![None; self.netlist.registers.len()];
-        for (index, node) in self.netlist.nodes.iter().enumerate() {
-            if let Op::State(r) = node.op {
-                nodes[r].get_or_insert(index);
-            }
-        }
-        nodes
+        let fanout = self.activity.fanout();
+        (0..self.netlist.registers.len())
+            .map(|r| fanout.states().of(r).first().map(|&n| n as usize))
+            .collect()
     }
 
     /// A digest of the outputs as of the last settle.
@@ -357,13 +372,9 @@ impl CompiledSim {
         } else if self.activity.current && !self.activity.dense_turn() {
             let (tape, inputs, state, memories) =
                 (&self.tape, &self.inputs, &self.state, &self.memories);
-            self.activity
-                .evaluate(&mut self.values, |i, v| match tape[i] {
-                    Instr::Input(k) => inputs[k],
-                    Instr::State(k) => state[k],
-                    Instr::MemRead(m, a) => read_word(&memories[m], v[a]),
-                    instr => instr.eval(|n| v[n]),
-                });
+            self.activity.evaluate(&mut self.values, |i, v| {
+                node_value(tape[i], inputs, state, memories, v)
+            });
         } else {
             self.evaluate(0..self.tape.len());
             self.activity.all_evaluated();
@@ -429,13 +440,13 @@ impl CompiledSim {
     /// faults applied.
     #[inline]
     fn evaluate_node(&self, i: usize) -> u64 {
-        let v = &self.values;
-        let mut x = match self.tape[i] {
-            Instr::Input(k) => self.inputs[k],
-            Instr::State(k) => self.state[k],
-            Instr::MemRead(m, a) => read_word(&self.memories[m], v[a]),
-            instr => instr.eval(|n| v[n]),
-        };
+        let mut x = node_value(
+            self.tape[i],
+            &self.inputs,
+            &self.state,
+            &self.memories,
+            &self.values,
+        );
         // The loop without faults reads no more than their count.
         if !self.faults.is_empty() && self.forced[i] {
             x = self.forced_value(i, x);
