@@ -430,3 +430,104 @@ fn a_short_campaign_writes_its_report_and_keeps_a_users_file() {
     );
     refused(&o, "campaign.json");
 }
+
+/// `flexpmu run ARGS` with FlexGripPlus and the workspace's cache.
+fn run(args: &[&str], cwd: &Path, fgp: &Path) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .arg("run")
+        .args(args)
+        .env("FLEXGRIPPLUS", fgp)
+        .env("FLEXPMU_CACHE", workspace().join("target/flexpmu-cache"))
+        .current_dir(cwd)
+        .output()
+        .expect("run flexpmu")
+}
+
+/// `run --core fgp-rtl`: appendix A on FlexGripPlus' imported RTL,
+/// checked against the reference ISS (the co-simulation's report, the
+/// imported RTL in GHDL's place: FlexGripPlus 4.4's 3,127 cycles and
+/// reads), with a waveform under FlexGripPlus' own names; what it cannot
+/// honour refused before any work, a scope it does not have named.
+#[test]
+fn a_kernel_runs_on_flexgripplus_imported_rtl() {
+    let dir = temp();
+    let a = example("appendix_a.sass");
+    let nowhere = Path::new("/nonexistent");
+    for (args, message) in [
+        (
+            vec!["--flexgripplus", "/x"],
+            "--flexgripplus is for `--core fgp-rtl`",
+        ),
+        (
+            vec!["--core", "fgp-rtl", "--thread", "3"],
+            "--thread: `--core fgp-rtl` checks every thread",
+        ),
+        (
+            vec!["--core", "fgp-rtl", "--timing", "simple"],
+            "--timing simple: FlexGripPlus' RTL has its own timing",
+        ),
+        (
+            vec!["--core", "fgp-rtl", "--scope", "x"],
+            "--scope chooses what the waveform records",
+        ),
+        (
+            vec!["--core", "fgp-rtl", "--threads", "40"],
+            "blocks of 40 threads",
+        ),
+    ] {
+        let mut all = vec![a.as_str()];
+        all.extend(args);
+        refused(&run(&all, dir.path(), nowhere), message);
+    }
+    let (Some(fgp), Some(plugin)) = (flexgripplus(), plugin()) else {
+        return;
+    };
+    let plugin = plugin.to_str().unwrap();
+    let rtl = ["--core", "fgp-rtl", "--ghdl-plugin", plugin];
+    let mut args = vec![a.as_str(), "--json", "--vcd", "fgp.vcd"];
+    args.extend(rtl);
+    let o = run(&args, dir.path(), &fgp);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["runner"], "imported-rtl");
+    assert_eq!(json["variant"], "kit");
+    assert_eq!(json["divergences"], serde_json::json!([]));
+    assert_eq!(json["cycles"]["flexgripplus"], 3127);
+    assert_eq!(json["compared"]["memory_words"], 96);
+    assert_eq!(json["compared"]["register_writes"], 480);
+    let reads: Vec<u64> = json["reads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["flexgripplus"].as_u64().unwrap())
+        .collect();
+    assert_eq!(reads, [27, 108, 0, 4, 108]);
+    let vcd = std::fs::read_to_string(dir.path().join("fgp.vcd")).unwrap();
+    for declared in [
+        "$scope module gpgpu_ml605_top_level $end",
+        "$scope module ustreamingmultiprocessor $end",
+        "$scope module upipelinewrite $end",
+        " gprs_wr_en_out $end",
+        " sys_clk $end",
+    ] {
+        assert!(
+            vcd.contains(declared),
+            "the waveform declares no `{declared}`"
+        );
+    }
+    assert!(!vcd.contains(" auto_"), "Yosys' own names are left out");
+    let mut args = vec![
+        a.as_str(),
+        "--vcd",
+        "x.vcd",
+        "--scope",
+        "ustreamingmultiprocessor.nosuch",
+    ];
+    args.extend(rtl);
+    let o = run(&args, dir.path(), &fgp);
+    refused(
+        &o,
+        "has no instance `nosuch`; its instances: gaddressregisters_1_uaddressregisters",
+    );
+    assert!(!dir.path().join("x.vcd").exists(), "no waveform is left");
+}

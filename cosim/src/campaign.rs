@@ -17,7 +17,7 @@ use flexpmu_studies::testgen::render::render;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::{cosimulate, CosimError, Design, Options, Progress, Report, Variant};
+use crate::{cosimulate, CosimError, FlexGripPlus, Options, Progress, Report, Variant};
 
 /// Where a case's kernel comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -86,6 +86,32 @@ impl Case {
     }
 }
 
+impl Case {
+    /// The kernel, assembled.
+    pub fn listing(&self) -> Result<Listing, CosimError> {
+        let program = asm::assemble(&self.text, &format!("{}.sass", self.name()))
+            .map_err(|e| CosimError::Launch(format!("case {}: {e}", self.index)))?;
+        let mut listing = Listing::from_words(&format!("{}.sass", self.name()), &program.values());
+        listing.lines = program.words.iter().map(|w| Some(w.line)).collect();
+        Ok(listing)
+    }
+
+    /// The launch: the vector addition's buffers on the case's geometry.
+    pub fn launch(&self) -> Result<VectorAdd, CosimError> {
+        let geometry = Geometry::new([self.threads_per_block, 1, 1], [self.blocks, 1])?;
+        Ok(VectorAdd::new(geometry))
+    }
+
+    /// `config` with the case's residency and the PMU if `variant` has it.
+    pub fn config(&self, config: &SmConfig, variant: Variant) -> SmConfig {
+        SmConfig {
+            blocks_per_core: self.blocks_per_core,
+            pmu: variant == Variant::Kit,
+            ..config.clone()
+        }
+    }
+}
+
 /// Case `index` of the campaign of `seed`.
 pub fn draw(seed: u64, index: u64) -> Case {
     let mut rng = StdRng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
@@ -124,28 +150,21 @@ pub fn draw(seed: u64, index: u64) -> Case {
     }
 }
 
-/// Runs `case` on `design` (FlexGripPlus with the kit or stock) and on
-/// the SM slice configured from `config` (its residency replaced by the
-/// case's).
-pub fn run(
-    design: &Design,
+/// Runs `case` on FlexGripPlus (with the kit or stock, under GHDL or
+/// imported, `fgp`) and on the SM slice configured from `config` (its
+/// residency replaced by the case's).
+pub fn run<'a>(
+    fgp: impl Into<FlexGripPlus<'a>>,
     case: &Case,
     config: &SmConfig,
     options: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Report, CosimError> {
-    let program = asm::assemble(&case.text, &format!("{}.sass", case.name()))
-        .map_err(|e| CosimError::Launch(format!("case {}: {e}", case.index)))?;
-    let mut listing = Listing::from_words(&format!("{}.sass", case.name()), &program.values());
-    listing.lines = program.words.iter().map(|w| Some(w.line)).collect();
-    let geometry = Geometry::new([case.threads_per_block, 1, 1], [case.blocks, 1])?;
-    let launch = VectorAdd::new(geometry);
-    let config = SmConfig {
-        blocks_per_core: case.blocks_per_core,
-        pmu: design.variant == Variant::Kit,
-        ..config.clone()
-    };
-    cosimulate(design, &listing, &launch, &config, options, progress)
+    let fgp = fgp.into();
+    let listing = case.listing()?;
+    let launch = case.launch()?;
+    let config = case.config(config, fgp.variant());
+    cosimulate(fgp, &listing, &launch, &config, options, progress)
 }
 
 #[cfg(test)]

@@ -162,6 +162,8 @@ impl Progress for Quiet {
 pub struct Report {
     pub kernel: String,
     pub variant: Variant,
+    /// What ran FlexGripPlus.
+    pub runner: Runner,
     pub threads: usize,
     pub blocks: u32,
     pub threads_per_block: u32,
@@ -195,109 +197,240 @@ pub fn whole_warps(threads_per_block: u32) -> Result<(), CosimError> {
     )))
 }
 
-/// Runs `listing` on `launch` on FlexGripPlus (`design`) and on flexpmu's
-/// SM slice (`config`, FlexGripPlus timing) and ISS, and compares them.
-pub fn cosimulate(
-    design: &Design,
+/// FlexGripPlus as a co-simulation runs it.
+#[derive(Clone, Copy, Debug)]
+pub enum FlexGripPlus<'a> {
+    /// Its VHDL under GHDL, with flexpmu's testbench and probe.
+    Ghdl(&'a Design),
+    /// Its RTL imported into flexpmu ([`rtl::RtlNetlist::import`]) on the
+    /// compiled engine, the probe's events read from the netlist.
+    Imported {
+        design: &'a flexpmu_ir::Design,
+        variant: Variant,
+    },
+}
+
+impl FlexGripPlus<'_> {
+    pub fn variant(&self) -> Variant {
+        match self {
+            FlexGripPlus::Ghdl(design) => design.variant,
+            FlexGripPlus::Imported { variant, .. } => *variant,
+        }
+    }
+
+    /// What runs it, as reports say.
+    pub fn runner(&self) -> Runner {
+        match self {
+            FlexGripPlus::Ghdl(_) => Runner::Ghdl,
+            FlexGripPlus::Imported { .. } => Runner::ImportedRtl,
+        }
+    }
+}
+
+impl<'a> From<&'a Design> for FlexGripPlus<'a> {
+    fn from(design: &'a Design) -> Self {
+        FlexGripPlus::Ghdl(design)
+    }
+}
+
+/// What ran FlexGripPlus in a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Runner {
+    /// GHDL on its VHDL.
+    Ghdl,
+    /// flexpmu's compiled engine on its RTL imported through Yosys.
+    ImportedRtl,
+}
+
+impl Runner {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Runner::Ghdl => "FlexGripPlus under GHDL",
+            Runner::ImportedRtl => "FlexGripPlus' imported RTL on flexpmu's engine",
+        }
+    }
+}
+
+/// Runs `listing` on `launch` on FlexGripPlus (under GHDL or imported,
+/// `fgp`) and on flexpmu's SM slice (`config`, FlexGripPlus timing) and
+/// ISS, and compares them.
+pub fn cosimulate<'a>(
+    fgp: impl Into<FlexGripPlus<'a>>,
     listing: &Listing,
     launch: &VectorAdd,
     config: &SmConfig,
     options: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Report, CosimError> {
-    if config.timing != Timing::FlexGripPlus {
-        return Err(CosimError::Launch(
-            "co-simulation compares cycles with FlexGripPlus: run the SM slice with its timing (--timing flexgripplus)".into(),
-        ));
+    let fgp = fgp.into();
+    let prepared = Prepared::new(fgp.variant(), listing, launch, config, options, progress)?;
+    progress.step(fgp.runner().describe(), Some(prepared.slice.cycles));
+    let observed = match fgp {
+        FlexGripPlus::Ghdl(design) => simulate::simulate(
+            design,
+            prepared.fgp_launch(),
+            simulate::Watch {
+                timeout: options.timeout,
+                on_cycle: &mut |cycle| progress.cycle(cycle),
+            },
+        )?,
+        FlexGripPlus::Imported { design, .. } => rtl::observe(
+            design,
+            prepared.fgp_launch(),
+            &mut |cycle| progress.cycle(cycle),
+            &mut |_, _| {},
+        )?,
+    };
+    prepared.report(fgp.runner(), &observed)
+}
+
+/// A co-simulation halfway: flexpmu's SM slice has run the kernel and
+/// FlexGripPlus' launch is made; what FlexGripPlus did
+/// ([`trace::Observed`], from GHDL or from the imported RTL) completes it
+/// ([`Prepared::report`]).
+pub struct Prepared<'l> {
+    listing: &'l Listing,
+    variant: Variant,
+    iss: flexpmu_sim::gpu::iss::Iss,
+    slice: SmRun,
+    slice_writes: timing::SliceWrites,
+    fgp_launch: launch::FgpLaunch,
+    tolerance_percent: f64,
+}
+
+impl<'l> Prepared<'l> {
+    /// Checks that FlexGripPlus as `variant` and the SM slice as `config`
+    /// can be compared, runs the slice and makes FlexGripPlus' launch.
+    pub fn new(
+        variant: Variant,
+        listing: &'l Listing,
+        launch: &VectorAdd,
+        config: &SmConfig,
+        options: &Options,
+        progress: &mut dyn Progress,
+    ) -> Result<Prepared<'l>, CosimError> {
+        if config.timing != Timing::FlexGripPlus {
+            return Err(CosimError::Launch(
+                "co-simulation compares cycles with FlexGripPlus: run the SM slice with its timing (--timing flexgripplus)".into(),
+            ));
+        }
+        let with_pmu = variant == Variant::Kit;
+        if config.pmu != with_pmu {
+            return Err(CosimError::Launch(format!(
+                "FlexGripPlus {} the PMU, the SM slice {}: run both with it or both without",
+                if with_pmu { "has" } else { "has no" },
+                if config.pmu { "has it" } else { "has not" },
+            )));
+        }
+        if config.monitor_map.as_deref().is_some_and(|m| !m.is_today()) {
+            return Err(CosimError::Launch(
+                "the kit's PMU counts the built-in monitor map's channels: leave out --monitor-map"
+                    .into(),
+            ));
+        }
+        whole_warps(launch.geometry.threads_per_block())?;
+        let program = &listing.words;
+        let iss = launch.iss()?;
+        progress.step("flexpmu's SM slice", None);
+        let mut slice_writes = timing::SliceWrites::default();
+        let slice: SmRun =
+            Sm::new(&iss, program, config.clone())?.run_observed(&mut slice_writes)?;
+        let max_cycles = options
+            .max_cycles
+            .unwrap_or(slice.cycles.saturating_mul(2).saturating_add(20_000));
+        let fgp_launch = launch::FgpLaunch::new(
+            &iss,
+            program,
+            slice.registers,
+            slice.blocks_per_core,
+            max_cycles,
+        )?;
+        Ok(Prepared {
+            listing,
+            variant,
+            iss,
+            slice,
+            slice_writes,
+            fgp_launch,
+            tolerance_percent: options.tolerance_percent,
+        })
     }
-    let with_pmu = design.variant == Variant::Kit;
-    if config.pmu != with_pmu {
-        return Err(CosimError::Launch(format!(
-            "FlexGripPlus {} the PMU, the SM slice {}: run both with it or both without",
-            if with_pmu { "has" } else { "has no" },
-            if config.pmu { "has it" } else { "has not" },
-        )));
+
+    /// The launch FlexGripPlus runs.
+    pub fn fgp_launch(&self) -> &launch::FgpLaunch {
+        &self.fgp_launch
     }
-    if config.monitor_map.as_deref().is_some_and(|m| !m.is_today()) {
-        return Err(CosimError::Launch(
-            "the kit's PMU counts the built-in monitor map's channels: leave out --monitor-map"
-                .into(),
-        ));
+
+    /// The SM slice's cycles (what FlexGripPlus' should be near).
+    pub fn slice_cycles(&self) -> u64 {
+        self.slice.cycles
     }
-    whole_warps(launch.geometry.threads_per_block())?;
-    let program = &listing.words;
-    let mut iss = launch.iss()?;
-    progress.step("flexpmu's SM slice", None);
-    let mut slice_writes = timing::SliceWrites::default();
-    let slice: SmRun = Sm::new(&iss, program, config.clone())?.run_observed(&mut slice_writes)?;
-    let max_cycles = options
-        .max_cycles
-        .unwrap_or(slice.cycles.saturating_mul(2).saturating_add(20_000));
-    let fgp_launch = launch::FgpLaunch::new(
-        &iss,
-        program,
-        slice.registers,
-        slice.blocks_per_core,
-        max_cycles,
-    )?;
-    progress.step("FlexGripPlus under GHDL", Some(slice.cycles));
-    let observed = simulate::simulate(
-        design,
-        &fgp_launch,
-        simulate::Watch {
-            timeout: options.timeout,
-            on_cycle: &mut |cycle| progress.cycle(cycle),
-        },
-    )?;
-    let geometry = *iss.geometry();
-    let state = iss.launch_state();
-    let streams = streams::Streams::of(
-        &observed,
-        &streams::Placement {
+
+    /// The comparison of what FlexGripPlus did (`observed`, run by
+    /// `runner`) with the ISS and the SM slice.
+    pub fn report(self, runner: Runner, observed: &trace::Observed) -> Result<Report, CosimError> {
+        let Prepared {
+            listing,
+            variant,
+            mut iss,
+            slice,
+            slice_writes,
+            tolerance_percent,
+            ..
+        } = self;
+        let program = &listing.words;
+        let geometry = *iss.geometry();
+        let state = iss.launch_state();
+        let streams = streams::Streams::of(
+            observed,
+            &streams::Placement {
+                launch: &state,
+                warps_per_block: geometry.warps_per_block(),
+                blocks_per_core: slice.blocks_per_core,
+                registers: slice.registers,
+            },
+        );
+        iss.set_blocks_per_core(slice.blocks_per_core);
+        let reference = reference::run(
+            &mut iss,
+            program,
+            &streams,
+            &slice,
+            FLEXGRIPPLUS_GMEM_ADDR_BITS,
+        )?;
+        let comparison = compare::compare(&compare::Sides {
+            listing,
+            variant,
             launch: &state,
-            warps_per_block: geometry.warps_per_block(),
-            blocks_per_core: slice.blocks_per_core,
+            initial_memory: iss.memory(),
+            reference: &reference,
+            slice: &slice,
+            observed,
+            streams: &streams,
+            tolerance_percent,
+        });
+        let timing = timing::rows(
+            &state.warps[0],
+            listing,
+            &reference,
+            &streams,
+            &slice_writes,
+            observed.start_ns,
+        );
+        Ok(Report {
+            kernel: listing.file.clone(),
+            variant,
+            runner,
+            threads: geometry.total_threads(),
+            blocks: geometry.blocks(),
+            threads_per_block: geometry.threads_per_block(),
             registers: slice.registers,
-        },
-    );
-    iss.set_blocks_per_core(slice.blocks_per_core);
-    let reference = reference::run(
-        &mut iss,
-        program,
-        &streams,
-        &slice,
-        FLEXGRIPPLUS_GMEM_ADDR_BITS,
-    )?;
-    let comparison = compare::compare(&compare::Sides {
-        listing,
-        variant: design.variant,
-        launch: &state,
-        initial_memory: iss.memory(),
-        reference: &reference,
-        slice: &slice,
-        observed: &observed,
-        streams: &streams,
-        tolerance_percent: options.tolerance_percent,
-    });
-    let timing = timing::rows(
-        &state.warps[0],
-        listing,
-        &reference,
-        &streams,
-        &slice_writes,
-        observed.start_ns,
-    );
-    Ok(Report {
-        kernel: listing.file.clone(),
-        variant: design.variant,
-        threads: geometry.total_threads(),
-        blocks: geometry.blocks(),
-        threads_per_block: geometry.threads_per_block(),
-        registers: slice.registers,
-        blocks_per_core: slice.blocks_per_core,
-        requested_blocks_per_core: slice.requested_blocks_per_core,
-        comparison,
-        timing,
-        stages: timing::stage_rows(&observed, &slice_writes),
-    })
+            blocks_per_core: slice.blocks_per_core,
+            requested_blocks_per_core: slice.requested_blocks_per_core,
+            comparison,
+            timing,
+            stages: timing::stage_rows(observed, &slice_writes),
+        })
+    }
 }

@@ -95,6 +95,21 @@ pub struct Observed {
 }
 
 impl Observed {
+    /// A run that started at `start_ns` and ended as `ending`, with no
+    /// event yet.
+    pub fn new(start_ns: u64, ending: Ending) -> Observed {
+        Observed {
+            start_ns,
+            ending,
+            rounds: Vec::new(),
+            launch_writes: Vec::new(),
+            writes: Vec::new(),
+            flag_writes: Vec::new(),
+            memory_writes: Vec::new(),
+            handovers: Vec::new(),
+        }
+    }
+
     /// Cycles from the block scheduler's start to `kernel_done` (None if
     /// the kernel did not finish).
     pub fn cycles(&self) -> Option<u64> {
@@ -136,16 +151,7 @@ impl Observed {
                 result.display()
             )));
         };
-        let mut observed = Observed {
-            start_ns,
-            ending,
-            rounds: Vec::new(),
-            launch_writes: Vec::new(),
-            writes: Vec::new(),
-            flag_writes: Vec::new(),
-            memory_writes: Vec::new(),
-            handovers: Vec::new(),
-        };
+        let mut observed = Observed::new(start_ns, ending);
         for (number, line) in lines(trace)? {
             let line = line?;
             let at = |what: &str| parse_error(trace, number, what, &line);

@@ -14,7 +14,9 @@ use std::sync::OnceLock;
 use flexpmu_cosim::launch::FgpLaunch;
 use flexpmu_cosim::rtl::{self, RtlComparison, RtlNetlist};
 use flexpmu_cosim::simulate::Watch;
-use flexpmu_cosim::{kit_sources, Design, Tree, Variant};
+use flexpmu_cosim::{
+    campaign, cosimulate, kit_sources, Design, FlexGripPlus, Options, Quiet, Report, Tree, Variant,
+};
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
@@ -120,6 +122,8 @@ fn compared(variant: Variant, fgp: &FgpLaunch) -> Option<RtlComparison> {
         comparison.undefined,
         comparison.flexpmu_seconds
     );
+    eprintln!("{variant:?}: probe events {:?}", comparison.events);
+    assert_eq!(comparison.events.first_difference, None, "{variant:?}");
     assert_eq!(comparison.mismatches, vec![], "{variant:?}");
     assert!(comparison.agrees(), "{variant:?}");
     assert_eq!(comparison.signals.len(), 33);
@@ -148,4 +152,106 @@ fn the_thesis_launch_on_the_imported_gpgpu_is_ghdls_cycle_for_cycle() {
     };
     assert_eq!(comparison.ghdl_cycles, Some(163_913));
     assert_eq!(comparison.periods, 163_936);
+}
+
+/// Kernels of the differential campaign (structured kernels, testgen's
+/// genes, straight-line programs of every form; one and two warps, rounds
+/// of blocks) on the imported GPGPU against GHDL, with the kit: every SM
+/// port in every period and every event of the probe, predicate writes
+/// among them.
+#[test]
+fn random_kernels_on_the_imported_gpgpu_are_ghdls() {
+    let mut flag_writes = 0;
+    let mut cases = 0;
+    for index in 0.. {
+        let case = campaign::draw(7, index);
+        if case.threads_per_block * case.blocks > 64 {
+            continue;
+        }
+        let listing = case.listing().unwrap();
+        let config = case.config(&SmConfig::default(), Variant::Kit);
+        let fgp = rtl::launch(&listing.words, &case.launch().unwrap(), &config, 50_000).unwrap();
+        let Some(comparison) = compared(Variant::Kit, &fgp) else {
+            return;
+        };
+        assert!(comparison.ghdl_cycles.is_some(), "case {index}");
+        let kind = |name: &str| {
+            comparison
+                .events
+                .kinds
+                .iter()
+                .find(|k| k.kind == name)
+                .unwrap()
+                .ghdl
+        };
+        flag_writes += kind("flag writes");
+        assert!(kind("register writes") > 0, "case {index}");
+        cases += 1;
+        if cases == 6 {
+            break;
+        }
+    }
+    assert!(flag_writes > 0, "no case wrote a predicate register");
+}
+
+/// Appendix A's kernel co-simulated against the ISS and the SM slice with
+/// FlexGripPlus played by its imported RTL on flexpmu's engine: the same
+/// report as with GHDL (every register write, memory word, PMEVENT read
+/// and the cycles), on one warp beside GHDL and on the thesis launch
+/// against FlexGripPlus 4.4's reads under GHDL (864, 3,457, 864, 128 and
+/// 3,456 in R5, R1, R2, R3 and R4).
+#[test]
+fn appendix_a_co_simulated_on_the_imported_gpgpu_reads_what_ghdl_reads() {
+    let Some((imported, design)) = prepared(Variant::Kit) else {
+        return;
+    };
+    let run = |fgp: FlexGripPlus, threads: u16, blocks: u16| -> Report {
+        let config = SmConfig {
+            pmu: true,
+            blocks_per_core: 2,
+            ..SmConfig::default()
+        };
+        let geometry = Geometry::new([threads, 1, 1], [blocks, 1]).unwrap();
+        cosimulate(
+            fgp,
+            &appendix_a(),
+            &VectorAdd::new(geometry),
+            &config,
+            &Options::default(),
+            &mut Quiet,
+        )
+        .unwrap()
+    };
+    let imported = FlexGripPlus::Imported {
+        design: imported,
+        variant: Variant::Kit,
+    };
+    let on_rtl = run(imported, 32, 1);
+    let on_ghdl = run(design.into(), 32, 1);
+    assert_eq!(on_rtl.comparison.divergences, vec![]);
+    assert_eq!(on_rtl.comparison.cycles.flexgripplus, Some(3127));
+    assert_eq!(on_rtl.comparison.cycles, on_ghdl.comparison.cycles);
+    assert_eq!(on_rtl.comparison.compared, on_ghdl.comparison.compared);
+    assert_eq!(on_rtl.comparison.reads, on_ghdl.comparison.reads);
+    assert_eq!(on_rtl.comparison.compared.memory_words, 96);
+    let thesis = run(imported, 512, 4);
+    assert_eq!(thesis.comparison.divergences, vec![]);
+    assert_eq!(thesis.comparison.cycles.flexgripplus, Some(163_913));
+    let reads: Vec<(u8, u8, Option<u32>)> = thesis
+        .comparison
+        .reads
+        .iter()
+        .filter(|r| r.warp == 0)
+        .map(|r| (r.counter, r.register, r.flexgripplus))
+        .collect();
+    assert_eq!(
+        reads,
+        [
+            (0, 5, Some(864)),
+            (1, 1, Some(3457)),
+            (2, 2, Some(864)),
+            (12, 3, Some(128)),
+            (4, 4, Some(3456))
+        ]
+    );
 }

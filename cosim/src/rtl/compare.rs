@@ -14,14 +14,15 @@ use std::time::Instant;
 
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_sim::engine::compiled::CompiledSim;
-use flexpmu_sim::gpu::gpgpu_rtl::{RtlEnding, RtlGpgpu};
+use flexpmu_sim::gpu::gpgpu_rtl::{start_period, RtlEnding};
 use flexpmu_sim::waveform::changes::{self, Changes};
 
-use super::{SM_INSTANCE, TOP};
+use super::probe::Probe;
+use super::{period_end_ns, SM_INSTANCE, TOP};
 use crate::design::Design;
 use crate::launch::FgpLaunch;
 use crate::simulate::{self, Watch};
-use crate::trace::{Ending, PERIOD_NS};
+use crate::trace::{Ending, FlagWrite, MemoryWrite, Observed, RegisterWrite};
 use crate::CosimError;
 
 /// The testbench's instance of [`TOP`] (GHDL's path, lower case).
@@ -63,8 +64,22 @@ pub struct RtlComparison {
     pub mismatches: Vec<Mismatch>,
     /// (signal, period) pairs where GHDL had undefined bits.
     pub undefined: u64,
+    /// The probe's events on both (register, flag and memory writes,
+    /// stage hand-overs, rounds), compared one by one.
+    pub events: Events,
     /// Wall time of the engine's run (import and compilation excluded).
     pub flexpmu_seconds: f64,
+}
+
+/// flexpmu's probe on the engine against the same probe under GHDL.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Events {
+    /// Events of each kind on both.
+    pub kinds: Vec<EventKind>,
+    /// Words GHDL held undefined (not compared).
+    pub undefined: usize,
+    /// The first event that differs (kind, time, both sides).
+    pub first_difference: Option<String>,
 }
 
 impl RtlComparison {
@@ -73,6 +88,7 @@ impl RtlComparison {
         self.mismatching == 0
             && self.flexpmu_cycles == self.ghdl_cycles
             && self.flexpmu_end_ns == self.ghdl_end_ns
+            && self.events.first_difference.is_none()
     }
 }
 
@@ -85,15 +101,10 @@ pub fn compare(
     launch: &FgpLaunch,
     watch: Watch,
 ) -> Result<RtlComparison, CosimError> {
-    if imported.top().name != TOP {
-        return Err(CosimError::Launch(format!(
-            "the imported design's top is {}, not FlexGripPlus' {TOP}",
-            imported.top().name
-        )));
-    }
-    let mut gpgpu = RtlGpgpu::new(imported).map_err(|e| CosimError::Launch(e.to_string()))?;
+    let mut gpgpu = super::gpgpu(imported)?;
     let ports = sm_ports(imported)?;
     let signals = engine_signals(gpgpu.sim(), &ports)?;
+    let mut probe = Probe::new(gpgpu.sim())?;
     let ghdl_paths: Vec<String> = ports
         .iter()
         .map(|p| format!("{GHDL_TOP}/{SM_INSTANCE}/{}", p.raw))
@@ -127,12 +138,15 @@ pub fn compare(
         mismatching: 0,
         mismatches: Vec::new(),
         undefined: 0,
+        events: Events::default(),
         flexpmu_seconds: 0.0,
     };
+    let rtl_launch = launch.rtl();
     let started = Instant::now();
     let ending = gpgpu
-        .run(&launch.rtl(), &mut |period, sim| {
+        .run(&rtl_launch, &mut |period, sim| {
             comparison.periods += 1;
+            probe.sample(period, sim);
             // Settled before the rising edge that closes the period.
             let time_fs = (period_end_ns(period) - 1) * 1_000_000;
             for ((signal, changes), port) in signals.iter().zip(&ghdl).zip(&ports) {
@@ -163,13 +177,134 @@ pub fn compare(
     };
     comparison.flexpmu_cycles = cycles;
     comparison.flexpmu_end_ns = period_end_ns(edge - 1);
+    let start = start_period(&rtl_launch);
+    let probed = probe.finish(start, comparison.flexpmu_end_ns, cycles.is_some());
+    comparison.events = events(&probed, &observed);
     Ok(comparison)
 }
 
-/// The time (ns) of the rising edge that ends period `period` (edge `n`
-/// at 5 + 10 n ns; period -1 ends at edge 0).
-fn period_end_ns(period: i64) -> u64 {
-    (PERIOD_NS / 2) + PERIOD_NS * (period + 1) as u64
+/// How many events of one kind each side's probe wrote.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EventKind {
+    pub kind: &'static str,
+    pub flexpmu: usize,
+    pub ghdl: usize,
+}
+
+impl Events {
+    /// Events GHDL's probe wrote, of every kind.
+    pub fn ghdl(&self) -> usize {
+        self.kinds.iter().map(|k| k.ghdl).sum()
+    }
+}
+
+/// The engine's probe (`flexpmu`) against GHDL's, event by event; a word
+/// GHDL held undefined is counted, not compared.
+pub fn events(flexpmu: &Observed, ghdl: &Observed) -> Events {
+    let mut events = Events::default();
+    let mut first = |what: &str, ours: String, theirs: String| {
+        if events.first_difference.is_none() {
+            events.first_difference = Some(format!("{what}: flexpmu {ours}, GHDL {theirs}"));
+        }
+    };
+    if (flexpmu.start_ns, flexpmu.ending) != (ghdl.start_ns, ghdl.ending) {
+        first(
+            "start and ending",
+            format!("{} {:?}", flexpmu.start_ns, flexpmu.ending),
+            format!("{} {:?}", ghdl.start_ns, ghdl.ending),
+        );
+    }
+    let mut undefined = 0;
+    let mut same_words = |ours: &[Option<u32>], theirs: &[Option<u32>]| {
+        ours.iter().zip(theirs).all(|(o, t)| match t {
+            None => {
+                undefined += 1;
+                true
+            }
+            Some(_) => o == t,
+        })
+    };
+    let register = |w: &RegisterWrite| (w.ns, w.warp, w.pass, w.base, w.register, w.enabled);
+    let flag = |w: &FlagWrite| (w.ns, w.warp, w.pass, w.register, w.enabled);
+    let widen = |values: &[Option<u8>]| -> Vec<Option<u32>> {
+        values.iter().map(|v| v.map(u32::from)).collect()
+    };
+    let lists: [(&'static str, usize, usize); 6] = [
+        ("rounds", flexpmu.rounds.len(), ghdl.rounds.len()),
+        (
+            "launch writes",
+            flexpmu.launch_writes.len(),
+            ghdl.launch_writes.len(),
+        ),
+        ("register writes", flexpmu.writes.len(), ghdl.writes.len()),
+        (
+            "flag writes",
+            flexpmu.flag_writes.len(),
+            ghdl.flag_writes.len(),
+        ),
+        (
+            "memory writes",
+            flexpmu.memory_writes.len(),
+            ghdl.memory_writes.len(),
+        ),
+        ("hand-overs", flexpmu.handovers.len(), ghdl.handovers.len()),
+    ];
+    let mut kinds = Vec::new();
+    for (kind, ours, theirs) in lists {
+        if ours != theirs {
+            first(kind, format!("{ours} events"), format!("{theirs} events"));
+        }
+        kinds.push(EventKind {
+            kind,
+            flexpmu: ours,
+            ghdl: theirs,
+        });
+    }
+    if let Some((o, t)) = flexpmu
+        .rounds
+        .iter()
+        .zip(&ghdl.rounds)
+        .find(|(o, t)| o != t)
+    {
+        first("a round's start", format!("{o} ns"), format!("{t} ns"));
+    }
+    for (ours, theirs, what) in [
+        (&flexpmu.launch_writes, &ghdl.launch_writes, "launch write"),
+        (&flexpmu.writes, &ghdl.writes, "register write"),
+    ] {
+        for (o, t) in ours.iter().zip(theirs.iter()) {
+            if register(o) != register(t) || !same_words(&o.values, &t.values) {
+                first(what, format!("{o:?}"), format!("{t:?}"));
+                break;
+            }
+        }
+    }
+    for (o, t) in flexpmu.flag_writes.iter().zip(&ghdl.flag_writes) {
+        if flag(o) != flag(t) || !same_words(&widen(&o.values), &widen(&t.values)) {
+            first("flag write", format!("{o:?}"), format!("{t:?}"));
+            break;
+        }
+    }
+    let memory = |w: &MemoryWrite| (w.ns, w.address);
+    for (o, t) in flexpmu.memory_writes.iter().zip(&ghdl.memory_writes) {
+        if memory(o) != memory(t)
+            || !same_words(&[o.value.map(u32::from)], &[t.value.map(u32::from)])
+        {
+            first("memory write", format!("{o:?}"), format!("{t:?}"));
+            break;
+        }
+    }
+    if let Some((o, t)) = flexpmu
+        .handovers
+        .iter()
+        .zip(&ghdl.handovers)
+        .find(|(o, t)| o != t)
+    {
+        first("hand-over", format!("{o:?}"), format!("{t:?}"));
+    }
+    events.undefined = undefined;
+    events.kinds = kinds;
+    events
 }
 
 /// GHDL's bits as a word, or None if one is undefined.

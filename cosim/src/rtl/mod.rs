@@ -11,6 +11,7 @@
 pub mod bench;
 pub mod compare;
 mod edits;
+pub mod probe;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,16 +23,19 @@ use flexpmu_tools::ghdl::FLEXGRIPPLUS_FLAGS;
 use flexpmu_tools::ghdl_plugin;
 use flexpmu_tools::runner::run_unchecked;
 
+use flexpmu_sim::gpu::gpgpu_rtl::RtlGpgpu;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 use crate::design::{Sources, Variant};
 use crate::kept;
 use crate::launch::FgpLaunch;
+use crate::trace::PERIOD_NS;
 use crate::tree::Tree;
 use crate::CosimError;
 
 pub use compare::{compare, RtlComparison};
+pub use probe::observe;
 
 /// The entity imported: FlexGripPlus' GPGPU as its testbench drives it.
 pub const TOP: &str = "gpgpu_ml605_top_level";
@@ -63,6 +67,24 @@ pub fn launch(
         sm.blocks_per_core(),
         max_cycles,
     )
+}
+
+/// The time (ns) of the rising edge that ends period `period` (edge `n`
+/// at 5 + 10 n ns; period -1 ends at edge 0).
+pub(crate) fn period_end_ns(period: i64) -> u64 {
+    (PERIOD_NS / 2) + PERIOD_NS * (period + 1) as u64
+}
+
+/// `imported` (FlexGripPlus' GPGPU as flexpmu imported it) compiled and
+/// driven as the testbench drives it.
+pub(crate) fn gpgpu(imported: &IrDesign) -> Result<RtlGpgpu, CosimError> {
+    if imported.top().name != TOP {
+        return Err(CosimError::Launch(format!(
+            "the imported design's top is {}, not FlexGripPlus' {TOP}",
+            imported.top().name
+        )));
+    }
+    RtlGpgpu::new(imported).map_err(|e| CosimError::Launch(e.to_string()))
 }
 
 /// What Yosys does with the elaborated design before writing it: the

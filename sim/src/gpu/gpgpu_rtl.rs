@@ -69,6 +69,12 @@ pub enum RtlError {
     Launch(String),
 }
 
+/// The period `launch`'s block scheduler is enabled in (its cycles are
+/// counted from the edge that starts it).
+pub fn start_period(launch: &RtlLaunch) -> i64 {
+    Schedule::of(launch).start()
+}
+
 /// The memories the launch fills, by their instances' names.
 const GLOBAL_MEMORY: &str = "uglobalmemory.ram";
 const SYSTEM_MEMORY: &str = "usystemmemorycontroller.usystemmemory.ram";

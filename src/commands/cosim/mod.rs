@@ -12,14 +12,14 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use flexpmu_cosim::{
-    cosimulate, default_cache, kit_sources, Design, Options, Report, Tree, Variant,
+    cosimulate, default_cache, kit_sources, Design, Options, Report, Runner, Tree, Variant,
 };
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_studies::testgen::expected::Expected;
 use indicatif::{ProgressBar, ProgressStyle};
 
 mod random;
-mod rtl;
+pub mod rtl;
 
 use super::launch::{load_listing, LaunchArgs};
 
@@ -392,10 +392,11 @@ impl flexpmu_cosim::Progress for Bars {
     }
 }
 
-fn print_report(report: &Report, show: usize) -> Result<()> {
+/// A co-simulation's report as tables.
+pub fn print_report(report: &Report, show: usize) -> Result<()> {
     let c = &report.comparison;
     outln!(
-        "{}: {} thread(s) ({} block(s) of {}), {} registers per thread, {} block(s) per core{}, FlexGripPlus {}",
+        "{}: {} thread(s) ({} block(s) of {}), {} registers per thread, {} block(s) per core{}, {} {}",
         report.kernel,
         report.threads,
         report.blocks,
@@ -410,6 +411,7 @@ fn print_report(report: &Report, show: usize) -> Result<()> {
         } else {
             String::new()
         },
+        report.runner.describe(),
         match report.variant {
             Variant::Kit => "with flexpmu's kit",
             Variant::Stock => "stock",
@@ -417,7 +419,11 @@ fn print_report(report: &Report, show: usize) -> Result<()> {
     );
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED);
-    table.set_header(["", "flexpmu", "FlexGripPlus"]);
+    let fgp = match report.runner {
+        Runner::Ghdl => "FlexGripPlus (GHDL)",
+        Runner::ImportedRtl => "FlexGripPlus (imported RTL)",
+    };
+    table.set_header(["", "flexpmu (SM slice)", fgp]);
     table.add_row([
         "cycles".to_string(),
         c.cycles.flexpmu.to_string(),

@@ -56,32 +56,17 @@ pub fn run(request: Request) -> Result<ExitCode> {
         request.max_cycles,
     )
     .with_context(|| format!("{}: the launch", request.listing.file))?;
-    let kit = match variant {
-        Variant::Kit => kit_sources()?,
-        Variant::Stock => Vec::new(),
-    };
     let spinner = if request.json {
         ProgressBar::hidden()
     } else {
         ProgressBar::new_spinner()
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
-    let netlist = RtlNetlist::prepare(
-        request.tree,
-        variant,
-        &kit,
-        &plugin,
-        &request.cache,
-        &mut |step| spinner.set_message(format!("FlexGripPlus' RTL ({}): {step}", variant.name())),
-    )?;
-    spinner.set_message("importing FlexGripPlus' netlist into flexpmu's IR");
-    let started = Instant::now();
-    let imported = netlist.import()?;
-    let import_seconds = started.elapsed().as_secs_f64();
+    let imported = import(request.tree, variant, &plugin, &request.cache, &spinner)?;
     spinner.set_message("the imported GPGPU on flexpmu's engine and FlexGripPlus under GHDL");
     let comparison = rtl::compare(
         request.design,
-        &imported,
+        &imported.design,
         &launch,
         Watch {
             timeout: request.timeout,
@@ -101,8 +86,8 @@ pub fn run(request: Request) -> Result<ExitCode> {
         kernel: &request.listing.file,
         variant,
         threads: request.launch.geometry.total_threads(),
-        netlist: netlist.json().display().to_string(),
-        import_seconds,
+        netlist: imported.netlist.json().display().to_string(),
+        import_seconds: imported.seconds,
         comparison: &comparison,
     };
     if request.json {
@@ -160,6 +145,25 @@ fn print_report(report: &Report, show: usize) -> Result<()> {
             String::new()
         }
     );
+    let e = &c.events;
+    outln!(
+        "flexpmu's probe: {} events under GHDL ({}), {}{}",
+        e.ghdl(),
+        e.kinds
+            .iter()
+            .map(|k| format!("{} {}", k.ghdl, k.kind))
+            .collect::<Vec<_>>()
+            .join(", "),
+        match &e.first_difference {
+            None => "the same on the imported RTL".to_string(),
+            Some(d) => format!("the first that differs: {d}"),
+        },
+        if e.undefined > 0 {
+            format!("; {} words GHDL held undefined (not compared)", e.undefined)
+        } else {
+            String::new()
+        }
+    );
     if !c.mismatches.is_empty() && show > 0 {
         let mut table = Table::new();
         table.load_preset(UTF8_FULL_CONDENSED);
@@ -183,4 +187,40 @@ fn print_report(report: &Report, show: usize) -> Result<()> {
         }
     );
     Ok(())
+}
+
+/// FlexGripPlus' GPGPU imported into flexpmu's IR.
+pub struct Imported {
+    pub netlist: RtlNetlist,
+    pub design: flexpmu_ir::Design,
+    /// Wall time of the import (the netlist made or taken from the cache
+    /// excluded).
+    pub seconds: f64,
+}
+
+/// FlexGripPlus of `tree` as `variant` through the plugin `plugin`: its
+/// netlist made (or taken from `cache`) and imported, the steps shown on
+/// `spinner`.
+pub fn import(
+    tree: &Tree,
+    variant: Variant,
+    plugin: &std::path::Path,
+    cache: &std::path::Path,
+    spinner: &ProgressBar,
+) -> Result<Imported> {
+    let kit = match variant {
+        Variant::Kit => kit_sources()?,
+        Variant::Stock => Vec::new(),
+    };
+    let netlist = RtlNetlist::prepare(tree, variant, &kit, plugin, cache, &mut |step| {
+        spinner.set_message(format!("FlexGripPlus' RTL ({}): {step}", variant.name()))
+    })?;
+    spinner.set_message("importing FlexGripPlus' netlist into flexpmu's IR");
+    let started = Instant::now();
+    let design = netlist.import()?;
+    Ok(Imported {
+        netlist,
+        design,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }

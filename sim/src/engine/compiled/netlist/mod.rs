@@ -173,4 +173,17 @@ impl Netlist {
         let order = order::order(&flat, &resolved)?;
         Ok(renumber::renumber(flat, &resolved, &order))
     }
+
+    /// Every signal's index by each of its names (its own and its
+    /// aliases), for looking many up.
+    pub fn signal_names(&self) -> std::collections::HashMap<&str, usize> {
+        let mut names = std::collections::HashMap::new();
+        for (index, signal) in self.signals.iter().enumerate() {
+            names.entry(signal.name.as_str()).or_insert(index);
+            for alias in &signal.aliases {
+                names.entry(alias.as_str()).or_insert(index);
+            }
+        }
+        names
+    }
 }

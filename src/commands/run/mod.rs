@@ -17,6 +17,8 @@ use super::launch::{load_program, LaunchArgs};
 use super::{finish_waveform, WaveformArgs};
 use crate::output::Waveform;
 
+mod rtl;
+
 /// Reads of the appendix-A kernel to show beside a run's: (counter,
 /// register, value) for R5, R1, R2, R3 and R4 (counters 0, 1, 2, 12, 4).
 pub struct ReferenceReads {
@@ -70,6 +72,23 @@ pub struct RunArgs {
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
+    /// What runs the kernel: flexpmu's SM slice, or FlexGripPlus' own RTL
+    /// imported into flexpmu (its VHDL read by Yosys through the
+    /// ghdl-yosys-plugin) on the compiled engine, checked against the
+    /// reference ISS and shown beside the SM slice.
+    #[arg(long, value_enum, default_value_t = Core::Slice)]
+    core: Core,
+    #[command(flatten)]
+    fgp: rtl::FgpArgs,
+}
+
+/// What `flexpmu run` runs a kernel on.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Core {
+    /// flexpmu's SM slice: the SM core in rust-hdl with its harness.
+    Slice,
+    /// FlexGripPlus 4.4's GPGPU, its RTL imported into flexpmu.
+    FgpRtl,
 }
 
 /// How a kernel is run and reported.
@@ -85,6 +104,27 @@ pub struct RunOptions {
 }
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    if args.core == Core::FgpRtl {
+        let refused = [
+            ("--thread", args.thread != 0),
+            ("--no-vector-check", args.no_vector_check),
+        ];
+        if let Some((option, _)) = refused.iter().find(|(_, given)| *given) {
+            bail!("{option}: `--core fgp-rtl` checks every thread's registers and every memory word against the reference ISS (leave out {option})");
+        }
+        let listing = super::launch::load_listing(&args.file, &args.launch.sm)?;
+        return rtl::run(rtl::Request {
+            file: &args.file,
+            listing: &listing,
+            launch: &args.launch,
+            fgp: &args.fgp,
+            waveform: &args.waveform,
+            json: args.json,
+        });
+    }
+    if let Some(option) = args.fgp.given().first() {
+        bail!("{option} is for `--core fgp-rtl` (FlexGripPlus' imported RTL): add --core fgp-rtl or leave out {option}");
+    }
     let waveform = args.waveform.open(&[("the program", &args.file)])?;
     let program = load_program(&args.file, &args.launch.sm)?;
     let options = RunOptions {
