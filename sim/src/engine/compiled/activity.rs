@@ -59,21 +59,21 @@ impl Fanout {
             readers: Lists::readers(tape),
             inputs: sources(
                 |i| match i {
-                    Instr::Input(k) => Some(k),
+                    Instr::Input(k) => Some(k as usize),
                     _ => None,
                 },
                 inputs,
             ),
             states: sources(
                 |i| match i {
-                    Instr::State(k) => Some(k),
+                    Instr::State(k) => Some(k as usize),
                     _ => None,
                 },
                 registers,
             ),
             memories: sources(
                 |i| match i {
-                    Instr::MemRead(m, _) => Some(m),
+                    Instr::MemRead(m, _) => Some(m as usize),
                     _ => None,
                 },
                 memories,
@@ -84,7 +84,7 @@ impl Fanout {
 }
 
 /// The nodes to evaluate: a bit per node, and a bit per word of them
-/// that has one set, so the lowest is found in a few words' reads.
+/// that has one set, so the lowest marked word is found in a few reads.
 #[derive(Clone, Debug)]
 pub(super) struct Dirty {
     words: Vec<u64>,
@@ -112,44 +112,23 @@ impl Dirty {
         }
     }
 
-    /// The lowest node at or after `from` that is set, cleared.
+    /// The lowest word at or after `from` with a node marked: its bit in
+    /// the summary cleared (the caller takes its bits).
     #[inline]
-    fn take_from(&mut self, from: usize) -> Option<usize> {
-        let mut word = from >> 6;
-        if word >= self.words.len() {
-            return None;
-        }
-        let bits = self.words[word] & (u64::MAX << (from & 63));
-        let bits = if bits != 0 {
-            bits
-        } else {
-            // The next word with a bit set, by the summary.
-            let mut group = (word + 1) >> 6;
-            let mut mask = if (word + 1) & 63 == 0 {
-                u64::MAX
-            } else {
-                u64::MAX << ((word + 1) & 63)
-            };
-            loop {
-                if group >= self.summary.len() {
-                    return None;
-                }
-                let marked = self.summary[group] & mask;
-                if marked != 0 {
-                    word = (group << 6) + marked.trailing_zeros() as usize;
-                    break;
-                }
-                group += 1;
-                mask = u64::MAX;
+    fn take_word_from(&mut self, from: usize) -> Option<usize> {
+        let mut group = from >> 6;
+        let mut mask = u64::MAX << (from & 63);
+        while group < self.summary.len() {
+            let marked = self.summary[group] & mask;
+            if marked != 0 {
+                let bit = marked.trailing_zeros() as usize;
+                self.summary[group] &= !(1 << bit);
+                return Some((group << 6) + bit);
             }
-            self.words[word]
-        };
-        let bit = bits.trailing_zeros() as usize;
-        self.words[word] &= !(1 << bit);
-        if self.words[word] == 0 {
-            self.summary[word >> 6] &= !(1 << (word & 63));
+            group += 1;
+            mask = u64::MAX;
         }
-        Some((word << 6) + bit)
+        None
     }
 
     fn clear(&mut self) {
@@ -275,19 +254,35 @@ impl Activity {
     #[inline]
     pub(super) fn evaluate(&mut self, values: &mut [u64], evaluate: impl Fn(usize, &[u64]) -> u64) {
         let fanout = self.fanout.clone();
-        let mut from = 0;
         let mut evaluated = 0;
-        while let Some(node) = self.dirty.take_from(from) {
-            evaluated += 1;
-            let value = evaluate(node, values);
-            if value != values[node] {
-                values[node] = value;
-                self.dirty.set_all(fanout.readers.of(node));
-                if let Some(pending) = &mut self.pending {
-                    pending.extend_from_slice(fanout.next_of.of(node));
+        // A word of marked nodes at a time: its nodes in order, a reader
+        // in the same word marked in the word being walked (readers come
+        // after the nodes they read).
+        let mut from = 0;
+        while let Some(word) = self.dirty.take_word_from(from) {
+            let base = word << 6;
+            let mut bits = std::mem::take(&mut self.dirty.words[word]);
+            while bits != 0 {
+                let node = base + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                evaluated += 1;
+                let value = evaluate(node, values);
+                if value != values[node] {
+                    values[node] = value;
+                    for &reader in fanout.readers.of(node) {
+                        let reader = reader as usize;
+                        if reader >> 6 == word {
+                            bits |= 1 << (reader & 63);
+                        } else {
+                            self.dirty.set(reader);
+                        }
+                    }
+                    if let Some(pending) = &mut self.pending {
+                        pending.extend_from_slice(fanout.next_of.of(node));
+                    }
                 }
             }
-            from = node + 1;
+            from = word + 1;
         }
         if evaluated * DENSE_SHARE > values.len() && evaluated > DENSE_NODES {
             self.dense_left = DENSE_TURNS;
@@ -300,22 +295,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_lowest_marked_node_comes_first_across_words_and_groups() {
+    fn the_lowest_marked_word_comes_first_across_groups() {
         let mut dirty = Dirty::new(10_000);
         for node in [9_999, 5, 64, 63, 4_096, 4_095, 8_191] {
             dirty.set(node);
         }
         let mut taken = Vec::new();
         let mut from = 0;
-        while let Some(node) = dirty.take_from(from) {
-            taken.push(node);
-            from = node + 1;
+        while let Some(word) = dirty.take_word_from(from) {
+            let mut bits = std::mem::take(&mut dirty.words[word]);
+            while bits != 0 {
+                taken.push((word << 6) + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+            from = word + 1;
         }
         assert_eq!(taken, [5, 63, 64, 4_095, 4_096, 8_191, 9_999]);
-        assert_eq!(dirty.take_from(0), None);
+        assert_eq!(dirty.take_word_from(0), None);
         assert!(dirty.words.iter().chain(&dirty.summary).all(|&w| w == 0));
         dirty.set(70);
-        assert_eq!(dirty.take_from(71), None);
-        assert_eq!(dirty.take_from(0), Some(70));
+        assert_eq!(dirty.take_word_from(2), None);
+        assert_eq!(dirty.take_word_from(0), Some(1));
     }
 }

@@ -206,7 +206,7 @@ impl Concurrent {
                 fan_in[a] = true;
             }
             if let Instr::State(r) = tape[i] {
-                sensitive[r] = true;
+                sensitive[r as usize] = true;
             }
         }
         sensitive
@@ -331,9 +331,9 @@ impl Concurrent {
             let mut x = match instr {
                 Instr::Input(k) => input_diff
                     .iter()
-                    .find(|&&(j, _)| j == k)
+                    .find(|&&(j, _)| j == k as usize)
                     .map_or(golden_values[i], |&(_, v)| v),
-                Instr::State(r) => self.state_of(r as u32, golden_state),
+                Instr::State(r) => self.state_of(r, golden_state),
                 instr => instr.eval(|n| {
                     if self.stamp[n] == epoch {
                         self.value[n]

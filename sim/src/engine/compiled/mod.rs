@@ -50,9 +50,9 @@ fn node_value(
     values: &[u64],
 ) -> u64 {
     match instr {
-        Instr::Input(k) => inputs[k],
-        Instr::State(k) => state[k],
-        Instr::MemRead(m, a) => read_word(&memories[m], values[a]),
+        Instr::Input(k) => inputs[k as usize],
+        Instr::State(k) => state[k as usize],
+        Instr::MemRead(m, a) => read_word(&memories[m as usize], values[a as usize]),
         instr => instr.eval(|n| values[n]),
     }
 }
