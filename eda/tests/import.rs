@@ -147,7 +147,7 @@ fn a_verilog_module_imported_runs_as_icarus_and_verilator_run_it() {
         );
     }
     let design = import(&Netlist::parse("ops.json", &json).unwrap(), "ops").unwrap();
-    runs_as_the_simulators_run(&design, &source);
+    random_inputs_run_as_the_simulators_run(&design, &source);
 }
 
 /// Memories (`$mem_v2`: power-up contents, a write port with an enable
@@ -177,7 +177,7 @@ fn memories_imported_run_as_the_simulators_run_them() {
         .collect();
     assert_eq!(memories.len(), 6, "{memories:?}");
     let design = import(&netlist, "memories").unwrap();
-    runs_as_the_simulators_run(&design, &source);
+    random_inputs_run_as_the_simulators_run(&design, &source);
 }
 
 /// `design` (imported from the Verilog `source`) on the compiled engine
@@ -185,11 +185,35 @@ fn memories_imported_run_as_the_simulators_run_them() {
 /// Icarus and Verilator running `source` see the same outputs in every
 /// cycle, and so do GHDL, Icarus and Verilator running `design` as
 /// flexpmu prints it.
-fn runs_as_the_simulators_run(design: &flexpmu_ir::Design, source: &std::path::Path) {
+fn random_inputs_run_as_the_simulators_run(design: &flexpmu_ir::Design, source: &std::path::Path) {
+    use rand::Rng;
+    runs_as_the_simulators_run(
+        design,
+        &[source.to_path_buf()],
+        3_000,
+        &mut |port, width, _, rng| match port {
+            "reset" => u64::from(rng.gen_ratio(1, 16)),
+            _ => rng.gen::<u64>() & (u64::MAX >> (64 - width)),
+        },
+    );
+}
+
+/// `design` (imported from the Verilog `sources`) on the compiled engine
+/// for `cycles` cycles, each input port's value in a cycle
+/// `inputs(port, width, cycle, rng)`: Icarus and Verilator running
+/// `sources` see the same outputs in every cycle, and so do GHDL, Icarus
+/// and Verilator running `design` as flexpmu prints it. The vectors
+/// compared.
+fn runs_as_the_simulators_run(
+    design: &flexpmu_ir::Design,
+    sources: &[std::path::PathBuf],
+    cycles: u64,
+    inputs: &mut dyn FnMut(&str, usize, u64, &mut rand::rngs::StdRng) -> u64,
+) -> golden::Vectors {
     use flexpmu_eda::testbench::{ExportFiles, Simulator};
     use flexpmu_ir::Direction;
     use flexpmu_sim::engine::compiled::CompiledSim;
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
 
     let mut sim = CompiledSim::new(design).unwrap();
     let top = design.top();
@@ -197,15 +221,12 @@ fn runs_as_the_simulators_run(design: &flexpmu_ir::Design, source: &std::path::P
     let ports: Vec<_> = top.ports.iter().filter(|p| !p.clock).cloned().collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
     let mut rows = Vec::new();
-    for _ in 0..3_000 {
+    for cycle in 0..cycles {
         let mut row = Vec::new();
         for port in &ports {
             let value = match port.direction {
                 Direction::In => {
-                    let value = match port.name.as_str() {
-                        "reset" => u64::from(rng.gen_ratio(1, 16)),
-                        _ => rng.gen::<u64>() & (u64::MAX >> (64 - port.width)),
-                    };
+                    let value = inputs(&port.name, port.width, cycle, &mut rng);
                     sim.set_input(sim.input_index(&port.name).unwrap(), value);
                     value
                 }
@@ -231,14 +252,13 @@ fn runs_as_the_simulators_run(design: &flexpmu_ir::Design, source: &std::path::P
     .unwrap();
     for simulator in [Simulator::Icarus, Simulator::Verilator] {
         let r = simulator
-            .replay(
-                &[source.to_path_buf()],
-                &simulator.testbench(top),
-                &path,
-                &name,
-            )
+            .replay(sources, &simulator.testbench(top), &path, &name)
             .unwrap();
-        assert_eq!((r.cycles, r.mismatches), (3_000, 0), "{simulator:?}: {r:?}");
+        assert_eq!(
+            (r.cycles, r.mismatches),
+            (cycles, 0),
+            "{simulator:?}: {r:?}"
+        );
     }
     let printed = work.path().join("printed");
     std::fs::create_dir(&printed).unwrap();
@@ -247,10 +267,11 @@ fn runs_as_the_simulators_run(design: &flexpmu_ir::Design, source: &std::path::P
         let r = files.replay(simulator, top, &path).unwrap();
         assert_eq!(
             (r.cycles, r.mismatches),
-            (3_000, 0),
+            (cycles, 0),
             "{simulator:?} on the printed design: {r:?}"
         );
     }
+    vectors
 }
 
 /// Division as Yosys' cells define it (`$divfloor` and `$modfloor` come
@@ -340,4 +361,134 @@ fn division_cells_divide_as_yosys_defines_them() {
             assert_eq!(got, expected, "{x} / {y}");
         }
     }
+}
+
+#[path = "import/rv32.rs"]
+mod rv32;
+
+/// PicoRV32 as PyPI's `pythondata-cpu-picorv32` ships it (`scripts/test`
+/// installs it; `PICORV32_V` names another copy of `picorv32.v`).
+fn picorv32() -> std::path::PathBuf {
+    if let Some(path) = std::env::var_os("PICORV32_V") {
+        return path.into();
+    }
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/cocotb-venv");
+    let found = std::process::Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import pythondata_cpu_picorv32 as p; print(p.data_file('picorv32.v'))",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match found {
+        Some(path) => path.into(),
+        None => panic!(
+            "PicoRV32 is missing: `{}/bin/pip install pythondata-cpu-picorv32==1.0.post218` (scripts/test does), or set PICORV32_V to a picorv32.v",
+            venv.display()
+        ),
+    }
+}
+
+/// PicoRV32 (RV32IM: multiplier and divider, barrel shifter) with an
+/// 8 KiB memory holding `program` from address 0, answering a request
+/// the cycle after it; its clock named `clock`, as the testbenches name
+/// it. Its bus is the system's output, 0 in reset and each field 0 when
+/// not in use (PicoRV32 leaves them undefined until first driven).
+fn picorv32_system(program: &[u32]) -> String {
+    let init: String = (0..2048)
+        .map(|k| format!("    ram[{k}] = 32'h{:08x};\n", program.get(k).unwrap_or(&0)))
+        .collect();
+    format!(
+        "// PicoRV32 with a memory: flexpmu's test of a third-party core.
+module picorv32_system (
+  input clock, input resetn,
+  output trap, output valid, output instr, output [31:0] addr,
+  output [31:0] wdata, output [3:0] wstrb, output reg ready, output reg [31:0] rdata
+);
+  wire cpu_trap, mem_valid, mem_instr;
+  wire [31:0] mem_addr, mem_wdata;
+  wire [3:0] mem_wstrb;
+  picorv32 #(
+    .ENABLE_MUL(1), .ENABLE_DIV(1), .BARREL_SHIFTER(1), .REGS_INIT_ZERO(1)
+  ) cpu (
+    .clk(clock), .resetn(resetn), .trap(cpu_trap),
+    .mem_valid(mem_valid), .mem_instr(mem_instr), .mem_ready(ready),
+    .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb), .mem_rdata(rdata)
+  );
+  // Out of reset only: before the first clock edge the core's
+  // registers are undefined (x under Icarus).
+  wire live = resetn & mem_valid;
+  assign trap = resetn & cpu_trap;
+  assign valid = live;
+  assign instr = live & mem_instr;
+  assign addr = live ? mem_addr : 32'h0;
+  assign wstrb = live ? mem_wstrb : 4'h0;
+  assign wdata = (live && mem_wstrb != 4'h0) ? mem_wdata : 32'h0;
+  reg [31:0] ram [0:2047];
+  initial begin
+    ready = 1'b0;
+    rdata = 32'h0;
+{init}  end
+  always @(posedge clock) begin
+    ready <= 1'b0;
+    if (resetn && mem_valid && !ready) begin
+      if (mem_wstrb[0]) ram[mem_addr[12:2]][7:0] <= mem_wdata[7:0];
+      if (mem_wstrb[1]) ram[mem_addr[12:2]][15:8] <= mem_wdata[15:8];
+      if (mem_wstrb[2]) ram[mem_addr[12:2]][23:16] <= mem_wdata[23:16];
+      if (mem_wstrb[3]) ram[mem_addr[12:2]][31:24] <= mem_wdata[31:24];
+      rdata <= ram[mem_addr[12:2]];
+      ready <= 1'b1;
+    end
+  end
+endmodule
+"
+    )
+}
+
+/// A third-party core: PicoRV32 from PyPI (its Verilog as it ships)
+/// through Yosys' JSON (its register file a `$mem_v2` with clocked,
+/// transparent read ports; the multiplier and divider as instances),
+/// imported, and run on the compiled engine for 30,000 cycles of a random
+/// RV32IM program: Icarus and Verilator, running the Verilog, see the
+/// same bus in every cycle (every fetch, load and store, address and
+/// data), and so do GHDL, Icarus and Verilator on the design as flexpmu
+/// prints it.
+#[test]
+fn picorv32_from_pypi_runs_a_random_program_as_icarus_and_verilator_run_it() {
+    let core = picorv32();
+    let work = tempfile::tempdir().unwrap();
+    let program = rv32::program(46, 400);
+    let system = work.path().join("picorv32_system.v");
+    std::fs::write(&system, picorv32_system(&program)).unwrap();
+    let sources = [system, core];
+    let json = yosys::write_json(&sources, "picorv32_system", false).unwrap();
+    let netlist = Netlist::parse("picorv32_system.json", &json).unwrap();
+    let kinds: std::collections::BTreeSet<&str> = netlist
+        .modules
+        .values()
+        .flat_map(|m| m.cells.iter().map(|(_, c)| c.kind.as_str()))
+        .collect();
+    for kind in ["$mem_v2", "$pmux", "$sshr", "$shl", "$dff", "$sub"] {
+        assert!(kinds.contains(kind), "no {kind} cell: {kinds:?}");
+    }
+    let design = import(&netlist, "picorv32_system").unwrap();
+    let vectors =
+        runs_as_the_simulators_run(&design, &sources, 30_000, &mut |port, _, cycle, _| {
+            u64::from(port == "resetn" && cycle >= 4)
+        });
+    let column = |name: &str| vectors.ports.iter().position(|p| p.name == name).unwrap();
+    let (trap, instr, wstrb) = (column("trap"), column("instr"), column("wstrb"));
+    let fetches = vectors.rows.iter().filter(|r| r[instr] != 0).count();
+    let stores = vectors.rows.iter().filter(|r| r[wstrb] != 0).count();
+    eprintln!("PicoRV32: {fetches} fetch cycles, {stores} store cycles in 30,000");
+    assert!(
+        vectors.rows.iter().all(|r| r[trap] == 0),
+        "the program traps"
+    );
+    assert!(
+        fetches > 3_000 && stores > 300,
+        "{fetches} fetches, {stores} stores"
+    );
 }

@@ -11,8 +11,12 @@ use std::collections::{BinaryHeap, HashMap};
 use crate::expr::{assigned_names, stmt_reads, Stmt};
 
 /// `stmts` in dependency order (stable: the netlist's order where
-/// dependencies allow).
-pub(super) fn in_dependency_order(stmts: Vec<Stmt>) -> Vec<Stmt> {
+/// dependencies allow); a statement reading the first name of a pair of
+/// `through` reads the second too (an instance's output that follows an
+/// input within the cycle, such as a memory's read data its address: a
+/// simulator that carries a change through the instance at once, as
+/// Icarus does, must see the address assigned first).
+pub(super) fn in_dependency_order(stmts: Vec<Stmt>, through: &[(String, String)]) -> Vec<Stmt> {
     let n = stmts.len();
     let mut assigners: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, s) in stmts.iter().enumerate() {
@@ -21,6 +25,10 @@ pub(super) fn in_dependency_order(stmts: Vec<Stmt>) -> Vec<Stmt> {
         for name in names {
             assigners.entry(name).or_default().push(i);
         }
+    }
+    let mut follows: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (output, input) in through {
+        follows.entry(output).or_default().push(input);
     }
     // Edges: from each assigner of a name read to the reader; between
     // consecutive assigners of one name.
@@ -40,6 +48,13 @@ pub(super) fn in_dependency_order(stmts: Vec<Stmt>) -> Vec<Stmt> {
     for (i, s) in stmts.iter().enumerate() {
         let mut read = Vec::new();
         stmt_reads(s, &mut read);
+        let via: Vec<String> = read
+            .iter()
+            .filter_map(|name| follows.get(name.as_str()))
+            .flatten()
+            .map(|input| input.to_string())
+            .collect();
+        read.extend(via);
         read.sort();
         read.dedup();
         for name in read {
@@ -92,7 +107,7 @@ mod tests {
             Stmt::AssignSlice("b".into(), 4, 0, 1, Expr::Literal(1, 1)),
             assign("d", name("input")),
         ];
-        let ordered = in_dependency_order(stmts.clone());
+        let ordered = in_dependency_order(stmts.clone(), &[]);
         assert_eq!(
             ordered,
             vec![
@@ -107,6 +122,18 @@ mod tests {
     #[test]
     fn a_loop_keeps_its_statements() {
         let stmts = vec![assign("a", name("b")), assign("b", name("a"))];
-        assert_eq!(in_dependency_order(stmts.clone()), stmts);
+        assert_eq!(in_dependency_order(stmts.clone(), &[]), stmts);
+    }
+
+    #[test]
+    fn a_memorys_data_is_read_after_its_address_is_assigned() {
+        // `data` is a memory's read data, `address` its address.
+        let stmts = vec![assign("q", name("data")), assign("address", name("input"))];
+        assert_eq!(in_dependency_order(stmts.clone(), &[]), stmts);
+        let through = [("data".to_string(), "address".to_string())];
+        assert_eq!(
+            in_dependency_order(stmts.clone(), &through),
+            vec![stmts[1].clone(), stmts[0].clone()]
+        );
     }
 }

@@ -226,6 +226,9 @@ impl ModuleImport<'_> {
                 }
                 _ => data,
             };
+            // The word follows its address within the cycle: a statement
+            // reading it goes after the one assigning the address.
+            self.read_through.push((word.clone(), a.clone()));
             connections.extend([(names.address, a), (names.data, word)]);
         }
         let memory = Memory {

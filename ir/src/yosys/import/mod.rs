@@ -82,6 +82,9 @@ struct ModuleImport<'a> {
     body: Vec<Stmt>,
     /// Nets used as a flip-flop's clock.
     clocks: HashSet<u64>,
+    /// (a memory's read data, its address): the data follows the address
+    /// through the memory's instance.
+    read_through: Vec<(String, String)>,
 }
 
 impl<'a> ModuleImport<'a> {
@@ -111,6 +114,7 @@ impl<'a> ModuleImport<'a> {
             instances: Vec::new(),
             body: Vec::new(),
             clocks: HashSet::new(),
+            read_through: Vec::new(),
         }
     }
 
@@ -213,7 +217,7 @@ impl<'a> ModuleImport<'a> {
             constants: Vec::new(),
             wires: self.wires,
             instances: self.instances,
-            body: Body::Combinational(in_dependency_order(self.body)),
+            body: Body::Combinational(in_dependency_order(self.body, &self.read_through)),
         })
     }
 
@@ -338,9 +342,18 @@ impl<'a> ModuleImport<'a> {
     ) -> Result<(), ImportError> {
         let sub = &self.netlist.modules[&cell.kind];
         let mut connections = Vec::new();
+        let mut unconnected = Vec::new();
         for (port, p) in &sub.ports {
-            let Some(bits) = cell.connections.get(port) else {
-                continue;
+            // An input left unconnected reads 0, as an undriven net does
+            // (Yosys' `setundef -zero -undriven`): every printed instance
+            // connects every input (VHDL requires it).
+            let bits = match (cell.connections.get(port), p.direction) {
+                (Some(bits), _) => bits,
+                (None, PortDirection::Input) => {
+                    unconnected.push(vec![Bit::Zero; p.bits.len()]);
+                    unconnected.last().expect("just pushed")
+                }
+                (None, _) => continue,
             };
             // The submodule's own IR name for the port.
             let Some(ir_port) = self.imported_ports[&cell.kind]
