@@ -63,6 +63,10 @@ enum Command {
     /// write, memory word, PMU read and the cycle count (exit 1 on any
     /// divergence).
     Cosim(cosim::CosimArgs),
+    /// FlexGripPlus' own RTL in flexpmu: `fgp import` reads its GPGPU
+    /// through Yosys and the ghdl-yosys-plugin into flexpmu's IR (kept in
+    /// the cache) and prints what it holds.
+    Fgp(fgp::FgpArgs),
     /// Write random structured kernels (branches, loops, loads, integer
     /// work; bounded by construction) for the vector-addition launch, to
     /// run campaigns on.
@@ -132,6 +136,7 @@ fn main() -> ExitCode {
     let result = match parse().command {
         Command::Sim(args) => sim::sim(&args),
         Command::Cosim(args) => cosim::cosim(&args),
+        Command::Fgp(args) => fgp::fgp(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Demo(args) => demo::demo(&args),
         Command::Run(args) => run::run(&args),

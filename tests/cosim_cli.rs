@@ -46,12 +46,17 @@ fn flexgripplus() -> Option<PathBuf> {
 
 /// `flexpmu cosim ARGS` with FlexGripPlus and the workspace's cache.
 fn cosim(args: &[&str], cwd: &Path, fgp: &Path) -> Output {
-    let cache = workspace().join("target/flexpmu-cache");
+    with_flexgripplus("cosim", args, cwd, fgp)
+}
+
+/// `flexpmu COMMAND ARGS` in `cwd` with FlexGripPlus `fgp` and the
+/// workspace's cache.
+fn with_flexgripplus(command: &str, args: &[&str], cwd: &Path, fgp: &Path) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
-        .arg("cosim")
+        .arg(command)
         .args(args)
         .env("FLEXGRIPPLUS", fgp)
-        .env("FLEXPMU_CACHE", cache)
+        .env("FLEXPMU_CACHE", workspace().join("target/flexpmu-cache"))
         .current_dir(cwd)
         .output()
         .expect("run flexpmu")
@@ -431,16 +436,8 @@ fn a_short_campaign_writes_its_report_and_keeps_a_users_file() {
     refused(&o, "campaign.json");
 }
 
-/// `flexpmu run ARGS` with FlexGripPlus and the workspace's cache.
 fn run(args: &[&str], cwd: &Path, fgp: &Path) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
-        .arg("run")
-        .args(args)
-        .env("FLEXGRIPPLUS", fgp)
-        .env("FLEXPMU_CACHE", workspace().join("target/flexpmu-cache"))
-        .current_dir(cwd)
-        .output()
-        .expect("run flexpmu")
+    with_flexgripplus("run", args, cwd, fgp)
 }
 
 /// `run --core fgp-rtl`: appendix A on FlexGripPlus' imported RTL,
@@ -530,4 +527,78 @@ fn a_kernel_runs_on_flexgripplus_imported_rtl() {
         "has no instance `nosuch`; its instances: gaddressregisters_1_uaddressregisters",
     );
     assert!(!dir.path().join("x.vcd").exists(), "no waveform is left");
+}
+
+fn fgp(args: &[&str], cwd: &Path, tree: &Path) -> Output {
+    with_flexgripplus("fgp", args, cwd, tree)
+}
+
+/// `fgp import`: FlexGripPlus' GPGPU with the kit imported and compiled
+/// (what it holds, in JSON), and `--patch`: the five rewritten lines as a
+/// unified diff that `patch` applies to the stock tree (checked with
+/// `--dry-run`); the options `--patch` ignores refused.
+#[test]
+fn flexgripplus_imports_and_prints_its_rewrites_as_a_patch() {
+    let dir = temp();
+    let nowhere = Path::new("/nonexistent");
+    for option in [["--json", ""], ["--ghdl-plugin", "x"], ["--cache", "c"]] {
+        let mut args = vec!["import", "--patch"];
+        args.extend(option.iter().filter(|o| !o.is_empty()));
+        refused(
+            &fgp(&args, dir.path(), nowhere),
+            &format!(
+                "{}: --patch prints the rewritten lines and imports nothing",
+                option[0]
+            ),
+        );
+    }
+    let (Some(tree), Some(plugin)) = (flexgripplus(), plugin()) else {
+        return;
+    };
+    let o = fgp(&["import", "--stock", "--patch"], dir.path(), &tree);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let patch = stdout(&o);
+    assert_eq!(patch.matches("\n@@ ").count(), 5, "{patch}");
+    assert!(patch.contains(
+        "+  addr_reg_i <= (std_logic_vector(shift_left(unsigned(addr_hi_i_3), 2))) or (\"0\" & addr_lo_i);"
+    ));
+    let root = flexpmu_cosim::Tree::locate(&tree).unwrap().root;
+    let mut applied = std::process::Command::new("patch")
+        .args(["--dry-run", "-p1", "-d"])
+        .arg(&root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("patch (Debian's `patch` package)");
+    use std::io::Write as _;
+    applied
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(patch.as_bytes())
+        .unwrap();
+    let applied = applied.wait_with_output().unwrap();
+    let said = stdout(&applied);
+    assert!(applied.status.success(), "{said}");
+    assert!(
+        !said.contains("offset") && !said.contains("fuzz"),
+        "every hunk applies where it says: {said}"
+    );
+    let plugin = plugin.to_str().unwrap();
+    let o = fgp(
+        &["import", "--json", "--ghdl-plugin", plugin],
+        dir.path(),
+        &tree,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["variant"], "kit");
+    assert_eq!(json["rewrites"], 5);
+    assert_eq!(json["nodes"], 276_866);
+    assert_eq!(json["flip_flop_bits"], 157_145);
+    assert_eq!(json["memories"], 96);
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing written"
+    );
 }

@@ -7,6 +7,7 @@ pub mod demo;
 pub mod disasm;
 pub mod export;
 pub mod faults;
+pub mod fgp;
 pub mod launch;
 pub mod random_kernel;
 pub mod run;

@@ -55,28 +55,64 @@ const EDITS: &[Edit] = &[
     },
 ];
 
+/// The edits as a unified diff against `sources` (as flexpmu compiles
+/// them, before the edits), paths below `prefix`: one hunk per edit, the
+/// whole line before and after, each file's reason above its header.
+pub(super) fn patch(sources: &Sources, prefix: &str) -> Result<String, CosimError> {
+    let mut out = String::new();
+    for edit in EDITS {
+        let text = file(sources, edit)?;
+        let at = once(text, edit)?;
+        let line = text[..at].matches('\n').count() + 1;
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let before = &text[start..end];
+        let after = before.replacen(edit.from, edit.to, 1);
+        let path = format!("{prefix}/{}", edit.file);
+        out += &format!(
+            "{}: {}\n--- a/{path}\n+++ b/{path}\n@@ -{line} +{line} @@\n-{before}\n+{after}\n",
+            edit.file, edit.why
+        );
+    }
+    Ok(out)
+}
+
+/// The text of `edit`'s file in `sources`.
+fn file<'s>(sources: &'s Sources, edit: &Edit) -> Result<&'s str, CosimError> {
+    let name = format!("flexgripplus/{}", edit.file);
+    sources
+        .files
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| text.as_str())
+        .ok_or_else(|| {
+            CosimError::Tree(format!(
+                "FlexGripPlus' compile script analyses no {}, which the import rewrites ({})",
+                edit.file, edit.why
+            ))
+        })
+}
+
+/// Where `edit` applies in `text`: it must match exactly once.
+fn once(text: &str, edit: &Edit) -> Result<usize, CosimError> {
+    let found = text.matches(edit.from).count();
+    if found != 1 {
+        return Err(CosimError::Tree(format!(
+            "{}: expected `{}` once (rewritten for synthesis: {}), found it {found} times: not the FlexGripPlus 4.4 flexpmu imports",
+            edit.file, edit.from, edit.why
+        )));
+    }
+    Ok(text.find(edit.from).expect("found once"))
+}
+
 /// `sources` with every edit applied.
 pub(super) fn apply(sources: &mut Sources) -> Result<(), CosimError> {
     for edit in EDITS {
+        let at = once(file(sources, edit)?, edit)?;
         let name = format!("flexgripplus/{}", edit.file);
-        let (_, text) = sources
-            .files
-            .iter_mut()
-            .find(|(n, _)| *n == name)
-            .ok_or_else(|| {
-                CosimError::Tree(format!(
-                    "FlexGripPlus' compile script analyses no {}, which the import rewrites ({})",
-                    edit.file, edit.why
-                ))
-            })?;
-        let found = text.matches(edit.from).count();
-        if found != 1 {
-            return Err(CosimError::Tree(format!(
-                "{}: expected `{}` once (rewritten for synthesis: {}), found it {found} times: not the FlexGripPlus 4.4 flexpmu imports",
-                edit.file, edit.from, edit.why
-            )));
+        if let Some((_, text)) = sources.files.iter_mut().find(|(n, _)| *n == name) {
+            text.replace_range(at..at + edit.from.len(), edit.to);
         }
-        *text = text.replacen(edit.from, edit.to, 1);
     }
     Ok(())
 }
@@ -106,6 +142,20 @@ mod tests {
         for (edit, (_, text)) in EDITS.iter().zip(&s.files) {
             assert_eq!(text, &format!("-- before\n  x <= {};\n", edit.to));
         }
+    }
+
+    #[test]
+    fn the_edits_print_as_a_patch_of_whole_lines() {
+        let patch = patch(&sources(), "RTL").unwrap();
+        assert!(patch.starts_with(
+            "SMP/Pipeline/Decode/pipeline_decode.vhd: GHDL's synthesis does not take `sll` on a bit_vector\n\
+             --- a/RTL/SMP/Pipeline/Decode/pipeline_decode.vhd\n\
+             +++ b/RTL/SMP/Pipeline/Decode/pipeline_decode.vhd\n\
+             @@ -2 +2 @@\n\
+             -  x <= to_stdlogicvector(to_bitvector(addr_hi_i_3) sll 2);\n\
+             +  x <= std_logic_vector(shift_left(unsigned(addr_hi_i_3), 2));\n"
+        ), "{patch}");
+        assert_eq!(patch.matches("\n@@ ").count(), EDITS.len());
     }
 
     #[test]

@@ -149,6 +149,14 @@ impl RtlNetlist {
         })
     }
 
+    /// The lines of `tree` the import rewrites for GHDL's synthesis, as a
+    /// unified diff against the files as flexpmu compiles them
+    /// (`variant`, with the kit's `kit` files), paths from the
+    /// `FlexGripPlus_4.4` folder.
+    pub fn rewrites(tree: &Tree, variant: Variant, kit: &[KitFile]) -> Result<String, CosimError> {
+        edits::patch(&Sources::rtl(tree, variant, kit)?, "RTL")
+    }
+
     /// The JSON netlist.
     pub fn json(&self) -> PathBuf {
         self.dir.join("netlist.json")

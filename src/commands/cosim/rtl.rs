@@ -224,3 +224,55 @@ pub fn import(
         seconds: started.elapsed().as_secs_f64(),
     })
 }
+
+/// Where FlexGripPlus, the plugin and the netlist's cache are, for the
+/// commands that import FlexGripPlus' RTL.
+#[derive(clap::Args, Clone, Default)]
+pub struct RtlSource {
+    /// FlexGripPlus' checkout (its repository or its `FlexGripPlus_4.4`
+    /// folder); default: the `FLEXGRIPPLUS` environment variable.
+    #[arg(long, value_name = "DIR")]
+    pub flexgripplus: Option<PathBuf>,
+    /// The ghdl-yosys-plugin: a built ghdl.so, or its source folder
+    /// (built once, with yosys-dev and libghdl-dev); default: the
+    /// GHDL_YOSYS_PLUGIN environment variable.
+    #[arg(long, value_name = "PATH")]
+    pub ghdl_plugin: Option<PathBuf>,
+    /// Where FlexGripPlus' netlist is kept (default: FLEXPMU_CACHE, else
+    /// $XDG_CACHE_HOME/flexpmu, else ~/.cache/flexpmu).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+}
+
+impl RtlSource {
+    /// The options given, by name.
+    pub fn given(&self) -> Vec<&'static str> {
+        [
+            (self.flexgripplus.is_some(), "--flexgripplus"),
+            (self.ghdl_plugin.is_some(), "--ghdl-plugin"),
+            (self.cache.is_some(), "--cache"),
+        ]
+        .into_iter()
+        .filter_map(|(given, name)| given.then_some(name))
+        .collect()
+    }
+
+    /// The checkout (the option, else `FLEXGRIPPLUS`).
+    pub fn tree(&self) -> Result<Tree> {
+        Ok(Tree::from_option_or_env(self.flexgripplus.as_deref())?)
+    }
+
+    /// The plugin (the option, else `GHDL_YOSYS_PLUGIN`).
+    pub fn plugin(&self) -> Result<PathBuf> {
+        Ok(flexpmu_tools::ghdl_plugin::locate(
+            self.ghdl_plugin.as_deref(),
+        )?)
+    }
+
+    /// The cache folder (the option, else the default).
+    pub fn cache(&self) -> PathBuf {
+        self.cache
+            .clone()
+            .unwrap_or_else(flexpmu_cosim::default_cache)
+    }
+}

@@ -7,19 +7,19 @@
 //! report, with the imported RTL in GHDL's place. A waveform of the
 //! imported design keeps FlexGripPlus' own names.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use flexpmu_cosim::rtl::observe;
-use flexpmu_cosim::{default_cache, Options, Prepared, Tree, Variant};
+use flexpmu_cosim::{Options, Prepared, Variant};
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::engine::compiled::trace::{CompiledTrace, TracePlan};
 use flexpmu_sim::gpu::sm::timing::Timing;
 use indicatif::ProgressBar;
 
-use super::super::cosim::rtl::import;
+use super::super::cosim::rtl::{import, RtlSource};
 use super::super::cosim::{print_report, Bars};
 use super::super::launch::LaunchArgs;
 use super::super::{finish_waveform, WaveformArgs};
@@ -27,20 +27,8 @@ use super::super::{finish_waveform, WaveformArgs};
 /// The options only `--core fgp-rtl` takes.
 #[derive(clap::Args, Clone, Default)]
 pub struct FgpArgs {
-    /// FlexGripPlus' checkout (its repository or its `FlexGripPlus_4.4`
-    /// folder) for `--core fgp-rtl`; default: the `FLEXGRIPPLUS`
-    /// environment variable.
-    #[arg(long, value_name = "DIR")]
-    pub flexgripplus: Option<PathBuf>,
-    /// The ghdl-yosys-plugin for `--core fgp-rtl`: a built ghdl.so, or its
-    /// source folder (built once, with yosys-dev and libghdl-dev);
-    /// default: the GHDL_YOSYS_PLUGIN environment variable.
-    #[arg(long, value_name = "PATH")]
-    pub ghdl_plugin: Option<PathBuf>,
-    /// Where FlexGripPlus' netlist is kept (default: FLEXPMU_CACHE, else
-    /// $XDG_CACHE_HOME/flexpmu, else ~/.cache/flexpmu).
-    #[arg(long, value_name = "DIR")]
-    pub cache: Option<PathBuf>,
+    #[command(flatten)]
+    pub source: RtlSource,
     /// The instance of FlexGripPlus' GPGPU whose signals the waveform
     /// records, with every instance below it (a path of instance names
     /// joined by `.`, as in the waveform; `top`: everything).
@@ -52,16 +40,7 @@ impl FgpArgs {
     /// The options given, by name (for refusing them without
     /// `--core fgp-rtl`).
     pub fn given(&self) -> Vec<&'static str> {
-        let mut given = Vec::new();
-        if self.flexgripplus.is_some() {
-            given.push("--flexgripplus");
-        }
-        if self.ghdl_plugin.is_some() {
-            given.push("--ghdl-plugin");
-        }
-        if self.cache.is_some() {
-            given.push("--cache");
-        }
+        let mut given = self.source.given();
         if self.scope != flexpmu_cosim::rtl::SM_INSTANCE {
             given.push("--scope");
         }
@@ -116,9 +95,9 @@ pub fn run(request: Request) -> Result<ExitCode> {
     } else {
         Variant::Kit
     };
-    let plugin = flexpmu_tools::ghdl_plugin::locate(fgp.ghdl_plugin.as_deref())?;
-    let tree = Tree::from_option_or_env(fgp.flexgripplus.as_deref())?;
-    let cache = fgp.cache.clone().unwrap_or_else(default_cache);
+    let plugin = fgp.source.plugin()?;
+    let tree = fgp.source.tree()?;
+    let cache = fgp.source.cache();
     let waveform = waveform_args.open(&[("the program", file)])?;
     let spinner = if json {
         ProgressBar::hidden()
