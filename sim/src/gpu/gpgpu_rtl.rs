@@ -14,6 +14,7 @@
 
 use flexpmu_ir::Design;
 
+use crate::engine::compiled::faults::{Fault, FaultError};
 use crate::engine::compiled::{CompiledSim, NetlistError};
 
 /// Configuration registers before the kernel's parameters
@@ -157,6 +158,12 @@ impl RtlGpgpu {
     /// The engine (its netlist names every signal).
     pub fn sim(&self) -> &CompiledSim {
         &self.sim
+    }
+
+    /// Arms `fault` on the imported design (a site of
+    /// [`CompiledSim::fault_sites`]) for the next runs.
+    pub fn arm_fault(&mut self, fault: &Fault) -> Result<(), FaultError> {
+        self.sim.arm_fault(fault)
     }
 
     /// Runs `launch` from power-up, calling `observe` in every period

@@ -190,6 +190,11 @@ impl Activity {
         }
     }
 
+    /// Node `node` is evaluated at the next settle (a forced node).
+    pub(super) fn mark(&mut self, node: usize) {
+        self.dirty.set(node);
+    }
+
     pub(super) fn memory_changed(&mut self, memory: usize) {
         self.dirty.set_all(self.fanout.memories.of(memory));
     }

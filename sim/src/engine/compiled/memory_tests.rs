@@ -218,3 +218,74 @@ fn a_settle_of_what_changed_equals_a_full_evaluation() {
         );
     }
 }
+
+/// A faulty run follows changes too: with faults armed (stuck-at on nets,
+/// registers and memory words, flips of registers and words, from a
+/// cycle into the run), a settle of what changed equals a full
+/// evaluation, value for value, on the memory design, the SM core and a
+/// PMU with event selectors.
+#[test]
+fn a_faulty_settle_of_what_changed_equals_a_full_evaluation() {
+    use rand::{Rng, SeedableRng};
+
+    let registry = |name: &str| flexpmu_ir::registry::find(name).unwrap().design().unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+    let mut following = 0;
+    for design in [design(), registry("sm-core"), registry("pmu-s4")] {
+        let base = CompiledSim::new(&design).unwrap().without_generated_code();
+        let sites = base.fault_sites();
+        for trial in 0..12 {
+            let mut changes = base.clone();
+            let mut full = base.clone();
+            let inputs = changes.netlist().inputs.clone();
+            let mut armed = Vec::new();
+            for _ in 0..3 {
+                let site = rng.gen_range(0..sites.len());
+                let bits = sites[site].width;
+                let model = match sites[site].kind {
+                    SiteKind::Net(_) => {
+                        [FaultModel::StuckAt0, FaultModel::StuckAt1][rng.gen_range(0..2)]
+                    }
+                    _ => FaultModel::ALL[rng.gen_range(0..3)],
+                };
+                let fault = Fault {
+                    site,
+                    bit: rng.gen_range(0..bits),
+                    model,
+                    cycle: rng.gen_range(0..400),
+                };
+                armed.push(format!(
+                    "{} bit {} {model:?} @{}",
+                    sites[site].name, fault.bit, fault.cycle
+                ));
+                changes.arm_fault(&fault).unwrap();
+                full.arm_fault(&fault).unwrap();
+            }
+            for cycle in 0..600 {
+                for (k, (_, width)) in inputs.iter().enumerate() {
+                    if rng.gen_ratio(1, 16) {
+                        let value = rng.gen::<u64>() & (u64::MAX >> (64 - width));
+                        changes.set_input(k, value);
+                        full.set_input(k, value);
+                    }
+                }
+                full.activity.current = false;
+                following += usize::from(changes.activity.following_changes());
+                changes.settle();
+                full.settle();
+                assert!(
+                    changes.values() == full.values() && changes.state() == full.state(),
+                    "{}: trial {trial}, cycle {cycle}, faults {armed:?}: values differ",
+                    design.top().name
+                );
+                changes.clock();
+                full.clock();
+            }
+        }
+    }
+    // 3 designs x 12 trials x 600 settles: most follow changes.
+    assert!(
+        following > 15_000,
+        "only {following} faulty settles followed changes"
+    );
+}

@@ -57,6 +57,25 @@ fn node_value(
     }
 }
 
+/// `x`, node `i`'s value in cycle `cycle`, with the net faults of
+/// `faults` acting on it applied.
+fn forced_value(faults: &[faults::Armed], cycle: u64, i: usize, mut x: u64) -> u64 {
+    for fault in faults {
+        if let faults::Armed::Node {
+            node,
+            mask,
+            value,
+            from,
+        } = *fault
+        {
+            if node == i && cycle >= from {
+                x = (x & !mask) | value;
+            }
+        }
+    }
+    x
+}
+
 /// A design compiled for simulation, with its state.
 #[derive(Clone, Debug)]
 pub struct CompiledSim {
@@ -366,9 +385,31 @@ impl CompiledSim {
     /// every node, the faults applied.
     fn evaluate_loop(&mut self) {
         if !self.faults.is_empty() {
-            self.activity.forget();
-            self.apply_register_faults();
-            self.evaluate(0..self.tape.len());
+            if self.activity.current && !self.activity.dense_turn() {
+                // A faulty run follows changes too: what a fault changes
+                // in the state or a memory is marked, and so is each
+                // forced node, so its readers see the forced value.
+                self.apply_register_faults();
+                for fault in &self.faults {
+                    if let faults::Armed::Node { node, .. } = *fault {
+                        self.activity.mark(node);
+                    }
+                }
+                let (tape, inputs, state, memories) =
+                    (&self.tape, &self.inputs, &self.state, &self.memories);
+                let (armed, forced, cycle) = (&self.faults, &self.forced, self.cycle);
+                self.activity.evaluate(&mut self.values, |i, v| {
+                    let x = node_value(tape[i], inputs, state, memories, v);
+                    match forced[i] {
+                        true => forced_value(armed, cycle, i, x),
+                        false => x,
+                    }
+                });
+            } else {
+                self.apply_register_faults();
+                self.evaluate(0..self.tape.len());
+                self.activity.all_evaluated();
+            }
         } else if self.activity.current && !self.activity.dense_turn() {
             let (tape, inputs, state, memories) =
                 (&self.tape, &self.inputs, &self.state, &self.memories);
@@ -392,7 +433,11 @@ impl CompiledSim {
                     value,
                     from,
                 } if cycle >= *from => {
-                    self.state[*register] = (self.state[*register] & !*mask) | *value;
+                    let forced = (self.state[*register] & !*mask) | *value;
+                    if forced != self.state[*register] {
+                        self.state[*register] = forced;
+                        self.activity.register_set(*register);
+                    }
                 }
                 faults::Armed::Flip {
                     register,
@@ -401,6 +446,7 @@ impl CompiledSim {
                     done,
                 } if cycle == *at && !*done => {
                     self.state[*register] ^= *mask;
+                    self.activity.register_set(*register);
                     *done = true;
                 }
                 faults::Armed::Word {
@@ -411,7 +457,11 @@ impl CompiledSim {
                     from,
                 } if cycle >= *from => {
                     let w = &mut self.memories[*memory][*word];
-                    *w = (*w & !*mask) | *value;
+                    let forced = (*w & !*mask) | *value;
+                    if forced != *w {
+                        *w = forced;
+                        self.activity.memory_changed(*memory);
+                    }
                 }
                 faults::Armed::WordFlip {
                     memory,
@@ -421,6 +471,7 @@ impl CompiledSim {
                     done,
                 } if cycle == *at && !*done => {
                     self.memories[*memory][*word] ^= *mask;
+                    self.activity.memory_changed(*memory);
                     *done = true;
                 }
                 _ => {}
@@ -455,21 +506,8 @@ impl CompiledSim {
     }
 
     /// `x`, node `i`'s value, with the net faults acting on it applied.
-    fn forced_value(&self, i: usize, mut x: u64) -> u64 {
-        for fault in &self.faults {
-            if let faults::Armed::Node {
-                node,
-                mask,
-                value,
-                from,
-            } = *fault
-            {
-                if node == i && self.cycle >= from {
-                    x = (x & !mask) | value;
-                }
-            }
-        }
-        x
+    fn forced_value(&self, i: usize, x: u64) -> u64 {
+        forced_value(&self.faults, self.cycle, i, x)
     }
 
     /// The rising clock edge: every register takes its next state (as
