@@ -78,6 +78,15 @@ pub enum Ending {
     CycleBound { ns: u64 },
 }
 
+impl Ending {
+    /// When the run stopped.
+    pub fn ns(self) -> u64 {
+        match self {
+            Ending::Done { ns } | Ending::CycleBound { ns } => ns,
+        }
+    }
+}
+
 /// One simulation of a kernel on FlexGripPlus.
 #[derive(Clone, Debug)]
 pub struct Observed {

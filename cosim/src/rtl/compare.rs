@@ -14,15 +14,14 @@ use std::time::Instant;
 
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_sim::engine::compiled::CompiledSim;
-use flexpmu_sim::gpu::gpgpu_rtl::{start_period, RtlEnding};
 use flexpmu_sim::waveform::changes::{self, Changes};
 
-use super::probe::Probe;
+use super::probe::{self, Probe};
 use super::{period_end_ns, SM_INSTANCE, TOP};
 use crate::design::Design;
 use crate::launch::FgpLaunch;
 use crate::simulate::{self, Watch};
-use crate::trace::{Ending, FlagWrite, MemoryWrite, Observed, RegisterWrite};
+use crate::trace::{FlagWrite, MemoryWrite, Observed, RegisterWrite};
 use crate::CosimError;
 
 /// The testbench's instance of [`TOP`] (GHDL's path, lower case).
@@ -104,7 +103,7 @@ pub fn compare(
     let mut gpgpu = super::gpgpu(imported)?;
     let ports = sm_ports(imported)?;
     let signals = engine_signals(gpgpu.sim(), &ports)?;
-    let mut probe = Probe::new(gpgpu.sim())?;
+    let probe = Probe::new(gpgpu.sim())?;
     let ghdl_paths: Vec<String> = ports
         .iter()
         .map(|p| format!("{GHDL_TOP}/{SM_INSTANCE}/{}", p.raw))
@@ -132,21 +131,21 @@ pub fn compare(
         flexpmu_cycles: None,
         ghdl_cycles: observed.cycles(),
         flexpmu_end_ns: 0,
-        ghdl_end_ns: match observed.ending {
-            Ending::Done { ns } | Ending::CycleBound { ns } => ns,
-        },
+        ghdl_end_ns: observed.ending.ns(),
         mismatching: 0,
         mismatches: Vec::new(),
         undefined: 0,
         events: Events::default(),
         flexpmu_seconds: 0.0,
     };
-    let rtl_launch = launch.rtl();
     let started = Instant::now();
-    let ending = gpgpu
-        .run(&rtl_launch, &mut |period, sim| {
+    let probed = probe::run(
+        &mut gpgpu,
+        probe,
+        launch,
+        &mut |_| {},
+        &mut |period, sim| {
             comparison.periods += 1;
-            probe.sample(period, sim);
             // Settled before the rising edge that closes the period.
             let time_fs = (period_end_ns(period) - 1) * 1_000_000;
             for ((signal, changes), port) in signals.iter().zip(&ghdl).zip(&ports) {
@@ -168,17 +167,11 @@ pub fn compare(
                     }
                 }
             }
-        })
-        .map_err(|e| CosimError::Launch(e.to_string()))?;
+        },
+    )?;
     comparison.flexpmu_seconds = started.elapsed().as_secs_f64();
-    let (cycles, edge) = match ending {
-        RtlEnding::Done { cycles, edge } => (Some(cycles), edge),
-        RtlEnding::CycleBound { edge } => (None, edge),
-    };
-    comparison.flexpmu_cycles = cycles;
-    comparison.flexpmu_end_ns = period_end_ns(edge - 1);
-    let start = start_period(&rtl_launch);
-    let probed = probe.finish(start, comparison.flexpmu_end_ns, cycles.is_some());
+    comparison.flexpmu_cycles = probed.cycles();
+    comparison.flexpmu_end_ns = probed.ending.ns();
     comparison.events = events(&probed, &observed);
     Ok(comparison)
 }
@@ -336,18 +329,14 @@ fn sm_ports(design: &IrDesign) -> Result<Vec<flexpmu_ir::Port>, CosimError> {
 
 /// The engine's signal of each port of the SM instance.
 fn engine_signals(sim: &CompiledSim, ports: &[flexpmu_ir::Port]) -> Result<Vec<usize>, CosimError> {
-    let netlist = sim.netlist();
+    let names = sim.netlist().signal_names();
     ports
         .iter()
         .map(|p| {
             let name = format!("{SM_INSTANCE}.{}", p.name);
-            netlist
-                .signals
-                .iter()
-                .position(|s| s.name == name || s.aliases.contains(&name))
-                .ok_or_else(|| {
-                    CosimError::Launch(format!("the compiled GPGPU has no signal {name}"))
-                })
+            names.get(name.as_str()).copied().ok_or_else(|| {
+                CosimError::Launch(format!("the compiled GPGPU has no signal {name}"))
+            })
         })
         .collect()
 }

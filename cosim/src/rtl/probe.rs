@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_sim::engine::compiled::CompiledSim;
-use flexpmu_sim::gpu::gpgpu_rtl::{start_period, RtlEnding};
+use flexpmu_sim::gpu::gpgpu_rtl::{start_period, RtlEnding, RtlGpgpu};
 
 use super::SM_INSTANCE;
 use crate::launch::FgpLaunch;
@@ -282,7 +282,18 @@ pub fn observe(
     on_period: &mut dyn FnMut(i64, &CompiledSim),
 ) -> Result<Observed, CosimError> {
     let mut gpgpu = super::gpgpu(imported)?;
-    let mut probe = Probe::new(gpgpu.sim())?;
+    let probe = Probe::new(gpgpu.sim())?;
+    run(&mut gpgpu, probe, launch, on_cycle, on_period)
+}
+
+/// [`observe`] on `gpgpu` (compiled, with its `probe`).
+pub(super) fn run(
+    gpgpu: &mut RtlGpgpu,
+    mut probe: Probe,
+    launch: &FgpLaunch,
+    on_cycle: &mut dyn FnMut(u64),
+    on_period: &mut dyn FnMut(i64, &CompiledSim),
+) -> Result<Observed, CosimError> {
     let launch = launch.rtl();
     let start = start_period(&launch);
     let ending = gpgpu
@@ -294,10 +305,9 @@ pub fn observe(
             }
         })
         .map_err(|e| CosimError::Launch(e.to_string()))?;
-    Ok(match ending {
-        RtlEnding::Done { edge, .. } => probe.finish(start, super::period_end_ns(edge - 1), true),
-        RtlEnding::CycleBound { edge } => {
-            probe.finish(start, super::period_end_ns(edge - 1), false)
-        }
-    })
+    let (edge, done) = match ending {
+        RtlEnding::Done { edge, .. } => (edge, true),
+        RtlEnding::CycleBound { edge } => (edge, false),
+    };
+    Ok(probe.finish(start, super::period_end_ns(edge - 1), done))
 }

@@ -16,6 +16,7 @@ use flexpmu_cosim::rtl::observe;
 use flexpmu_cosim::{Options, Prepared, Variant};
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::engine::compiled::trace::{CompiledTrace, TracePlan};
+use flexpmu_sim::engine::compiled::CompiledSim;
 use flexpmu_sim::gpu::sm::timing::Timing;
 use indicatif::ProgressBar;
 
@@ -125,48 +126,33 @@ pub fn run(request: Request) -> Result<ExitCode> {
         flexpmu_cosim::Runner::ImportedRtl.describe(),
         Some(prepared.slice_cycles()),
     );
-    let mut trace = None;
-    let mut failed: Option<std::io::Error> = None;
-    let observed = {
-        let mut on_period = |period: i64, sim: &flexpmu_sim::engine::compiled::CompiledSim| {
-            if failed.is_some() {
-                return;
-            }
-            let result = (|| -> std::io::Result<()> {
-                let Some(waveform) = &waveform else {
-                    return Ok(());
-                };
-                if trace.is_none() {
-                    let scope = match fgp.scope.as_str() {
-                        "top" => "",
-                        s => s,
-                    };
-                    let plan = TracePlan::of_scope(sim, flexpmu_cosim::rtl::TOP, scope)
-                        .map_err(std::io::Error::other)?;
-                    let out = waveform.output().map_err(std::io::Error::other)?;
-                    trace = Some(CompiledTrace::new(
-                        out,
-                        plan,
-                        flexpmu_cosim::rtl::TOP,
-                        waveform_args.period_ps,
-                    )?);
-                }
-                if let Some(trace) = trace.as_mut() {
-                    trace.sample(sim, (period + 1) as u64)?;
-                }
-                Ok(())
-            })();
-            if let Err(e) = result {
-                failed = Some(e);
-            }
-        };
-        observe(
-            &imported.design,
-            prepared.fgp_launch(),
-            &mut |cycle| flexpmu_cosim::Progress::cycle(&mut progress, cycle),
-            &mut on_period,
-        )
+    // The waveform's plan needs the compiled design: made at the first
+    // period; the first write error stops the recording.
+    let scope = match fgp.scope.as_str() {
+        "top" => "",
+        s => s,
     };
+    let mut trace: Option<CompiledTrace> = None;
+    let mut failed: Option<std::io::Error> = None;
+    let observed = observe(
+        &imported.design,
+        prepared.fgp_launch(),
+        &mut |cycle| flexpmu_cosim::Progress::cycle(&mut progress, cycle),
+        &mut |period, sim| {
+            let (Some(waveform), None) = (&waveform, &failed) else {
+                return;
+            };
+            let recorded = record(
+                &mut trace,
+                waveform,
+                scope,
+                waveform_args.period_ps,
+                period,
+                sim,
+            );
+            failed = recorded.err();
+        },
+    );
     let written = match (failed, trace) {
         (Some(e), _) => Err(e),
         (None, Some(trace)) => trace.finish(),
@@ -198,6 +184,28 @@ pub fn run(request: Request) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Samples `sim` in period `period` into `trace`, started on `waveform`
+/// (the signals below `scope`) if it is not yet.
+fn record(
+    trace: &mut Option<CompiledTrace>,
+    waveform: &crate::output::Waveform,
+    scope: &str,
+    period_ps: u64,
+    period: i64,
+    sim: &CompiledSim,
+) -> std::io::Result<()> {
+    let trace = match trace {
+        Some(trace) => trace,
+        None => {
+            let top = flexpmu_cosim::rtl::TOP;
+            let plan = TracePlan::of_scope(sim, top, scope).map_err(std::io::Error::other)?;
+            let out = waveform.output().map_err(std::io::Error::other)?;
+            trace.insert(CompiledTrace::new(out, plan, top, period_ps)?)
+        }
+    };
+    trace.sample(sim, (period + 1) as u64)
 }
 
 /// `scope` is `top` or a path of instances of `design`.

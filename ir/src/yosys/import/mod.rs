@@ -342,16 +342,16 @@ impl<'a> ModuleImport<'a> {
     ) -> Result<(), ImportError> {
         let sub = &self.netlist.modules[&cell.kind];
         let mut connections = Vec::new();
-        let mut unconnected = Vec::new();
         for (port, p) in &sub.ports {
             // An input left unconnected reads 0, as an undriven net does
             // (Yosys' `setundef -zero -undriven`): every printed instance
             // connects every input (VHDL requires it).
+            let zeros;
             let bits = match (cell.connections.get(port), p.direction) {
                 (Some(bits), _) => bits,
                 (None, PortDirection::Input) => {
-                    unconnected.push(vec![Bit::Zero; p.bits.len()]);
-                    unconnected.last().expect("just pushed")
+                    zeros = vec![Bit::Zero; p.bits.len()];
+                    &zeros
                 }
                 (None, _) => continue,
             };

@@ -31,12 +31,7 @@ impl TracePlan {
         let mut recorder = Declarations::default();
         block.declare(top, &mut recorder);
         let netlist = sim.netlist();
-        let mut index = std::collections::HashMap::new();
-        for (i, signal) in netlist.signals.iter().enumerate() {
-            for alias in &signal.aliases {
-                index.entry(alias.as_str()).or_insert(i);
-            }
-        }
+        let index = netlist.signal_names();
         let mut path: Vec<&str> = Vec::new();
         let mut signals = Vec::new();
         let mut missing = Vec::new();
