@@ -7,16 +7,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::{example, flexpmu, stderr, stdout, temp, write};
-
-fn refused(out: &Output, needle: &str) {
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(out));
-    let err = stderr(out);
-    assert!(err.contains(needle), "expected `{needle}` in:\n{err}");
-    assert!(!err.contains("panicked"), "{err}");
-}
+use common::{example, flexpmu, refused, stderr, stdout, temp, write};
 
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

@@ -9,62 +9,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use common::*;
 
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `variable`'s folder, else `../shared/<folder>` beside the clone, or
-/// None (said on stderr; under `CI=true` a failure) where there is none.
-fn shared(variable: &str, folder: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os(variable)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared").join(folder));
-    if dir.exists() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true: {} is missing (../shared/{folder} beside the clone)",
-        dir.display()
-    );
-    eprintln!(
-        "skipped: no {} (set {variable}=PATH to run this test)",
-        dir.display()
-    );
-    None
-}
-
-/// FlexGripPlus' checkout, or None (said on stderr).
-fn flexgripplus() -> Option<PathBuf> {
-    shared("FLEXGRIPPLUS", "flexgripplus")
-}
-
 /// `flexpmu cosim ARGS` with FlexGripPlus and the workspace's cache.
 fn cosim(args: &[&str], cwd: &Path, fgp: &Path) -> Output {
     with_flexgripplus("cosim", args, cwd, fgp)
-}
-
-/// `flexpmu COMMAND ARGS` in `cwd` with FlexGripPlus `fgp` and the
-/// workspace's cache.
-fn with_flexgripplus(command: &str, args: &[&str], cwd: &Path, fgp: &Path) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
-        .arg(command)
-        .args(args)
-        .env("FLEXGRIPPLUS", fgp)
-        .env("FLEXPMU_CACHE", workspace().join("target/flexpmu-cache"))
-        .current_dir(cwd)
-        .output()
-        .expect("run flexpmu")
-}
-
-fn refused(o: &Output, message: &str) {
-    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(o), stderr(o));
-    assert!(stderr(o).contains(message), "{}", stderr(o));
 }
 
 #[test]
@@ -215,11 +167,6 @@ fn a_register_past_the_budget_is_refused_naming_its_line() {
         dir.path(),
     );
     refused(&o, "--registers must be 1 to 128");
-}
-
-/// The ghdl-yosys-plugin's source, or None (said on stderr).
-fn plugin() -> Option<PathBuf> {
-    shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")
 }
 
 /// `--rtl`: FlexGripPlus' RTL imported and run on the compiled engine,

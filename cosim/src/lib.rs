@@ -370,6 +370,16 @@ impl<'l> Prepared<'l> {
     /// The comparison of what FlexGripPlus did (`observed`, run by
     /// `runner`) with the ISS and the SM slice.
     pub fn report(self, runner: Runner, observed: &trace::Observed) -> Result<Report, CosimError> {
+        Ok(self.report_with_sides(runner, observed)?.0)
+    }
+
+    /// [`report`](Self::report), with the ISS' writes and FlexGripPlus'
+    /// per thread it compared.
+    pub(crate) fn report_with_sides(
+        self,
+        runner: Runner,
+        observed: &trace::Observed,
+    ) -> Result<(Report, reference::Reference, streams::Streams), CosimError> {
         let Prepared {
             listing,
             variant,
@@ -418,7 +428,7 @@ impl<'l> Prepared<'l> {
             &slice_writes,
             observed.start_ns,
         );
-        Ok(Report {
+        let report = Report {
             kernel: listing.file.clone(),
             variant,
             runner,
@@ -431,6 +441,7 @@ impl<'l> Prepared<'l> {
             comparison,
             timing,
             stages: timing::stage_rows(observed, &slice_writes),
-        })
+        };
+        Ok((report, reference, streams))
     }
 }

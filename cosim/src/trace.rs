@@ -88,7 +88,7 @@ impl Ending {
 }
 
 /// One simulation of a kernel on FlexGripPlus.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Observed {
     /// When the testbench enabled the block scheduler.
     pub start_ns: u64,

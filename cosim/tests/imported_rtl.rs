@@ -8,8 +8,10 @@
 //! these tests say so and pass, except under `CI=true`, where their
 //! absence fails them.
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
+
+mod common;
+use common::{cache, shared, workspace};
 
 use flexpmu_cosim::launch::FgpLaunch;
 use flexpmu_cosim::rtl::{self, RtlComparison, RtlNetlist};
@@ -22,37 +24,6 @@ use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// `variable`'s folder or `../shared/<shared>`, or None (said on stderr)
-/// where there is none.
-fn shared(variable: &str, shared: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os(variable)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared").join(shared));
-    if dir.exists() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true: {} is missing (../shared/{shared} beside the clone)",
-        dir.display()
-    );
-    eprintln!(
-        "skipped: no {} (set {variable}=PATH to run this test)",
-        dir.display()
-    );
-    None
-}
-
-fn cache() -> PathBuf {
-    std::env::var_os("FLEXPMU_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/flexpmu-cache"))
-}
 
 fn appendix_a() -> Listing {
     Listing::load(&workspace().join("examples/appendix_a.sass")).unwrap()

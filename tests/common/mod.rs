@@ -51,3 +51,61 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+// FlexGripPlus beside the clone, for the tests that run it.
+
+pub fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `variable`'s folder, else `../shared/<folder>` beside the clone, or
+/// None (said on stderr; under `CI=true` a failure) where there is none.
+pub fn shared(variable: &str, folder: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(variable)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared").join(folder));
+    if dir.exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true: {} is missing (../shared/{folder} beside the clone)",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: no {} (set {variable}=PATH to run this test)",
+        dir.display()
+    );
+    None
+}
+
+/// FlexGripPlus' checkout, or None (said on stderr).
+pub fn flexgripplus() -> Option<PathBuf> {
+    shared("FLEXGRIPPLUS", "flexgripplus")
+}
+
+/// `flexpmu COMMAND ARGS` in `cwd` with FlexGripPlus `fgp` and the
+/// workspace's cache.
+pub fn with_flexgripplus(command: &str, args: &[&str], cwd: &Path, fgp: &Path) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .arg(command)
+        .args(args)
+        .env("FLEXGRIPPLUS", fgp)
+        .env("FLEXPMU_CACHE", workspace().join("target/flexpmu-cache"))
+        .current_dir(cwd)
+        .output()
+        .expect("run flexpmu")
+}
+
+/// A refusal: exit 2, `message` on stderr, no panic.
+pub fn refused(o: &Output, message: &str) {
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(o), stderr(o));
+    let err = stderr(o);
+    assert!(err.contains(message), "expected `{message}` in:\n{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// The ghdl-yosys-plugin's source, or None (said on stderr).
+pub fn plugin() -> Option<PathBuf> {
+    shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")
+}

@@ -310,7 +310,7 @@ fn ghdl_value(bits: &str) -> Option<u64> {
 }
 
 /// The SM instance's ports, the clock excepted.
-fn sm_ports(design: &IrDesign) -> Result<Vec<flexpmu_ir::Port>, CosimError> {
+pub(super) fn sm_ports(design: &IrDesign) -> Result<Vec<flexpmu_ir::Port>, CosimError> {
     let top = design.top();
     let instance = top
         .instances
@@ -328,7 +328,10 @@ fn sm_ports(design: &IrDesign) -> Result<Vec<flexpmu_ir::Port>, CosimError> {
 }
 
 /// The engine's signal of each port of the SM instance.
-fn engine_signals(sim: &CompiledSim, ports: &[flexpmu_ir::Port]) -> Result<Vec<usize>, CosimError> {
+pub(super) fn engine_signals(
+    sim: &CompiledSim,
+    ports: &[flexpmu_ir::Port],
+) -> Result<Vec<usize>, CosimError> {
     let names = sim.netlist().signal_names();
     ports
         .iter()

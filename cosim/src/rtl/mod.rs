@@ -11,6 +11,7 @@
 pub mod bench;
 pub mod compare;
 mod edits;
+pub mod faults;
 pub mod probe;
 
 use std::path::{Path, PathBuf};

@@ -176,6 +176,33 @@ impl Probe {
         })
     }
 
+    /// Every signal the probe reads.
+    pub fn signals(&self) -> Vec<usize> {
+        let file = |p: &FilePort| {
+            [p.lane, p.base, p.register, p.enable, p.data]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<usize>>()
+        };
+        let f = &self.flags;
+        let mut signals = vec![self.host_reset, self.configuration, self.write_warp];
+        signals.extend(file(&self.controller));
+        signals.extend(file(&self.writes));
+        signals.extend(
+            [f.warp, f.lane, f.register, f.enable, f.data]
+                .into_iter()
+                .flatten(),
+        );
+        for m in &self.memory {
+            signals.extend([m.address, m.enable, m.data]);
+        }
+        for s in &self.stages {
+            signals.extend([s.done, s.warp, s.lane]);
+            signals.extend(s.pc);
+        }
+        signals
+    }
+
     /// What the probe writes at the edge closing `period`, from the
     /// values settled in it.
     pub fn sample(&mut self, period: i64, sim: &CompiledSim) {

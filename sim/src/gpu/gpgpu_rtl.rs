@@ -14,8 +14,8 @@
 
 use flexpmu_ir::Design;
 
-use crate::engine::compiled::faults::{Fault, FaultError};
-use crate::engine::compiled::{CompiledSim, NetlistError};
+use crate::engine::compiled::faults::{Fault, FaultError, Site};
+use crate::engine::compiled::{CompiledSim, NetlistError, ValuesSeen};
 
 /// Configuration registers before the kernel's parameters
 /// (`gpgpu_configuration`: blocks per core, registers, shared memory,
@@ -155,6 +155,11 @@ impl RtlGpgpu {
         })
     }
 
+    /// The global memory's index among the netlist's memories.
+    pub fn global_memory(&self) -> usize {
+        self.global
+    }
+
     /// The engine (its netlist names every signal).
     pub fn sim(&self) -> &CompiledSim {
         &self.sim
@@ -164,6 +169,23 @@ impl RtlGpgpu {
     /// [`CompiledSim::fault_sites`]) for the next runs.
     pub fn arm_fault(&mut self, fault: &Fault) -> Result<(), FaultError> {
         self.sim.arm_fault(fault)
+    }
+
+    /// [`arm_fault`](Self::arm_fault) with the sites listed once (a
+    /// campaign arms thousands of faults on copies of one design).
+    pub fn arm_fault_in(&mut self, sites: &[Site], fault: &Fault) -> Result<(), FaultError> {
+        self.sim.arm_fault_in(sites, fault)
+    }
+
+    /// Records which bits of every node are 1 and 0 over the next run
+    /// ([`CompiledSim::record_values_seen`]; one interval).
+    pub fn record_values_seen(&mut self) {
+        self.sim.record_values_seen(u64::MAX, 2);
+    }
+
+    /// What [`record_values_seen`](Self::record_values_seen) recorded.
+    pub fn take_values_seen(&mut self) -> Option<ValuesSeen> {
+        self.sim.take_values_seen()
     }
 
     /// Runs `launch` from power-up, calling `observe` in every period

@@ -7,16 +7,33 @@ use std::process::ExitCode;
 use anyhow::Result;
 use flexpmu_eda::bench::peak_rss_kib;
 use flexpmu_sim::engine::compiled::faults::SiteKind;
-use flexpmu_studies::faults::list::uncollapsed_faults;
+use flexpmu_studies::faults::list::{uncollapsed_faults, FaultList};
 use flexpmu_studies::faults::population::{population, sites_per_unit};
-use flexpmu_studies::faults::FaultModel;
+use flexpmu_studies::faults::{FaultModel, Target};
 
-use super::{prepare, table, ListArgs};
+use super::{prepare, rtl, table, ListArgs};
 
 pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
-    let prepared = prepare(&args.launch, 1, false, args.json)?;
-    let campaign = &prepared.campaign;
-    let all = campaign.fault_list(&FaultModel::ALL, &[]);
+    let (slice, fgp);
+    let (campaign, name, what): (&dyn Target, &str, &str) = match args.core.is_rtl()? {
+        true => {
+            fgp = rtl::prepare(&args.launch, &args.core, 1, args.json)?;
+            (
+                &fgp.campaign,
+                &fgp.name,
+                "FlexGripPlus' GPGPU's fault sites (its nets and flip-flops) and faults, in its units (cycles from power-up: reset and the launch's configuration writes included)",
+            )
+        }
+        false => {
+            slice = prepare(&args.launch, 1, false, args.json)?;
+            (
+                &slice.campaign,
+                &slice.name,
+                "the SM core's fault sites and faults",
+            )
+        }
+    };
+    let all = FaultList::new(campaign.sites().to_vec(), &FaultModel::ALL, &[]);
     let sites = sites_per_unit(campaign.sites());
     let faults = population(&all);
     let signals: usize = campaign.sites().iter().map(|s| s.signals).sum();
@@ -47,7 +64,7 @@ pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
         outln!(
             "{}",
             serde_json::json!({
-                "golden_cycles": campaign.golden().run.cycles,
+                "golden_cycles": campaign.golden_cycles(),
                 "peak_rss_mib": peak_rss_kib() as f64 / 1024.0,
                 "faults": all.faults.len(),
                 "signals": signals,
@@ -82,9 +99,8 @@ pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
     cells.extend(totals.iter().map(u64::to_string));
     table.add_row(cells);
     outln!(
-        "{}: {} cycles fault-free; the SM core's fault sites and faults\n{table}",
-        prepared.name,
-        campaign.golden().run.cycles
+        "{name}: {} cycles fault-free; {what}\n{table}",
+        campaign.golden_cycles()
     );
     outln!(
         "collapsed: the {} sites are {signals} signals of the design (signals joined by plain assignment, as a port and the net it drives, are one site): {collapsed} faults instead of {uncollapsed} ({:.1} % fewer)",

@@ -1,13 +1,16 @@
-//! `flexpmu faults`: fault-injection campaigns on the SM slice — the
+//! `flexpmu faults`: fault-injection campaigns on the SM slice (or, with
+//! `--core fgp-rtl`, on FlexGripPlus' own GPGPU, its RTL imported) — the
 //! fault list, a campaign (exhaustive, sampled, sharded, resumable), one
 //! fault on its own, and the merge of shard results. The campaigns
-//! themselves are `flexpmu_studies::faults`; this is their command line.
+//! themselves are `flexpmu_studies::faults` (and
+//! `flexpmu_cosim::rtl::faults`); this is their command line.
 
 mod list;
 mod merge;
 mod one;
 pub(crate) mod plan_file;
 mod report;
+mod rtl;
 mod run;
 mod select;
 
@@ -31,10 +34,11 @@ pub struct FaultsArgs {
 
 #[derive(clap::Subcommand)]
 enum FaultsCommand {
-    /// Count the fault sites and faults of the SM core per unit and model.
+    /// Count the fault sites and faults of the SM core (or of FlexGripPlus'
+    /// GPGPU with --core fgp-rtl) per unit and model.
     List(ListArgs),
     /// Run a campaign (or one fault with --fault) and print the coverage.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Merge the results files of a campaign's shards into its summary.
     Merge(MergeArgs),
     /// Choose the signals the PMU's counters monitor by the faults they
@@ -68,6 +72,8 @@ pub struct CampaignLaunch {
 struct ListArgs {
     #[command(flatten)]
     launch: CampaignLaunch,
+    #[command(flatten)]
+    core: rtl::CoreArgs,
     /// Print JSON (with every site) instead of a table.
     #[arg(long)]
     json: bool,
@@ -86,12 +92,15 @@ enum ModelChoice {
 struct RunArgs {
     #[command(flatten)]
     launch: CampaignLaunch,
+    #[command(flatten)]
+    core: rtl::CoreArgs,
     /// Fault models: stuck-at (0 and 1, from cycle 0), flip (a register
     /// bit, once, at a random cycle of the golden run), or all.
     #[arg(long, value_enum, default_value_t = ModelChoice::All)]
     model: ModelChoice,
-    /// Only sites of this unit (decode, execute, pmu, hooks, ports);
-    /// repeatable.
+    /// Only sites of this unit (decode, execute, pmu, hooks, ports; with
+    /// --core fgp-rtl FlexGripPlus' entities, as `faults list --core
+    /// fgp-rtl` names them); repeatable.
     #[arg(long = "unit", value_name = "U")]
     units: Vec<String>,
     /// Every fault of the list (the default).
@@ -309,10 +318,7 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
     )
     .with_context(|| format!("{}: the fault-free run failed", file.display()))?;
     bar.finish();
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = file_name(file);
     Ok(Prepared {
         campaign,
         iss,
@@ -320,6 +326,13 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
         config,
         name,
     })
+}
+
+/// The program's file name, as a campaign's reports and results name it.
+fn file_name(file: &std::path::Path) -> String {
+    file.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn models(arg: ModelChoice) -> Vec<FaultModel> {

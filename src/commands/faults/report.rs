@@ -10,55 +10,76 @@ fn percent(x: f64) -> String {
     format!("{:.1}", 100.0 * x)
 }
 
+/// The outcomes a campaign on `info`'s core can have: on FlexGripPlus'
+/// RTL neither `due` (it has no memory protection) nor `unmodelled` (the
+/// RTL is the model).
+fn outcomes(info: &CampaignInfo) -> Vec<Outcome> {
+    let rtl = info.core.is_some();
+    Outcome::ALL
+        .into_iter()
+        .filter(|o| !rtl || !matches!(o, Outcome::Due | Outcome::Unmodelled))
+        .collect()
+}
+
 /// The coverage columns of one row: the checks, then what no check
-/// catches but is not harmless either.
-fn coverage_cells(c: &Coverage, margin: f64) -> [String; 7] {
-    [
+/// catches but is not harmless either (of `shown`'s outcomes).
+fn coverage_cells(c: &Coverage, margin: f64, shown: &[Outcome]) -> Vec<String> {
+    let mut cells = vec![
         percent(c.output),
         percent(c.output_pmu),
         percent(c.output_counters),
-        percent(c.due),
-        percent(c.hang),
-        percent(c.unmodelled),
-        percent(margin),
-    ]
+    ];
+    for (outcome, x) in [
+        (Outcome::Due, c.due),
+        (Outcome::Hang, c.hang),
+        (Outcome::Unmodelled, c.unmodelled),
+    ] {
+        if shown.contains(&outcome) {
+            cells.push(percent(x));
+        }
+    }
+    cells.push(percent(margin));
+    cells
 }
 
 pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()> {
+    let shown = outcomes(info);
     let mut header = vec!["unit", "model", "faults"];
-    header.extend(Outcome::ALL.iter().map(|o| o.name()));
-    header.extend([
-        "sdc %",
-        "+pmu %",
-        "+counters %",
-        "due %",
-        "hang %",
-        "unmodelled %",
-        "±",
-    ]);
+    header.extend(shown.iter().map(|o| o.name()));
+    header.extend(["sdc %", "+pmu %", "+counters %"]);
+    for (outcome, name) in [
+        (Outcome::Due, "due %"),
+        (Outcome::Hang, "hang %"),
+        (Outcome::Unmodelled, "unmodelled %"),
+    ] {
+        if shown.contains(&outcome) {
+            header.push(name);
+        }
+    }
+    header.push("±");
     let mut t = table(&header);
     for (unit, models) in &summary.units {
         for (model, counts) in models {
             let run: u64 = counts.values().sum();
             let mut row = vec![unit.clone(), model.clone(), run.to_string()];
-            row.extend(Outcome::ALL.iter().map(|o| counts[o.name()].to_string()));
+            row.extend(shown.iter().map(|o| counts[o.name()].to_string()));
             if let Some((c, margin)) = summary.part(info, unit, model) {
-                row.extend(coverage_cells(&c, margin));
+                row.extend(coverage_cells(&c, margin, &shown));
             }
             t.add_row(row);
         }
     }
     let mut row = vec!["all".to_string(), String::new(), summary.faults.to_string()];
-    row.extend(
-        Outcome::ALL
-            .iter()
-            .map(|o| summary.outcomes[o.name()].to_string()),
-    );
+    row.extend(shown.iter().map(|o| summary.outcomes[o.name()].to_string()));
     let c = summary.coverage;
-    row.extend(coverage_cells(&c, summary.margin));
+    row.extend(coverage_cells(&c, summary.margin, &shown));
     t.add_row(row);
+    let cycles = match info.core {
+        Some(_) => "cycles fault-free from power-up on FlexGripPlus' imported RTL",
+        None => "cycles fault-free",
+    };
     outln!(
-        "{}: {} of {} faults ({}), {} threads × {} block(s), {} memory, {} cycles fault-free\n{t}",
+        "{}: {} of {} faults ({}), {} threads × {} block(s), {} memory, {} {cycles}\n{t}",
         info.program,
         summary.faults,
         summary.population,
@@ -92,12 +113,18 @@ pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()
         with_margin(c.output_counters, m.output_counters),
         percent(c.output_counters - c.output)
     );
-    outln!(
-        "apart from the checks: due {} (traps of a protected memory), hang {} (a watchdog's), unmodelled {} (runs that left what the model implements: neither caught nor masked)",
-        with_margin(c.due, m.due),
-        with_margin(c.hang, m.hang),
-        with_margin(c.unmodelled, m.unmodelled)
-    );
+    match info.core {
+        Some(_) => outln!(
+            "apart from the checks: hang {} (a watchdog's)",
+            with_margin(c.hang, m.hang)
+        ),
+        None => outln!(
+            "apart from the checks: due {} (traps of a protected memory), hang {} (a watchdog's), unmodelled {} (runs that left what the model implements: neither caught nor masked)",
+            with_margin(c.due, m.due),
+            with_margin(c.hang, m.hang),
+            with_margin(c.unmodelled, m.unmodelled)
+        ),
+    }
     let caught: Vec<String> = summary
         .detections_per_counter
         .iter()

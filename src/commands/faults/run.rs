@@ -13,13 +13,13 @@ use flexpmu_studies::faults::plan::LaunchRecord;
 use flexpmu_studies::faults::results_file::{
     append_result, is_results_file, open_results, read_results, MAX_SHARDS,
 };
-use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary};
+use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary, Target, Unit};
 
 use flexpmu_isa::source::shorten;
 
 use super::plan_file::PlanFile;
 use super::report::print_summary;
-use super::{models, prepare, CampaignLaunch, RunArgs};
+use super::{models, prepare, rtl, CampaignLaunch, RunArgs};
 use crate::commands::launch::load_program;
 
 /// `K/N` with K < N.
@@ -80,14 +80,14 @@ fn faults_of(path: &std::path::Path, seed: u64) -> Result<Vec<(String, FaultMode
 
 /// The plan the options give (the faults of --faults-of read before the
 /// golden run, so that a bad file is refused at once).
-fn plan_of(args: &RunArgs, shard: Option<(u64, u64)>) -> Result<Plan> {
+fn plan_of(args: &RunArgs, shard: Option<(u64, u64)>, units: Vec<Unit>) -> Result<Plan> {
     let listed = match &args.faults_of {
         Some(path) => Some(faults_of(path, args.seed)?),
         None => None,
     };
     Ok(Plan {
         models: models(args.model),
-        units: super::units(&args.units)?,
+        units,
         faults: match (listed, args.sample, args.margin) {
             (Some(wanted), _, _) => Faults::Listed(wanted),
             (None, Some(n), _) => Faults::Sample(n),
@@ -101,7 +101,24 @@ fn plan_of(args: &RunArgs, shard: Option<(u64, u64)>) -> Result<Plan> {
 }
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
-    super::units(&args.units)?;
+    let on_rtl = args.core.is_rtl()?;
+    // FlexGripPlus' units are known once it is imported.
+    let units = match on_rtl {
+        true => Vec::new(),
+        false => super::units(&args.units)?,
+    };
+    if on_rtl {
+        rtl::refuse(&[
+            ("--fault", args.fault.is_some()),
+            ("--vcd", args.vcd.is_some()),
+            ("--plan", args.plan.is_some()),
+            ("--write-plan", args.write_plan.is_some()),
+            (
+                "--no-matrix (a campaign on FlexGripPlus' RTL keeps no detection matrix)",
+                args.no_matrix,
+            ),
+        ])?;
+    }
     if args.vcd.is_some() && args.fault.is_none() {
         bail!("--vcd writes the waveform of one fault's run: use it with --fault SITE:MODEL");
     }
@@ -126,7 +143,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     }
     // The campaign: a plan written down, or the options.
     let written;
-    let (launch, plan, matrix) = match &args.plan {
+    let (launch, mut plan, matrix) = match &args.plan {
         Some(path) => {
             written = PlanFile::load(path)?;
             let plan = Plan {
@@ -135,7 +152,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
             };
             (&written.campaign, plan, written.matrix)
         }
-        None => (&args.launch, plan_of(args, shard)?, !args.no_matrix),
+        None => (&args.launch, plan_of(args, shard, units)?, !args.no_matrix),
     };
     if let Some(path) = &args.write_plan {
         return write_plan(path, args, launch, plan, matrix);
@@ -155,8 +172,47 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
             crate::output::check_output(out, args.force || is_results_file(out), &[])?;
         }
     }
-    let prepared = prepare(launch, plan.seed, matrix, args.json)?;
-    let campaign = &prepared.campaign;
+    let record = |monitor_map: Option<Vec<String>>, core: Option<&str>| LaunchRecord {
+        program: String::new(),
+        threads: launch.launch.threads,
+        blocks: launch.launch.blocks,
+        timing: launch.launch.sm.timing.name().to_string(),
+        blocks_per_core: launch.launch.sm.blocks_per_core,
+        memory: launch.launch.memory_model().to_string(),
+        loop_launch: launch.loop_launch,
+        selector: launch.selector,
+        monitor_map,
+        core: core.map(str::to_string),
+    };
+    let (slice, fgp);
+    let (campaign, program, name, record): (&dyn Target, &[u32], &str, LaunchRecord) = match on_rtl
+    {
+        true => {
+            fgp = rtl::prepare(launch, &args.core, plan.seed, args.json)?;
+            plan.units = rtl::units(&args.units, &fgp.campaign)?;
+            (
+                &fgp.campaign,
+                &fgp.program,
+                &fgp.name,
+                record(None, Some("fgp-rtl")),
+            )
+        }
+        false => {
+            slice = prepare(launch, plan.seed, matrix, args.json)?;
+            let map = slice
+                .config
+                .monitor_map
+                .as_deref()
+                .filter(|map| !map.is_today())
+                .map(|map| map.labels());
+            (
+                &slice.campaign,
+                &slice.program,
+                &slice.name,
+                record(map, None),
+            )
+        }
+    };
     let planned = plan.apply(campaign).map_err(|e| match &args.faults_of {
         Some(path) => anyhow::anyhow!("--faults-of {}: {e} (--unit, --model)", path.display()),
         None => e.into(),
@@ -164,22 +220,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     let info = planned.info(
         &plan,
         campaign,
-        &prepared.program,
+        program,
         LaunchRecord {
-            program: prepared.name.clone(),
-            threads: launch.launch.threads,
-            blocks: launch.launch.blocks,
-            timing: launch.launch.sm.timing.name().to_string(),
-            blocks_per_core: launch.launch.sm.blocks_per_core,
-            memory: launch.launch.memory_model().to_string(),
-            loop_launch: launch.loop_launch,
-            selector: launch.selector,
-            monitor_map: prepared
-                .config
-                .monitor_map
-                .as_deref()
-                .filter(|map| !map.is_today())
-                .map(|map| map.labels()),
+            program: name.to_string(),
+            ..record
         },
     );
     // Earlier results of this campaign (--resume), and the file to append to.
@@ -203,7 +247,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
-    bar.set_prefix(format!("{} on {jobs} thread(s)", prepared.name));
+    bar.set_prefix(format!("{name} on {jobs} thread(s)"));
     let new_results = Mutex::new(Vec::with_capacity(todo.len()));
     let write_error = Mutex::new(None::<anyhow::Error>);
     let start = Instant::now();

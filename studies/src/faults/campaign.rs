@@ -6,7 +6,6 @@
 //! a run stops at a checkpoint where its state equals the golden run's
 //! and the fault cannot act again.
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use flexpmu_sim::engine::compiled::faults::{Fault, FaultModel, Site};
@@ -21,6 +20,7 @@ use super::golden::{CycleProgress, Golden};
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec};
 use super::outcome::{classify, differences, Differences, Outcome};
 use super::site::FaultSite;
+use super::target::Workers;
 use super::unit::Unit;
 use crate::faults::error::CampaignError;
 use crate::monitors::candidates::BuiltChannel;
@@ -463,74 +463,75 @@ impl Campaign {
         threads: usize,
         on_result: &(dyn Fn(FaultResult) -> bool + Sync),
     ) -> Result<(), CampaignError> {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let threads = threads.max(1);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| CampaignError::Threads {
-                threads,
-                message: e.to_string(),
-            })?;
-        let stop = &AtomicBool::new(false);
-        let failure = &std::sync::Mutex::new(None);
-        let report = &|result: Result<FaultResult, CampaignError>| match result {
-            Ok(result) => {
-                if !on_result(result) {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-            Err(e) => {
-                stop.store(true, Ordering::Relaxed);
-                let mut failure = failure.lock().unwrap_or_else(|p| p.into_inner());
-                failure.get_or_insert(e);
-            }
-        };
+        let workers = Workers::new(threads, on_result)?;
         if !self.shortcuts {
-            pool.install(|| {
-                faults.par_iter().for_each(|fault| {
-                    if !stop.load(Ordering::Relaxed) {
-                        report(self.run(fault));
-                    }
-                })
-            });
-        } else {
-            // Faults never activated are masked without running.
-            let mut grouped = Vec::new();
-            for fault in faults {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                match self.activated(fault) {
-                    true => grouped.push(*fault),
-                    false => report(Ok(self.result(fault, 0, Outcome::Masked))),
-                }
-            }
-            grouped.sort_by_key(|f| (f.model == FaultModel::Flip, self.flip_cycle(f), f.id));
-            let size = grouped.len().div_ceil(threads).clamp(1, group::GROUP_SIZE);
-            pool.scope(|scope| {
-                for group in grouped.chunks(size) {
-                    scope.spawn(move |scope| {
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let done = |done: group::Done| match done {
-                            group::Done::Result(result) => report(Ok(result)),
-                            group::Done::Alone(alone) => scope.spawn(move |_| {
-                                if !stop.load(Ordering::Relaxed) {
-                                    report(self.run_alone(&alone));
-                                }
-                            }),
-                        };
-                        if let Err(e) = self.run_group(group, stop, &done) {
-                            report(Err(e));
-                        }
-                    });
-                }
-            });
+            workers.each(faults, &|fault| self.run(fault));
+            return workers.finish();
         }
-        let failure = failure.lock().unwrap_or_else(|p| p.into_inner()).take();
-        failure.map_or(Ok(()), Err)
+        // Faults never activated are masked without running.
+        let mut grouped = Vec::new();
+        for fault in faults {
+            if workers.stopped() {
+                break;
+            }
+            match self.activated(fault) {
+                true => grouped.push(*fault),
+                false => workers.report(Ok(self.result(fault, 0, Outcome::Masked))),
+            }
+        }
+        grouped.sort_by_key(|f| (f.model == FaultModel::Flip, self.flip_cycle(f), f.id));
+        let size = grouped
+            .len()
+            .div_ceil(threads.max(1))
+            .clamp(1, group::GROUP_SIZE);
+        let shared = &workers;
+        shared.pool.scope(|scope| {
+            for group in grouped.chunks(size) {
+                scope.spawn(move |scope| {
+                    if shared.stopped() {
+                        return;
+                    }
+                    let done = |done: group::Done| match done {
+                        group::Done::Result(result) => shared.report(Ok(result)),
+                        group::Done::Alone(alone) => scope.spawn(move |_| {
+                            if !shared.stopped() {
+                                shared.report(self.run_alone(&alone));
+                            }
+                        }),
+                    };
+                    if let Err(e) = self.run_group(group, shared.stop_flag(), &done) {
+                        shared.report(Err(e));
+                    }
+                });
+            }
+        });
+        workers.finish()
+    }
+}
+
+impl super::target::Target for Campaign {
+    fn sites(&self) -> &[FaultSite] {
+        &self.sites
+    }
+
+    fn golden_cycles(&self) -> u64 {
+        self.golden.run.cycles
+    }
+
+    fn matrix_info(&self) -> Option<crate::monitors::matrix::MatrixInfo> {
+        self.matrix
+            .as_ref()
+            .zip(self.golden.counts.as_ref())
+            .map(|(matrix, golden)| crate::monitors::matrix::MatrixInfo::of(matrix, golden))
+    }
+
+    fn run_all(
+        &self,
+        faults: &[FaultSpec],
+        threads: usize,
+        on_result: &(dyn Fn(FaultResult) -> bool + Sync),
+    ) -> Result<(), CampaignError> {
+        Campaign::run_all(self, faults, threads, on_result)
     }
 }
 

@@ -24,4 +24,8 @@ pub enum CampaignError {
     Matrix(#[from] MissingNet),
     #[error("cannot start {threads} threads: {message}")]
     Threads { threads: usize, message: String },
+    /// Another core's failure where the campaign needs it to run (an
+    /// imported netlist's golden run, a copy's set-up), as it says.
+    #[error("{0}")]
+    Core(String),
 }

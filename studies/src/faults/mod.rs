@@ -30,6 +30,7 @@ pub mod results_file;
 pub mod sampling;
 pub mod site;
 pub mod summary;
+pub mod target;
 mod unit;
 
 pub use budget::Budget;
@@ -43,4 +44,5 @@ pub use plan::{Faults, Plan};
 pub use results_file::CampaignInfo;
 pub use site::FaultSite;
 pub use summary::{Coverage, Summary};
+pub use target::Target;
 pub use unit::{Unit, UnknownUnit, GPU_PROPER, UNITS};

@@ -10,13 +10,12 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::campaign::Campaign;
 use super::list::{self, draw, FaultList, FaultSpec, Sampling};
 use super::population::{population, Population};
 use super::results_file::{encode_ids, program_digest, CampaignInfo};
 use super::sampling;
+use super::target::Target;
 use crate::faults::Unit;
-use crate::monitors::matrix::MatrixInfo;
 use flexpmu_sim::engine::compiled::faults::FaultModel;
 
 /// The confidence of a campaign's margins unless it says otherwise.
@@ -89,6 +88,8 @@ pub struct LaunchRecord {
     pub selector: Option<u8>,
     /// What each channel counted, when not `MONITOR_MAP`.
     pub monitor_map: Option<Vec<String>>,
+    /// The core, when not the SM slice (`fgp-rtl`).
+    pub core: Option<String>,
 }
 
 /// Every fault of the sample: shard 0 of 1.
@@ -110,8 +111,8 @@ impl Plan {
     }
 
     /// The faults of `campaign`'s core this plan selects, and its shard.
-    pub fn apply(&self, campaign: &Campaign) -> Result<Planned, PlanError> {
-        let list = campaign.fault_list(&self.models, &self.units);
+    pub fn apply(&self, campaign: &dyn Target) -> Result<Planned, PlanError> {
+        let list = FaultList::new(campaign.sites().to_vec(), &self.models, &self.units);
         let population = population(&list);
         let selected = match &self.faults {
             Faults::Listed(wanted) => {
@@ -139,7 +140,7 @@ impl Planned {
     pub fn info(
         &self,
         plan: &Plan,
-        campaign: &Campaign,
+        campaign: &dyn Target,
         program: &[u32],
         launch: LaunchRecord,
     ) -> CampaignInfo {
@@ -151,7 +152,7 @@ impl Planned {
             timing: launch.timing,
             blocks_per_core: launch.blocks_per_core,
             memory: launch.memory,
-            golden_cycles: campaign.golden().run.cycles,
+            golden_cycles: campaign.golden_cycles(),
             models: plan.models.iter().map(|m| m.name().to_string()).collect(),
             units: plan.units.clone(),
             population: self.population.clone(),
@@ -163,10 +164,8 @@ impl Planned {
             loop_launch: launch.loop_launch,
             selector: launch.selector,
             monitor_map: launch.monitor_map,
-            matrix: campaign
-                .matrix()
-                .zip(campaign.golden().counts.as_ref())
-                .map(|(matrix, golden)| MatrixInfo::of(matrix, golden)),
+            core: launch.core,
+            matrix: campaign.matrix_info(),
         }
     }
 

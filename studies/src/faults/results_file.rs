@@ -69,6 +69,10 @@ pub struct CampaignInfo {
     /// when not `MONITOR_MAP`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub monitor_map: Option<Vec<String>>,
+    /// What the faults were injected into when not the SM slice:
+    /// `fgp-rtl`, FlexGripPlus' own GPGPU (its RTL imported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<String>,
     /// The detection matrix's candidates (absent: the matrix off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matrix: Option<MatrixInfo>,

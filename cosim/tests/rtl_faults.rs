@@ -1,0 +1,252 @@
+//! Fault campaigns on FlexGripPlus' own GPGPU (its RTL imported into
+//! flexpmu): sites in FlexGripPlus' units, outcomes judged against the
+//! golden run.
+//!
+//! FlexGripPlus and the plugin's source come from `FLEXGRIPPLUS` and
+//! `GHDL_YOSYS_PLUGIN`, or `../shared/` beside the workspace. Without them
+//! these tests say so and pass, except under `CI=true`, where their
+//! absence fails them.
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use flexpmu_cosim::rtl::faults::RtlCampaign;
+use flexpmu_cosim::rtl::RtlNetlist;
+use flexpmu_cosim::{kit_sources, Quiet, Tree, Variant};
+use flexpmu_export::flexgripplus::channels::CHANNELS;
+use flexpmu_ir::Design as IrDesign;
+use flexpmu_isa::listing::Listing;
+use flexpmu_sim::gpu::iss::Geometry;
+use flexpmu_sim::gpu::sm::{Sm, SmConfig};
+use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_studies::faults::list::{draw, FaultList, FaultSpec, Sampling};
+use flexpmu_studies::faults::{FaultModel, Outcome, Target};
+
+mod common;
+use common::{cache, shared, workspace};
+
+/// FlexGripPlus with the kit, imported, once per test process.
+fn imported() -> Option<&'static IrDesign> {
+    static KIT: OnceLock<Option<IrDesign>> = OnceLock::new();
+    KIT.get_or_init(|| {
+        let dir = shared("FLEXGRIPPLUS", "flexgripplus")?;
+        let plugin = shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")?;
+        let tree = Tree::locate(&dir).unwrap();
+        let netlist = RtlNetlist::prepare(
+            &tree,
+            Variant::Kit,
+            &kit_sources().unwrap(),
+            &plugin,
+            &cache(),
+            &mut |s| eprintln!("{s}"),
+        )
+        .unwrap();
+        Some(netlist.import().unwrap())
+    })
+    .as_ref()
+}
+
+fn listing() -> Listing {
+    Listing::load(&workspace().join("examples/appendix_a.sass")).unwrap()
+}
+
+/// Appendix A on one warp, its golden run done, once per test process.
+fn appendix_a() -> Option<&'static RtlCampaign> {
+    static CAMPAIGN: OnceLock<Option<RtlCampaign>> = OnceLock::new();
+    CAMPAIGN
+        .get_or_init(|| {
+            let imported = imported()?;
+            let listing = listing();
+            let geometry = Geometry::new([32, 1, 1], [1, 1]).unwrap();
+            let started = std::time::Instant::now();
+            let campaign = RtlCampaign::new(
+                imported,
+                &listing,
+                &VectorAdd::new(geometry),
+                &SmConfig::default(),
+                7,
+                &mut Quiet,
+            )
+            .unwrap();
+            eprintln!(
+                "golden run: {} cycles in {:.2} s",
+                campaign.golden_cycles(),
+                started.elapsed().as_secs_f64()
+            );
+            Some(campaign)
+        })
+        .as_ref()
+}
+
+/// The fault on `site` (a bit as `site[b]`) with `model`.
+fn fault(campaign: &RtlCampaign, site: &str, model: FaultModel) -> FaultSpec {
+    FaultList::find(campaign.sites(), site, model).unwrap_or_else(|e| panic!("{site}: {e}"))
+}
+
+const SM: &str = "ustreamingmultiprocessor";
+
+/// The cycle (clock edges before it) of the period a probe event at `ns`
+/// was sampled in (period p ends at 5 + 10 (p + 1) ns and is cycle p + 1).
+fn cycle_of(ns: u64) -> u64 {
+    (ns - 5) / 10
+}
+
+/// The golden run is appendix A as FlexGripPlus runs it: its reads, its
+/// counters (those counting the same events as flexpmu's SM slice equal
+/// to the slice's), every flip-flop of the GPGPU a site, every site in a
+/// FlexGripPlus unit.
+#[test]
+fn the_golden_run_on_the_imported_sm_is_appendix_as() {
+    let Some(campaign) = appendix_a() else {
+        return;
+    };
+    // Reset (8 edges), 13 configuration writes, one idle period, then
+    // the kernel's 3,127 cycles to the edge that sees `kernel_done`.
+    assert_eq!(campaign.golden_cycles(), 3149);
+    assert_eq!(campaign.golden_observed().cycles(), Some(3127));
+    // CNT0, CNT1, CNT2, CNT12 and CNT4 read into five registers by each
+    // of the 32 threads.
+    let reads: Vec<Option<u32>> = [27, 108, 0, 4, 108].map(Some).repeat(32);
+    assert_eq!(campaign.golden_reads(), reads.as_slice());
+    let counters = [27, 108, 0, 30, 108, 0, 1, 28, 18, 81, 0, 7, 4, 8, 160, 124];
+    assert_eq!(campaign.golden_counters(), counters);
+    let iss = VectorAdd::new(Geometry::new([32, 1, 1], [1, 1]).unwrap())
+        .iss()
+        .unwrap();
+    let slice = Sm::new(&iss, &listing().words, SmConfig::default())
+        .unwrap()
+        .run()
+        .unwrap();
+    for (i, channel) in CHANNELS.iter().enumerate() {
+        if channel.equal_reads {
+            assert_eq!(counters[i], slice.counters_at_end[i], "CNT{i}");
+        }
+    }
+    let sites = campaign.sites();
+    let flip_flop_bits: usize = sites
+        .iter()
+        .filter(|s| s.takes(FaultModel::Flip))
+        .map(|s| s.width)
+        .sum();
+    assert_eq!(flip_flop_bits, 157_145);
+    assert_eq!(sites.len(), 125_589);
+    let units: BTreeSet<&str> = sites.iter().map(|s| s.unit.as_str()).collect();
+    for unit in [
+        "upipelinedecode",
+        "upipelineexecute",
+        "upipelinefetch",
+        "upipelineread",
+        "upipelinewrite",
+        "uwarpunit",
+        "uregisterfile",
+        "uflexpmupmu",
+        "uflexpmudecodehook",
+        "uflexpmuexecutehook",
+        "ublockscheduler",
+    ] {
+        assert!(units.contains(unit), "no unit {unit}: {units:?}");
+    }
+    assert_eq!(units.len(), 23, "{units:?}");
+}
+
+/// Faults whose outcome follows from what the kernel does, each by the
+/// first check that sees it, its first divergence where the probe's
+/// record says.
+#[test]
+fn chosen_faults_on_the_imported_sm_have_their_outcomes() {
+    let Some(campaign) = appendix_a() else {
+        return;
+    };
+    let observed = campaign.golden_observed();
+    let counter = |i: usize, bit: usize| {
+        format!("{SM}.uflexpmupmu.pmu.counters_{i}.count_reg.q_2_reg.q[{bit}]")
+    };
+    let run = |site: &str, model: FaultModel| {
+        let f = fault(campaign, site, model);
+        (campaign.activated(&f), campaign.run(&f).unwrap())
+    };
+    // The kernel's stores all go through port b of the global memory:
+    // port a's write enable stuck at 0 is never activated, masked without
+    // running; port b's loses every store, seen at the first one.
+    let (activated, a) = run(&format!("{SM}.gmem_wr_en_a"), FaultModel::StuckAt0);
+    assert!(!activated);
+    assert_eq!((a.outcome, a.first_divergence), (Outcome::Masked, None));
+    let (_, b) = run(&format!("{SM}.gmem_wr_en_b"), FaultModel::StuckAt0);
+    let first_store = cycle_of(observed.memory_writes[0].ns);
+    assert_eq!(
+        (b.outcome, b.first_divergence),
+        (Outcome::Sdc, Some(first_store))
+    );
+    // CNT2 counts nothing here (0) and is read into R2: bit 3 stuck at 1
+    // makes the reads 8, seen at the first read's register write.
+    let (_, read) = run(&counter(2, 3), FaultModel::StuckAt1);
+    assert_eq!(read.outcome, Outcome::Pmu);
+    assert_eq!(read.counters_differing, 1 << 2);
+    // The read is R2's last write, one pass of 8 threads at a time.
+    let r2: Vec<u64> = observed
+        .writes
+        .iter()
+        .filter(|w| w.register == 2)
+        .map(|w| w.ns)
+        .collect();
+    let read_write = r2[r2.len() - 4..].iter().min().map(|&ns| cycle_of(ns));
+    assert_eq!(read.first_divergence, read_write);
+    // CNT5 is not read: only all 16 counters at the end see it, whether
+    // stuck or flipped, and nothing the probe watches differs.
+    for model in [FaultModel::StuckAt1, FaultModel::Flip] {
+        let (_, unread) = run(&counter(5, 3), model);
+        assert_eq!(
+            (
+                unread.outcome,
+                unread.counters_differing,
+                unread.first_divergence
+            ),
+            (Outcome::Counters, 1 << 5, None),
+            "{model:?}"
+        );
+    }
+    // The warp scheduler never hands a warp to fetch: nothing after the
+    // SM controller's launch writes, the kernel never ends.
+    let (_, hang) = run(
+        &format!("{SM}.uwarpunit.uwarpscheduler.pipeline_warpunit_done_2_reg.q"),
+        FaultModel::StuckAt0,
+    );
+    assert_eq!(hang.outcome, Outcome::Hang);
+    let first_issue = observed
+        .handovers
+        .iter()
+        .find(|h| h.stage == 'U')
+        .map(|h| cycle_of(h.ns));
+    assert_eq!(hang.first_divergence, first_issue);
+    // A configuration register bit the kernel never uses: only the
+    // flip-flop itself differs at the end.
+    let (_, latent) = run("ugpgpuconfiguration.s_794_Q_reg.q[5]", FaultModel::StuckAt1);
+    assert_eq!(
+        (latent.outcome, latent.first_divergence),
+        (Outcome::Latent, None)
+    );
+}
+
+/// Masking a stuck-at fault that was never activated without running it
+/// changes no result: a sample run both ways.
+#[test]
+fn the_never_activated_shortcut_changes_no_result() {
+    let Some(campaign) = appendix_a() else {
+        return;
+    };
+    let list = FaultList::new(campaign.sites().to_vec(), &FaultModel::ALL, &[]);
+    let sample = draw(&list.faults, Sampling::Sample(48), 3, (0, 1));
+    let skipped = sample.iter().filter(|f| !campaign.activated(f)).count();
+    assert!(skipped >= 10, "{skipped} of 48 never activated");
+    let mut full = campaign.clone();
+    full.set_shortcuts(false);
+    let both: Vec<_> = sample
+        .iter()
+        .map(|f| (campaign.run(f).unwrap(), full.run(f).unwrap()))
+        .collect();
+    for (short, long) in &both {
+        assert_eq!(short, long);
+    }
+    let outcomes: BTreeSet<Outcome> = both.iter().map(|(r, _)| r.outcome).collect();
+    assert!(outcomes.len() >= 2, "{outcomes:?}");
+}

@@ -1,0 +1,147 @@
+//! `flexpmu faults list/run/merge --core fgp-rtl` end to end: a fault
+//! campaign on FlexGripPlus' own GPGPU, its RTL imported into flexpmu.
+//!
+//! The runs on FlexGripPlus take it from `FLEXGRIPPLUS` or
+//! `../shared/flexgripplus` and the plugin from `GHDL_YOSYS_PLUGIN` or
+//! `../shared/ghdl-yosys-plugin`; without them they say so and pass (but
+//! under `CI=true`).
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::*;
+
+fn faults(args: &[&str], cwd: &Path, fgp: &Path) -> Output {
+    with_flexgripplus("faults", args, cwd, fgp)
+}
+
+/// `faults list/run/merge --core fgp-rtl`: a campaign on FlexGripPlus'
+/// imported RTL from the command line, its units FlexGripPlus' entities,
+/// in shards that merge into one campaign and resume; what it cannot
+/// honour refused before any work.
+#[test]
+fn a_campaign_runs_on_flexgripplus_imported_rtl() {
+    let dir = temp();
+    let a = example("appendix_a.sass");
+    let nowhere = Path::new("/nonexistent");
+    for (args, message) in [
+        (
+            vec!["run", "--flexgripplus", "/x"],
+            "--flexgripplus is for `--core fgp-rtl`",
+        ),
+        (
+            vec!["list", "--ghdl-plugin", "/x"],
+            "--ghdl-plugin is for `--core fgp-rtl`",
+        ),
+        (
+            vec!["run", "--core", "fgp-rtl", "--fault", "x:sa0"],
+            "--fault is not taken with `--core fgp-rtl`",
+        ),
+        (
+            vec!["run", "--core", "fgp-rtl", "--no-matrix"],
+            "--no-matrix (a campaign on FlexGripPlus' RTL keeps no detection matrix)",
+        ),
+        (
+            vec!["run", "--core", "fgp-rtl", "--selector", "1"],
+            "--selector is not taken",
+        ),
+        (
+            vec!["list", "--core", "fgp-rtl", "--timing", "simple"],
+            "--timing simple is not taken",
+        ),
+    ] {
+        let mut all = args.clone();
+        all.push(a.as_str());
+        refused(&faults(&all, dir.path(), nowhere), message);
+    }
+    let (Some(fgp), Some(plugin)) = (flexgripplus(), plugin()) else {
+        return;
+    };
+    let plugin = plugin.to_str().unwrap();
+    let rtl = ["--core", "fgp-rtl", "--ghdl-plugin", plugin];
+    let with = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.push(a.as_str());
+        all.extend(rtl);
+        faults(&all, dir.path(), &fgp)
+    };
+    let o = with(&["list", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let list: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(list["faults"], 3_237_399);
+    assert_eq!(list["golden_cycles"], 3149);
+    assert_eq!(list["units"]["upipelinedecode"]["bits"], 8886);
+    let o = with(&["run", "--unit", "decode"]);
+    refused(
+        &o,
+        "--unit decode: FlexGripPlus' units are top, uaddressregisters",
+    );
+    let sample = [
+        "run",
+        "--sample",
+        "24",
+        "--seed",
+        "5",
+        "--unit",
+        "upipelinedecode",
+        "--unit",
+        "uwarpunit",
+        "--json",
+    ];
+    for k in 0..2 {
+        let shard = format!("{k}/2");
+        let out = format!("shard{k}.jsonl");
+        let mut args = sample.to_vec();
+        args.extend(["--shard", &shard, "--out", &out]);
+        let o = with(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let merged = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["faults", "merge", "shard0.jsonl", "shard1.jsonl", "--json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&merged)).unwrap();
+    assert_eq!(summary["faults"], 24, "{summary}");
+    let units: Vec<&str> = summary["units"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(units, ["upipelinedecode", "uwarpunit"], "{summary}");
+    // The report leaves out what FlexGripPlus' RTL cannot have: no
+    // memory protection (`due`), nothing it does not model.
+    let table = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["faults", "merge", "shard0.jsonl", "shard1.jsonl"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = stdout(&table);
+    assert!(
+        text.contains("hang %") && text.contains("from power-up on FlexGripPlus' imported RTL"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("unmodelled") && !text.contains("due"),
+        "{text}"
+    );
+    let first = std::fs::read_to_string(dir.path().join("shard0.jsonl")).unwrap();
+    assert!(first
+        .lines()
+        .next()
+        .unwrap()
+        .contains(r#""core":"fgp-rtl""#));
+    // Resumed, shard 0 has nothing left to run.
+    let mut args = sample.to_vec();
+    args.extend(["--shard", "0/2", "--out", "shard0.jsonl", "--resume"]);
+    let o = with(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("shard0.jsonl")).unwrap(),
+        first
+    );
+}
