@@ -66,7 +66,7 @@ pub enum MergeError {
     NoFiles,
     #[error(transparent)]
     File(#[from] ResultsFileError),
-    #[error("{path}: a shard of another campaign than {first} (program, launch, models, units, sample or seed differ)")]
+    #[error("{path}: a shard of another campaign than {first} (program, launch, core, models, units, sample or seed differ)")]
     OtherCampaign { path: PathBuf, first: PathBuf },
     #[error("{path}: shard {k}/{n} of another split than {first}'s ({first_n} shards)")]
     OtherSplit {

@@ -199,7 +199,7 @@ pub enum ResultsFileError {
         "{path}: another `flexpmu faults run` is writing it; wait for it, or use another --out"
     )]
     Locked { path: PathBuf },
-    #[error("{path}: holds another campaign (program, launch, models, units, sample, seed or shard differ): run without --resume, with another --out")]
+    #[error("{path}: holds another campaign (program, launch, core, models, units, sample, seed or shard differ): run without --resume, with another --out")]
     OtherCampaign { path: PathBuf },
 }
 
