@@ -24,6 +24,10 @@ use flexpmu_studies::faults::{FaultModel, Outcome, Target};
 
 mod common;
 use common::{cache, shared, workspace};
+#[path = "rtl_faults/icarus.rs"]
+mod icarus;
+
+use flexpmu_eda::fault_injection::VerilogFault;
 
 /// FlexGripPlus with the kit, imported, once per test process.
 fn imported() -> Option<&'static IrDesign> {
@@ -249,4 +253,62 @@ fn the_never_activated_shortcut_changes_no_result() {
     }
     let outcomes: BTreeSet<Outcome> = both.iter().map(|(r, _)| r.outcome).collect();
     assert!(outcomes.len() >= 2, "{outcomes:?}");
+}
+
+/// A third-party simulator agrees: the same faults forced in flexpmu's
+/// Verilog print of the imported GPGPU under Icarus end with the same
+/// cycles, the same global memory against the golden run's and the same
+/// counters as the engine's runs say.
+#[test]
+fn icarus_agrees_on_chosen_faults() {
+    let (Some(imported), Some(campaign)) = (imported(), appendix_a()) else {
+        return;
+    };
+    let counter = |i: usize, bit: usize| {
+        format!("{SM}.uflexpmupmu.pmu.counters_{i}.count_reg.q_2_reg.q[{bit}]")
+    };
+    let chosen = [
+        fault(
+            campaign,
+            &format!("{SM}.gmem_wr_en_b"),
+            FaultModel::StuckAt0,
+        ),
+        fault(campaign, &counter(5, 3), FaultModel::StuckAt1),
+        fault(campaign, &counter(2, 3), FaultModel::StuckAt1),
+        fault(campaign, &counter(5, 3), FaultModel::Flip),
+    ];
+    let mut replayed = vec![None];
+    for f in &chosen {
+        replayed.push(Some(VerilogFault {
+            site: &campaign.engine_sites()[f.site],
+            bit: f.bit,
+            model: f.model,
+            cycle: campaign.fault_cycle(f),
+        }));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let runs = icarus::runs(imported, campaign, &replayed, dir.path());
+    let golden = &runs[0];
+    assert_eq!(golden.cycles, campaign.golden_observed().cycles());
+    assert_eq!(golden.counters, campaign.golden_counters());
+    for (f, icarus) in chosen.iter().zip(&runs[1..]) {
+        let ours = campaign.run(f).unwrap();
+        let differing = (0..16)
+            .filter(|&i| icarus.counters[i] != golden.counters[i])
+            .fold(0u16, |m, i| m | 1 << i);
+        assert_eq!(
+            (
+                ours.outcome == Outcome::Sdc,
+                ours.outcome == Outcome::Hang,
+                ours.counters_differing
+            ),
+            (
+                icarus.memory != golden.memory,
+                icarus.cycles.is_none(),
+                differing
+            ),
+            "{}: {icarus:?}",
+            ours.site
+        );
+    }
 }

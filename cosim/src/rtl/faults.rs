@@ -370,6 +370,17 @@ impl RtlCampaign {
         self.golden.cycles
     }
 
+    /// The engine's sites, in the order of [`Target::sites`] (for
+    /// replaying a fault in another simulator).
+    pub fn engine_sites(&self) -> &[Site] {
+        &self.engine_sites
+    }
+
+    /// The launch the faulty runs take (their cycle bound included).
+    pub fn launch(&self) -> &FgpLaunch {
+        &self.launch
+    }
+
     /// What the probe recorded of the golden run.
     pub fn golden_observed(&self) -> &Observed {
         &self.golden.observed
