@@ -255,12 +255,13 @@ fn the_never_activated_shortcut_changes_no_result() {
     assert!(outcomes.len() >= 2, "{outcomes:?}");
 }
 
-/// A third-party simulator agrees: the same faults forced in flexpmu's
+/// A third-party simulator agrees: the same faults (four chosen, six
+/// drawn among those the golden run activates) forced in flexpmu's
 /// Verilog print of the imported GPGPU under Icarus end with the same
 /// cycles, the same global memory against the golden run's and the same
 /// counters as the engine's runs say.
 #[test]
-fn icarus_agrees_on_chosen_faults() {
+fn icarus_agrees_on_chosen_and_random_faults() {
     let (Some(imported), Some(campaign)) = (imported(), appendix_a()) else {
         return;
     };
@@ -277,6 +278,14 @@ fn icarus_agrees_on_chosen_faults() {
         fault(campaign, &counter(2, 3), FaultModel::StuckAt1),
         fault(campaign, &counter(5, 3), FaultModel::Flip),
     ];
+    // And faults drawn at random among those the golden run activates.
+    let list = FaultList::new(campaign.sites().to_vec(), &FaultModel::ALL, &[]);
+    let drawn: Vec<FaultSpec> = draw(&list.faults, Sampling::Sample(400), 11, (0, 1))
+        .into_iter()
+        .filter(|f| campaign.activated(f))
+        .take(6)
+        .collect();
+    let chosen: Vec<FaultSpec> = chosen.into_iter().chain(drawn).collect();
     let mut replayed = vec![None];
     for f in &chosen {
         replayed.push(Some(VerilogFault {
@@ -293,6 +302,7 @@ fn icarus_agrees_on_chosen_faults() {
     assert_eq!(golden.counters, campaign.golden_counters());
     for (f, icarus) in chosen.iter().zip(&runs[1..]) {
         let ours = campaign.run(f).unwrap();
+        eprintln!("{} {}: {:?}", ours.site, ours.model, ours.outcome);
         let differing = (0..16)
             .filter(|&i| icarus.counters[i] != golden.counters[i])
             .fold(0u16, |m, i| m | 1 << i);
