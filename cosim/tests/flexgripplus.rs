@@ -9,8 +9,10 @@
 //! `CI=true`, where its absence fails them. The analysed design is kept in
 //! the workspace's `target/flexpmu-cache` (`FLEXPMU_CACHE` to move it).
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
+
+mod common;
+use common::{cache, shared, workspace};
 
 use flexpmu_cosim::{
     campaign, cosimulate, kit_sources, Design, Kind, Options, Quiet, Tree, Variant,
@@ -21,34 +23,10 @@ use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 /// FlexGripPlus' checkout, or None (said on stderr) where there is none.
 fn tree() -> Option<Tree> {
-    let dir = std::env::var_os("FLEXGRIPPLUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/flexgripplus"));
-    if !dir.exists() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true: FlexGripPlus is missing at {} (../shared/flexgripplus beside the clone)",
-            dir.display()
-        );
-        eprintln!(
-            "skipped: no FlexGripPlus checkout at {} (set FLEXGRIPPLUS=DIR to run this test)",
-            dir.display()
-        );
-        return None;
-    }
+    let dir = shared("FLEXGRIPPLUS", "flexgripplus")?;
     Some(Tree::locate(&dir).unwrap())
-}
-
-fn cache() -> PathBuf {
-    std::env::var_os("FLEXPMU_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/flexpmu-cache"))
 }
 
 /// The design of `variant`, made once per test process.

@@ -38,7 +38,6 @@ use flexpmu_studies::faults::list::{bit_name, fault_cycle, FaultSpec};
 use flexpmu_studies::faults::outcome::{completed_outcome, counters_differing};
 use flexpmu_studies::faults::target::Workers;
 use flexpmu_studies::faults::{CampaignError, FaultResult, FaultSite, Outcome, Target, Unit};
-use flexpmu_studies::monitors::revealed::Revealed;
 
 use super::probe::{self, Probe};
 use super::SM_INSTANCE;
@@ -489,18 +488,10 @@ impl RtlCampaign {
         first_divergence: Option<u64>,
         counters_differing: u16,
     ) -> FaultResult {
-        let site = &self.sites[fault.site];
         FaultResult {
-            id: fault.id,
-            site: bit_name(site, fault.bit),
-            unit: site.unit.clone(),
-            model: fault.model.name().to_string(),
-            cycle,
-            outcome,
             first_divergence,
             counters_differing,
-            revealed: Revealed::default(),
-            detail: None,
+            ..FaultResult::of(fault, &self.sites[fault.site], cycle, outcome)
         }
     }
 }

@@ -6,8 +6,6 @@
 //! a run stops at a checkpoint where its state equals the golden run's
 //! and the fault cannot act again.
 
-use serde::{Deserialize, Serialize};
-
 use flexpmu_sim::engine::compiled::faults::{Fault, FaultModel, Site};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
@@ -19,6 +17,7 @@ use super::digests::BlockWatch;
 use super::golden::{CycleProgress, Golden};
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec};
 use super::outcome::{classify, differences, Differences, Outcome};
+use super::result::FaultResult;
 use super::site::FaultSite;
 use super::target::Workers;
 use super::unit::Unit;
@@ -30,34 +29,6 @@ use crate::monitors::revealed::Revealed;
 
 mod group;
 mod stop;
-
-/// One fault's result: a line of a campaign's JSON Lines file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FaultResult {
-    pub id: u64,
-    /// The site and bit, `pmu.counters_0.count_reg.q[2]`.
-    pub site: String,
-    pub unit: Unit,
-    /// `sa0`, `sa1` or `flip`.
-    pub model: String,
-    /// The cycle the fault acts from (0 for stuck-at).
-    pub cycle: u64,
-    pub outcome: Outcome,
-    /// The first cycle in which the core showed the behavioural units
-    /// something else than in the golden run.
-    pub first_divergence: Option<u64>,
-    /// Bit i: counter i differs from the golden run's at the end of the
-    /// kernel (the detection matrix).
-    pub counters_differing: u16,
-    /// The candidates on which a counter would reveal the fault, and in
-    /// which channels (the detection matrix's row; empty with the matrix
-    /// off, and for a run that did not complete).
-    #[serde(default, skip_serializing_if = "Revealed::is_empty")]
-    pub revealed: Revealed,
-    /// Why the run stopped (`hang`, `due`, `unmodelled`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-}
 
 /// A faulty run's result, with what differs (for `--fault`).
 pub struct FaultRun {
@@ -262,19 +233,7 @@ impl Campaign {
 
     /// A result with nothing found beside its outcome.
     fn result(&self, fault: &FaultSpec, cycle: u64, outcome: Outcome) -> FaultResult {
-        let site = &self.sites[fault.site];
-        FaultResult {
-            id: fault.id,
-            site: bit_name(site, fault.bit),
-            unit: site.unit.clone(),
-            model: fault.model.name().to_string(),
-            cycle,
-            outcome,
-            first_divergence: None,
-            counters_differing: 0,
-            revealed: Revealed::default(),
-            detail: None,
-        }
+        FaultResult::of(fault, &self.sites[fault.site], cycle, outcome)
     }
 
     /// A fork of the launch's SM, not yet run.

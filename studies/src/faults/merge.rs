@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::campaign::FaultResult;
+use super::result::FaultResult;
 use super::results_file::{read_results, CampaignInfo, ResultsFile, ResultsFileError};
 
 /// One shard of a merge.

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::campaign::FaultResult;
+use super::result::FaultResult;
 use crate::faults::Unit;
 use crate::monitors::matrix::MatrixInfo;
 

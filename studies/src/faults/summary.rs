@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::campaign::FaultResult;
 use super::outcome::Outcome;
+use super::result::FaultResult;
 use super::results_file::CampaignInfo;
 use super::sampling;
 

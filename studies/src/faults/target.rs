@@ -11,9 +11,9 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::campaign::FaultResult;
 use super::error::CampaignError;
 use super::list::FaultSpec;
+use super::result::FaultResult;
 use super::site::FaultSite;
 use crate::monitors::matrix::MatrixInfo;
 

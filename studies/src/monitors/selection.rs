@@ -23,9 +23,9 @@ use flexpmu_ir::monitor_map::{MapEntry, MonitorMap};
 use super::candidates::{Candidate, Mode};
 use super::counts::CHANNELS;
 use super::matrix::MatrixInfo;
-use crate::faults::campaign::FaultResult;
 use crate::faults::merge::Merged;
 use crate::faults::outcome::Outcome;
+use crate::faults::FaultResult;
 use crate::faults::Unit;
 
 /// A candidate on a channel.
