@@ -27,7 +27,6 @@ use common::{cache, shared, workspace};
 #[path = "rtl_faults/icarus.rs"]
 mod icarus;
 
-use flexpmu_eda::fault_injection::VerilogFault;
 
 /// FlexGripPlus with the kit, imported, once per test process.
 fn imported() -> Option<&'static IrDesign> {
@@ -288,12 +287,7 @@ fn icarus_agrees_on_chosen_and_random_faults() {
     let chosen: Vec<FaultSpec> = chosen.into_iter().chain(drawn).collect();
     let mut replayed = vec![None];
     for f in &chosen {
-        replayed.push(Some(VerilogFault {
-            site: &campaign.engine_sites()[f.site],
-            bit: f.bit,
-            model: f.model,
-            cycle: campaign.fault_cycle(f),
-        }));
+        replayed.push(Some(campaign.verilog_fault(f)));
     }
     let dir = tempfile::tempdir().unwrap();
     let runs = icarus::runs(imported, campaign, &replayed, dir.path());

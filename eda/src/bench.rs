@@ -57,6 +57,15 @@ pub enum BenchEngine {
     /// The same launch on the imported netlist written as Verilog by
     /// Yosys, compiled by Verilator (-O2).
     FgpRtlVerilator,
+    /// A fault campaign on the imported GPGPU (appendix A on one warp,
+    /// with the kit): a sample of its faults run one after another as the
+    /// campaign runs them; its cycles are faulty cycles (per fault, the
+    /// golden run's length from power-up).
+    FgpRtlFaults,
+    /// The same faults replayed per fault under Verilator (`--timing`)
+    /// on flexpmu's Verilog print of the imported GPGPU: one build, one
+    /// run per fault, each fault forced by an injector.
+    FgpRtlVerilatorFaults,
 }
 
 impl BenchEngine {
@@ -76,10 +85,12 @@ impl BenchEngine {
 
     /// The engines on FlexGripPlus' own RTL (run when asked for, or, with
     /// no engine named, when FlexGripPlus is given).
-    pub const FGP: [BenchEngine; 3] = [
+    pub const FGP: [BenchEngine; 5] = [
         BenchEngine::FgpRtl,
         BenchEngine::FgpRtlGhdl,
         BenchEngine::FgpRtlVerilator,
+        BenchEngine::FgpRtlFaults,
+        BenchEngine::FgpRtlVerilatorFaults,
     ];
 
     /// Its name in tables, JSON and on the command line.
@@ -99,6 +110,8 @@ impl BenchEngine {
             BenchEngine::FgpRtl => "fgp-rtl",
             BenchEngine::FgpRtlGhdl => "fgp-rtl-ghdl",
             BenchEngine::FgpRtlVerilator => "fgp-rtl-verilator",
+            BenchEngine::FgpRtlFaults => "fgp-rtl-faults",
+            BenchEngine::FgpRtlVerilatorFaults => "fgp-rtl-verilator-faults",
         }
     }
 }

@@ -14,11 +14,15 @@
 //! row's inputs at 2c ns, compared at 2c + 1, the clock's edge then), the
 //! start of cycle c is 2c + 0.1 ns. The first mismatch the testbench
 //! prints is the first cycle the faulty core's outputs differ.
+//!
+//! Verilator (`--timing`) runs the same injector, but refuses to force an
+//! input port from outside its module: for it, an input port is forced
+//! at the parent's wire that drives it ([`verilog_driver_paths`]).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use flexpmu_export::net_paths::{verilog_paths, NetPathError};
+use flexpmu_export::net_paths::{verilog_driver_paths, verilog_paths, NetPathError};
 use flexpmu_ir::Design;
 use flexpmu_sim::engine::compiled::faults::{FaultModel, Site, SiteKind};
 use flexpmu_tools::icarus::{vectors_plusarg, Compiled};
@@ -39,11 +43,22 @@ pub struct VerilogFault<'a> {
     pub cycle: u64,
 }
 
+/// The simulator an injector is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Simulator {
+    /// Every Verilog name of a site's net forced.
+    Icarus,
+    /// An input port forced at its driver (Verilator refuses the rest).
+    Verilator,
+}
+
 /// Why a fault cannot be replayed.
 #[derive(Debug, thiserror::Error)]
 pub enum InjectionError {
     #[error(transparent)]
     Path(#[from] NetPathError),
+    #[error("`{0}`: every Verilog name of it is an input port, which Verilator does not force")]
+    NoDriver(String),
     #[error("`{0}` is a net: only a register bit can flip")]
     FlipOnNet(String),
     #[error("`{name}` has {width} bit(s); there is no bit {bit}")]
@@ -72,6 +87,7 @@ fn statements(
     tb: &str,
     dut: &str,
     fault: &VerilogFault,
+    simulator: Simulator,
 ) -> Result<String, InjectionError> {
     let site = fault.site;
     if fault.bit >= site.width {
@@ -83,11 +99,18 @@ fn statements(
     }
     let mut paths = Vec::new();
     for alias in &site.aliases {
-        for path in verilog_paths(design, dut, alias)? {
+        let found = match simulator {
+            Simulator::Icarus => verilog_paths(design, dut, alias)?,
+            Simulator::Verilator => verilog_driver_paths(design, dut, alias)?,
+        };
+        for path in found {
             if !paths.contains(&path) {
                 paths.push(path);
             }
         }
+    }
+    if paths.is_empty() {
+        return Err(InjectionError::NoDriver(site.name.clone()));
     }
     let mut out = String::new();
     let _ = writeln!(out, "            // {} bit {}", site.name, fault.bit);
@@ -117,8 +140,13 @@ fn statements(
 }
 
 /// The injector module for `faults` of `design`, run inside the
-/// testbench `tb_<top>`: `+fault=N` injects `faults[N]`, no plusarg none.
-pub fn injector(design: &Design, faults: &[VerilogFault]) -> Result<String, InjectionError> {
+/// testbench `tb_<top>` under `simulator`: `+fault=N` injects
+/// `faults[N]`, no plusarg none.
+pub fn injector(
+    design: &Design,
+    faults: &[VerilogFault],
+    simulator: Simulator,
+) -> Result<String, InjectionError> {
     let tb = format!("tb_{}", design.top().name);
     let dut = format!("{tb}.dut");
     let mut out = String::new();
@@ -134,7 +162,7 @@ pub fn injector(design: &Design, faults: &[VerilogFault]) -> Result<String, Inje
     );
     for (n, fault) in faults.iter().enumerate() {
         let _ = writeln!(out, "        {n}: begin");
-        out += &statements(design, &tb, &dut, fault)?;
+        out += &statements(design, &tb, &dut, fault, simulator)?;
         let _ = writeln!(out, "        end");
     }
     let _ = writeln!(
@@ -156,7 +184,7 @@ pub fn replay_faults(
 ) -> Result<Vec<TestbenchResult>, InjectionError> {
     let top = design.top();
     let tb = testbench::verilog(top);
-    let injector = injector(design, faults)?;
+    let injector = injector(design, faults, Simulator::Icarus)?;
     let tb_top = format!("tb_{}", top.name);
     let compiled = Compiled::new(
         design_files,

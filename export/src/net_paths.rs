@@ -39,12 +39,46 @@ fn module<'a>(design: &'a Design, name: &str) -> Option<&'a Module> {
 /// `tb.dut.pmu.counters_3.count_reg.q`, then `tb.dut.pmu.counters_3.count_reg_q`.
 /// A port may be given by rust-hdl's name for it (`monitor_in$0`).
 pub fn verilog_paths(design: &Design, top: &str, name: &str) -> Result<Vec<String>, NetPathError> {
+    Ok(paths(design, top, name)?
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect())
+}
+
+/// The references of [`verilog_paths`] a simulator that refuses to force
+/// an input port from outside (Verilator) may force: those that are not
+/// an input port of their module (the inside name of an input, or the
+/// parent's wire to it when that is the parent's own input). A net's
+/// other names (its driver's) are forced instead; forcing the driver
+/// forces the ports it drives.
+pub fn verilog_driver_paths(
+    design: &Design,
+    top: &str,
+    name: &str,
+) -> Result<Vec<String>, NetPathError> {
+    Ok(paths(design, top, name)?
+        .into_iter()
+        .filter(|(_, input)| !input)
+        .map(|(path, _)| path)
+        .collect())
+}
+
+/// Whether `module` has an input port `name`.
+fn is_input(module: &Module, name: &str) -> bool {
+    module
+        .ports
+        .iter()
+        .any(|p| p.name == name && p.direction == flexpmu_ir::Direction::In)
+}
+
+/// [`verilog_paths`], each with whether it is an input port of its module.
+fn paths(design: &Design, top: &str, name: &str) -> Result<Vec<(String, bool)>, NetPathError> {
     let parts: Vec<&str> = name.split('.').collect();
     let (&written, instances) = parts.split_last().unwrap_or((&"", &[]));
     let mut current = design.top();
     let mut path = vec![top.to_string()];
-    // The last instance on the way, and the path of the module holding it.
-    let mut last: Option<(&Instance, String)> = None;
+    // The last instance on the way, the module holding it and its path.
+    let mut last: Option<(&Instance, &Module, String)> = None;
     for &instance in instances {
         let found = current
             .instances
@@ -58,17 +92,17 @@ pub fn verilog_paths(design: &Design, top: &str, name: &str) -> Result<Vec<Strin
                 instance: instance.to_string(),
             });
         };
-        last = Some((inst, path.join(".")));
+        last = Some((inst, current, path.join(".")));
         path.push(instance.to_string());
         current = child;
     }
     // A port may be named as rust-hdl names it (`monitor_in$0`, a
     // reserved word): the exported name is the Verilog one.
-    let signal = match current
+    let port = current
         .ports
         .iter()
-        .find(|p| p.name == written || p.raw == written)
-    {
+        .find(|p| p.name == written || p.raw == written);
+    let signal = match port {
         Some(port) => port.name.as_str(),
         None if current.wires.iter().any(|w| w.name == written) => written,
         None => {
@@ -79,14 +113,17 @@ pub fn verilog_paths(design: &Design, top: &str, name: &str) -> Result<Vec<Strin
             })
         }
     };
-    let connected = last.and_then(|(inst, parent)| {
+    let input = is_input(current, signal);
+    let connected = last.and_then(|(inst, parent, at)| {
         inst.connections
             .iter()
             .find(|(port, _)| port == signal)
-            .map(|(_, wire)| format!("{parent}.{wire}"))
+            .map(|(_, wire)| (format!("{at}.{wire}"), is_input(parent, wire)))
     });
     path.push(signal.to_string());
-    Ok(std::iter::once(path.join(".")).chain(connected).collect())
+    Ok(std::iter::once((path.join("."), input))
+        .chain(connected)
+        .collect())
 }
 
 #[cfg(test)]
@@ -116,6 +153,26 @@ mod tests {
         assert_eq!(
             verilog_paths(&design, "dut", "pmu.monitor_in$0").unwrap(),
             ["dut.pmu.monitor_in_0", "dut.pmu_monitor_in_0"]
+        );
+        // An input port is forced at its driver only where asked.
+        assert_eq!(
+            verilog_driver_paths(&design, "dut", "pmu.monitor_in$0").unwrap(),
+            ["dut.pmu_monitor_in_0"]
+        );
+        assert_eq!(
+            verilog_driver_paths(&design, "dut", "decode.hook.queue_read_0.q").unwrap(),
+            [
+                "dut.decode.hook.queue_read_0.q",
+                "dut.decode.hook.queue_read_0_q"
+            ]
+        );
+        // The top's input; a child's input, at the parent's wire.
+        assert!(verilog_driver_paths(&design, "dut", "reset")
+            .unwrap()
+            .is_empty());
+        assert_eq!(
+            verilog_driver_paths(&design, "dut", "pmu.reset").unwrap(),
+            ["dut.pmu_reset"]
         );
         assert!(matches!(
             verilog_paths(&design, "dut", "decode.nowhere.q"),

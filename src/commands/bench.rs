@@ -24,7 +24,8 @@ pub struct BenchArgs {
           value_parser = clap::value_parser!(u64).range(1..=MAX_STOCK_CYCLES))]
     stock_cycles: u64,
     /// Faults the `faults` engine runs (a fixed sample of the thesis
-    /// launch's, seed 1; 1 to 10^6).
+    /// launch's, seed 1) and the fgp-rtl fault engines run (of appendix
+    /// A's one-warp launch on FlexGripPlus); 1 to 10^6.
     #[arg(long, default_value_t = FAULTS_BENCH_SAMPLE,
           value_parser = clap::value_parser!(u64).range(1..=MAX_FAULTS))]
     faults: u64,
@@ -198,8 +199,11 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         faults_run = count;
         results.push(result);
     }
+    let mut fault_notes = None;
     if let Some(inputs) = &fgp {
-        results.extend(fgp::run(inputs, &fgp_engines, json)?);
+        let (rows, notes) = fgp::run(inputs, &fgp_engines, *fault_sample, json)?;
+        results.extend(rows);
+        fault_notes = notes;
     }
     if json {
         outln!("{}", serde_json::json!({ "engines": results }));
@@ -238,7 +242,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
                 faults / core
             );
         }
-        fgp::explain(&results)?;
+        fgp::explain(&results, fault_notes.as_ref())?;
         if wanted(BenchEngine::Faults) {
             outln!(
                 "faults: a campaign on the thesis launch (appendix A, 4 blocks of 512 threads, 2 per core), {faults_run} stuck-at and flip faults drawn on every unit (seed 1), every worker thread; cycles are faulty cycles (the golden run's length for a stuck-at, from its cycle for a flip), the golden run not timed"

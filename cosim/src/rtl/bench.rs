@@ -15,6 +15,12 @@ use flexpmu_sim::gpu::gpgpu_rtl::{RtlEnding, RtlGpgpu, CONFIG_PARAMS_START, CONF
 use flexpmu_tools::runner::{run, Scratch};
 use flexpmu_tools::verilator;
 
+use flexpmu_eda::fault_injection::Simulator;
+use flexpmu_studies::faults::list::FaultSpec;
+use flexpmu_studies::faults::{Outcome, Target};
+
+use super::faults::{RtlCampaign, COUNTERS};
+use super::replay::{self, Replay};
 use super::{RtlNetlist, TOP};
 use crate::design::Design;
 use crate::launch::FgpLaunch;
@@ -73,6 +79,143 @@ pub fn ghdl(design: &Design, launch: &FgpLaunch, timeout: Duration) -> Result<Sp
         seconds: elapsed.as_secs_f64(),
         build_seconds: 0.0,
     })
+}
+
+/// A campaign's faults timed one after another (one thread).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FaultSpeed {
+    /// Faults timed.
+    pub faults: usize,
+    /// Those a run simulated (the engine masks a stuck-at its golden run
+    /// never activates without running it; Verilator runs every one).
+    pub simulated: usize,
+    /// Faulty cycles: per fault, the golden run's clock edges from
+    /// power-up (what a per-fault simulator runs for it).
+    pub cycles: u64,
+    /// Wall time of the faults' runs.
+    pub seconds: f64,
+    /// Wall time of what the runs need first (the Verilator build).
+    pub build_seconds: f64,
+}
+
+/// What a fault's run is judged by in both simulators: whether the
+/// global memory differs, whether it hangs, which counters differ.
+pub type Verdict = (bool, bool, u16);
+
+/// `faults` of `campaign` run on the compiled engine as its campaign
+/// runs them, one after another; each one's verdict.
+pub fn engine_faults(
+    campaign: &RtlCampaign,
+    faults: &[FaultSpec],
+    on_fault: &mut dyn FnMut(),
+) -> Result<(FaultSpeed, Vec<Verdict>), CosimError> {
+    let started = Instant::now();
+    let mut verdicts = Vec::with_capacity(faults.len());
+    let mut simulated = 0;
+    for fault in faults {
+        simulated += usize::from(campaign.activated(fault));
+        let result = campaign
+            .run(fault)
+            .map_err(|e| CosimError::Launch(e.to_string()))?;
+        verdicts.push((
+            result.outcome == Outcome::Sdc,
+            result.outcome == Outcome::Hang,
+            result.counters_differing,
+        ));
+        on_fault();
+    }
+    Ok((
+        FaultSpeed {
+            faults: faults.len(),
+            simulated,
+            cycles: campaign.golden_cycles() * faults.len() as u64,
+            seconds: started.elapsed().as_secs_f64(),
+            build_seconds: 0.0,
+        },
+        verdicts,
+    ))
+}
+
+/// `faults` of `campaign` replayed under `simulator` on flexpmu's
+/// Verilog print of `imported` ([`replay`](super::replay)): one build
+/// with every fault's injection, one run per fault (the fault-free run
+/// first, untimed); each one's verdict against the fault-free run.
+pub fn replay_faults(
+    imported: &IrDesign,
+    campaign: &RtlCampaign,
+    faults: &[FaultSpec],
+    simulator: Simulator,
+    on_fault: &mut dyn FnMut(),
+) -> Result<(FaultSpeed, Vec<Verdict>), CosimError> {
+    let scratch = Scratch::new("bench-fgp-replay")?;
+    let armed: Vec<_> = faults.iter().map(|f| campaign.verilog_fault(f)).collect();
+    let mut replay = Replay::new(
+        imported,
+        &campaign.launch().rtl(),
+        &armed,
+        simulator,
+        scratch.path(),
+    )?;
+    replay.build()?;
+    let golden = replay::parse(&replay.run(None)?)?;
+    if golden.cycles.is_none() {
+        return Err(CosimError::Launch(
+            format!("the fault-free run under {simulator:?} reached the cycle bound before kernel_done"),
+        ));
+    }
+    let started = Instant::now();
+    let mut verdicts = Vec::with_capacity(faults.len());
+    for n in 0..faults.len() {
+        let run = replay::parse(&replay.run(Some(n))?)?;
+        let differing = (0..COUNTERS)
+            .filter(|&i| run.counters[i] != golden.counters[i])
+            .fold(0u16, |m, i| m | 1 << i);
+        verdicts.push((run.memory != golden.memory, run.cycles.is_none(), differing));
+        on_fault();
+    }
+    Ok((
+        FaultSpeed {
+            faults: faults.len(),
+            simulated: faults.len(),
+            cycles: campaign.golden_cycles() * faults.len() as u64,
+            seconds: started.elapsed().as_secs_f64(),
+            build_seconds: replay.build_seconds,
+        },
+        verdicts,
+    ))
+}
+
+/// The indices of the faults whose verdicts differ.
+pub fn differing(ours: &[Verdict], theirs: &[Verdict]) -> Vec<usize> {
+    (0..ours.len().min(theirs.len()))
+        .filter(|&i| ours[i] != theirs[i])
+        .collect()
+}
+
+/// `faults` named with two simulators' verdicts on them, for an error.
+pub fn describe(
+    campaign: &RtlCampaign,
+    faults: &[&FaultSpec],
+    ours: (&str, &[Verdict]),
+    theirs: (&str, &[Verdict]),
+) -> String {
+    faults
+        .iter()
+        .zip(ours.1.iter().zip(theirs.1))
+        .take(5)
+        .map(|(fault, (a, b))| {
+            let site = &campaign.sites()[fault.site];
+            format!(
+                "{} bit {} {}: {} {a:?}, {} {b:?}",
+                site.name,
+                fault.bit,
+                fault.model.name(),
+                ours.0,
+                theirs.0
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The memories the launch loads (`$readmemh` files): the module holding

@@ -26,6 +26,7 @@
 //! Sites are the netlist's nets and flip-flops (its memories' words are
 //! not sites yet), each in a FlexGripPlus unit ([`unit`]).
 
+use flexpmu_eda::fault_injection::VerilogFault;
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::engine::compiled::faults::{Fault, FaultModel, Site, SiteKind};
@@ -400,6 +401,17 @@ impl RtlCampaign {
     pub fn fault_cycle(&self, fault: &FaultSpec) -> u64 {
         let name = bit_name(&self.sites[fault.site], fault.bit);
         fault_cycle(fault, &name, self.seed, self.golden.cycles)
+    }
+
+    /// `fault` as a Verilog testbench injects it (for a third-party
+    /// simulator's replay, [`super::replay`]).
+    pub fn verilog_fault(&self, fault: &FaultSpec) -> VerilogFault<'_> {
+        VerilogFault {
+            site: &self.engine_sites[fault.site],
+            bit: fault.bit,
+            model: fault.model,
+            cycle: self.fault_cycle(fault),
+        }
     }
 
     /// Whether the golden run ever had the faulty bit at the other value

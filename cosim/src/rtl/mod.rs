@@ -13,6 +13,7 @@ pub mod compare;
 mod edits;
 pub mod faults;
 pub mod probe;
+pub mod replay;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

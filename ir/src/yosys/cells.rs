@@ -200,6 +200,24 @@ const KNOWN: [&str; 38] = [
     "$pmux",
 ];
 
+/// The word-level cell a single-bit gate of Yosys' internal library
+/// (`techmap`'s and `abc -g`'s output) computes as: `$_AND_` is a 1-bit
+/// `$and` (the same ports `A`, `B`, `S`, `Y`; `$_MUX_`'s `Y = S ? B : A`
+/// is `$mux`'s). Gates outside this set (`$_NAND_`, `$_AOI3_`, …) and
+/// gate-level flip-flops are not imported.
+pub(super) fn word_of_gate(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "$_BUF_" => "$pos",
+        "$_NOT_" => "$not",
+        "$_AND_" => "$and",
+        "$_OR_" => "$or",
+        "$_XOR_" => "$xor",
+        "$_XNOR_" => "$xnor",
+        "$_MUX_" => "$mux",
+        _ => return None,
+    })
+}
+
 /// Whether [`statements`] imports cells of type `kind`.
 pub(super) fn known(kind: &str) -> bool {
     KNOWN.contains(&kind)

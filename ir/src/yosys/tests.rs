@@ -37,9 +37,41 @@ fn a_cell_type_it_does_not_know_is_named() {
     let n = netlist(PORTS, &not_cell("l", "$dlatch", "[4, 5]"));
     let e = import(&n, "top").unwrap_err().to_string();
     assert!(e.ends_with("latches are not imported"), "{e}");
-    let n = netlist(PORTS, &not_cell("g", "$_AND_", "[4, 5]"));
+    let n = netlist(PORTS, &not_cell("g", "$_NAND_", "[4, 5]"));
     let e = import(&n, "top").unwrap_err().to_string();
-    assert!(e.ends_with("(before techmap)"), "{e}");
+    assert!(e.ends_with("flip-flops left word-level)"), "{e}");
+}
+
+/// A gate of Yosys' internal library imports as its 1-bit word-level cell.
+#[test]
+fn a_gate_is_its_one_bit_word_cell() {
+    let ports = r#""a": {"direction": "input", "bits": [2]},
+                   "b": {"direction": "input", "bits": [3]},
+                   "s": {"direction": "input", "bits": [6]},
+                   "y": {"direction": "output", "bits": [4]}"#;
+    let one = |kind: &str, params: &str| {
+        let text = format!(
+            r#"{{"creator": "test", "modules": {{"top": {{
+                "ports": {{{ports}}},
+                "cells": {{"g": {{"type": "{kind}", "parameters": {{{params}}},
+                    "port_directions": {{"A": "input", "B": "input", "S": "input", "Y": "output"}},
+                    "connections": {{"A": [2], "B": [3], "S": [6], "Y": [4]}}}}}},
+                "netnames": {{}}
+            }}}}}}"#
+        );
+        format!("{:?}", import(&Netlist::parse("test.json", &text).unwrap(), "top").unwrap())
+    };
+    let word = r#""A_SIGNED": 0, "B_SIGNED": 0, "A_WIDTH": 1, "B_WIDTH": 1, "Y_WIDTH": 1"#;
+    for (gate, cell) in [
+        ("$_AND_", "$and"),
+        ("$_OR_", "$or"),
+        ("$_XOR_", "$xor"),
+        ("$_XNOR_", "$xnor"),
+    ] {
+        assert_eq!(one(gate, ""), one(cell, word), "{gate}");
+    }
+    assert_eq!(one("$_MUX_", ""), one("$mux", r#""WIDTH": 1"#));
+    assert_ne!(one("$_AND_", ""), one("$or", word));
 }
 
 #[test]

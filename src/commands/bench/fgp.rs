@@ -2,19 +2,29 @@
 //! (appendix A, 4 blocks of 512 threads, 2 per core, with the kit) on the
 //! imported GPGPU on flexpmu's compiled engine, on FlexGripPlus' VHDL
 //! under GHDL, and on the imported netlist under Verilator; their cycle
-//! counts held equal.
+//! counts held equal. And a campaign's faults on appendix A's one-warp
+//! launch: on the compiled engine as `faults run --core fgp-rtl` runs
+//! them, and per fault under Verilator, their outcomes held equal.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+use flexpmu_cosim::rtl::bench::{FaultSpeed, Verdict};
+use flexpmu_cosim::rtl::faults::RtlCampaign;
 use flexpmu_cosim::rtl::{self, bench::Speed, RtlNetlist};
+use flexpmu_cosim::Quiet;
 use flexpmu_cosim::{default_cache, kit_sources, Tree, Variant};
 use flexpmu_eda::bench::{BenchEngine, EngineResult};
+use flexpmu_eda::fault_injection::Simulator;
+use flexpmu_studies::faults::list::FaultSpec;
+use flexpmu_isa::listing::Listing;
+use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
+use flexpmu_studies::faults::{FaultModel, Faults, Plan, Target};
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
-use indicatif::ProgressBar;
+use indicatif::{ProgressBar, ProgressStyle};
 
 use super::BenchArgs;
 use crate::embedded;
@@ -37,15 +47,13 @@ impl Inputs {
     /// The checkout and the plugin, or an error saying how to give them.
     pub(super) fn locate(args: &BenchArgs, engines: &[BenchEngine]) -> Result<Inputs> {
         let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
-        let needs_plugin = engines
-            .iter()
-            .any(|e| matches!(e, BenchEngine::FgpRtl | BenchEngine::FgpRtlVerilator));
+        let needs_plugin = engines.iter().any(|e| *e != BenchEngine::FgpRtlGhdl);
         let plugin = if needs_plugin {
             Some(flexpmu_tools::ghdl_plugin::locate(
                 args.ghdl_plugin.as_deref(),
             )?)
         } else if args.ghdl_plugin.is_some() {
-            bail!("--ghdl-plugin: only fgp-rtl and fgp-rtl-verilator import FlexGripPlus, and neither is chosen");
+            bail!("--ghdl-plugin: only the fgp-rtl engines but fgp-rtl-ghdl import FlexGripPlus, and none is chosen");
         } else {
             None
         };
@@ -57,12 +65,25 @@ impl Inputs {
     }
 }
 
-/// Runs `engines` (of [`BenchEngine::FGP`]) on the thesis launch.
+/// What the fault engines measured beside their rows.
+pub(super) struct FaultNotes {
+    /// The fault-free run of their launch on the compiled engine.
+    fault_free: Speed,
+    /// Per engine: what it timed.
+    speeds: Vec<(BenchEngine, FaultSpeed)>,
+    /// Faults Verilator ends differently from the engine, Icarus siding
+    /// with the engine.
+    arbitrated: Vec<String>,
+}
+
+/// Runs `engines` (of [`BenchEngine::FGP`]): the thesis launch, and
+/// `faults` faults of appendix A's one-warp launch.
 pub(super) fn run(
     inputs: &Inputs,
     engines: &[BenchEngine],
+    faults: u64,
     json: bool,
-) -> Result<Vec<EngineResult>> {
+) -> Result<(Vec<EngineResult>, Option<FaultNotes>)> {
     let spinner = if json {
         ProgressBar::hidden()
     } else {
@@ -94,15 +115,20 @@ pub(super) fn run(
         )?),
         None => None,
     };
+    let imported = match &netlist {
+        Some(netlist) => Some(netlist.import()?),
+        None => None,
+    };
     let mut results = Vec::new();
-    for &engine in engines {
+    let thesis_engines = engines
+        .iter()
+        .filter(|e| !matches!(e, BenchEngine::FgpRtlFaults | BenchEngine::FgpRtlVerilatorFaults));
+    for &engine in thesis_engines {
         spinner.set_message(format!("{}: the thesis launch", engine.name()));
-        let speed: Speed = match (engine, &netlist) {
-            (BenchEngine::FgpRtl, Some(netlist)) => {
-                rtl::bench::engine(&netlist.import()?, &launch)?
-            }
-            (BenchEngine::FgpRtlVerilator, Some(netlist)) => {
-                rtl::bench::verilator(netlist, &launch)?
+        let speed: Speed = match (engine, &imported) {
+            (BenchEngine::FgpRtl, Some(imported)) => rtl::bench::engine(imported, &launch)?,
+            (BenchEngine::FgpRtlVerilator, Some(_)) => {
+                rtl::bench::verilator(netlist.as_ref().expect("imported"), &launch)?
             }
             (BenchEngine::FgpRtlGhdl, _) => {
                 let design = super::super::cosim::prepare(
@@ -124,7 +150,6 @@ pub(super) fn run(
             vcd_bytes: None,
         });
     }
-    spinner.finish_and_clear();
     if let Some(first) = results.first() {
         if let Some(other) = results.iter().find(|r| r.cycles != first.cycles) {
             bail!(
@@ -136,11 +161,161 @@ pub(super) fn run(
             );
         }
     }
-    Ok(results)
+    let fault_engines: Vec<BenchEngine> = engines
+        .iter()
+        .copied()
+        .filter(|e| matches!(e, BenchEngine::FgpRtlFaults | BenchEngine::FgpRtlVerilatorFaults))
+        .collect();
+    let notes = match (&imported, fault_engines.is_empty()) {
+        (Some(imported), false) => {
+            let (rows, notes) =
+                fault_engines_run(imported, &fault_engines, faults, json, &spinner)?;
+            results.extend(rows);
+            Some(notes)
+        }
+        _ => None,
+    };
+    spinner.finish_and_clear();
+    Ok((results, notes))
+}
+
+/// The fault engines on appendix A's one-warp launch: the campaign's
+/// golden run, `count` faults drawn (every model, seed 1), each engine's
+/// runs of them timed and their outcomes held equal.
+fn fault_engines_run(
+    imported: &flexpmu_ir::Design,
+    engines: &[BenchEngine],
+    count: u64,
+    json: bool,
+    spinner: &ProgressBar,
+) -> Result<(Vec<EngineResult>, FaultNotes)> {
+    spinner.set_message("fgp-rtl-faults: appendix A on one warp, the golden run");
+    let program = embedded::appendix_a_program()?;
+    let listing = Listing::from_words(embedded::APPENDIX_A_PATH, &program);
+    let geometry = Geometry::new([32, 1, 1], [1, 1])?;
+    let campaign = RtlCampaign::new(
+        imported,
+        &listing,
+        &VectorAdd::new(geometry),
+        &SmConfig::default(),
+        1,
+        &mut Quiet,
+    )
+    .context("the fault-free run of appendix A on FlexGripPlus' imported RTL")?;
+    let plan = Plan {
+        models: FaultModel::ALL.to_vec(),
+        units: Vec::new(),
+        faults: Faults::Sample(count),
+        seed: 1,
+        confidence: DEFAULT_CONFIDENCE,
+        shard: (0, 1),
+    };
+    let faults = plan.apply(&campaign)?.shard;
+    spinner.set_message("fgp-rtl-faults: appendix A on one warp, fault-free");
+    let fault_free = rtl::bench::engine(imported, campaign.launch())?;
+    let mut rows = Vec::new();
+    let mut speeds = Vec::new();
+    let mut verdicts: Vec<(BenchEngine, Vec<Verdict>)> = Vec::new();
+    for &engine in engines {
+        let bar = match json {
+            true => ProgressBar::hidden(),
+            false => ProgressBar::new(faults.len() as u64),
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>24} [{bar:40}] {pos}/{len} faults {msg}")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(engine.name());
+        let mut tick = || bar.inc(1);
+        let (speed, verdict) = match engine {
+            BenchEngine::FgpRtlFaults => {
+                rtl::bench::engine_faults(&campaign, &faults, &mut tick)?
+            }
+            _ => {
+                bar.set_message("(building the Verilator model first: about 2 min)");
+                rtl::bench::replay_faults(
+                    imported,
+                    &campaign,
+                    &faults,
+                    Simulator::Verilator,
+                    &mut tick,
+                )?
+            }
+        };
+        bar.finish_and_clear();
+        rows.push(EngineResult {
+            name: engine.name().to_string(),
+            cycles: speed.cycles,
+            seconds: speed.seconds,
+            cycles_per_s: speed.cycles as f64 / speed.seconds,
+            passes_per_cycle: None,
+            peak_rss_growth_kib: 0,
+            vcd_bytes: None,
+        });
+        speeds.push((engine, speed));
+        verdicts.push((engine, verdict));
+    }
+    let mut arbitrated = Vec::new();
+    if let [(_, ours), (_, theirs)] = verdicts.as_slice() {
+        arbitrated = arbitrate(imported, &campaign, &faults, ours, theirs, spinner)?;
+    }
+    Ok((
+        rows,
+        FaultNotes {
+            fault_free,
+            speeds,
+            arbitrated,
+        },
+    ))
+}
+
+/// Where the engine and Verilator end a fault differently, Icarus on the
+/// same Verilog decides: an error unless it sides with the engine on
+/// every one; the faults it decided, by name.
+fn arbitrate(
+    imported: &flexpmu_ir::Design,
+    campaign: &RtlCampaign,
+    faults: &[FaultSpec],
+    ours: &[Verdict],
+    verilator: &[Verdict],
+    spinner: &ProgressBar,
+) -> Result<Vec<String>> {
+    let differing = rtl::bench::differing(ours, verilator);
+    if differing.is_empty() {
+        return Ok(Vec::new());
+    }
+    spinner.set_message(format!(
+        "{} fault(s) end differently under Verilator: replaying them under Icarus",
+        differing.len()
+    ));
+    let subset: Vec<FaultSpec> = differing.iter().map(|&i| faults[i]).collect();
+    let (_, icarus) =
+        rtl::bench::replay_faults(imported, campaign, &subset, Simulator::Icarus, &mut || {})?;
+    let ours: Vec<Verdict> = differing.iter().map(|&i| ours[i]).collect();
+    let refs: Vec<&FaultSpec> = subset.iter().collect();
+    if !rtl::bench::differing(&ours, &icarus).is_empty() {
+        let theirs: Vec<Verdict> = differing.iter().map(|&i| verilator[i]).collect();
+        bail!(
+            "faults end differently on the engine, under Verilator and under Icarus: {} / Icarus: {}",
+            rtl::bench::describe(campaign, &refs, ("engine", &ours), ("Verilator", &theirs)),
+            rtl::bench::describe(campaign, &refs, ("engine", &ours), ("Icarus", &icarus))
+        );
+    }
+    Ok(refs
+        .iter()
+        .map(|f| {
+            let site = &campaign.sites()[f.site];
+            format!("{} bit {} {}", site.name, f.bit, f.model.name())
+        })
+        .collect())
 }
 
 /// The lines under the table about the fgp-rtl engines.
-pub(super) fn explain(results: &[EngineResult]) -> Result<()> {
+pub(super) fn explain(results: &[EngineResult], notes: Option<&FaultNotes>) -> Result<()> {
+    if let Some(notes) = notes {
+        explain_faults(results, notes)?;
+    }
     let rate = |engine: BenchEngine| {
         results
             .iter()
@@ -164,5 +339,54 @@ pub(super) fn explain(results: &[EngineResult]) -> Result<()> {
     outln!(
         "fgp-rtl: FlexGripPlus' GPGPU with the kit, imported from its RTL, on the thesis launch (appendix A, {BLOCKS} blocks of 512 threads, {BLOCKS_PER_CORE} per core) from power-up to kernel_done; the same cycle count on every engine"
     );
+    Ok(())
+}
+
+/// The lines about the fault engines.
+fn explain_faults(results: &[EngineResult], notes: &FaultNotes) -> Result<()> {
+    let rate = |engine: BenchEngine| {
+        results
+            .iter()
+            .find(|r| r.name == engine.name())
+            .map(|r| r.cycles_per_s)
+    };
+    let fault_free = notes.fault_free.cycles as f64 / notes.fault_free.seconds;
+    if let Some(ours) = rate(BenchEngine::FgpRtlFaults) {
+        outln!(
+            "fgp-rtl-faults / the same launch fault-free on the compiled engine ({fault_free:.0} cycles/s): {:.2}x",
+            ours / fault_free
+        );
+        if let Some(theirs) = rate(BenchEngine::FgpRtlVerilatorFaults) {
+            outln!(
+                "fgp-rtl-faults / fgp-rtl-verilator-faults: {:.1}x (the same faults; whether memory differs, whether it hangs and which counters differ held equal)",
+                ours / theirs
+            );
+            if !notes.arbitrated.is_empty() {
+                outln!(
+                    "fgp-rtl-verilator-faults: {} fault(s) end differently under Verilator, and Icarus on the same Verilog ends them as the engine does (Verilator's force does not reach every reader of a forced net): {}",
+                    notes.arbitrated.len(),
+                    notes.arbitrated.join(", ")
+                );
+            }
+        }
+    }
+    for (engine, speed) in &notes.speeds {
+        let how = match engine {
+            BenchEngine::FgpRtlFaults => format!(
+                "{} of them simulated (the rest, stuck-at faults the golden run never activates, masked without running), one thread",
+                speed.simulated
+            ),
+            _ => format!(
+                "each run by its own process, one at a time; the build ({:.0} s) not timed",
+                speed.build_seconds
+            ),
+        };
+        outln!(
+            "{}: {} faults of FlexGripPlus' GPGPU with the kit (every model, seed 1) on appendix A's one-warp launch ({} cycles from power-up a fault); {how}",
+            engine.name(),
+            speed.faults,
+            speed.cycles / speed.faults.max(1) as u64
+        );
+    }
     Ok(())
 }

@@ -248,10 +248,13 @@ impl<'a> ModuleImport<'a> {
             }
             "$dlatch" | "$adlatch" | "$dlatchsr" | "$sr" => ": latches are not imported",
             "$pow" => ": `$pow` is not imported (a power of a variable)",
-            k if k.starts_with("$_") => ": import a word-level netlist (before techmap)",
+            k if k.starts_with("$_") && cells::word_of_gate(k).is_none() => {
+                ": of Yosys' gates only $_BUF_, $_NOT_, $_AND_, $_OR_, $_XOR_, $_XNOR_ and $_MUX_ are imported (map with `techmap` or `abc -g AND,OR,XOR,MUX`, flip-flops left word-level)"
+            }
             k if !k.starts_with('$') => ": a module the netlist does not define (a black box)",
             _ => "",
         };
+        let kind = cells::word_of_gate(kind).unwrap_or(kind);
         let y = words.iter().find(|(p, _)| p == "Y").map(|&(_, w)| w);
         let (Some(y), true) = (y, cells::known(kind)) else {
             return Err(ImportError::Unsupported {

@@ -1,0 +1,317 @@
+//! A campaign's faults replayed by a third-party simulator: the imported
+//! GPGPU as flexpmu prints it in Verilog, run under Icarus or Verilator
+//! (`--binary --timing`) as the engine runs it (reset, the configuration
+//! writes, the block scheduler's start, the memories loaded by
+//! `$readmemh`), one fault of a list forced or deposited by
+//! `flexpmu_eda::fault_injection`'s injector (`+fault=N`). What the
+//! simulator saw is what a campaign judges: when `kernel_done` rose (or
+//! that it did not), the global memory's launch bytes (a digest) and the
+//! kit PMU's 16 counters in the last period the PMU was out of reset.
+//!
+//! It is the suite's oracle of campaigns on FlexGripPlus and, under
+//! Verilator, `flexpmu bench`'s per-fault peer: the method a user would
+//! otherwise script (one build, one run per fault).
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use flexpmu_eda::fault_injection::{injector, Simulator, VerilogFault, INJECTOR};
+use flexpmu_ir::Design as IrDesign;
+use flexpmu_sim::gpu::gpgpu_rtl::{RtlLaunch, CONFIG_PARAMS_START, CONFIG_WORDS, RESET_EDGES};
+use flexpmu_tools::runner::run;
+
+use super::faults::COUNTERS;
+use super::{SM_INSTANCE, TOP};
+use crate::CosimError;
+
+/// The testbench's top module.
+pub const TB: &str = "tb_gpgpu_ml605_top_level";
+
+/// What the simulator saw of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayRun {
+    /// Cycles from the block scheduler's start to `kernel_done` (None:
+    /// the cycle bound came first).
+    pub cycles: Option<u64>,
+    /// A digest of the global memory's launch bytes at the end.
+    pub memory: u64,
+    /// The kit PMU's counters in the last period it was out of reset.
+    pub counters: [u64; COUNTERS],
+}
+
+/// The files of a replay, written in a folder, and the simulator's build
+/// of them.
+pub struct Replay {
+    dir: PathBuf,
+    simulator: Simulator,
+    files: Vec<PathBuf>,
+    faults: usize,
+    built: bool,
+    /// Wall time of the build (Icarus' or Verilator's compile).
+    pub build_seconds: f64,
+}
+
+impl Replay {
+    /// Writes `imported` (FlexGripPlus' GPGPU with the kit) as flexpmu
+    /// prints it, the testbench for `launch`, its memories' files and the
+    /// injector of `faults` for `simulator` into `dir`.
+    pub fn new(
+        imported: &IrDesign,
+        launch: &RtlLaunch,
+        faults: &[VerilogFault],
+        simulator: Simulator,
+        dir: &Path,
+    ) -> Result<Replay, CosimError> {
+        if imported.top().name != TOP {
+            return Err(CosimError::Launch(format!(
+                "the imported design's top is {}, not FlexGripPlus' {TOP}",
+                imported.top().name
+            )));
+        }
+        let write = |name: &str, text: &str| -> Result<PathBuf, CosimError> {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|e| CosimError::io(&path, e))?;
+            Ok(path)
+        };
+        let words: Vec<u32> = launch
+            .config
+            .iter()
+            .chain(&launch.params)
+            .copied()
+            .collect();
+        let hex = |values: &mut dyn Iterator<Item = String>| values.collect::<String>();
+        let inject = injector(imported, faults, simulator)
+            .map_err(|e| CosimError::Launch(format!("a fault cannot be replayed: {e}")))?;
+        let files = vec![
+            write("gpgpu.v", &flexpmu_export::verilog::render(imported, ""))?,
+            write(
+                "config.hex",
+                &hex(&mut words.iter().map(|w| format!("{w:08x}\n"))),
+            )?,
+            write(
+                "global.hex",
+                &hex(&mut launch.global.iter().map(|b| format!("{b:02x}\n"))),
+            )?,
+            write(
+                "program.hex",
+                &hex(&mut launch.program.iter().map(|w| format!("{w:08x}\n"))),
+            )?,
+            write(
+                "tb.v",
+                &testbench(
+                    words.len(),
+                    launch.global.len(),
+                    launch.program.len(),
+                    launch.max_cycles,
+                ),
+            )?,
+            write("injector.v", &inject)?,
+        ];
+        Ok(Replay {
+            dir: dir.to_path_buf(),
+            simulator,
+            files,
+            faults: faults.len(),
+            built: false,
+            build_seconds: 0.0,
+        })
+    }
+
+    /// The files a run reads (a cache key of its log).
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The plusarg that injects `fault` (None: no fault).
+    pub fn plusarg(fault: Option<usize>) -> String {
+        format!("+fault={}", fault.map_or(-1, |n| n as i64))
+    }
+
+    /// Compiles the files (once).
+    pub fn build(&mut self) -> Result<(), CosimError> {
+        if self.built {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let what = "the imported GPGPU printed by flexpmu";
+        match self.simulator {
+            Simulator::Icarus => {
+                run(
+                    "iverilog",
+                    &[
+                        "-g2012", "-s", TB, "-s", INJECTOR, "-o", "sim.vvp", "gpgpu.v", "tb.v",
+                        "injector.v",
+                    ],
+                    &self.dir,
+                    what,
+                )?;
+            }
+            Simulator::Verilator => {
+                run(
+                    "verilator",
+                    &[
+                        "--binary",
+                        "--timing",
+                        "-O2",
+                        "-j",
+                        "2",
+                        "-Wno-fatal",
+                        "-Wno-lint",
+                        "-Wno-style",
+                        "-Wno-MULTITOP",
+                        "--Mdir",
+                        "obj_dir",
+                        "-o",
+                        "sim",
+                        "gpgpu.v",
+                        "tb.v",
+                        "injector.v",
+                    ],
+                    &self.dir,
+                    what,
+                )?;
+            }
+        }
+        self.build_seconds = started.elapsed().as_secs_f64();
+        self.built = true;
+        Ok(())
+    }
+
+    /// One run: fault `fault` of the list (None: none), its log.
+    pub fn run(&mut self, fault: Option<usize>) -> Result<String, CosimError> {
+        if let Some(n) = fault.filter(|&n| n >= self.faults) {
+            return Err(CosimError::Launch(format!(
+                "fault {n} of a replay of {} fault(s)",
+                self.faults
+            )));
+        }
+        self.build()?;
+        let plusarg = Self::plusarg(fault);
+        let what = "the imported GPGPU printed by flexpmu";
+        Ok(match self.simulator {
+            Simulator::Icarus => run("vvp", &["-n", "sim.vvp", &plusarg], &self.dir, what)?,
+            Simulator::Verilator => {
+                let sim = self.dir.join("obj_dir").join("sim");
+                let sim = sim.to_string_lossy();
+                run(&sim, &[&plusarg], &self.dir, what)?
+            }
+        })
+    }
+}
+
+/// The testbench: the top driven period by period as
+/// `flexpmu_sim::gpu::gpgpu_rtl` drives it, `cycle` counting clock edges
+/// (the engine's cycle, which the injector waits for).
+fn testbench(words: usize, global_bytes: usize, program_words: usize, max_cycles: u64) -> String {
+    let sm = format!("dut.{SM_INSTANCE}");
+    let mut counters = String::new();
+    for i in 0..COUNTERS {
+        let _ = writeln!(counters, "        if (!{sm}.uflexpmupmu.reset) kept[{i}] = {sm}.uflexpmupmu.pmu.counters_{i}.count;");
+    }
+    format!(
+        r#"`timescale 1ns/1ps
+module {TB};
+    reg clk = 0, host_reset = 1, en = 0, cs = 0, rw = 1, start = 0;
+    reg [31:0] adr = 0, data = 0;
+    wire done;
+    reg [31:0] cfg [0:{last_word}];
+    reg [31:0] kept [0:{last_counter}];
+    integer cycle = 0, p, k, i;
+    reg [63:0] h;
+    {TOP} dut(.sys_clk(clk), .host_reset(host_reset), .block_scheduler_en(start),
+        .gpgpu_config_cntrl_en_in(en), .gpgpu_config_top_cs(cs), .gpgpu_config_top_rw(rw),
+        .gpgpu_config_top_adr(adr), .gpgpu_config_top_wr_data(data), .kernel_done(done),
+        .gmem_cntrl_en_in(1'b0), .cmem_cntrl_en_in(1'b0), .sysmem_cntrl_en_in(1'b0));
+    task inputs(input integer p);
+        begin
+            host_reset = p < {reset_end};
+            k = p - {first};
+            if (k >= 0 && k < {words}) begin
+                en = 1; cs = 1; rw = 0; data = cfg[k];
+                adr = k < {config_words} ? k : {params_start} + (k - {config_words});
+            end else begin
+                en = 0; cs = 0; rw = 1; adr = 0; data = 0;
+            end
+            start = p == {start};
+        end
+    endtask
+    task finish(input integer ended);
+        begin
+            h = 0;
+            for (i = 0; i < {global_bytes}; i = i + 1) h = h * 31 + dut.uglobalmemory.ram.words[i];
+            $display("END %0d MEMORY %0d", ended, h);
+            for (i = 0; i < {counters}; i = i + 1) $display("COUNTER %0d %0d", i, kept[i]);
+            $finish;
+        end
+    endtask
+    always @(posedge clk) begin
+        cycle = cycle + 1;
+    end
+    always @(negedge clk) begin
+{counters_kept}    end
+    initial begin
+        for (i = 0; i < {counters}; i = i + 1) kept[i] = 0;
+        $readmemh("config.hex", cfg);
+        #1;
+        $readmemh("global.hex", dut.uglobalmemory.ram.words, 0, {last_byte});
+        $readmemh("program.hex", dut.usystemmemorycontroller.usystemmemory.ram.words, 0, {last_program});
+        inputs(-1);
+        for (p = 0; p < {periods}; p = p + 1) begin
+            if (p > {start}) begin
+                if (done) finish(p - {start});
+                if (p - {start} >= {max_cycles}) finish(-1);
+            end
+            #4 clk = 1; #1 inputs(p); #4 clk = 0; #1;
+        end
+    end
+endmodule
+"#,
+        last_word = words - 1,
+        last_counter = COUNTERS - 1,
+        counters = COUNTERS,
+        reset_end = RESET_EDGES - 1,
+        first = RESET_EDGES,
+        config_words = CONFIG_WORDS,
+        params_start = CONFIG_PARAMS_START,
+        start = RESET_EDGES + words as i64 + 1,
+        last_byte = global_bytes - 1,
+        last_program = program_words - 1,
+        periods = max_cycles + 100 + words as u64,
+        counters_kept = counters,
+    )
+}
+
+/// What a run's log says (an error if the run did not end).
+pub fn parse(log: &str) -> Result<ReplayRun, CosimError> {
+    let mut run = ReplayRun {
+        cycles: None,
+        memory: 0,
+        counters: [0; COUNTERS],
+    };
+    let mut ended = false;
+    let bad = |line: &str| CosimError::Launch(format!("a replay's log: unexpected line `{line}`"));
+    for line in log.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        match fields.as_slice() {
+            ["END", cycles, "MEMORY", memory] => {
+                ended = true;
+                run.cycles = cycles.parse::<u64>().ok();
+                run.memory = memory.parse().map_err(|_| bad(line))?;
+            }
+            ["COUNTER", i, value] => {
+                let i: usize = i.parse().map_err(|_| bad(line))?;
+                let slot = run.counters.get_mut(i).ok_or_else(|| bad(line))?;
+                *slot = value.parse().map_err(|_| bad(line))?;
+            }
+            _ => {}
+        }
+    }
+    if !ended {
+        return Err(CosimError::Launch(format!(
+            "the replay did not end the run: {}",
+            flexpmu_tools::runner::tail(log, 10)
+        )));
+    }
+    Ok(run)
+}
