@@ -36,6 +36,10 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
             "--ghdl-plugin is for `--core fgp-rtl`",
         ),
         (
+            vec!["run", "--gates", "uwarpunit"],
+            "--gates is for `--core fgp-rtl`",
+        ),
+        (
             vec!["run", "--core", "fgp-rtl", "--fault", "x:sa0"],
             "--fault is not taken with `--core fgp-rtl`",
         ),
@@ -144,4 +148,39 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         std::fs::read_to_string(dir.path().join("shard0.jsonl")).unwrap(),
         first
     );
+    // A unit at gate level: its own sites (the warp unit's logic as
+    // gates: 2,680 sites instead of 2,259), its core recorded, a campaign
+    // at RTL and one at gate level never merged.
+    let o = with(&["list", "--json", "--gates", "uwarpunit"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let list: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(list["units"]["uwarpunit"]["sites"], 2680);
+    assert_eq!(list["units"]["uwarpunit"]["bits"], 10_989);
+    assert_eq!(list["faults"], 3_237_489);
+    refused(
+        &with(&["list", "--gates", "uwarpnit"]),
+        "--gates uwarpnit: FlexGripPlus' GPGPU has no unit uwarpnit; its units with logic of their own: ",
+    );
+    let o = with(&[
+        "run", "--gates", "uwarpunit", "--unit", "uwarpunit", "--sample", "12", "--seed", "5",
+        "--out", "gates.jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("uwarpunit at gate level (AND, OR, XOR, MUX, NOT), the rest at RTL"),
+        "{}",
+        stdout(&o)
+    );
+    let gates = std::fs::read_to_string(dir.path().join("gates.jsonl")).unwrap();
+    assert!(gates
+        .lines()
+        .next()
+        .unwrap()
+        .contains(r#""core":"fgp-rtl gates=uwarpunit""#));
+    let mixed = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["faults", "merge", "shard0.jsonl", "gates.jsonl"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    refused(&mixed, "core");
 }

@@ -12,6 +12,7 @@ pub mod bench;
 pub mod compare;
 mod edits;
 pub mod faults;
+pub mod gates;
 pub mod probe;
 pub mod replay;
 

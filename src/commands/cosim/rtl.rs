@@ -208,13 +208,29 @@ pub fn import(
     cache: &std::path::Path,
     spinner: &ProgressBar,
 ) -> Result<Imported> {
+    import_with_gates(tree, variant, plugin, cache, &[], spinner)
+}
+
+/// [`import`] with `gates` (FlexGripPlus units) mapped to gates
+/// (`flexpmu_cosim::rtl::gates`).
+pub fn import_with_gates(
+    tree: &Tree,
+    variant: Variant,
+    plugin: &std::path::Path,
+    cache: &std::path::Path,
+    gates: &[String],
+    spinner: &ProgressBar,
+) -> Result<Imported> {
     let kit = match variant {
         Variant::Kit => kit_sources()?,
         Variant::Stock => Vec::new(),
     };
-    let netlist = RtlNetlist::prepare(tree, variant, &kit, plugin, cache, &mut |step| {
-        spinner.set_message(format!("FlexGripPlus' RTL ({}): {step}", variant.name()))
-    })?;
+    let mut on_step =
+        |step: &str| spinner.set_message(format!("FlexGripPlus' RTL ({}): {step}", variant.name()));
+    let mut netlist = RtlNetlist::prepare(tree, variant, &kit, plugin, cache, &mut on_step)?;
+    if !gates.is_empty() {
+        netlist = flexpmu_cosim::rtl::gates::at_gate_level(&netlist, gates, cache, &mut on_step)?;
+    }
     spinner.set_message("importing FlexGripPlus' netlist into flexpmu's IR");
     let started = Instant::now();
     let design = netlist.import()?;

@@ -74,9 +74,10 @@ pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()
     let c = summary.coverage;
     row.extend(coverage_cells(&c, summary.margin, &shown));
     t.add_row(row);
-    let cycles = match info.core {
-        Some(_) => "cycles fault-free from power-up on FlexGripPlus' imported RTL",
-        None => "cycles fault-free",
+    let cycles = match info.core.as_deref().and_then(|c| c.split_once(" gates=")) {
+        Some((_, units)) => format!("cycles fault-free from power-up on FlexGripPlus' imported RTL, {units} at gate level (AND, OR, XOR, MUX, NOT), the rest at RTL"),
+        None if info.core.is_some() => "cycles fault-free from power-up on FlexGripPlus' imported RTL".to_string(),
+        None => "cycles fault-free".to_string(),
     };
     outln!(
         "{}: {} of {} faults ({}), {} threads × {} block(s), {} memory, {} {cycles}\n{t}",

@@ -13,7 +13,7 @@ use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_studies::faults::{Target, Unit};
 use indicatif::ProgressBar;
 
-use super::super::cosim::rtl::{import, RtlSource};
+use super::super::cosim::rtl::{import_with_gates, RtlSource};
 use super::super::cosim::Bars;
 use super::super::launch::load_listing;
 use super::CampaignLaunch;
@@ -28,6 +28,12 @@ pub struct CoreArgs {
     /// flip-flops, units its entities).
     #[arg(long, value_enum, default_value_t = Core::Slice)]
     pub core: Core,
+    /// With `--core fgp-rtl`: this FlexGripPlus unit (`upipelinedecode`,
+    /// `uwarpunit`, …) at gate level, its combinational logic mapped by
+    /// Yosys to AND, OR, XOR, MUX and NOT gates (its flip-flops and
+    /// memories as they are), the rest of the GPGPU at RTL; repeatable.
+    #[arg(long, value_name = "UNIT")]
+    pub gates: Vec<String>,
     #[command(flatten)]
     pub source: RtlSource,
 }
@@ -39,7 +45,11 @@ impl CoreArgs {
         if self.core == Core::FgpRtl {
             return Ok(true);
         }
-        if let Some(option) = self.source.given().first() {
+        let mut given = self.source.given();
+        if !self.gates.is_empty() {
+            given.push("--gates");
+        }
+        if let Some(option) = given.first() {
             bail!("{option} is for `--core fgp-rtl` (FlexGripPlus' imported RTL): add --core fgp-rtl or leave out {option}");
         }
         Ok(false)
@@ -52,6 +62,17 @@ pub fn refuse(given: &[(&str, bool)]) -> Result<()> {
     match given.iter().find(|(_, given)| *given) {
         Some((option, _)) => bail!("{option} is not taken with `--core fgp-rtl` (a campaign on FlexGripPlus' imported RTL): leave out {option}"),
         None => Ok(()),
+    }
+}
+
+impl CoreArgs {
+    /// The core as a results file records it: `fgp-rtl`, and the units
+    /// at gate level (`fgp-rtl gates=upipelinedecode`).
+    pub fn recorded(&self) -> String {
+        match self.gates.is_empty() {
+            true => "fgp-rtl".to_string(),
+            false => format!("fgp-rtl gates={}", self.gates.join(",")),
+        }
     }
 }
 
@@ -94,7 +115,14 @@ pub fn prepare(
         false => ProgressBar::new_spinner(),
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
-    let imported = import(&tree, Variant::Kit, &plugin, &cache, &spinner)?;
+    let imported = import_with_gates(
+        &tree,
+        Variant::Kit,
+        &plugin,
+        &cache,
+        &core.gates,
+        &spinner,
+    )?;
     spinner.finish_and_clear();
     let mut progress = Bars::new(quiet);
     let campaign = RtlCampaign::new(

@@ -172,7 +172,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
             crate::output::check_output(out, args.force || is_results_file(out), &[])?;
         }
     }
-    let record = |monitor_map: Option<Vec<String>>, core: Option<&str>| LaunchRecord {
+    let record = |monitor_map: Option<Vec<String>>, core: Option<String>| LaunchRecord {
         program: String::new(),
         threads: launch.launch.threads,
         blocks: launch.launch.blocks,
@@ -182,7 +182,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         loop_launch: launch.loop_launch,
         selector: launch.selector,
         monitor_map,
-        core: core.map(str::to_string),
+        core,
     };
     let (slice, fgp);
     let (campaign, program, name, record): (&dyn Target, &[u32], &str, LaunchRecord) = match on_rtl
@@ -194,7 +194,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
                 &fgp.campaign,
                 &fgp.program,
                 &fgp.name,
-                record(None, Some("fgp-rtl")),
+                record(None, Some(args.core.recorded())),
             )
         }
         false => {

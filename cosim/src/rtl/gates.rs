@@ -1,0 +1,134 @@
+//! FlexGripPlus' GPGPU with some of its units at gate level, as the
+//! literature measures them: the imported netlist (RTL) read back by
+//! Yosys, the combinational cells of each named unit's module mapped to
+//! single-bit gates (`techmap`, then `abc -g AND,OR,XOR,MUX`: AND, OR,
+//! XOR, MUX and NOT), its flip-flops and memories left as they are, the
+//! rest of the GPGPU at RTL. Mapping the whole SM at once is not
+//! practical (1.72 M gates; `opt -fast` on it did not end in 20 min), so
+//! a gate-level figure is a unit's, inside the RTL-level GPGPU.
+//!
+//! The mapped netlist is kept in the cache by the digest of the RTL
+//! netlist, the script and Yosys' version.
+
+use std::path::Path;
+
+use flexpmu_ir::yosys::Netlist;
+use flexpmu_tools::runner::run;
+
+use super::{RtlNetlist, SM_INSTANCE, TOP};
+use crate::{kept, CosimError};
+
+/// The Yosys modules of `units` (FlexGripPlus' instance names, a
+/// generate's cores by their instance: `uregisterfile`) in `netlist`,
+/// looked for among the top's and the SM's instances; an error naming
+/// the units there are for one that is not.
+pub fn unit_modules(netlist: &Netlist, units: &[String]) -> Result<Vec<String>, CosimError> {
+    let top = netlist
+        .modules
+        .get(TOP)
+        .ok_or_else(|| CosimError::Tree(format!("the netlist has no {TOP}")))?;
+    let sm_type = top
+        .cells
+        .iter()
+        .find(|(name, _)| name == SM_INSTANCE)
+        .map(|(_, cell)| cell.kind.clone())
+        .ok_or_else(|| CosimError::Tree(format!("{TOP} has no {SM_INSTANCE}")))?;
+    let sm = netlist
+        .modules
+        .get(&sm_type)
+        .ok_or_else(|| CosimError::Tree(format!("the netlist has no module {sm_type}")))?;
+    // (unit, module) of every instance of a module the netlist defines.
+    let mut known: Vec<(String, String)> = Vec::new();
+    for (name, cell) in top.cells.iter().chain(&sm.cells) {
+        if name == SM_INSTANCE || !netlist.modules.contains_key(&cell.kind) {
+            continue;
+        }
+        // `gregisterfile:3.uregisterfile` is `uregisterfile`.
+        let unit = name.rsplit('.').next().unwrap_or(name).to_string();
+        if !known.contains(&(unit.clone(), cell.kind.clone())) {
+            known.push((unit, cell.kind.clone()));
+        }
+    }
+    let mut modules = Vec::new();
+    for unit in units {
+        let found: Vec<&String> = known
+            .iter()
+            .filter(|(u, _)| u == unit)
+            .map(|(_, m)| m)
+            .collect();
+        if found.is_empty() {
+            let mut names: Vec<&str> = known.iter().map(|(u, _)| u.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            return Err(CosimError::Launch(format!(
+                "--gates {unit}: FlexGripPlus' GPGPU has no unit {unit}; its units with logic of their own: {}",
+                names.join(", ")
+            )));
+        }
+        for module in found {
+            if !modules.contains(module) {
+                modules.push(module.clone());
+            }
+        }
+    }
+    Ok(modules)
+}
+
+/// The Yosys script mapping `modules`' combinational cells to gates.
+fn script(modules: &[String]) -> String {
+    let mut script = String::from("read_json rtl.json; ");
+    for module in modules {
+        // Every internal cell but flip-flops, latches and memories.
+        let m = format!("\\{module}");
+        script += &format!(
+            "techmap {m}/t:$* {m}/t:$*ff* %d {m}/t:$*latch* %d {m}/t:$sr %d {m}/t:$mem* %d; \
+             opt_expr {m}; opt_clean {m}; abc -g AND,OR,XOR,MUX {m}; opt_clean {m}; "
+        );
+    }
+    script + "write_json netlist.json"
+}
+
+/// `rtl` (the imported GPGPU's netlist) with `units` at gate level, from
+/// `cache` when made before (`on_step` hears what is done).
+pub fn at_gate_level(
+    rtl: &RtlNetlist,
+    units: &[String],
+    cache: &Path,
+    on_step: &mut dyn FnMut(&str),
+) -> Result<RtlNetlist, CosimError> {
+    let json = rtl.json();
+    let netlist = Netlist::read(&json).map_err(|e| CosimError::Tree(e.to_string()))?;
+    let modules = unit_modules(&netlist, units)?;
+    drop(netlist);
+    let script = script(&modules);
+    let mut identity = std::fs::read(&json).map_err(|e| CosimError::io(&json, e))?;
+    identity.extend_from_slice(script.as_bytes());
+    identity.extend_from_slice(super::tool_versions()?.as_bytes());
+    let prefix = format!("flexgripplus-gates-{}", rtl.variant.name());
+    let kept = kept::folder(
+        cache,
+        &prefix,
+        &identity,
+        "FlexGripPlus' netlist with units at gate level",
+        |dir| {
+            on_step(&format!(
+                "mapping {} to gates with Yosys (techmap, abc -g AND,OR,XOR,MUX)",
+                units.join(", ")
+            ));
+            std::fs::copy(&json, dir.join("rtl.json")).map_err(|e| CosimError::io(&json, e))?;
+            run(
+                "yosys",
+                &["-q", "-p", &script],
+                dir,
+                "FlexGripPlus' units mapped to gates",
+            )?;
+            let _ = std::fs::remove_file(dir.join("rtl.json"));
+            Ok(String::new())
+        },
+    )?;
+    Ok(RtlNetlist {
+        dir: kept.dir,
+        variant: rtl.variant,
+        built: kept.built,
+    })
+}
