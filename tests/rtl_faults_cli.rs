@@ -162,8 +162,17 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         "--gates uwarpnit: FlexGripPlus' GPGPU has no unit uwarpnit; its units with logic of their own: ",
     );
     let o = with(&[
-        "run", "--gates", "uwarpunit", "--unit", "uwarpunit", "--sample", "12", "--seed", "5",
-        "--out", "gates.jsonl",
+        "run",
+        "--gates",
+        "uwarpunit",
+        "--unit",
+        "uwarpunit",
+        "--sample",
+        "12",
+        "--seed",
+        "5",
+        "--out",
+        "gates.jsonl",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(

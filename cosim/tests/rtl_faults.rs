@@ -27,7 +27,6 @@ use common::{cache, shared, workspace};
 #[path = "rtl_faults/icarus.rs"]
 mod icarus;
 
-
 /// FlexGripPlus with the kit, imported, once per test process.
 fn imported() -> Option<&'static IrDesign> {
     static KIT: OnceLock<Option<IrDesign>> = OnceLock::new();

@@ -159,9 +159,9 @@ pub fn replay_faults(
     replay.build()?;
     let golden = replay::parse(&replay.run(None)?)?;
     if golden.cycles.is_none() {
-        return Err(CosimError::Launch(
-            format!("the fault-free run under {simulator:?} reached the cycle bound before kernel_done"),
-        ));
+        return Err(CosimError::Launch(format!(
+            "the fault-free run under {simulator:?} reached the cycle bound before kernel_done"
+        )));
     }
     let started = Instant::now();
     let mut verdicts = Vec::with_capacity(faults.len());

@@ -140,7 +140,15 @@ impl Replay {
                 run(
                     "iverilog",
                     &[
-                        "-g2012", "-s", TB, "-s", INJECTOR, "-o", "sim.vvp", "gpgpu.v", "tb.v",
+                        "-g2012",
+                        "-s",
+                        TB,
+                        "-s",
+                        INJECTOR,
+                        "-o",
+                        "sim.vvp",
+                        "gpgpu.v",
+                        "tb.v",
                         "injector.v",
                     ],
                     &self.dir,

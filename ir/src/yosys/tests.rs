@@ -59,7 +59,10 @@ fn a_gate_is_its_one_bit_word_cell() {
                 "netnames": {{}}
             }}}}}}"#
         );
-        format!("{:?}", import(&Netlist::parse("test.json", &text).unwrap(), "top").unwrap())
+        format!(
+            "{:?}",
+            import(&Netlist::parse("test.json", &text).unwrap(), "top").unwrap()
+        )
     };
     let word = r#""A_SIGNED": 0, "B_SIGNED": 0, "A_WIDTH": 1, "B_WIDTH": 1, "Y_WIDTH": 1"#;
     for (gate, cell) in [

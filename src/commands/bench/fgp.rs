@@ -17,13 +17,13 @@ use flexpmu_cosim::Quiet;
 use flexpmu_cosim::{default_cache, kit_sources, Tree, Variant};
 use flexpmu_eda::bench::{BenchEngine, EngineResult};
 use flexpmu_eda::fault_injection::Simulator;
-use flexpmu_studies::faults::list::FaultSpec;
 use flexpmu_isa::listing::Listing;
-use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
-use flexpmu_studies::faults::{FaultModel, Faults, Plan, Target};
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_studies::faults::list::FaultSpec;
+use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
+use flexpmu_studies::faults::{FaultModel, Faults, Plan, Target};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::BenchArgs;
@@ -120,9 +120,12 @@ pub(super) fn run(
         None => None,
     };
     let mut results = Vec::new();
-    let thesis_engines = engines
-        .iter()
-        .filter(|e| !matches!(e, BenchEngine::FgpRtlFaults | BenchEngine::FgpRtlVerilatorFaults));
+    let thesis_engines = engines.iter().filter(|e| {
+        !matches!(
+            e,
+            BenchEngine::FgpRtlFaults | BenchEngine::FgpRtlVerilatorFaults
+        )
+    });
     for &engine in thesis_engines {
         spinner.set_message(format!("{}: the thesis launch", engine.name()));
         let speed: Speed = match (engine, &imported) {
@@ -164,7 +167,12 @@ pub(super) fn run(
     let fault_engines: Vec<BenchEngine> = engines
         .iter()
         .copied()
-        .filter(|e| matches!(e, BenchEngine::FgpRtlFaults | BenchEngine::FgpRtlVerilatorFaults))
+        .filter(|e| {
+            matches!(
+                e,
+                BenchEngine::FgpRtlFaults | BenchEngine::FgpRtlVerilatorFaults
+            )
+        })
         .collect();
     let notes = match (&imported, fault_engines.is_empty()) {
         (Some(imported), false) => {
@@ -229,9 +237,7 @@ fn fault_engines_run(
         bar.set_prefix(engine.name());
         let mut tick = || bar.inc(1);
         let (speed, verdict) = match engine {
-            BenchEngine::FgpRtlFaults => {
-                rtl::bench::engine_faults(&campaign, &faults, &mut tick)?
-            }
+            BenchEngine::FgpRtlFaults => rtl::bench::engine_faults(&campaign, &faults, &mut tick)?,
             _ => {
                 bar.set_message("(building the Verilator model first: about 2 min)");
                 rtl::bench::replay_faults(

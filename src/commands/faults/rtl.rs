@@ -115,14 +115,7 @@ pub fn prepare(
         false => ProgressBar::new_spinner(),
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
-    let imported = import_with_gates(
-        &tree,
-        Variant::Kit,
-        &plugin,
-        &cache,
-        &core.gates,
-        &spinner,
-    )?;
+    let imported = import_with_gates(&tree, Variant::Kit, &plugin, &cache, &core.gates, &spinner)?;
     spinner.finish_and_clear();
     let mut progress = Bars::new(quiet);
     let campaign = RtlCampaign::new(
