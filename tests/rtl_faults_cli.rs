@@ -148,15 +148,15 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         std::fs::read_to_string(dir.path().join("shard0.jsonl")).unwrap(),
         first
     );
-    // A unit at gate level: its own sites (the warp unit's logic as
-    // gates: 2,680 sites instead of 2,259), its core recorded, a campaign
-    // at RTL and one at gate level never merged.
+    // A unit at gate level: its own sites (the warp unit's logic, its
+    // submodules' included, as gates: 7,413 sites instead of 2,259), its
+    // core recorded, a campaign at RTL and one at gate level never merged.
     let o = with(&["list", "--json", "--gates", "uwarpunit"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let list: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(list["units"]["uwarpunit"]["sites"], 2680);
-    assert_eq!(list["units"]["uwarpunit"]["bits"], 10_989);
-    assert_eq!(list["faults"], 3_237_489);
+    assert_eq!(list["units"]["uwarpunit"]["sites"], 7413);
+    assert_eq!(list["units"]["uwarpunit"]["bits"], 11_087);
+    assert_eq!(list["faults"], 3_237_685);
     refused(
         &with(&["list", "--gates", "uwarpnit"]),
         "--gates uwarpnit: FlexGripPlus' GPGPU has no unit uwarpnit; its units with logic of their own: ",

@@ -315,3 +315,90 @@ fn icarus_agrees_on_chosen_and_random_faults() {
         );
     }
 }
+
+/// At gate level too: the warp unit mapped to gates inside the RTL-level
+/// GPGPU ([`flexpmu_cosim::rtl::gates`]), the golden run still appendix
+/// A's, and stuck-at faults on the warp unit's gate nets (drawn among
+/// those the golden run activates) end under Icarus as on the engine.
+#[test]
+fn icarus_agrees_on_gate_level_faults() {
+    let (Some(dir), Some(plugin)) = (
+        shared("FLEXGRIPPLUS", "flexgripplus"),
+        shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin"),
+    ) else {
+        return;
+    };
+    let tree = Tree::locate(&dir).unwrap();
+    let rtl = RtlNetlist::prepare(
+        &tree,
+        Variant::Kit,
+        &kit_sources().unwrap(),
+        &plugin,
+        &cache(),
+        &mut |s| eprintln!("{s}"),
+    )
+    .unwrap();
+    let units = ["uwarpunit".to_string()];
+    let gates =
+        flexpmu_cosim::rtl::gates::at_gate_level(&rtl, &units, &cache(), &mut |s| eprintln!("{s}"))
+            .unwrap();
+    let imported = gates.import().unwrap();
+    let campaign = RtlCampaign::new(
+        &imported,
+        &listing(),
+        &VectorAdd::new(Geometry::new([32, 1, 1], [1, 1]).unwrap()),
+        &SmConfig::default(),
+        7,
+        &mut Quiet,
+    )
+    .unwrap();
+    assert_eq!(campaign.golden_observed().cycles(), Some(3127));
+    // The warp unit's combinational nets are gates now (abc's nets).
+    let gate_sites = campaign
+        .sites()
+        .iter()
+        .filter(|s| s.unit.as_str() == "uwarpunit" && s.name.contains("abc"))
+        .count();
+    assert!(gate_sites > 300, "{gate_sites} gate nets in the warp unit");
+    let list = FaultList::new(
+        campaign.sites().to_vec(),
+        &[FaultModel::StuckAt0, FaultModel::StuckAt1],
+        &[flexpmu_studies::faults::Unit::named("uwarpunit")],
+    );
+    let drawn: Vec<FaultSpec> = draw(&list.faults, Sampling::Sample(3000), 3, (0, 1))
+        .into_iter()
+        .filter(|f| campaign.sites()[f.site].name.contains("abc") && campaign.activated(f))
+        .take(8)
+        .collect();
+    assert_eq!(drawn.len(), 8);
+    let mut replayed = vec![None];
+    replayed.extend(drawn.iter().map(|f| Some(campaign.verilog_fault(f))));
+    let dir = tempfile::tempdir().unwrap();
+    let runs = icarus::runs(&imported, &campaign, &replayed, dir.path());
+    let golden = &runs[0];
+    assert_eq!(golden.cycles, Some(3127));
+    let mut outcomes = BTreeSet::new();
+    for (f, icarus) in drawn.iter().zip(&runs[1..]) {
+        let ours = campaign.run(f).unwrap();
+        eprintln!("{} {}: {:?}", ours.site, ours.model, ours.outcome);
+        outcomes.insert(format!("{:?}", ours.outcome));
+        let differing = (0..16)
+            .filter(|&i| icarus.counters[i] != golden.counters[i])
+            .fold(0u16, |m, i| m | 1 << i);
+        assert_eq!(
+            (
+                ours.outcome == Outcome::Sdc,
+                ours.outcome == Outcome::Hang,
+                ours.counters_differing
+            ),
+            (
+                icarus.memory != golden.memory,
+                icarus.cycles.is_none(),
+                differing
+            ),
+            "{}: {icarus:?}",
+            ours.site
+        );
+    }
+    eprintln!("outcomes: {outcomes:?}");
+}

@@ -3,7 +3,8 @@
 //! Yosys, the combinational cells of each named unit's module mapped to
 //! single-bit gates (`techmap`, then `abc -g AND,OR,XOR,MUX`: AND, OR,
 //! XOR, MUX and NOT), its flip-flops and memories left as they are, the
-//! rest of the GPGPU at RTL. Mapping the whole SM at once is not
+//! rest of the GPGPU at RTL. A unit is its module and every module
+//! below it; a module that also serves a unit left at RTL is refused. Mapping the whole SM at once is not
 //! practical (1.72 M gates; `opt -fast` on it did not end in 20 min), so
 //! a gate-level figure is a unit's, inside the RTL-level GPGPU.
 //!
@@ -66,12 +67,61 @@ pub fn unit_modules(netlist: &Netlist, units: &[String]) -> Result<Vec<String>, 
             )));
         }
         for module in found {
-            if !modules.contains(module) {
-                modules.push(module.clone());
+            for below in below(netlist, module) {
+                if !modules.contains(&below) {
+                    modules.push(below);
+                }
             }
         }
     }
+    // A module mapped is mapped wherever it is used: none with logic may
+    // also serve a unit left at RTL.
+    for (unit, module) in &known {
+        if units.contains(unit) {
+            continue;
+        }
+        if let Some(shared) = below(netlist, module)
+            .iter()
+            .find(|m| modules.contains(m) && has_logic(netlist, m))
+        {
+            return Err(CosimError::Launch(format!(
+                "--gates {}: module {shared} also serves {unit}, left at RTL: add --gates {unit}",
+                units.join(" --gates ")
+            )));
+        }
+    }
     Ok(modules)
+}
+
+/// `module` and every module below it.
+fn below(netlist: &Netlist, module: &str) -> Vec<String> {
+    let mut found = vec![module.to_string()];
+    let mut i = 0;
+    while i < found.len() {
+        if let Some(m) = netlist.modules.get(&found[i]) {
+            for (_, cell) in &m.cells {
+                if netlist.modules.contains_key(&cell.kind) && !found.contains(&cell.kind) {
+                    found.push(cell.kind.clone());
+                }
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+/// Whether `module` has combinational cells of its own (what mapping
+/// changes).
+fn has_logic(netlist: &Netlist, module: &str) -> bool {
+    netlist.modules.get(module).is_some_and(|m| {
+        m.cells.iter().any(|(_, c)| {
+            c.kind.starts_with('$')
+                && !c.kind.contains("ff")
+                && !c.kind.contains("latch")
+                && !c.kind.starts_with("$mem")
+                && c.kind != "$scopeinfo"
+        })
+    })
 }
 
 /// The Yosys script mapping `modules`' combinational cells to gates.
@@ -80,8 +130,11 @@ fn script(modules: &[String]) -> String {
     for module in modules {
         // Every internal cell but flip-flops, latches and memories.
         let m = format!("\\{module}");
+        // Twice: the first leaves the full adders it makes of `$macc`.
+        let cells =
+            format!("{m}/t:$* {m}/t:$*ff* %d {m}/t:$*latch* %d {m}/t:$sr %d {m}/t:$mem* %d");
         script += &format!(
-            "techmap {m}/t:$* {m}/t:$*ff* %d {m}/t:$*latch* %d {m}/t:$sr %d {m}/t:$mem* %d; \
+            "techmap {cells}; techmap {cells}; \
              opt_expr {m}; opt_clean {m}; abc -g AND,OR,XOR,MUX {m}; opt_clean {m}; "
         );
     }
