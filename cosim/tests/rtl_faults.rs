@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use flexpmu_cosim::rtl::faults::RtlCampaign;
+use flexpmu_cosim::rtl::replay::Verdict;
 use flexpmu_cosim::rtl::RtlNetlist;
 use flexpmu_cosim::{kit_sources, Quiet, Tree, Variant};
 use flexpmu_export::flexgripplus::channels::CHANNELS;
@@ -296,20 +297,9 @@ fn icarus_agrees_on_chosen_and_random_faults() {
     for (f, icarus) in chosen.iter().zip(&runs[1..]) {
         let ours = campaign.run(f).unwrap();
         eprintln!("{} {}: {:?}", ours.site, ours.model, ours.outcome);
-        let differing = (0..16)
-            .filter(|&i| icarus.counters[i] != golden.counters[i])
-            .fold(0u16, |m, i| m | 1 << i);
         assert_eq!(
-            (
-                ours.outcome == Outcome::Sdc,
-                ours.outcome == Outcome::Hang,
-                ours.counters_differing
-            ),
-            (
-                icarus.memory != golden.memory,
-                icarus.cycles.is_none(),
-                differing
-            ),
+            Verdict::of(&ours),
+            icarus.verdict(golden),
             "{}: {icarus:?}",
             ours.site
         );
@@ -382,20 +372,9 @@ fn icarus_agrees_on_gate_level_faults() {
         let ours = campaign.run(f).unwrap();
         eprintln!("{} {}: {:?}", ours.site, ours.model, ours.outcome);
         outcomes.insert(format!("{:?}", ours.outcome));
-        let differing = (0..16)
-            .filter(|&i| icarus.counters[i] != golden.counters[i])
-            .fold(0u16, |m, i| m | 1 << i);
         assert_eq!(
-            (
-                ours.outcome == Outcome::Sdc,
-                ours.outcome == Outcome::Hang,
-                ours.counters_differing
-            ),
-            (
-                icarus.memory != golden.memory,
-                icarus.cycles.is_none(),
-                differing
-            ),
+            Verdict::of(&ours),
+            icarus.verdict(golden),
             "{}: {icarus:?}",
             ours.site
         );

@@ -17,10 +17,10 @@ use flexpmu_tools::verilator;
 
 use flexpmu_eda::fault_injection::Simulator;
 use flexpmu_studies::faults::list::FaultSpec;
-use flexpmu_studies::faults::{Outcome, Target};
+use flexpmu_studies::faults::Target;
 
-use super::faults::{RtlCampaign, COUNTERS};
-use super::replay::{self, Replay};
+use super::faults::RtlCampaign;
+use super::replay::{self, Replay, Verdict};
 use super::{RtlNetlist, TOP};
 use crate::design::Design;
 use crate::launch::FgpLaunch;
@@ -98,10 +98,6 @@ pub struct FaultSpeed {
     pub build_seconds: f64,
 }
 
-/// What a fault's run is judged by in both simulators: whether the
-/// global memory differs, whether it hangs, which counters differ.
-pub type Verdict = (bool, bool, u16);
-
 /// `faults` of `campaign` run on the compiled engine as its campaign
 /// runs them, one after another; each one's verdict.
 pub fn engine_faults(
@@ -117,11 +113,7 @@ pub fn engine_faults(
         let result = campaign
             .run(fault)
             .map_err(|e| CosimError::Launch(e.to_string()))?;
-        verdicts.push((
-            result.outcome == Outcome::Sdc,
-            result.outcome == Outcome::Hang,
-            result.counters_differing,
-        ));
+        verdicts.push(Verdict::of(&result));
         on_fault();
     }
     Ok((
@@ -167,10 +159,7 @@ pub fn replay_faults(
     let mut verdicts = Vec::with_capacity(faults.len());
     for n in 0..faults.len() {
         let run = replay::parse(&replay.run(Some(n))?)?;
-        let differing = (0..COUNTERS)
-            .filter(|&i| run.counters[i] != golden.counters[i])
-            .fold(0u16, |m, i| m | 1 << i);
-        verdicts.push((run.memory != golden.memory, run.cycles.is_none(), differing));
+        verdicts.push(run.verdict(&golden));
         on_fault();
     }
     Ok((

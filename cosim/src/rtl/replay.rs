@@ -19,6 +19,7 @@ use std::time::Instant;
 use flexpmu_eda::fault_injection::{injector, Simulator, VerilogFault, INJECTOR};
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_sim::gpu::gpgpu_rtl::{RtlLaunch, CONFIG_PARAMS_START, CONFIG_WORDS, RESET_EDGES};
+use flexpmu_studies::faults::{FaultResult, Outcome};
 use flexpmu_tools::runner::run;
 
 use super::faults::COUNTERS;
@@ -38,6 +39,40 @@ pub struct ReplayRun {
     pub memory: u64,
     /// The kit PMU's counters in the last period it was out of reset.
     pub counters: [u64; COUNTERS],
+}
+
+impl ReplayRun {
+    /// This faulty run judged against `golden`, the fault-free one.
+    pub fn verdict(&self, golden: &ReplayRun) -> Verdict {
+        Verdict {
+            memory_differs: self.memory != golden.memory,
+            hang: self.cycles.is_none(),
+            counters_differing: (0..COUNTERS)
+                .filter(|&i| self.counters[i] != golden.counters[i])
+                .fold(0u16, |m, i| m | 1 << i),
+        }
+    }
+}
+
+/// What a faulty run is judged by in every simulator: whether the global
+/// memory differs at the end, whether it hangs, which counters differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub memory_differs: bool,
+    pub hang: bool,
+    /// Bit `i`: counter `i` differs.
+    pub counters_differing: u16,
+}
+
+impl Verdict {
+    /// The engine's result of a fault, as a verdict.
+    pub fn of(result: &FaultResult) -> Verdict {
+        Verdict {
+            memory_differs: result.outcome == Outcome::Sdc,
+            hang: result.outcome == Outcome::Hang,
+            counters_differing: result.counters_differing,
+        }
+    }
 }
 
 /// The files of a replay, written in a folder, and the simulator's build

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use flexpmu_cosim::rtl::bench::{FaultSpeed, Verdict};
+use flexpmu_cosim::rtl::bench::FaultSpeed;
 use flexpmu_cosim::rtl::faults::RtlCampaign;
+use flexpmu_cosim::rtl::replay::Verdict;
 use flexpmu_cosim::rtl::{self, bench::Speed, RtlNetlist};
 use flexpmu_cosim::Quiet;
 use flexpmu_cosim::{default_cache, kit_sources, Tree, Variant};
@@ -62,6 +63,19 @@ impl Inputs {
             plugin,
             cache: args.cache.clone().unwrap_or_else(default_cache),
         })
+    }
+}
+
+/// A row of the table: `engine` ran `cycles` in `seconds`.
+fn row(engine: BenchEngine, cycles: u64, seconds: f64) -> EngineResult {
+    EngineResult {
+        name: engine.name().to_string(),
+        cycles,
+        seconds,
+        cycles_per_s: cycles as f64 / seconds,
+        passes_per_cycle: None,
+        peak_rss_growth_kib: 0,
+        vcd_bytes: None,
     }
 }
 
@@ -128,12 +142,12 @@ pub(super) fn run(
     });
     for &engine in thesis_engines {
         spinner.set_message(format!("{}: the thesis launch", engine.name()));
-        let speed: Speed = match (engine, &imported) {
-            (BenchEngine::FgpRtl, Some(imported)) => rtl::bench::engine(imported, &launch)?,
-            (BenchEngine::FgpRtlVerilator, Some(_)) => {
-                rtl::bench::verilator(netlist.as_ref().expect("imported"), &launch)?
+        let speed: Speed = match (engine, &netlist, &imported) {
+            (BenchEngine::FgpRtl, _, Some(imported)) => rtl::bench::engine(imported, &launch)?,
+            (BenchEngine::FgpRtlVerilator, Some(netlist), _) => {
+                rtl::bench::verilator(netlist, &launch)?
             }
-            (BenchEngine::FgpRtlGhdl, _) => {
+            (BenchEngine::FgpRtlGhdl, _, _) => {
                 let design = super::super::cosim::prepare(
                     &inputs.tree,
                     Variant::Kit,
@@ -143,15 +157,7 @@ pub(super) fn run(
             }
             _ => bail!("{}: not an engine on FlexGripPlus' RTL", engine.name()),
         };
-        results.push(EngineResult {
-            name: engine.name().to_string(),
-            cycles: speed.cycles,
-            seconds: speed.seconds,
-            cycles_per_s: speed.cycles as f64 / speed.seconds,
-            passes_per_cycle: None,
-            peak_rss_growth_kib: 0,
-            vcd_bytes: None,
-        });
+        results.push(row(engine, speed.cycles, speed.seconds));
     }
     if let Some(first) = results.first() {
         if let Some(other) = results.iter().find(|r| r.cycles != first.cycles) {
@@ -250,15 +256,7 @@ fn fault_engines_run(
             }
         };
         bar.finish_and_clear();
-        rows.push(EngineResult {
-            name: engine.name().to_string(),
-            cycles: speed.cycles,
-            seconds: speed.seconds,
-            cycles_per_s: speed.cycles as f64 / speed.seconds,
-            passes_per_cycle: None,
-            peak_rss_growth_kib: 0,
-            vcd_bytes: None,
-        });
+        rows.push(row(engine, speed.cycles, speed.seconds));
         speeds.push((engine, speed));
         verdicts.push((engine, verdict));
     }
