@@ -40,6 +40,10 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
             "--gates is for `--core fgp-rtl`",
         ),
         (
+            vec!["run", "--class", "memory"],
+            "--class is for `--core fgp-rtl`",
+        ),
+        (
             vec!["run", "--core", "fgp-rtl", "--fault", "x:sa0"],
             "--fault is not taken with `--core fgp-rtl`",
         ),
@@ -75,6 +79,8 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let list: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(list["faults"], 3_237_399);
+    assert_eq!(list["memory_faults"], 2_703_216);
+    assert_eq!(list["memory_units"]["uregisterfile"]["bits"], 524_288);
     assert_eq!(list["golden_cycles"], 3149);
     assert_eq!(list["units"]["upipelinedecode"]["bits"], 8886);
     let o = with(&["run", "--unit", "decode"]);
@@ -192,4 +198,36 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         .output()
         .unwrap();
     refused(&mixed, "core");
+    // The SM's memory words: their own class, recorded, never merged
+    // with the logic's campaign.
+    let o = with(&[
+        "run",
+        "--class",
+        "memory",
+        "--unit",
+        "uregisterfile",
+        "--sample",
+        "6",
+        "--out",
+        "words.jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("6 of 1572864 faults on the words of the SM's memories"),
+        "{}",
+        stdout(&o)
+    );
+    let words = std::fs::read_to_string(dir.path().join("words.jsonl")).unwrap();
+    assert!(words
+        .lines()
+        .next()
+        .unwrap()
+        .contains(r#""class":"memory""#));
+    assert!(words.contains("dp_regfile_inst.mem["), "{words}");
+    let mixed = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["faults", "merge", "shard0.jsonl", "words.jsonl"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    refused(&mixed, "a shard of another campaign");
 }

@@ -21,7 +21,8 @@ use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_studies::faults::list::{draw, FaultList, FaultSpec, Sampling};
-use flexpmu_studies::faults::{FaultModel, Outcome, Target};
+use flexpmu_studies::faults::site::Class;
+use flexpmu_studies::faults::{FaultModel, FaultSite, Outcome, Target, Unit};
 
 mod common;
 use common::{cache, shared, workspace};
@@ -126,13 +127,22 @@ fn the_golden_run_on_the_imported_sm_is_appendix_as() {
         }
     }
     let sites = campaign.sites();
-    let flip_flop_bits: usize = sites
+    let logic: Vec<&FaultSite> = sites.iter().filter(|s| Class::Logic.holds(s)).collect();
+    let flip_flop_bits: usize = logic
         .iter()
         .filter(|s| s.takes(FaultModel::Flip))
         .map(|s| s.width)
         .sum();
     assert_eq!(flip_flop_bits, 157_145);
-    assert_eq!(sites.len(), 125_589);
+    assert_eq!(logic.len(), 125_589);
+    // The SM's memories (register files, shared memory, the warp unit's,
+    // the SFU's and the read stage's tables) are sites of their own
+    // class, after the logic; the board's memories are not.
+    let memories: Vec<&FaultSite> = sites.iter().filter(|s| Class::Memory.holds(s)).collect();
+    assert_eq!(memories.len(), 93);
+    assert_eq!(memories.iter().map(|s| s.width).sum::<usize>(), 901_072);
+    assert!(memories.iter().all(|s| s.name.starts_with(SM)));
+    assert!(sites[..logic.len()].iter().all(|s| Class::Logic.holds(s)));
     let units: BTreeSet<&str> = sites.iter().map(|s| s.unit.as_str()).collect();
     for unit in [
         "upipelinedecode",
@@ -237,10 +247,29 @@ fn the_never_activated_shortcut_changes_no_result() {
     let Some(campaign) = appendix_a() else {
         return;
     };
-    let list = FaultList::new(campaign.sites().to_vec(), &FaultModel::ALL, &[]);
-    let sample = draw(&list.faults, Sampling::Sample(48), 3, (0, 1));
+    let list = FaultList::of_class(
+        campaign.sites().to_vec(),
+        &FaultModel::ALL,
+        &[],
+        Class::Logic,
+    );
+    let mut sample = draw(&list.faults, Sampling::Sample(48), 3, (0, 1));
     let skipped = sample.iter().filter(|f| !campaign.activated(f)).count();
     assert!(skipped >= 10, "{skipped} of 48 never activated");
+    // Memory words too: a bit that kept its stuck value is masked alike.
+    let memory = FaultList::of_class(
+        campaign.sites().to_vec(),
+        &FaultModel::ALL,
+        &[],
+        Class::Memory,
+    );
+    let words = draw(&memory.faults, Sampling::Sample(24), 3, (0, 1));
+    let skipped = words.iter().filter(|f| !campaign.activated(f)).count();
+    assert!(
+        skipped >= 4,
+        "{skipped} of 24 memory faults never activated"
+    );
+    sample.extend(words);
     let mut full = campaign.clone();
     full.set_shortcuts(false);
     let both: Vec<_> = sample
@@ -278,7 +307,12 @@ fn icarus_agrees_on_chosen_and_random_faults() {
         fault(campaign, &counter(5, 3), FaultModel::Flip),
     ];
     // And faults drawn at random among those the golden run activates.
-    let list = FaultList::new(campaign.sites().to_vec(), &FaultModel::ALL, &[]);
+    let list = FaultList::of_class(
+        campaign.sites().to_vec(),
+        &FaultModel::ALL,
+        &[],
+        Class::Logic,
+    );
     let drawn: Vec<FaultSpec> = draw(&list.faults, Sampling::Sample(400), 11, (0, 1))
         .into_iter()
         .filter(|f| campaign.activated(f))
@@ -350,10 +384,11 @@ fn icarus_agrees_on_gate_level_faults() {
         .filter(|s| s.unit.as_str() == "uwarpunit" && s.name.contains("abc"))
         .count();
     assert!(gate_sites > 300, "{gate_sites} gate nets in the warp unit");
-    let list = FaultList::new(
+    let list = FaultList::of_class(
         campaign.sites().to_vec(),
         &[FaultModel::StuckAt0, FaultModel::StuckAt1],
-        &[flexpmu_studies::faults::Unit::named("uwarpunit")],
+        &[Unit::named("uwarpunit")],
+        Class::Logic,
     );
     let drawn: Vec<FaultSpec> = draw(&list.faults, Sampling::Sample(3000), 3, (0, 1))
         .into_iter()
@@ -380,4 +415,81 @@ fn icarus_agrees_on_gate_level_faults() {
         );
     }
     eprintln!("outcomes: {outcomes:?}");
+}
+
+/// Memory words as faults: a register-file bit the kernel sets, stuck at
+/// 0 or flipped, against a bit it never sets (stuck at 0: never
+/// activated, masked without running; stuck at 1: the word differs at the
+/// end, latent), each ending under Icarus (the bit set again at every
+/// cycle, as the engine sets it) as on the engine.
+#[test]
+fn memory_words_are_faults_and_icarus_agrees() {
+    let (Some(imported), Some(campaign)) = (imported(), appendix_a()) else {
+        return;
+    };
+    let list = FaultList::of_class(
+        campaign.sites().to_vec(),
+        &[FaultModel::StuckAt0],
+        &[Unit::named("uregisterfile")],
+        Class::Memory,
+    );
+    let drawn = draw(&list.faults, Sampling::Sample(20_000), 5, (0, 1));
+    // Bits the kernel set (a stuck-at 0 the golden run activates) ...
+    let set: Vec<FaultSpec> = drawn
+        .iter()
+        .filter(|f| campaign.activated(f))
+        .take(3)
+        .copied()
+        .collect();
+    assert_eq!(set.len(), 3, "bits the kernel sets among 20,000 drawn");
+    // ... and one of the bank's last word, which one warp's few
+    // registers never reach.
+    let name = |f: &FaultSpec| list.site_name(f);
+    let bank = &campaign.sites()[set[0].site];
+    let unset = fault(
+        campaign,
+        &format!("{}[{}]", bank.name, bank.width - 32 + 5),
+        FaultModel::StuckAt0,
+    );
+    assert!(!campaign.activated(&unset));
+    let other = |f: &FaultSpec, model| fault(campaign, &name(f), model);
+    let never = campaign.run(&unset).unwrap();
+    assert_eq!(
+        (never.outcome, never.first_divergence),
+        (Outcome::Masked, None)
+    );
+    let chosen = [
+        set[0],
+        set[1],
+        set[2],
+        other(&set[0], FaultModel::Flip),
+        other(&unset, FaultModel::StuckAt1),
+    ];
+    let ours: Vec<_> = chosen.iter().map(|f| campaign.run(f).unwrap()).collect();
+    for r in &ours {
+        eprintln!(
+            "{} {}: {:?} {:?}",
+            r.site, r.model, r.outcome, r.first_divergence
+        );
+    }
+    assert_eq!(ours[4].outcome, Outcome::Latent);
+    assert!(
+        ours[..3]
+            .iter()
+            .any(|r| matches!(r.outcome, Outcome::Sdc | Outcome::Pmu)),
+        "a register bit the kernel sets, stuck at 0, changes nothing it checks"
+    );
+    let mut replayed = vec![None];
+    replayed.extend(chosen.iter().map(|f| Some(campaign.verilog_fault(f))));
+    let dir = tempfile::tempdir().unwrap();
+    let runs = icarus::runs(imported, campaign, &replayed, dir.path());
+    let golden = &runs[0];
+    for (r, icarus) in ours.iter().zip(&runs[1..]) {
+        assert_eq!(
+            Verdict::of(r),
+            icarus.verdict(golden),
+            "{}: {icarus:?}",
+            r.site
+        );
+    }
 }

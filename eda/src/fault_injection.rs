@@ -22,7 +22,7 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use flexpmu_export::net_paths::{verilog_driver_paths, verilog_paths, NetPathError};
+use flexpmu_export::net_paths::{memory_path, verilog_driver_paths, verilog_paths, NetPathError};
 use flexpmu_ir::Design;
 use flexpmu_sim::engine::compiled::faults::{FaultModel, Site, SiteKind};
 use flexpmu_tools::icarus::{vectors_plusarg, Compiled};
@@ -97,6 +97,9 @@ fn statements(
             bit: fault.bit,
         });
     }
+    if matches!(site.kind, SiteKind::Memory(_)) {
+        return memory_statements(design, tb, dut, fault);
+    }
     let mut paths = Vec::new();
     for alias in &site.aliases {
         let found = match simulator {
@@ -134,6 +137,40 @@ fn statements(
             // that a deposit changes until its next clock edge.
             let target = bit_of(&paths[0], site.width, fault.bit);
             let _ = writeln!(out, "            {target} = ~{target};");
+        }
+    }
+    Ok(out)
+}
+
+/// The statements that inject `fault`, on a memory word's bit, into `dut`:
+/// a flip inverts the bit once at the start of its cycle; a stuck bit is
+/// set at the start of its cycle and again at the start of every cycle
+/// after it (a word is an array element, which Verilog does not force: a
+/// write at a clock edge is undone before anything samples the word at
+/// the next), as the engine sets it before each settle.
+fn memory_statements(
+    design: &Design,
+    tb: &str,
+    dut: &str,
+    fault: &VerilogFault,
+) -> Result<String, InjectionError> {
+    let site = fault.site;
+    let (array, width) = memory_path(design, dut, &site.name)?;
+    let target = format!("{array}[{}][{}]", fault.bit / width, fault.bit % width);
+    let mut out = String::new();
+    let _ = writeln!(out, "            // {} bit {}", site.name, fault.bit);
+    let _ = writeln!(out, "            wait ({tb}.cycle == {});", fault.cycle);
+    let _ = writeln!(out, "            #0.1;");
+    match fault.model {
+        FaultModel::Flip => {
+            let _ = writeln!(out, "            {target} = ~{target};");
+        }
+        FaultModel::StuckAt0 | FaultModel::StuckAt1 => {
+            let value = u8::from(fault.model == FaultModel::StuckAt1);
+            let _ = writeln!(out, "            forever begin");
+            let _ = writeln!(out, "                {target} = 1'b{value};");
+            let _ = writeln!(out, "                @({tb}.cycle) #0.1;");
+            let _ = writeln!(out, "            end");
         }
     }
     Ok(out)

@@ -22,6 +22,8 @@ pub enum NetPathError {
         module: String,
         instance: String,
     },
+    #[error("`{name}`: module {module} is not a memory")]
+    NotAMemory { name: String, module: String },
     #[error("`{name}`: module {module} has no port or wire `{signal}`")]
     NoSignal {
         name: String,
@@ -32,6 +34,36 @@ pub enum NetPathError {
 
 fn module<'a>(design: &'a Design, name: &str) -> Option<&'a Module> {
     design.modules.iter().find(|m| m.name == name)
+}
+
+/// The array of memory `name` (a memory's instance path, as the compiled
+/// engine names it: `regs.mem`) in the Verilog export of `design` under
+/// `top` (`tb.dut.regs.mem.words`), and its words' width.
+pub fn memory_path(
+    design: &Design,
+    top: &str,
+    name: &str,
+) -> Result<(String, usize), NetPathError> {
+    let mut current = design.top();
+    for instance in name.split('.') {
+        current = current
+            .instances
+            .iter()
+            .find(|x| x.name == instance)
+            .and_then(|x| module(design, &x.module))
+            .ok_or_else(|| NetPathError::NoInstance {
+                name: name.to_string(),
+                module: current.name.clone(),
+                instance: instance.to_string(),
+            })?;
+    }
+    match &current.body {
+        flexpmu_ir::Body::Memory(memory) => Ok((format!("{top}.{name}.words"), memory.width)),
+        _ => Err(NetPathError::NotAMemory {
+            name: name.to_string(),
+            module: current.name.clone(),
+        }),
+    }
 }
 
 /// The Verilog references of signal `name` (`pmu.counters_3.count_reg.q`)

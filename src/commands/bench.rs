@@ -294,6 +294,7 @@ fn faults(sample: u64, json: bool) -> Result<(bench::EngineResult, u64)> {
     let campaign = Campaign::new(&iss, &embedded::appendix_a_program()?, config, 1)?;
     spinner.finish_and_clear();
     let plan = Plan {
+        class: flexpmu_studies::faults::site::Class::Logic,
         models: FaultModel::ALL.to_vec(),
         units: Vec::new(),
         faults: Faults::Sample(sample),

@@ -23,8 +23,10 @@
 //! bit that held its stuck value in every period of the golden run
 //! changes nothing and is masked without running.
 //!
-//! Sites are the netlist's nets and flip-flops (its memories' words are
-//! not sites yet), each in a FlexGripPlus unit ([`unit`]).
+//! Sites are the netlist's nets and flip-flops, and the words of the SM's
+//! memories (their own class,
+//! [`Class::Memory`](flexpmu_studies::faults::site::Class::Memory)), each in a FlexGripPlus
+//! unit ([`unit`]).
 
 use flexpmu_eda::fault_injection::VerilogFault;
 use flexpmu_ir::Design as IrDesign;
@@ -89,13 +91,19 @@ fn generate_folded(instance: &str) -> &str {
 }
 
 /// The campaign's sites of the imported GPGPU: its nets and flip-flops,
-/// each named and placed in its unit (the engine's sites in the same
-/// order, for arming).
+/// then the SM's memories (their words: register files, shared memory,
+/// the warp unit's, the SFU's and the read stage's tables), each named and
+/// placed in its unit (the engine's sites in the same order, for arming).
+/// The memories outside the SM (global, constant and system memory: the
+/// board's, which the launch loads and the output check reads back) are
+/// not sites: a stuck bit in an unused word of the global memory would
+/// be counted as the kernel's wrong output.
 pub fn sites(sim: &CompiledSim) -> (Vec<Site>, Vec<FaultSite>) {
+    let in_sm = format!("{SM_INSTANCE}.");
     let engine: Vec<Site> = sim
         .fault_sites()
         .into_iter()
-        .filter(|s| !matches!(s.kind, SiteKind::Memory(_)))
+        .filter(|s| !matches!(s.kind, SiteKind::Memory(_)) || s.name.starts_with(&in_sm))
         .collect();
     let named = engine
         .iter()
@@ -417,12 +425,22 @@ impl RtlCampaign {
     /// Whether the golden run ever had the faulty bit at the other value
     /// (a flip always acts; a flip-flop no node reads is run).
     pub fn activated(&self, fault: &FaultSpec) -> bool {
+        let stuck_at = match fault.model {
+            FaultModel::StuckAt0 => false,
+            FaultModel::StuckAt1 => true,
+            FaultModel::Flip => return true,
+        };
         let node = match self.engine_sites[fault.site].kind {
             SiteKind::Net(node) => Some(node),
             SiteKind::Register(r) => self.golden.state_nodes.get(r).copied().flatten(),
-            SiteKind::Memory(_) => None,
+            SiteKind::Memory(m) => {
+                // Word w's bit b is the site's bit w × width + b.
+                let width = self.template.sim().netlist().memories[m].width;
+                let (word, bit) = (fault.bit / width, fault.bit % width);
+                return self.golden.values.memory_bit_was(m, word, bit, !stuck_at);
+            }
         };
-        let (Some(node), FaultModel::StuckAt0 | FaultModel::StuckAt1) = (node, fault.model) else {
+        let Some(node) = node else {
             return true;
         };
         let mask = 1u64 << fault.bit;

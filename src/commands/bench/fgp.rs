@@ -217,6 +217,7 @@ fn fault_engines_run(
     )
     .context("the fault-free run of appendix A on FlexGripPlus' imported RTL")?;
     let plan = Plan {
+        class: flexpmu_studies::faults::site::Class::Logic,
         models: FaultModel::ALL.to_vec(),
         units: Vec::new(),
         faults: Faults::Sample(count),

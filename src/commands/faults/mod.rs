@@ -22,6 +22,7 @@ use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
+use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{Campaign, FaultModel, Options, Unit};
 
 use super::launch::{load_program, LaunchArgs};
@@ -88,6 +89,24 @@ enum ModelChoice {
     All,
 }
 
+/// `--class`: which sites a campaign's faults are on.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ClassChoice {
+    Logic,
+    Memory,
+    All,
+}
+
+impl ClassChoice {
+    fn class(self) -> Class {
+        match self {
+            ClassChoice::Logic => Class::Logic,
+            ClassChoice::Memory => Class::Memory,
+            ClassChoice::All => Class::All,
+        }
+    }
+}
+
 #[derive(clap::Args)]
 struct RunArgs {
     #[command(flatten)]
@@ -103,6 +122,12 @@ struct RunArgs {
     /// fgp-rtl` names them); repeatable.
     #[arg(long = "unit", value_name = "U")]
     units: Vec<String>,
+    /// With --core fgp-rtl: which sites the faults are on: the logic (nets
+    /// and flip-flops, the default), the words of the SM's memories
+    /// (register files, shared memory, the warp unit's, the SFU's tables:
+    /// a bit stuck, or flipped at a cycle), or all.
+    #[arg(long, value_enum, value_name = "CLASS")]
+    class: Option<ClassChoice>,
     /// Every fault of the list (the default).
     #[arg(long, conflicts_with_all = ["sample", "margin"])]
     exhaustive: bool,
@@ -161,7 +186,7 @@ struct RunArgs {
     #[arg(long, value_name = "PLAN.json", conflicts_with_all = [
         "file", "threads", "blocks", "memory", "gmem_bits", "timing", "blocks_per_core",
         "registers", "no_pmu", "engine", "monitor_map", "loop_launch", "selector", "model",
-        "units", "exhaustive", "sample", "margin", "confidence", "seed", "faults_of", "fault",
+        "units", "class", "exhaustive", "sample", "margin", "confidence", "seed", "faults_of", "fault",
         "vcd", "no_matrix",
     ])]
     plan: Option<PathBuf>,

@@ -2,6 +2,7 @@
 //! and model, the PMU's contribution, and what each counter caught.
 
 use anyhow::Result;
+use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{CampaignInfo, Coverage, Outcome, Summary};
 
 use super::table;
@@ -79,8 +80,13 @@ pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()
         None if info.core.is_some() => "cycles fault-free from power-up on FlexGripPlus' imported RTL".to_string(),
         None => "cycles fault-free".to_string(),
     };
+    let class = match info.class {
+        Class::Logic => "",
+        Class::Memory => " on the words of the SM's memories",
+        Class::All => " on the logic and the words of the SM's memories",
+    };
     outln!(
-        "{}: {} of {} faults ({}), {} threads × {} block(s), {} memory, {} {cycles}\n{t}",
+        "{}: {} of {} faults{class} ({}), {} threads × {} block(s), {} memory, {} {cycles}\n{t}",
         info.program,
         summary.faults,
         summary.population,

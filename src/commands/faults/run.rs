@@ -13,13 +13,14 @@ use flexpmu_studies::faults::plan::LaunchRecord;
 use flexpmu_studies::faults::results_file::{
     append_result, is_results_file, open_results, read_results, MAX_SHARDS,
 };
+use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary, Target, Unit};
 
 use flexpmu_isa::source::shorten;
 
 use super::plan_file::PlanFile;
 use super::report::print_summary;
-use super::{models, prepare, rtl, CampaignLaunch, RunArgs};
+use super::{models, prepare, rtl, CampaignLaunch, ClassChoice, RunArgs};
 use crate::commands::launch::load_program;
 
 /// `K/N` with K < N.
@@ -88,6 +89,7 @@ fn plan_of(args: &RunArgs, shard: Option<(u64, u64)>, units: Vec<Unit>) -> Resul
     Ok(Plan {
         models: models(args.model),
         units,
+        class: args.class.map_or(Class::Logic, ClassChoice::class),
         faults: match (listed, args.sample, args.margin) {
             (Some(wanted), _, _) => Faults::Listed(wanted),
             (None, Some(n), _) => Faults::Sample(n),
@@ -118,6 +120,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
                 args.no_matrix,
             ),
         ])?;
+    }
+    if args.class.is_some() && !on_rtl {
+        bail!("--class is for `--core fgp-rtl`: the SM slice's sites are all logic (nets and flip-flops); leave out --class");
     }
     if args.vcd.is_some() && args.fault.is_none() {
         bail!("--vcd writes the waveform of one fault's run: use it with --fault SITE:MODEL");

@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 
 use flexpmu_sim::engine::compiled::faults::FaultModel;
 
-use super::site::FaultSite;
+use super::site::{Class, FaultSite};
 use super::unit::Unit;
 
 /// The faults of `models` on `sites` if each signal were a site of its
@@ -46,20 +46,35 @@ pub struct FaultList {
 
 impl FaultList {
     /// Every fault of `models` on the sites of `units` (all units if
-    /// empty). Ids count over every unit and model, so a fault keeps its
-    /// id whatever is selected.
+    /// empty), of every class. Ids count over every unit, model and
+    /// class, so a fault keeps its id whatever is selected.
     pub fn new(sites: Vec<FaultSite>, models: &[FaultModel], units: &[Unit]) -> FaultList {
+        FaultList::of_class(sites, models, units, Class::All)
+    }
+
+    /// [`FaultList::new`] with only the sites of `class`.
+    pub fn of_class(
+        sites: Vec<FaultSite>,
+        models: &[FaultModel],
+        units: &[Unit],
+        class: Class,
+    ) -> FaultList {
         let mut faults = Vec::new();
         let mut id = 0u64;
         for (index, site) in sites.iter().enumerate() {
+            let taken: Vec<FaultModel> = FaultModel::ALL
+                .into_iter()
+                .filter(|&m| site.takes(m))
+                .collect();
+            let site_wanted = (units.is_empty() || units.contains(&site.unit)) && class.holds(site);
+            if !site_wanted {
+                // Ids still count the site's faults.
+                id += (site.width * taken.len()) as u64;
+                continue;
+            }
             for bit in 0..site.width {
-                for model in FaultModel::ALL {
-                    if !site.takes(model) {
-                        continue;
-                    }
-                    let wanted =
-                        models.contains(&model) && (units.is_empty() || units.contains(&site.unit));
-                    if wanted {
+                for &model in &taken {
+                    if models.contains(&model) {
                         faults.push(FaultSpec {
                             id,
                             site: index,
@@ -300,6 +315,34 @@ mod tests {
             FaultList::find(&all.sites, "decode.op[7]", FaultModel::StuckAt0),
             Err(FindError::NoBit { width: 2 })
         );
+    }
+
+    #[test]
+    fn memory_words_are_their_own_class_after_the_logic() {
+        let mut with_memory = sites();
+        with_memory.push(FaultSite {
+            name: "regs.words".into(),
+            width: 4 * 2,
+            unit: "regs".into(),
+            kind: SiteKind::Memory(0),
+            signals: 1,
+        });
+        // A memory bit takes all three models; the logic's ids are the
+        // same with the memory or without it.
+        let all = FaultList::new(with_memory.clone(), &FaultModel::ALL, &[]);
+        assert_eq!(all.faults.len(), 13 + 8 * 3);
+        let logic = FaultList::of_class(with_memory.clone(), &FaultModel::ALL, &[], Class::Logic);
+        let before = FaultList::new(sites(), &FaultModel::ALL, &[]);
+        assert_eq!(logic.faults, before.faults);
+        let memory = FaultList::of_class(with_memory, &FaultModel::ALL, &[], Class::Memory);
+        assert_eq!(memory.faults.len(), 24);
+        assert!(memory.faults.iter().all(|f| f.site == 2));
+        assert_eq!(
+            memory.faults.iter().map(|f| f.id).collect::<Vec<_>>(),
+            (13..37).collect::<Vec<u64>>()
+        );
+        assert_eq!(memory.faults[2].model, FaultModel::Flip);
+        assert_eq!(memory.site_name(&memory.faults[5]), "regs.words[1]");
     }
 
     #[test]

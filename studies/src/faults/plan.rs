@@ -15,6 +15,7 @@ use super::population::{population, Population};
 use super::results_file::{encode_ids, program_digest, CampaignInfo};
 use super::sampling;
 use super::target::Target;
+use crate::faults::site::Class;
 use crate::faults::Unit;
 use flexpmu_sim::engine::compiled::faults::FaultModel;
 
@@ -44,6 +45,9 @@ pub struct Plan {
     pub models: Vec<FaultModel>,
     /// Only sites of these units (empty: every unit).
     pub units: Vec<Unit>,
+    /// Only sites of this class (the logic unless the plan says).
+    #[serde(default)]
+    pub class: Class,
     pub faults: Faults,
     /// Seed of the sample and of the flips' cycles.
     pub seed: u64,
@@ -112,7 +116,12 @@ impl Plan {
 
     /// The faults of `campaign`'s core this plan selects, and its shard.
     pub fn apply(&self, campaign: &dyn Target) -> Result<Planned, PlanError> {
-        let list = FaultList::new(campaign.sites().to_vec(), &self.models, &self.units);
+        let list = FaultList::of_class(
+            campaign.sites().to_vec(),
+            &self.models,
+            &self.units,
+            self.class,
+        );
         let population = population(&list);
         let selected = match &self.faults {
             Faults::Listed(wanted) => {
@@ -155,6 +164,7 @@ impl Planned {
             golden_cycles: campaign.golden_cycles(),
             models: plan.models.iter().map(|m| m.name().to_string()).collect(),
             units: plan.units.clone(),
+            class: plan.class,
             population: self.population.clone(),
             selected: self.selected.len() as u64,
             selection: encode_ids(&self.selected.iter().map(|f| f.id).collect::<Vec<_>>()),

@@ -18,12 +18,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::result::FaultResult;
+use crate::faults::site::Class;
 use crate::faults::Unit;
 use crate::monitors::matrix::MatrixInfo;
 
 /// The longest results line read back (a fault's line is about 200
 /// bytes; the campaign line holds the selection, one bit per fault id).
-const MAX_LINE_BYTES: usize = 1 << 20;
+const MAX_LINE_BYTES: usize = 1 << 23;
 
 /// The most shards a campaign is split into.
 pub const MAX_SHARDS: u64 = 1 << 16;
@@ -49,6 +50,10 @@ pub struct CampaignInfo {
     pub golden_cycles: u64,
     pub models: Vec<String>,
     pub units: Vec<Unit>,
+    /// The sites' class (absent: the logic, as files before memories
+    /// were sites say).
+    #[serde(default, skip_serializing_if = "is_logic")]
+    pub class: Class,
     /// Faults of the models and units: per unit, per model.
     pub population: BTreeMap<String, BTreeMap<String, u64>>,
     /// Faults selected (all of them, or the sample), before sharding.
@@ -76,6 +81,10 @@ pub struct CampaignInfo {
     /// The detection matrix's candidates (absent: the matrix off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matrix: Option<MatrixInfo>,
+}
+
+fn is_logic(class: &Class) -> bool {
+    *class == Class::Logic
 }
 
 impl CampaignInfo {

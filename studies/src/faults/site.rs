@@ -3,6 +3,7 @@
 //! it under.
 
 use flexpmu_sim::engine::compiled::faults::{FaultModel, Site, SiteKind};
+use serde::{Deserialize, Serialize};
 
 use super::unit::Unit;
 
@@ -22,10 +23,49 @@ pub struct FaultSite {
     pub signals: usize,
 }
 
+/// Which sites a campaign's faults are on: the logic (nets and
+/// flip-flops), the memories' words, or both. A memory is as many bits as
+/// its words hold (FlexGripPlus' register files alone hold 3.4 times the
+/// SM's flip-flop bits), so its faults are their own class, run and
+/// reported apart from the logic's unless asked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Nets and flip-flops.
+    #[default]
+    Logic,
+    /// Memory words: a bit stuck, or flipped at a cycle.
+    Memory,
+    /// Both.
+    All,
+}
+
+impl Class {
+    /// The name in reports and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Logic => "logic",
+            Class::Memory => "memory",
+            Class::All => "all",
+        }
+    }
+
+    /// Whether `site` is of the class.
+    pub fn holds(self, site: &FaultSite) -> bool {
+        let memory = matches!(site.kind, SiteKind::Memory(_));
+        match self {
+            Class::Logic => !memory,
+            Class::Memory => memory,
+            Class::All => true,
+        }
+    }
+}
+
 impl FaultSite {
-    /// Whether `model` applies to the site (flips only hit registers).
+    /// Whether `model` applies to the site (flips hit flip-flops and
+    /// memory words, not nets).
     pub fn takes(&self, model: FaultModel) -> bool {
-        model != FaultModel::Flip || matches!(self.kind, SiteKind::Register(_))
+        model != FaultModel::Flip || !matches!(self.kind, SiteKind::Net(_))
     }
 
     /// The SM core's `site` (named inside the core) under the top scope

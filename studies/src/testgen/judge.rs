@@ -153,6 +153,7 @@ impl Judge {
             iss,
             config,
             plan: Plan {
+                class: crate::faults::site::Class::Logic,
                 models,
                 units,
                 faults: sample.map_or(Faults::Exhaustive, Faults::Sample),
@@ -170,6 +171,7 @@ impl Judge {
             iss: self.iss.clone(),
             config: self.config.clone(),
             plan: Plan {
+                class: crate::faults::site::Class::Logic,
                 units,
                 faults: Faults::Exhaustive,
                 ..self.plan.clone()

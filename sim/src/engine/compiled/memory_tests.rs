@@ -131,6 +131,30 @@ fn memory_bits_are_fault_sites_stuck_or_flipped() {
     assert!(sim.arm_fault(&past).is_err());
 }
 
+/// A golden run's record of memory bits: the contents at the first
+/// settle (the power-up words), then every word a write changes.
+#[test]
+fn values_seen_record_each_memory_bit_that_was_one_and_zero() {
+    let mut sim = CompiledSim::new(&design()).unwrap();
+    sim.record_values_seen(u64::MAX, 2);
+    cycle(&mut sim, 4, 0x80, 0xff, 0);
+    cycle(&mut sim, 4, 0x00, 0x80, 0);
+    cycle(&mut sim, 2, 0x02, 0x02, 0);
+    let seen = sim.take_values_seen().unwrap();
+    // Word 0 powers up as 1 and is never written.
+    assert!(seen.memory_bit_was(0, 0, 0, true));
+    assert!(!seen.memory_bit_was(0, 0, 0, false));
+    assert!(!seen.memory_bit_was(0, 0, 1, true));
+    // Word 4 is 0x80, then 0 again; its bit 6 was never 1.
+    assert!(seen.memory_bit_was(0, 4, 7, true));
+    assert!(seen.memory_bit_was(0, 4, 7, false));
+    assert!(!seen.memory_bit_was(0, 4, 6, true));
+    // Word 2 (3) gains bit 1: bit 1 was 1 throughout, bit 2 never.
+    assert!(seen.memory_bit_was(0, 2, 1, true));
+    assert!(!seen.memory_bit_was(0, 2, 1, false));
+    assert!(!seen.memory_bit_was(0, 2, 2, true));
+}
+
 /// A step evaluates only what the outputs, the next state and the
 /// memories' writes need: it computes what a settle and a clock compute.
 #[test]

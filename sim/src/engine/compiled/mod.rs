@@ -267,6 +267,7 @@ impl CompiledSim {
         }
         if let Some(seen) = self.values_seen.0.as_mut() {
             seen.record(self.cycle, &self.values, &self.netlist.nodes);
+            seen.record_memories(&self.memories, &self.netlist.memories);
         }
     }
 
@@ -551,6 +552,9 @@ impl CompiledSim {
                     if *word != value {
                         *word = value;
                         self.activity.memory_changed(index);
+                        if let Some(seen) = self.values_seen.0.as_mut() {
+                            seen.record_word(index, address as usize, value, memory.width);
+                        }
                     }
                 }
             }

@@ -2,9 +2,11 @@
 //! cycles, over a run: what a fault campaign's golden run records so that
 //! a stuck-at fault on a bit that keeps its stuck value is known to change
 //! nothing. Its size is bounded: past `max_intervals` intervals, they are
-//! merged pairwise and the interval doubles.
+//! merged pairwise and the interval doubles. Memory words are recorded
+//! over the whole run (their contents at the first settle, then every
+//! word a write port changes): a word changes only by a write.
 
-use super::netlist::Node;
+use super::netlist::{Memory, Node};
 
 fn mask(width: usize) -> u64 {
     if width >= 64 {
@@ -24,6 +26,10 @@ pub struct ValuesSeen {
     pub ones: Vec<Vec<u64>>,
     /// Per interval, per node: the bits that were 0.
     pub zeros: Vec<Vec<u64>>,
+    /// Per memory, per word: the bits that were 1 over the run ...
+    pub memory_ones: Vec<Vec<u64>>,
+    /// ... and the bits that were 0.
+    pub memory_zeros: Vec<Vec<u64>>,
     max_intervals: usize,
 }
 
@@ -35,8 +41,48 @@ impl ValuesSeen {
             every: every.max(1),
             ones: Vec::new(),
             zeros: Vec::new(),
+            memory_ones: Vec::new(),
+            memory_zeros: Vec::new(),
             max_intervals: max_intervals.max(2),
         }
+    }
+
+    /// Adds the memories' contents (at the first settle: what they were
+    /// loaded with).
+    pub(super) fn record_memories(&mut self, contents: &[Vec<u64>], memories: &[Memory]) {
+        if !self.memory_ones.is_empty() || contents.is_empty() {
+            return;
+        }
+        for (words, memory) in contents.iter().zip(memories) {
+            let m = mask(memory.width);
+            self.memory_ones.push(words.clone());
+            self.memory_zeros
+                .push(words.iter().map(|&w| !w & m).collect());
+        }
+    }
+
+    /// Adds the value `value` written into word `word` of memory `memory`.
+    pub(super) fn record_word(&mut self, memory: usize, word: usize, value: u64, width: usize) {
+        if let (Some(ones), Some(zeros)) = (
+            self.memory_ones.get_mut(memory),
+            self.memory_zeros.get_mut(memory),
+        ) {
+            ones[word] |= value;
+            zeros[word] |= !value & mask(width);
+        }
+    }
+
+    /// Whether bit `bit` of word `word` of memory `memory` was ever
+    /// `value` (false before the memories were recorded).
+    pub fn memory_bit_was(&self, memory: usize, word: usize, bit: usize, value: bool) -> bool {
+        let words = match value {
+            true => &self.memory_ones,
+            false => &self.memory_zeros,
+        };
+        words
+            .get(memory)
+            .and_then(|w| w.get(word))
+            .is_some_and(|w| w >> bit & 1 == 1)
     }
 
     /// The interval holding `cycle`.
