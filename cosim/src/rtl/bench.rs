@@ -145,6 +145,7 @@ pub fn replay_faults(
         imported,
         &campaign.launch().rtl(),
         &armed,
+        &campaign.watched(),
         simulator,
         scratch.path(),
     )?;

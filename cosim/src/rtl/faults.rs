@@ -389,6 +389,18 @@ impl RtlCampaign {
         &self.launch
     }
 
+    /// The signals a run is watched through, in the order of its
+    /// period digests (the SM's ports, the clock excepted, then the
+    /// probe's signals): what `first_divergence` compares.
+    pub fn watched(&self) -> Vec<String> {
+        let signals = &self.template.sim().netlist().signals;
+        self.watch
+            .ports
+            .iter()
+            .map(|&i| signals[i].name.clone())
+            .collect()
+    }
+
     /// What the probe recorded of the golden run.
     pub fn golden_observed(&self) -> &Observed {
         &self.golden.observed

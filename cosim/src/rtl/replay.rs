@@ -5,8 +5,11 @@
 //! `$readmemh`), one fault of a list forced or deposited by
 //! `flexpmu_eda::fault_injection`'s injector (`+fault=N`). What the
 //! simulator saw is what a campaign judges: when `kernel_done` rose (or
-//! that it did not), the global memory's launch bytes (a digest) and the
-//! kit PMU's 16 counters in the last period the PMU was out of reset.
+//! that it did not), the global memory's launch bytes (a digest), the
+//! kit PMU's 16 counters in the last period the PMU was out of reset, and
+//! a digest of the watched signals (the SM's ports and the probe's) in
+//! every period, whose first difference from the fault-free run's is the
+//! run's first divergence.
 //!
 //! It is the suite's oracle of campaigns on FlexGripPlus and, under
 //! Verilator, `flexpmu bench`'s per-fault peer: the method a user would
@@ -17,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use flexpmu_eda::fault_injection::{injector, Simulator, VerilogFault, INJECTOR};
+use flexpmu_export::net_paths::verilog_paths;
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_sim::gpu::gpgpu_rtl::{RtlLaunch, CONFIG_PARAMS_START, CONFIG_WORDS, RESET_EDGES};
 use flexpmu_studies::faults::{FaultResult, Outcome};
@@ -30,7 +34,7 @@ use crate::CosimError;
 pub const TB: &str = "tb_gpgpu_ml605_top_level";
 
 /// What the simulator saw of one run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ReplayRun {
     /// Cycles from the block scheduler's start to `kernel_done` (None:
     /// the cycle bound came first).
@@ -39,6 +43,21 @@ pub struct ReplayRun {
     pub memory: u64,
     /// The kit PMU's counters in the last period it was out of reset.
     pub counters: [u64; COUNTERS],
+    /// A digest of the watched signals in each period, from period -1
+    /// (as the simulator prints it: `x` where a bit is unknown).
+    pub periods: Vec<String>,
+}
+
+impl std::fmt::Debug for ReplayRun {
+    /// The periods' digests counted, not listed (thousands of them).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplayRun")
+            .field("cycles", &self.cycles)
+            .field("memory", &self.memory)
+            .field("counters", &self.counters)
+            .field("periods", &self.periods.len())
+            .finish()
+    }
 }
 
 impl ReplayRun {
@@ -50,18 +69,25 @@ impl ReplayRun {
             counters_differing: (0..COUNTERS)
                 .filter(|&i| self.counters[i] != golden.counters[i])
                 .fold(0u16, |m, i| m | 1 << i),
+            first_divergence: (0..self.periods.len().max(golden.periods.len()))
+                .find(|&p| self.periods.get(p) != golden.periods.get(p))
+                .map(|p| p as u64),
         }
     }
 }
 
 /// What a faulty run is judged by in every simulator: whether the global
-/// memory differs at the end, whether it hangs, which counters differ.
+/// memory differs at the end, whether it hangs, which counters differ,
+/// and the first cycle its watched signals differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Verdict {
     pub memory_differs: bool,
     pub hang: bool,
     /// Bit `i`: counter `i` differs.
     pub counters_differing: u16,
+    /// The first cycle (clock edges before it, from power-up) whose
+    /// watched signals differ from the fault-free run's.
+    pub first_divergence: Option<u64>,
 }
 
 impl Verdict {
@@ -71,6 +97,7 @@ impl Verdict {
             memory_differs: result.outcome == Outcome::Sdc,
             hang: result.outcome == Outcome::Hang,
             counters_differing: result.counters_differing,
+            first_divergence: result.first_divergence,
         }
     }
 }
@@ -89,12 +116,14 @@ pub struct Replay {
 
 impl Replay {
     /// Writes `imported` (FlexGripPlus' GPGPU with the kit) as flexpmu
-    /// prints it, the testbench for `launch`, its memories' files and the
+    /// prints it, the testbench for `launch` (printing a digest of the
+    /// `watched` signals in every period), its memories' files and the
     /// injector of `faults` for `simulator` into `dir`.
     pub fn new(
         imported: &IrDesign,
         launch: &RtlLaunch,
         faults: &[VerilogFault],
+        watched: &[String],
         simulator: Simulator,
         dir: &Path,
     ) -> Result<Replay, CosimError> {
@@ -118,6 +147,17 @@ impl Replay {
         let hex = |values: &mut dyn Iterator<Item = String>| values.collect::<String>();
         let inject = injector(imported, faults, simulator)
             .map_err(|e| CosimError::Launch(format!("a fault cannot be replayed: {e}")))?;
+        let watched = watched
+            .iter()
+            .map(|name| {
+                let paths = verilog_paths(imported, "dut", name).map_err(|e| {
+                    CosimError::Launch(format!("a watched signal has no Verilog name: {e}"))
+                })?;
+                paths.into_iter().next().ok_or_else(|| {
+                    CosimError::Launch(format!("a watched signal has no Verilog name: {name}"))
+                })
+            })
+            .collect::<Result<Vec<String>, CosimError>>()?;
         let files = vec![
             write("gpgpu.v", &flexpmu_export::verilog::render(imported, ""))?,
             write(
@@ -139,6 +179,7 @@ impl Replay {
                     launch.global.len(),
                     launch.program.len(),
                     launch.max_cycles,
+                    &watched,
                 ),
             )?,
             write("injector.v", &inject)?,
@@ -245,9 +286,22 @@ impl Replay {
 
 /// The testbench: the top driven period by period as
 /// `flexpmu_sim::gpu::gpgpu_rtl` drives it, `cycle` counting clock edges
-/// (the engine's cycle, which the injector waits for).
-fn testbench(words: usize, global_bytes: usize, program_words: usize, max_cycles: u64) -> String {
+/// (the engine's cycle, which the injector waits for), a digest of the
+/// `watched` signals (Verilog references) printed in each period before
+/// its closing edge, settled (`P` lines: period -1 first, as the engine
+/// observes them).
+fn testbench(
+    words: usize,
+    global_bytes: usize,
+    program_words: usize,
+    max_cycles: u64,
+    watched: &[String],
+) -> String {
     let sm = format!("dut.{SM_INSTANCE}");
+    let mut digest = String::new();
+    for path in watched {
+        let _ = writeln!(digest, "            d = (d ^ {path}) * 64'h100000001b3;");
+    }
     let mut counters = String::new();
     for i in 0..COUNTERS {
         let _ = writeln!(counters, "        if (!{sm}.uflexpmupmu.reset) kept[{i}] = {sm}.uflexpmupmu.pmu.counters_{i}.count;");
@@ -261,7 +315,7 @@ module {TB};
     reg [31:0] cfg [0:{last_word}];
     reg [31:0] kept [0:{last_counter}];
     integer cycle = 0, p, k, i;
-    reg [63:0] h;
+    reg [63:0] h, d;
     {TOP} dut(.sys_clk(clk), .host_reset(host_reset), .block_scheduler_en(start),
         .gpgpu_config_cntrl_en_in(en), .gpgpu_config_top_cs(cs), .gpgpu_config_top_rw(rw),
         .gpgpu_config_top_adr(adr), .gpgpu_config_top_wr_data(data), .kernel_done(done),
@@ -277,6 +331,12 @@ module {TB};
                 en = 0; cs = 0; rw = 1; adr = 0; data = 0;
             end
             start = p == {start};
+        end
+    endtask
+    task sample;
+        begin
+            d = 64'hcbf29ce484222325;
+{digest}            $display("P %0d", d);
         end
     endtask
     task finish(input integer ended);
@@ -300,12 +360,14 @@ module {TB};
         $readmemh("global.hex", dut.uglobalmemory.ram.words, 0, {last_byte});
         $readmemh("program.hex", dut.usystemmemorycontroller.usystemmemory.ram.words, 0, {last_program});
         inputs(-1);
+        #1;
         for (p = 0; p < {periods}; p = p + 1) begin
+            sample;
             if (p > {start}) begin
                 if (done) finish(p - {start});
                 if (p - {start} >= {max_cycles}) finish(-1);
             end
-            #4 clk = 1; #1 inputs(p); #4 clk = 0; #1;
+            #3 clk = 1; #1 inputs(p); #4 clk = 0; #2;
         end
     end
 endmodule
@@ -331,6 +393,7 @@ pub fn parse(log: &str) -> Result<ReplayRun, CosimError> {
         cycles: None,
         memory: 0,
         counters: [0; COUNTERS],
+        periods: Vec::new(),
     };
     let mut ended = false;
     let bad = |line: &str| CosimError::Launch(format!("a replay's log: unexpected line `{line}`"));
@@ -342,6 +405,7 @@ pub fn parse(log: &str) -> Result<ReplayRun, CosimError> {
                 run.cycles = cycles.parse::<u64>().ok();
                 run.memory = memory.parse().map_err(|_| bad(line))?;
             }
+            ["P", digest] if !ended => run.periods.push(digest.to_string()),
             ["COUNTER", i, value] => {
                 let i: usize = i.parse().map_err(|_| bad(line))?;
                 let slot = run.counters.get_mut(i).ok_or_else(|| bad(line))?;

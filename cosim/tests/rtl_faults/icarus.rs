@@ -23,6 +23,7 @@ pub fn runs(
         imported,
         &campaign.launch().rtl(),
         &armed,
+        &campaign.watched(),
         Simulator::Icarus,
         dir,
     )

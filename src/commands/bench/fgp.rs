@@ -363,7 +363,7 @@ fn explain_faults(results: &[EngineResult], notes: &FaultNotes) -> Result<()> {
         );
         if let Some(theirs) = rate(BenchEngine::FgpRtlVerilatorFaults) {
             outln!(
-                "fgp-rtl-faults / fgp-rtl-verilator-faults: {:.1}x (the same faults; whether memory differs, whether it hangs and which counters differ held equal)",
+                "fgp-rtl-faults / fgp-rtl-verilator-faults: {:.1}x (the same faults; whether memory differs, whether it hangs, which counters differ and the first divergence held equal)",
                 ours / theirs
             );
             if !notes.arbitrated.is_empty() {
