@@ -154,6 +154,56 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         std::fs::read_to_string(dir.path().join("shard0.jsonl")).unwrap(),
         first
     );
+    // Written down as a plan (FlexGripPlus, the plugin and the cache by
+    // absolute paths), its shard 1 run from the plan is the options'
+    // shard 1: it merges with shard 0 into the same summary.
+    let mut args = sample.to_vec();
+    args.retain(|a| *a != "--json");
+    args.extend(["--write-plan", "plan.json"]);
+    let o = with(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("plan.json")).unwrap())
+            .unwrap();
+    assert!(
+        Path::new(plan["fgp_rtl"]["flexgripplus"].as_str().unwrap()).is_absolute(),
+        "{plan}"
+    );
+    assert_eq!(plan["matrix"], false, "{plan}");
+    let from_plan = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["faults", "run", "--plan", "plan.json", "--shard", "1/2"])
+        .args(["--out", "planned1.jsonl", "--json"])
+        .env_remove("FLEXGRIPPLUS")
+        .env_remove("GHDL_YOSYS_PLUGIN")
+        .env_remove("FLEXPMU_CACHE")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(from_plan.status.code(), Some(0), "{}", stderr(&from_plan));
+    let merged_plan = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args([
+            "faults",
+            "merge",
+            "shard0.jsonl",
+            "planned1.jsonl",
+            "--json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        merged_plan.status.code(),
+        Some(0),
+        "{}",
+        stderr(&merged_plan)
+    );
+    assert_eq!(stdout(&merged_plan), stdout(&merged));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["faults", "run", "--plan", "plan.json", "--core", "fgp-rtl"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    refused(&o, "--core");
     // A unit at gate level: its own sites (the warp unit's logic, its
     // submodules' included, as gates: 7,413 sites instead of 2,259), its
     // core recorded, a campaign at RTL and one at gate level never merged.

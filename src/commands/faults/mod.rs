@@ -187,7 +187,7 @@ struct RunArgs {
         "file", "threads", "blocks", "memory", "gmem_bits", "timing", "blocks_per_core",
         "registers", "no_pmu", "engine", "monitor_map", "loop_launch", "selector", "model",
         "units", "class", "exhaustive", "sample", "margin", "confidence", "seed", "faults_of", "fault",
-        "vcd", "no_matrix",
+        "vcd", "no_matrix", "core", "gates", "flexgripplus", "ghdl_plugin", "cache",
     ])]
     plan: Option<PathBuf>,
     /// Write the campaign the options give as a plan (JSON) instead of

@@ -10,9 +10,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use flexpmu_isa::source::read_text;
+use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{Faults, Plan, Unit};
 
+use super::rtl::CoreArgs;
 use super::CampaignLaunch;
+use crate::commands::cosim::rtl::RtlSource;
+use crate::commands::run::Core;
 
 /// The first field of every plan file, and its version.
 const FORMAT: &str = "flexpmu campaign plan 1";
@@ -30,12 +34,63 @@ pub(crate) struct PlanFile {
     pub plan: Plan,
     /// Whether every run counts the candidate signals.
     pub matrix: bool,
+    /// A campaign on FlexGripPlus' RTL (absent: on the SM slice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fgp_rtl: Option<PlannedRtl>,
+}
+
+/// Where a planned campaign on FlexGripPlus' RTL finds it (absolute
+/// paths, resolved when the plan was written, so that every task imports
+/// the same checkout with the same plugin into the same cache), and which
+/// of its units are at gate level.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PlannedRtl {
+    pub flexgripplus: PathBuf,
+    pub ghdl_plugin: PathBuf,
+    pub cache: PathBuf,
+    pub gates: Vec<String>,
+}
+
+impl PlannedRtl {
+    /// `core`'s FlexGripPlus, plugin and cache resolved (options, else the
+    /// environment) and made absolute.
+    pub fn of(core: &CoreArgs) -> Result<PlannedRtl> {
+        let absolute = |path: &Path| -> Result<PathBuf> {
+            std::path::absolute(path)
+                .with_context(|| format!("{}: cannot make the path absolute", path.display()))
+        };
+        Ok(PlannedRtl {
+            flexgripplus: absolute(&core.source.tree()?.root)?,
+            ghdl_plugin: absolute(&core.source.plugin()?)?,
+            cache: absolute(&core.source.cache())?,
+            gates: core.gates.clone(),
+        })
+    }
+
+    /// The options that give this core.
+    pub fn core_args(&self) -> CoreArgs {
+        CoreArgs {
+            core: Core::FgpRtl,
+            gates: self.gates.clone(),
+            source: RtlSource {
+                flexgripplus: Some(self.flexgripplus.clone()),
+                ghdl_plugin: Some(self.ghdl_plugin.clone()),
+                cache: Some(self.cache.clone()),
+            },
+        }
+    }
 }
 
 impl PlanFile {
     /// A plan of `campaign` (its program and monitor map made absolute,
     /// so that a task in another folder finds them).
-    pub fn new(mut campaign: CampaignLaunch, plan: Plan, matrix: bool) -> Result<PlanFile> {
+    pub fn new(
+        mut campaign: CampaignLaunch,
+        plan: Plan,
+        matrix: bool,
+        fgp_rtl: Option<PlannedRtl>,
+    ) -> Result<PlanFile> {
         let absolute = |path: &Path| -> Result<PathBuf> {
             std::path::absolute(path)
                 .with_context(|| format!("{}: cannot make the path absolute", path.display()))
@@ -54,6 +109,7 @@ impl PlanFile {
                 ..plan
             },
             matrix,
+            fgp_rtl,
         })
     }
 
@@ -95,8 +151,22 @@ impl PlanFile {
         if plan.models.is_empty() {
             return Err("`models` is empty: a campaign needs a fault model".into());
         }
-        for unit in &plan.units {
-            Unit::of_slice(unit.as_str()).map_err(|e| format!("`units`: {e}"))?;
+        // FlexGripPlus' units are known once it is imported.
+        if self.fgp_rtl.is_none() {
+            for unit in &plan.units {
+                Unit::of_slice(unit.as_str()).map_err(|e| format!("`units`: {e}"))?;
+            }
+        } else if self.matrix {
+            return Err(
+                "`matrix` is true: a campaign on FlexGripPlus' RTL keeps no detection matrix"
+                    .into(),
+            );
+        }
+        if self.fgp_rtl.is_none() && plan.class != Class::Logic {
+            return Err(format!(
+                "`class` {:?}: the SM slice's sites are all logic",
+                plan.class.name()
+            ));
         }
         if !(0.5..1.0).contains(&plan.confidence) {
             return Err(format!(

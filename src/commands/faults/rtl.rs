@@ -84,15 +84,8 @@ pub struct Prepared {
     pub name: String,
 }
 
-/// Imports FlexGripPlus (from the cache when made before), runs the
-/// launch's golden run and checks it against the ISS (with a spinner and
-/// a bar unless `quiet`).
-pub fn prepare(
-    launch: &CampaignLaunch,
-    core: &CoreArgs,
-    seed: u64,
-    quiet: bool,
-) -> Result<Prepared> {
+/// Refuses what a campaign on FlexGripPlus' RTL cannot take of a launch.
+pub fn check_launch(launch: &CampaignLaunch) -> Result<()> {
     let sm = &launch.launch.sm;
     refuse(&[
         ("--no-pmu", sm.no_pmu),
@@ -102,11 +95,26 @@ pub fn prepare(
         ("--loop-launch", launch.loop_launch.is_some()),
         ("--selector", launch.selector.is_some()),
     ])?;
+    launch.launch.vector_add()?;
+    flexpmu_cosim::whole_warps(launch.launch.threads)?;
+    Ok(())
+}
+
+/// Imports FlexGripPlus (from the cache when made before), runs the
+/// launch's golden run and checks it against the ISS (with a spinner and
+/// a bar unless `quiet`).
+pub fn prepare(
+    launch: &CampaignLaunch,
+    core: &CoreArgs,
+    seed: u64,
+    quiet: bool,
+) -> Result<Prepared> {
+    check_launch(launch)?;
+    let sm = &launch.launch.sm;
     let file = launch.program()?;
     let listing = load_listing(file, sm)?;
     let config = sm.config()?;
     let vector_add = launch.launch.vector_add()?;
-    flexpmu_cosim::whole_warps(launch.launch.threads)?;
     let plugin = core.source.plugin()?;
     let tree = core.source.tree()?;
     let cache = core.source.cache();

@@ -18,7 +18,7 @@ use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary, Ta
 
 use flexpmu_isa::source::shorten;
 
-use super::plan_file::PlanFile;
+use super::plan_file::{PlanFile, PlannedRtl};
 use super::report::print_summary;
 use super::{models, prepare, rtl, CampaignLaunch, ClassChoice, RunArgs};
 use crate::commands::launch::load_program;
@@ -103,18 +103,25 @@ fn plan_of(args: &RunArgs, shard: Option<(u64, u64)>, units: Vec<Unit>) -> Resul
 }
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
-    let on_rtl = args.core.is_rtl()?;
-    // FlexGripPlus' units are known once it is imported.
+    // With --plan, the core is the plan's (its options conflict with it).
+    let written = match &args.plan {
+        Some(path) => Some(PlanFile::load(path)?),
+        None => None,
+    };
+    let core = match written.as_ref().and_then(|w| w.fgp_rtl.as_ref()) {
+        Some(planned) => planned.core_args(),
+        None => args.core.clone(),
+    };
+    let on_rtl = core.is_rtl()?;
+    // FlexGripPlus' units are known once it is imported (checked then).
     let units = match on_rtl {
-        true => Vec::new(),
+        true => args.units.iter().map(|u| Unit::named(u.as_str())).collect(),
         false => super::units(&args.units)?,
     };
     if on_rtl {
         rtl::refuse(&[
             ("--fault", args.fault.is_some()),
             ("--vcd", args.vcd.is_some()),
-            ("--plan", args.plan.is_some()),
-            ("--write-plan", args.write_plan.is_some()),
             (
                 "--no-matrix (a campaign on FlexGripPlus' RTL keeps no detection matrix)",
                 args.no_matrix,
@@ -147,20 +154,22 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         return super::one::run_one(args, spec);
     }
     // The campaign: a plan written down, or the options.
-    let written;
-    let (launch, mut plan, matrix) = match &args.plan {
-        Some(path) => {
-            written = PlanFile::load(path)?;
+    let (launch, mut plan, matrix) = match &written {
+        Some(written) => {
             let plan = Plan {
                 shard: shard.unwrap_or((0, 1)),
                 ..written.plan.clone()
             };
             (&written.campaign, plan, written.matrix)
         }
-        None => (&args.launch, plan_of(args, shard, units)?, !args.no_matrix),
+        None => (
+            &args.launch,
+            plan_of(args, shard, units)?,
+            !args.no_matrix && !on_rtl,
+        ),
     };
     if let Some(path) = &args.write_plan {
-        return write_plan(path, args, launch, plan, matrix);
+        return write_plan(path, args, launch, plan, matrix, &core);
     }
     if let Some(out) = &args.out {
         let mut inputs = vec![("the program", launch.program()?)];
@@ -193,13 +202,14 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     let (campaign, program, name, record): (&dyn Target, &[u32], &str, LaunchRecord) = match on_rtl
     {
         true => {
-            fgp = rtl::prepare(launch, &args.core, plan.seed, args.json)?;
-            plan.units = rtl::units(&args.units, &fgp.campaign)?;
+            fgp = rtl::prepare(launch, &core, plan.seed, args.json)?;
+            let names: Vec<String> = plan.units.iter().map(|u| u.to_string()).collect();
+            plan.units = rtl::units(&names, &fgp.campaign)?;
             (
                 &fgp.campaign,
                 &fgp.program,
                 &fgp.name,
-                record(None, Some(args.core.recorded())),
+                record(None, Some(core.recorded())),
             )
         }
         false => {
@@ -312,6 +322,7 @@ fn write_plan(
     launch: &CampaignLaunch,
     plan: Plan,
     matrix: bool,
+    core: &rtl::CoreArgs,
 ) -> Result<ExitCode> {
     let program = launch.program()?;
     let mut inputs = vec![("the program", program)];
@@ -321,9 +332,17 @@ fn write_plan(
     crate::output::check_distinct(&[("--write-plan", path)], &inputs)?;
     // A plan flexpmu wrote is flexpmu's to replace.
     crate::output::check_output(path, args.force || PlanFile::load(path).is_ok(), &[])?;
+    let fgp_rtl = match core.is_rtl()? {
+        true => {
+            // What `rtl::prepare` checks before its import, checked here.
+            rtl::check_launch(launch)?;
+            Some(PlannedRtl::of(core)?)
+        }
+        false => None,
+    };
     load_program(program, &launch.launch.sm)?;
     launch.launch.sm.config()?;
-    let file = PlanFile::new(launch.clone(), plan, matrix)?;
+    let file = PlanFile::new(launch.clone(), plan, matrix, fgp_rtl)?;
     crate::output::write_output(path, &file.text())?;
     if !args.json {
         outln!("wrote {}", path.display());

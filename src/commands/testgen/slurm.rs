@@ -118,7 +118,8 @@ impl Evaluate for Slurm<'_> {
                 loop_launch: None,
                 selector: None,
             };
-            let plan = PlanFile::new(campaign, self.judge.plan().clone(), false).map_err(io)?;
+            let plan =
+                PlanFile::new(campaign, self.judge.plan().clone(), false, None).map_err(io)?;
             let plan_path = dir.join("plan.json");
             write_output(&plan_path, &plan.text()).map_err(io)?;
             let mut args: Vec<String> = vec!["--parsable".into()];
