@@ -34,18 +34,11 @@ pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
             )
         }
     };
-    let logic: Vec<FaultSite> = campaign
+    let (memories, logic): (Vec<FaultSite>, Vec<FaultSite>) = campaign
         .sites()
         .iter()
-        .filter(|s| Class::Logic.holds(s))
         .cloned()
-        .collect();
-    let memories: Vec<FaultSite> = campaign
-        .sites()
-        .iter()
-        .filter(|s| Class::Memory.holds(s))
-        .cloned()
-        .collect();
+        .partition(|s| Class::Memory.holds(s));
     let all = FaultList::of_class(
         campaign.sites().to_vec(),
         &FaultModel::ALL,
