@@ -269,9 +269,15 @@ pub fn write_save_files(waveform: &Path, labels: &[String], force: bool) -> Resu
         .map_err(|e| anyhow::anyhow!("reading the waveform back for its save files: {e}"))?;
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let groups = save_files::view(&signals, (!labels.is_empty()).then_some(&labels[..]));
+    let span = save_files::span(waveform, save_files::pmu_command(&groups))
+        .map_err(|e| anyhow::anyhow!("reading the waveform back for its save files: {e}"))?;
     let absolute = std::path::absolute(waveform).unwrap_or_else(|_| waveform.to_path_buf());
     for (extension, text, marker) in [
-        ("gtkw", save_files::gtkw(&absolute, &groups), GTKW_MARKER),
+        (
+            "gtkw",
+            save_files::gtkw(&absolute, &groups, span),
+            GTKW_MARKER,
+        ),
         ("sucl", save_files::sucl(waveform, &groups), SUCL_MARKER),
     ] {
         let path = waveform.with_extension(extension);

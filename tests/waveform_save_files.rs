@@ -19,7 +19,7 @@ const GTKWAVE: &str =
 /// aliases taken off).
 fn gtkw_paths(text: &str) -> Vec<String> {
     text.lines()
-        .filter(|l| !l.starts_with(['@', '-', '[']))
+        .filter(|l| !l.starts_with(['@', '-', '[', '*']))
         .map(|l| {
             let path = match l.strip_prefix("+{") {
                 Some(rest) => rest.split_once("} ").unwrap().1,
@@ -55,6 +55,93 @@ fn gtkwave_displays(save: &Path, dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// A screenshot: the framebuffer of an Xvfb screen (XWD, 32 bits a
+/// pixel), as (width, rows of RGB).
+struct Screen {
+    width: usize,
+    pixels: Vec<[u8; 3]>,
+}
+
+impl Screen {
+    fn read(path: &Path) -> Option<Screen> {
+        let d = std::fs::read(path).ok()?;
+        let word = |i: usize| -> Option<usize> {
+            Some(u32::from_be_bytes(d.get(4 * i..4 * i + 4)?.try_into().ok()?) as usize)
+        };
+        let (header, width, height) = (word(0)?, word(4)?, word(5)?);
+        let (lsb_first, bits, line) = (word(7)? == 0, word(11)?, word(12)?);
+        let start = header + word(19)? * 12;
+        if bits != 32 {
+            return None;
+        }
+        let mut pixels = Vec::with_capacity(width * height);
+        for y in 0..height {
+            for x in 0..width {
+                let p = d.get(start + y * line + 4 * x..start + y * line + 4 * x + 4)?;
+                pixels.push(match lsb_first {
+                    true => [p[2], p[1], p[0]],
+                    false => [p[1], p[2], p[3]],
+                });
+            }
+        }
+        Some(Screen { width, pixels })
+    }
+
+    fn at(&self, x: usize, y: usize) -> [u8; 3] {
+        self.pixels[y * self.width + x]
+    }
+
+    /// GTKWave's marker (a light red line down the wave pane) on row `y`,
+    /// and the wave pane's left and right edges there (the light window
+    /// background on its left, the grey scroll bar on its right).
+    fn marker_and_pane(&self, y: usize) -> Option<(usize, usize, usize)> {
+        let marker = (0..self.width).find(|&x| self.at(x, y) == [255, 128, 128])?;
+        let light = |p: [u8; 3]| p.iter().all(|&c| c > 180);
+        let left = (0..marker).rev().find(|&x| light(self.at(x, y)))? + 1;
+        let right = (marker..self.width).find(|&x| light(self.at(x, y)))?;
+        Some((marker, left, right))
+    }
+}
+
+/// What GTKWave shows of `save` on a 1600 x 1000 screen: the marker's
+/// place in the wave pane, as the time span the pane shows if the marker
+/// is at `marker` (a screenshot under Xvfb, taken once the marker is
+/// drawn).
+fn gtkwave_visible_span(save: &Path, dir: &Path, marker: u64) -> f64 {
+    use std::os::unix::process::CommandExt;
+    let screen = tempfile::tempdir_in(dir).unwrap();
+    let mut child = Command::new("xvfb-run")
+        .args(["-a", "-s"])
+        .arg(format!(
+            "-screen 0 1600x1000x24 -fbdir {}",
+            screen.path().display()
+        ))
+        .arg("gtkwave")
+        .arg(save)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("xvfb-run: {e}: {GTKWAVE}"));
+    let mut found = None;
+    for _ in 0..60 {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let shot = Screen::read(&screen.path().join("Xvfb_screen0"));
+        if let Some(pane) = shot.and_then(|s| s.marker_and_pane(500)) {
+            found = Some(pane);
+            break;
+        }
+    }
+    // The whole group: xvfb-run, Xvfb and GTKWave.
+    let _ = Command::new("kill")
+        .arg("--")
+        .arg(format!("-{}", child.id()))
+        .status();
+    let _ = child.wait();
+    let (x, left, right) = found.unwrap_or_else(|| panic!("GTKWave drew no marker ({GTKWAVE})"));
+    marker as f64 * (right - left) as f64 / (x - left) as f64
+}
+
 fn check_save_files(wave: &Path, dir: &Path) {
     let gtkw = std::fs::read_to_string(wave.with_extension("gtkw")).unwrap();
     let sucl = std::fs::read_to_string(wave.with_extension("sucl")).unwrap();
@@ -83,6 +170,34 @@ fn check_save_files(wave: &Path, dir: &Path) {
     assert_eq!(
         gtkwave_displays(&wave.with_extension("gtkw"), dir).len(),
         listed.len()
+    );
+    // It opens on the whole run, its marker at the first PMEVENT (the
+    // PMU's command first not 0, read back from the waveform).
+    let changes = flexpmu_sim::waveform::changes::read(wave).unwrap();
+    let end = changes
+        .iter()
+        .filter_map(|c| c.changes.last().map(|(t, _)| *t))
+        .max()
+        .unwrap();
+    let command = changes.iter().find(|c| c.name == "sm.pmu.command").unwrap();
+    let first = command
+        .changes
+        .iter()
+        .find(|(_, bits)| bits.contains('1'))
+        .map(|(t, _)| *t)
+        .unwrap();
+    assert!(
+        gtkw.contains(&format!(" {first} -1 -1 ")),
+        "no marker at {first}:\n{gtkw}"
+    );
+    let span = gtkwave_visible_span(&wave.with_extension("gtkw"), dir, first);
+    eprintln!(
+        "{}: GTKWave shows {span:.0} of {end} time units",
+        wave.display()
+    );
+    assert!(
+        span >= end as f64 && span <= 1.25 * end as f64,
+        "GTKWave shows {span:.0} time units, the run {end}"
     );
 }
 

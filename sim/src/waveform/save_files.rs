@@ -4,7 +4,8 @@
 //! and `monitor_out`, each counter's state and count under the name of
 //! the signal it monitors, the 16 monitored channels and the pipeline's
 //! handshakes, found by name in the waveform's own declarations (so any
-//! design with a PMU gets them).
+//! design with a PMU gets them). Both open on the whole run; GTKWave's
+//! marker stands at the first PMEVENT (the PMU's command first not 0).
 
 use std::path::Path;
 
@@ -156,6 +157,38 @@ pub fn view(signals: &[(String, u32)], labels: Option<&[&str]>) -> Vec<Group> {
     groups
 }
 
+/// What a save file opens on: the run's last time and its first PMEVENT,
+/// in the waveform's time units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub end: u64,
+    pub first_pmevent: Option<u64>,
+}
+
+/// The window GTKWave opens with: its size, the signal pane's width, and
+/// what is left of the width for the waves (the collapsed signal-search
+/// tree, the panes' borders and the scroll bar take about 240 pixels).
+const GTKWAVE_SIZE: (u32, u32) = (1400, 860);
+const GTKWAVE_SIGNALS_WIDTH: u32 = 330;
+const GTKWAVE_WAVE_PIXELS: f64 = (1400 - 330 - 240) as f64;
+
+/// GTKWave's zoom that shows `end` time units (and a twentieth more) in
+/// the wave pane: a pixel is 2^-zoom / 200 time units (GTKWave counts 200
+/// pixels a frame).
+fn gtkwave_zoom(end: u64) -> f64 {
+    let units_per_pixel = (end.max(1) as f64 * 1.05) / GTKWAVE_WAVE_PIXELS;
+    -(units_per_pixel * 200.0).log2()
+}
+
+/// The PMU's command among `groups` (what [`view`] shows of it).
+pub fn pmu_command(groups: &[Group]) -> Option<&str> {
+    groups
+        .iter()
+        .flat_map(|g| &g.traces)
+        .find(|t| t.path.ends_with(".command") && t.alias.is_some())
+        .map(|t| t.path.as_str())
+}
+
 /// GTKWave's name of a trace: a vector with its bit range.
 fn gtkwave_name(t: &Trace) -> String {
     if t.width > 1 {
@@ -165,8 +198,9 @@ fn gtkwave_name(t: &Trace) -> String {
     }
 }
 
-/// The GTKWave save file for `waveform` (its path as written in it).
-pub fn gtkw(waveform: &Path, groups: &[Group]) -> String {
+/// The GTKWave save file for `waveform` (its path as written in it),
+/// zoomed on `span` with the marker at its first PMEVENT.
+pub fn gtkw(waveform: &Path, groups: &[Group], span: Span) -> String {
     let mut text = format!(
         "{GTKW_MARKER} (`flexpmu`): open with `gtkwave {}`\n[dumpfile] \"{}\"\n[timestart] 0\n",
         waveform
@@ -175,6 +209,17 @@ pub fn gtkw(waveform: &Path, groups: &[Group]) -> String {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
         waveform.display()
+    );
+    let (width, height) = GTKWAVE_SIZE;
+    text += &format!(
+        "[size] {width} {height}\n[signals_width] {GTKWAVE_SIGNALS_WIDTH}\n[sst_expanded] 0\n"
+    );
+    // The zoom, the marker, then the 26 named markers (none).
+    let marker = span.first_pmevent.map_or(-1, |t| t as i64);
+    text += &format!(
+        "*{:.6} {marker}{}\n",
+        gtkwave_zoom(span.end),
+        " -1".repeat(26)
     );
     for group in groups {
         // A group: its begin and end markers (expanded), the traces in
@@ -214,6 +259,45 @@ pub fn sucl(waveform: &Path, groups: &[Group]) -> String {
     }
     text += "zoom_fit\n";
     text
+}
+
+/// The span of `waveform` (a VCD or FST flexpmu wrote, read back whole
+/// with wellen): its last time, and the first time `command` (the PMU's
+/// command) is not 0.
+pub fn span(waveform: &Path, command: Option<&str>) -> Result<Span, String> {
+    let size = std::fs::metadata(waveform)
+        .map_err(|e| format!("{}: {e}", waveform.display()))?
+        .len();
+    if size > super::changes::MAX_BYTES {
+        return Err(format!(
+            "{}: {size} bytes, more than the {} MiB a waveform is read whole up to",
+            waveform.display(),
+            super::changes::MAX_BYTES >> 20
+        ));
+    }
+    let mut wave =
+        wellen::simple::read(waveform).map_err(|e| format!("{}: {e}", waveform.display()))?;
+    let end = wave.time_table().last().copied().unwrap_or(0);
+    let hierarchy = wave.hierarchy();
+    let Some(signal) = command.and_then(|name| {
+        hierarchy
+            .all_vars()
+            .find(|&v| hierarchy[v].full_name(hierarchy) == name)
+            .map(|v| hierarchy[v].signal_ref())
+    }) else {
+        return Ok(Span {
+            end,
+            first_pmevent: None,
+        });
+    };
+    wave.load_signals(&[signal]);
+    let times = wave.time_table();
+    let first_pmevent = wave.get_signal(signal).and_then(|s| {
+        s.iter_changes()
+            .find(|(_, v)| v.to_bit_string().is_some_and(|b| b.contains('1')))
+            .map(|(t, _)| times[t as usize])
+    });
+    Ok(Span { end, first_pmevent })
 }
 
 /// The signals `waveform` (a VCD or FST flexpmu wrote) declares: full
@@ -281,7 +365,15 @@ mod tests {
         // Only the top's handshakes, not a sub-block's copy.
         let handshakes: Vec<&str> = groups[4].traces.iter().map(|t| t.path.as_str()).collect();
         assert_eq!(handshakes, ["sm.dec_done", "sm.read_stall"]);
-        let gtkw = gtkw(Path::new("/w/run.vcd"), &groups);
+        assert_eq!(pmu_command(&groups), Some("sm.pmu.command"));
+        let span = Span {
+            end: 6255,
+            first_pmevent: Some(315),
+        };
+        let gtkw = gtkw(Path::new("/w/run.vcd"), &groups, span);
+        // 6,255 ns and a twentieth in 830 pixels: 2^-z / 200 = 7.91 ns.
+        assert!(gtkw.contains("[size] 1400 860\n[signals_width] 330\n[sst_expanded] 0\n"));
+        assert!(gtkw.contains("\n*-10.628072 315 -1 -1 "), "{gtkw}");
         assert!(gtkw.starts_with(GTKW_MARKER));
         assert!(gtkw.contains("[dumpfile] \"/w/run.vcd\"\n"));
         assert!(gtkw.contains("@24\n+{CNT0 warp_issue} sm.pmu.counters_0.count[31:0]\n"));
