@@ -161,6 +161,8 @@ pub struct Waveform {
     force: bool,
     /// What each PMU channel monitors, for the save files' names.
     channel_labels: Vec<String>,
+    /// The window (ns) GTKWave's save file opens on (None: the whole run).
+    window: Option<(u64, u64)>,
 }
 
 /// Whether `path` is an FST file flexpmu wrote (its header names the
@@ -191,6 +193,7 @@ impl Waveform {
             fst: false,
             force,
             channel_labels: Vec::new(),
+            window: None,
         })
     }
 
@@ -204,6 +207,7 @@ impl Waveform {
             fst: true,
             force,
             channel_labels: Vec::new(),
+            window: None,
         })
     }
 
@@ -235,13 +239,18 @@ impl Waveform {
         self.channel_labels = labels;
     }
 
+    /// The save files open on `window` (ns; None: the whole run).
+    pub fn with_window(self, window: Option<(u64, u64)>) -> Waveform {
+        Waveform { window, ..self }
+    }
+
     /// The waveform is complete: it replaces the target, and save files
     /// that open it ready to read are written beside it
     /// ([`write_save_files`]).
     pub fn commit(self) -> Result<()> {
         let path = self.path().to_path_buf();
         self.file.commit()?;
-        write_save_files(&path, &self.channel_labels, self.force)
+        write_save_files(&path, &self.channel_labels, self.force, self.window)
     }
 }
 
@@ -263,14 +272,33 @@ fn check_beside(waveform: &Path) -> Result<()> {
 /// Beside `waveform`: `<name>.gtkw` (GTKWave) and `<name>.sucl` (Surfer's
 /// `--command-file`), each written whole; one that flexpmu did not write
 /// is left as it is (with a note) unless `force`.
-pub fn write_save_files(waveform: &Path, labels: &[String], force: bool) -> Result<()> {
+/// GTKWave's opens on `window` (ns) if given, else on the whole run.
+pub fn write_save_files(
+    waveform: &Path,
+    labels: &[String],
+    force: bool,
+    window: Option<(u64, u64)>,
+) -> Result<()> {
     use flexpmu_sim::waveform::save_files::{self, GTKW_MARKER, SUCL_MARKER};
     let signals = save_files::declared_signals(waveform)
         .map_err(|e| anyhow::anyhow!("reading the waveform back for its save files: {e}"))?;
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let groups = save_files::view(&signals, (!labels.is_empty()).then_some(&labels[..]));
-    let span = save_files::span(waveform, save_files::pmu_command(&groups))
+    let mut span = save_files::span(waveform, save_files::pmu_command(&groups))
         .map_err(|e| anyhow::anyhow!("reading the waveform back for its save files: {e}"))?;
+    if let Some((from, to)) = window {
+        let unit = span.ns;
+        match from.saturating_mul(unit) < span.end {
+            true => {
+                span.start = from.saturating_mul(unit);
+                span.end = to.saturating_mul(unit);
+            }
+            false => eprintln!(
+                "note: --window {from}:{to} starts after the run's end ({} ns): GTKWave's save file opens on the whole run",
+                span.end / unit.max(1)
+            ),
+        }
+    }
     let absolute = std::path::absolute(waveform).unwrap_or_else(|_| waveform.to_path_buf());
     for (extension, text, marker) in [
         (

@@ -221,6 +221,39 @@ fn run_and_a_faults_waveform_come_with_save_files_gtkwave_opens() {
         )));
         check_save_files(&dir.path().join(wave), dir.path());
     }
+    // A window the user names: GTKWave opens on it (the marker, at the
+    // first PMEVENT, 222 ns into it).
+    let out = flexpmu(
+        &[
+            "run",
+            &example("appendix_a.sass"),
+            "--vcd",
+            "window.vcd",
+            "--window",
+            "100:1100",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let save = dir.path().join("window.gtkw");
+    let gtkw = std::fs::read_to_string(&save).unwrap();
+    assert!(gtkw.contains("[timestart] 100\n"), "{gtkw}");
+    let span = gtkwave_visible_span(&save, dir.path(), 322 - 100);
+    assert!(
+        (1000.0..=1250.0).contains(&span),
+        "GTKWave shows {span:.0} ns of the 1,000 ns window"
+    );
+    for (args, message) in [
+        (vec!["--window", "5:3"], "FROM must come before TO"),
+        (vec!["--window", "a:b"], "expected FROM:TO in ns"),
+        (vec!["--window", "1:9"], "give --vcd PATH or --fst PATH"),
+    ] {
+        let mut all = vec!["run", "x.sass"];
+        all.extend(args);
+        let out = flexpmu(&all, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{}", stderr(&out));
+    }
     let out = flexpmu(
         &[
             "faults",

@@ -44,6 +44,10 @@ pub struct WaveformArgs {
     /// did not write.
     #[arg(long)]
     pub force: bool,
+    /// Open GTKWave's save file on this window of the run, in ns
+    /// (`FROM:TO`, e.g. `1000:5000`) instead of the whole run.
+    #[arg(long, value_name = "FROM:TO")]
+    pub window: Option<String>,
 }
 
 /// The longest clock period a waveform takes: 1 s.
@@ -55,18 +59,36 @@ impl WaveformArgs {
     /// the command's `inputs`.
     pub fn open(&self, inputs: &[(&str, &std::path::Path)]) -> Result<Option<Waveform>> {
         check_period(self.period_ps)?;
+        let window = self.window.as_deref().map(parse_window).transpose()?;
+        if window.is_some() && self.vcd.is_none() && self.fst.is_none() {
+            bail!("--window sets where the waveform's save file opens: give --vcd PATH or --fst PATH with it");
+        }
         for (option, path) in [("--fst", &self.fst), ("--vcd", &self.vcd)] {
             if let Some(path) = path {
                 crate::output::check_distinct(&[(option, path)], inputs)?;
             }
         }
-        if let Some(path) = &self.fst {
-            return Waveform::create_fst(path, self.force).map(Some);
-        }
-        self.vcd
-            .as_deref()
-            .map(|path| Waveform::create(path, self.force))
-            .transpose()
+        let waveform = match &self.fst {
+            Some(path) => Some(Waveform::create_fst(path, self.force)?),
+            None => self
+                .vcd
+                .as_deref()
+                .map(|path| Waveform::create(path, self.force))
+                .transpose()?,
+        };
+        Ok(waveform.map(|w| w.with_window(window)))
+    }
+}
+
+/// `--window FROM:TO` (ns), FROM before TO.
+fn parse_window(text: &str) -> Result<(u64, u64)> {
+    let parsed = text
+        .split_once(':')
+        .and_then(|(a, b)| Some((a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?)));
+    match parsed {
+        Some((from, to)) if from < to => Ok((from, to)),
+        Some(_) => bail!("--window {text}: FROM must come before TO"),
+        None => bail!("--window {text}: expected FROM:TO in ns, e.g. 1000:5000"),
     }
 }
 

@@ -157,12 +157,15 @@ pub fn view(signals: &[(String, u32)], labels: Option<&[&str]>) -> Vec<Group> {
     groups
 }
 
-/// What a save file opens on: the run's last time and its first PMEVENT,
-/// in the waveform's time units.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a save file opens on: from `start` to `end` (the whole run: 0
+/// and its last time), the marker at the first PMEVENT, in the
+/// waveform's time units (`ns` of them a nanosecond).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
+    pub start: u64,
     pub end: u64,
     pub first_pmevent: Option<u64>,
+    pub ns: u64,
 }
 
 /// The window GTKWave opens with: its size, the signal pane's width, and
@@ -202,13 +205,14 @@ fn gtkwave_name(t: &Trace) -> String {
 /// zoomed on `span` with the marker at its first PMEVENT.
 pub fn gtkw(waveform: &Path, groups: &[Group], span: Span) -> String {
     let mut text = format!(
-        "{GTKW_MARKER} (`flexpmu`): open with `gtkwave {}`\n[dumpfile] \"{}\"\n[timestart] 0\n",
+        "{GTKW_MARKER} (`flexpmu`): open with `gtkwave {}`\n[dumpfile] \"{}\"\n[timestart] {}\n",
         waveform
             .with_extension("gtkw")
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        waveform.display()
+        waveform.display(),
+        span.start
     );
     let (width, height) = GTKWAVE_SIZE;
     text += &format!(
@@ -218,7 +222,7 @@ pub fn gtkw(waveform: &Path, groups: &[Group], span: Span) -> String {
     let marker = span.first_pmevent.map_or(-1, |t| t as i64);
     text += &format!(
         "*{:.6} {marker}{}\n",
-        gtkwave_zoom(span.end),
+        gtkwave_zoom(span.end.saturating_sub(span.start)),
         " -1".repeat(26)
     );
     for group in groups {
@@ -278,6 +282,17 @@ pub fn span(waveform: &Path, command: Option<&str>) -> Result<Span, String> {
     let mut wave =
         wellen::simple::read(waveform).map_err(|e| format!("{}: {e}", waveform.display()))?;
     let end = wave.time_table().last().copied().unwrap_or(0);
+    // Time units a nanosecond (flexpmu writes 1 ns or finer).
+    let ns = wave
+        .hierarchy()
+        .timescale()
+        .and_then(|t| {
+            let exponent = t.unit.to_exponent()?;
+            let per_ns = 10u64.checked_pow(u32::try_from(-9 - i32::from(exponent)).ok()?)?;
+            Some(per_ns / u64::from(t.factor.max(1)))
+        })
+        .unwrap_or(1)
+        .max(1);
     let hierarchy = wave.hierarchy();
     let Some(signal) = command.and_then(|name| {
         hierarchy
@@ -286,8 +301,10 @@ pub fn span(waveform: &Path, command: Option<&str>) -> Result<Span, String> {
             .map(|v| hierarchy[v].signal_ref())
     }) else {
         return Ok(Span {
+            start: 0,
             end,
             first_pmevent: None,
+            ns,
         });
     };
     wave.load_signals(&[signal]);
@@ -297,7 +314,12 @@ pub fn span(waveform: &Path, command: Option<&str>) -> Result<Span, String> {
             .find(|(_, v)| v.to_bit_string().is_some_and(|b| b.contains('1')))
             .map(|(t, _)| times[t as usize])
     });
-    Ok(Span { end, first_pmevent })
+    Ok(Span {
+        start: 0,
+        end,
+        first_pmevent,
+        ns,
+    })
 }
 
 /// The signals `waveform` (a VCD or FST flexpmu wrote) declares: full
@@ -367,8 +389,10 @@ mod tests {
         assert_eq!(handshakes, ["sm.dec_done", "sm.read_stall"]);
         assert_eq!(pmu_command(&groups), Some("sm.pmu.command"));
         let span = Span {
+            start: 0,
             end: 6255,
             first_pmevent: Some(315),
+            ns: 1,
         };
         let gtkw = gtkw(Path::new("/w/run.vcd"), &groups, span);
         // 6,255 ns and a twentieth in 830 pixels: 2^-z / 200 = 7.91 ns.
