@@ -267,6 +267,10 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         "{}",
         stdout(&o)
     );
+    refused(
+        &with(&["run", "--class", "memory", "--unit", "upipelinedecode"]),
+        "no faults to run: --unit upipelinedecode holds no sa0/sa1/flip faults on memory sites (the units with memory sites: uaddressregisters, upipelineexecute,",
+    );
     let words = std::fs::read_to_string(dir.path().join("words.jsonl")).unwrap();
     assert!(words
         .lines()

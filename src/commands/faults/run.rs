@@ -232,6 +232,28 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         Some(path) => anyhow::anyhow!("--faults-of {}: {e} (--unit, --model)", path.display()),
         None => e.into(),
     })?;
+    if planned.list.faults.is_empty() {
+        let mut units: Vec<&str> = campaign
+            .sites()
+            .iter()
+            .filter(|s| plan.class.holds(s))
+            .map(|s| s.unit.as_str())
+            .collect();
+        units.sort_unstable();
+        units.dedup();
+        let models: Vec<&str> = plan.models.iter().map(|m| m.name()).collect();
+        let class = plan.class.name();
+        bail!(
+            "no faults to run: --unit {} holds no {} faults on {class} sites (the units with {class} sites: {})",
+            plan.units
+                .iter()
+                .map(|u| u.as_str())
+                .collect::<Vec<_>>()
+                .join(", --unit "),
+            models.join("/"),
+            units.join(", ")
+        );
+    }
     let info = planned.info(
         &plan,
         campaign,
