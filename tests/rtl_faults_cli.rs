@@ -17,6 +17,22 @@ fn faults(args: &[&str], cwd: &Path, fgp: &Path) -> Output {
     with_flexgripplus("faults", args, cwd, fgp)
 }
 
+/// `flexpmu faults merge FILES…` in `cwd`.
+fn merge(files: &[&str], cwd: &Path) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["faults", "merge"])
+        .args(files)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+/// The first line (the campaign's) of results file `name` in `dir`.
+fn campaign_line(dir: &Path, name: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(name)).unwrap();
+    text.lines().next().unwrap().to_string()
+}
+
 /// `faults list/run/merge --core fgp-rtl`: a campaign on FlexGripPlus'
 /// imported RTL from the command line, its units FlexGripPlus' entities,
 /// in shards that merge into one campaign and resume; what it cannot
@@ -108,11 +124,7 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         let o = with(&args);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     }
-    let merged = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
-        .args(["faults", "merge", "shard0.jsonl", "shard1.jsonl", "--json"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let merged = merge(&["shard0.jsonl", "shard1.jsonl", "--json"], dir.path());
     assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
     let summary: serde_json::Value = serde_json::from_str(&stdout(&merged)).unwrap();
     assert_eq!(summary["faults"], 24, "{summary}");
@@ -125,11 +137,7 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
     assert_eq!(units, ["upipelinedecode", "uwarpunit"], "{summary}");
     // The report leaves out what FlexGripPlus' RTL cannot have: no
     // memory protection (`due`), nothing it does not model.
-    let table = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
-        .args(["faults", "merge", "shard0.jsonl", "shard1.jsonl"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let table = merge(&["shard0.jsonl", "shard1.jsonl"], dir.path());
     let text = stdout(&table);
     assert!(
         text.contains("hang %") && text.contains("from power-up on FlexGripPlus' imported RTL"),
@@ -140,11 +148,7 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         "{text}"
     );
     let first = std::fs::read_to_string(dir.path().join("shard0.jsonl")).unwrap();
-    assert!(first
-        .lines()
-        .next()
-        .unwrap()
-        .contains(r#""core":"fgp-rtl""#));
+    assert!(campaign_line(dir.path(), "shard0.jsonl").contains(r#""core":"fgp-rtl""#));
     // Resumed, shard 0 has nothing left to run.
     let mut args = sample.to_vec();
     args.extend(["--shard", "0/2", "--out", "shard0.jsonl", "--resume"]);
@@ -180,17 +184,7 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         .output()
         .unwrap();
     assert_eq!(from_plan.status.code(), Some(0), "{}", stderr(&from_plan));
-    let merged_plan = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
-        .args([
-            "faults",
-            "merge",
-            "shard0.jsonl",
-            "planned1.jsonl",
-            "--json",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let merged_plan = merge(&["shard0.jsonl", "planned1.jsonl", "--json"], dir.path());
     assert_eq!(
         merged_plan.status.code(),
         Some(0),
@@ -236,17 +230,10 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         "{}",
         stdout(&o)
     );
-    let gates = std::fs::read_to_string(dir.path().join("gates.jsonl")).unwrap();
-    assert!(gates
-        .lines()
-        .next()
-        .unwrap()
-        .contains(r#""core":"fgp-rtl gates=uwarpunit""#));
-    let mixed = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
-        .args(["faults", "merge", "shard0.jsonl", "gates.jsonl"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    assert!(
+        campaign_line(dir.path(), "gates.jsonl").contains(r#""core":"fgp-rtl gates=uwarpunit""#)
+    );
+    let mixed = merge(&["shard0.jsonl", "gates.jsonl"], dir.path());
     refused(&mixed, "core");
     // The SM's memory words: their own class, recorded, never merged
     // with the logic's campaign.
@@ -272,16 +259,8 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         "no faults to run: --unit upipelinedecode holds no sa0/sa1/flip faults on memory sites (the units with memory sites: uaddressregisters, upipelineexecute,",
     );
     let words = std::fs::read_to_string(dir.path().join("words.jsonl")).unwrap();
-    assert!(words
-        .lines()
-        .next()
-        .unwrap()
-        .contains(r#""class":"memory""#));
+    assert!(campaign_line(dir.path(), "words.jsonl").contains(r#""class":"memory""#));
     assert!(words.contains("dp_regfile_inst.mem["), "{words}");
-    let mixed = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
-        .args(["faults", "merge", "shard0.jsonl", "words.jsonl"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let mixed = merge(&["shard0.jsonl", "words.jsonl"], dir.path());
     refused(&mixed, "a shard of another campaign");
 }

@@ -29,9 +29,9 @@ use common::{cache, shared, workspace};
 #[path = "rtl_faults/icarus.rs"]
 mod icarus;
 
-/// FlexGripPlus with the kit, imported, once per test process.
-fn imported() -> Option<&'static IrDesign> {
-    static KIT: OnceLock<Option<IrDesign>> = OnceLock::new();
+/// FlexGripPlus' GPGPU with the kit read by Yosys, once per test process.
+fn netlist() -> Option<&'static RtlNetlist> {
+    static KIT: OnceLock<Option<RtlNetlist>> = OnceLock::new();
     KIT.get_or_init(|| {
         let dir = shared("FLEXGRIPPLUS", "flexgripplus")?;
         let plugin = shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")?;
@@ -45,9 +45,16 @@ fn imported() -> Option<&'static IrDesign> {
             &mut |s| eprintln!("{s}"),
         )
         .unwrap();
-        Some(netlist.import().unwrap())
+        Some(netlist)
     })
     .as_ref()
+}
+
+/// FlexGripPlus with the kit, imported, once per test process.
+fn imported() -> Option<&'static IrDesign> {
+    static KIT: OnceLock<Option<IrDesign>> = OnceLock::new();
+    KIT.get_or_init(|| Some(netlist()?.import().unwrap()))
+        .as_ref()
 }
 
 fn listing() -> Listing {
@@ -346,25 +353,12 @@ fn icarus_agrees_on_chosen_and_random_faults() {
 /// those the golden run activates) end under Icarus as on the engine.
 #[test]
 fn icarus_agrees_on_gate_level_faults() {
-    let (Some(dir), Some(plugin)) = (
-        shared("FLEXGRIPPLUS", "flexgripplus"),
-        shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin"),
-    ) else {
+    let Some(rtl) = netlist() else {
         return;
     };
-    let tree = Tree::locate(&dir).unwrap();
-    let rtl = RtlNetlist::prepare(
-        &tree,
-        Variant::Kit,
-        &kit_sources().unwrap(),
-        &plugin,
-        &cache(),
-        &mut |s| eprintln!("{s}"),
-    )
-    .unwrap();
     let units = ["uwarpunit".to_string()];
     let gates =
-        flexpmu_cosim::rtl::gates::at_gate_level(&rtl, &units, &cache(), &mut |s| eprintln!("{s}"))
+        flexpmu_cosim::rtl::gates::at_gate_level(rtl, &units, &cache(), &mut |s| eprintln!("{s}"))
             .unwrap();
     let imported = gates.import().unwrap();
     let campaign = RtlCampaign::new(

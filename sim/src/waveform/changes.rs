@@ -25,8 +25,9 @@ impl Changes {
 /// Largest waveform file read whole.
 pub const MAX_BYTES: u64 = 2 << 30;
 
-/// Every variable of the waveform at `path` with its changes.
-pub fn read(path: &Path) -> Result<Vec<Changes>, String> {
+/// An error unless the waveform at `path` is at most [`MAX_BYTES`] (checked
+/// before it is read whole).
+pub fn check_size(path: &Path) -> Result<(), String> {
     let size = std::fs::metadata(path)
         .map_err(|e| format!("{}: {e}", path.display()))?
         .len();
@@ -37,6 +38,12 @@ pub fn read(path: &Path) -> Result<Vec<Changes>, String> {
             MAX_BYTES >> 20
         ));
     }
+    Ok(())
+}
+
+/// Every variable of the waveform at `path` with its changes.
+pub fn read(path: &Path) -> Result<Vec<Changes>, String> {
+    check_size(path)?;
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     parse(&path.display().to_string(), bytes)
 }

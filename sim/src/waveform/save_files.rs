@@ -173,7 +173,7 @@ pub struct Span {
 /// tree, the panes' borders and the scroll bar take about 240 pixels).
 const GTKWAVE_SIZE: (u32, u32) = (1400, 860);
 const GTKWAVE_SIGNALS_WIDTH: u32 = 330;
-const GTKWAVE_WAVE_PIXELS: f64 = (1400 - 330 - 240) as f64;
+const GTKWAVE_WAVE_PIXELS: f64 = (GTKWAVE_SIZE.0 - GTKWAVE_SIGNALS_WIDTH - 240) as f64;
 
 /// GTKWave's zoom that shows `end` time units (and a twentieth more) in
 /// the wave pane: a pixel is 2^-zoom / 200 time units (GTKWave counts 200
@@ -269,16 +269,7 @@ pub fn sucl(waveform: &Path, groups: &[Group]) -> String {
 /// with wellen): its last time, and the first time `command` (the PMU's
 /// command) is not 0.
 pub fn span(waveform: &Path, command: Option<&str>) -> Result<Span, String> {
-    let size = std::fs::metadata(waveform)
-        .map_err(|e| format!("{}: {e}", waveform.display()))?
-        .len();
-    if size > super::changes::MAX_BYTES {
-        return Err(format!(
-            "{}: {size} bytes, more than the {} MiB a waveform is read whole up to",
-            waveform.display(),
-            super::changes::MAX_BYTES >> 20
-        ));
-    }
+    super::changes::check_size(waveform)?;
     let mut wave =
         wellen::simple::read(waveform).map_err(|e| format!("{}: {e}", waveform.display()))?;
     let end = wave.time_table().last().copied().unwrap_or(0);
