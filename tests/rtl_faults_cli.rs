@@ -64,10 +64,6 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
             "--fault is not taken with `--core fgp-rtl`",
         ),
         (
-            vec!["run", "--core", "fgp-rtl", "--no-matrix"],
-            "--no-matrix (a campaign on FlexGripPlus' RTL keeps no detection matrix)",
-        ),
-        (
             vec!["run", "--core", "fgp-rtl", "--selector", "1"],
             "--selector is not taken",
         ),
@@ -135,6 +131,43 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         .map(String::as_str)
         .collect();
     assert_eq!(units, ["upipelinedecode", "uwarpunit"], "{summary}");
+    // The detection matrix over the SM's own signals: `faults select` on
+    // the shards (on the campaign's units); a monitor map, which names
+    // the SM slice's signals, refused before anything is written.
+    let select = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+            .args(["faults", "select", "shard0.jsonl", "shard1.jsonl"])
+            .args(extra)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let o = select(&["--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let chosen: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(chosen["candidates"], 294, "{chosen}");
+    assert_eq!(
+        chosen["units"],
+        serde_json::json!(["upipelinedecode", "uwarpunit"])
+    );
+    // 21 faults the output misses, 3 of them on some signal, all in
+    // channel 0's window: one channel, one of them.
+    assert_eq!(
+        (&chosen["missed"], &chosen["revealable"]),
+        (&21.into(), &3.into())
+    );
+    assert_eq!(chosen["greedy"], 1, "{chosen}");
+    assert_eq!(chosen["picks"][0]["signal"], "src2_dr", "{chosen}");
+    assert_eq!(chosen["methods"][1]["revealed"], 0.0, "{chosen}");
+    refused(
+        &select(&["--write-map", "map.toml"]),
+        "--write-map writes a monitor map of the SM slice's signals; these campaigns ran on FlexGripPlus' RTL",
+    );
+    assert!(!dir.path().join("map.toml").exists());
+    refused(
+        &select(&["--unit", "uflexpmupmu"]),
+        "shard0.jsonl: --unit uflexpmupmu: the campaign (on FlexGripPlus' RTL) has faults in upipelinedecode, uwarpunit",
+    );
     // The report leaves out what FlexGripPlus' RTL cannot have: no
     // memory protection (`due`), nothing it does not model.
     let table = merge(&["shard0.jsonl", "shard1.jsonl"], dir.path());
@@ -173,7 +206,7 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         Path::new(plan["fgp_rtl"]["flexgripplus"].as_str().unwrap()).is_absolute(),
         "{plan}"
     );
-    assert_eq!(plan["matrix"], false, "{plan}");
+    assert_eq!(plan["matrix"], true, "{plan}");
     let from_plan = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
         .args(["faults", "run", "--plan", "plan.json", "--shard", "1/2"])
         .args(["--out", "planned1.jsonl", "--json"])

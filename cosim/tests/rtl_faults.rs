@@ -76,6 +76,7 @@ fn appendix_a() -> Option<&'static RtlCampaign> {
                 &VectorAdd::new(geometry),
                 &SmConfig::default(),
                 7,
+                true,
                 &mut Quiet,
             )
             .unwrap();
@@ -367,6 +368,7 @@ fn icarus_agrees_on_gate_level_faults() {
         &VectorAdd::new(Geometry::new([32, 1, 1], [1, 1]).unwrap()),
         &SmConfig::default(),
         7,
+        false,
         &mut Quiet,
     )
     .unwrap();
@@ -486,4 +488,144 @@ fn memory_words_are_faults_and_icarus_agrees() {
             r.site
         );
     }
+}
+
+/// The detection matrix on the real SM: its candidates are the signals
+/// of `streaming_multiprocessor`'s architecture; a counter on today's
+/// channel k counts what the kit PMU's counter k counts; and a fault
+/// outside the kit makes counter k differ exactly when its row reveals
+/// it on today's channel k.
+#[test]
+fn the_detection_matrix_counts_as_the_kit_pmu_does() {
+    let Some(campaign) = appendix_a() else {
+        return;
+    };
+    let golden = campaign.matrix().expect("the matrix is on");
+    let candidates = &golden.matrix.candidates;
+    let names: BTreeSet<&str> = candidates.list.iter().map(|c| c.name.as_str()).collect();
+    for signal in [
+        "pipeline_dec_done",
+        "warp_id_fd",
+        "program_cntr_fd",
+        "dest_re",
+        "instr_opcode_raw",
+    ] {
+        assert!(names.contains(signal), "{signal} is not a candidate");
+    }
+    for c in &candidates.list {
+        let made_up =
+            c.name.starts_with("auto_") || c.name.starts_with("s_") || c.name.contains('$');
+        let kit = c.name.starts_with("pmu_")
+            || c.name.starts_with("monitor_in")
+            || c.name.contains("flexpmu");
+        assert!(
+            !made_up && !kit && !c.name.contains('.') || c.unit == "map",
+            "{}",
+            c.name
+        );
+    }
+    let map: Vec<usize> = flexpmu_hdl::sm::MONITOR_MAP
+        .iter()
+        .map(|s| {
+            let mode = flexpmu_studies::monitors::candidates::Mode::of_channel(s.mode);
+            candidates.find(&format!("map.{}", s.name), mode).unwrap()
+        })
+        .collect();
+    assert_eq!(candidates.len(), 294, "candidates");
+    // The SM's units and the board's, as selection tells them apart.
+    for site in campaign.sites() {
+        let in_sm = site.name.starts_with(&format!("{SM}."));
+        let board = flexpmu_cosim::rtl::faults::BOARD_UNITS.contains(&site.unit.as_str());
+        assert_eq!(in_sm, !board, "{} in {}", site.name, site.unit);
+    }
+    // The golden run: today's channel k as the kit's counter k.
+    let counters = campaign.golden_counters();
+    for (k, &c) in map.iter().enumerate() {
+        assert_eq!(u64::from(golden.end()[c][k]), counters[k], "channel {k}");
+    }
+    assert!(
+        counters.iter().filter(|&&c| c != 0).count() >= 4,
+        "{counters:?}"
+    );
+    // Two blocks in two rounds: the SM's reset between them clears the
+    // counters, and the matrix's channels with them (mutant that fails
+    // it: the counts taken at the end, not as the reset rose).
+    let rounds = RtlCampaign::new(
+        imported().unwrap(),
+        &listing(),
+        &VectorAdd::new(Geometry::new([32, 1, 1], [2, 1]).unwrap()),
+        &SmConfig {
+            blocks_per_core: 1,
+            ..SmConfig::default()
+        },
+        7,
+        true,
+        &mut Quiet,
+    )
+    .unwrap();
+    let end = rounds.matrix().unwrap().end();
+    for (k, &c) in map.iter().enumerate() {
+        assert_eq!(
+            u64::from(end[c][k]),
+            rounds.golden_counters()[k],
+            "rounds: channel {k}"
+        );
+    }
+    // Faults outside the kit: counter k differs iff the row has map k in
+    // channel k.
+    let list = FaultList::of_class(
+        campaign.sites().to_vec(),
+        &FaultModel::ALL,
+        &[],
+        Class::Logic,
+    );
+    let outside_kit: Vec<FaultSpec> = list
+        .faults
+        .iter()
+        .filter(|f| {
+            !campaign.sites()[f.site]
+                .unit
+                .as_str()
+                .starts_with("uflexpmu")
+        })
+        .filter(|f| campaign.sites()[f.site].name.starts_with(SM) && campaign.activated(f))
+        .cloned()
+        .collect();
+    let mut sample = draw(&outside_kit, Sampling::Sample(24), 5, (0, 1));
+    // Decode's hand-over stuck at 0 (by its name in the SM).
+    let done = format!("{SM}.pipeline_dec_done");
+    let site = campaign
+        .engine_sites()
+        .iter()
+        .position(|s| s.name == done || s.aliases.contains(&done))
+        .unwrap();
+    sample.push(fault(
+        campaign,
+        &campaign.sites()[site].name,
+        FaultModel::StuckAt0,
+    ));
+    let mut seen_counters = 0;
+    let mut revealed = 0;
+    for f in &sample {
+        let r = campaign.run(f).unwrap();
+        if r.outcome == Outcome::Hang {
+            continue;
+        }
+        let on_map = map
+            .iter()
+            .enumerate()
+            .fold(0u16, |m, (k, &c)| m | (r.revealed.mask(c) & (1 << k)));
+        assert_eq!(
+            on_map,
+            r.counters_differing,
+            "{}",
+            campaign.sites()[f.site].name
+        );
+        seen_counters += usize::from(r.counters_differing != 0);
+        revealed += usize::from(!r.revealed.is_empty());
+    }
+    assert!(
+        seen_counters >= 2 && revealed >= seen_counters,
+        "{seen_counters} {revealed}"
+    );
 }

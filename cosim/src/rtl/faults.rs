@@ -41,6 +41,10 @@ use flexpmu_studies::faults::list::{bit_name, fault_cycle, FaultSpec};
 use flexpmu_studies::faults::outcome::{completed_outcome, counters_differing};
 use flexpmu_studies::faults::target::Workers;
 use flexpmu_studies::faults::{CampaignError, FaultResult, FaultSite, Outcome, Target, Unit};
+use flexpmu_studies::monitors::matrix::{Matrix, MatrixInfo};
+use flexpmu_studies::monitors::revealed::Revealed;
+
+use super::matrix::{Counting, GoldenMatrix};
 
 use super::probe::{self, Probe};
 use super::SM_INSTANCE;
@@ -72,6 +76,27 @@ pub fn unit(name: &str) -> String {
         [sm, child, ..] if *sm == SM_INSTANCE => generate_folded(child).to_string(),
         [first, ..] => generate_folded(first).to_string(),
     }
+}
+
+/// The units outside the SM: the GPGPU top's own signals and its other
+/// instances (the board: configuration, block scheduler, memories).
+pub const BOARD_UNITS: [&str; 6] = [
+    "top",
+    "ublockscheduler",
+    "uconstantmemory",
+    "uglobalmemory",
+    "ugpgpuconfiguration",
+    "usystemmemorycontroller",
+];
+
+/// The kit's units in the SM: the PMU and its two hooks.
+pub const KIT_UNITS: [&str; 3] = ["uflexpmudecodehook", "uflexpmuexecutehook", "uflexpmupmu"];
+
+/// Whether `unit` is of the GPU proper: the SM's own (neither the
+/// board's nor the kit's), what a selection's faults are drawn from
+/// unless told.
+pub fn gpu_proper(unit: &str) -> bool {
+    !BOARD_UNITS.contains(&unit) && !KIT_UNITS.contains(&unit)
 }
 
 /// A generate's instance `g<name>_<index>_<instance>` as its instance.
@@ -182,6 +207,8 @@ impl Watch {
 /// What a run is judged by, gathered period by period.
 #[derive(Clone, Debug, Default)]
 struct Seen {
+    /// The detection matrix's counting (the matrix on).
+    counting: Option<Counting>,
     /// A digest of the watched signals in each period, from period -1.
     ports: Vec<u64>,
     /// The counters in the last period the PMU was out of reset: at the
@@ -190,10 +217,22 @@ struct Seen {
 }
 
 impl Seen {
-    fn sample(&mut self, watch: &Watch, sim: &CompiledSim) {
+    /// Counting the detection matrix's candidates with `counting`.
+    fn counting(counting: Option<Counting>) -> Seen {
+        Seen {
+            counting,
+            ..Seen::default()
+        }
+    }
+
+    fn sample(&mut self, watch: &Watch, sim: &CompiledSim, matrix: Option<&Matrix>) {
         self.ports.push(watch.digest(sim));
-        if let Some(counters) = watch.counters(sim) {
+        let counters = watch.counters(sim);
+        if let Some(counters) = counters {
             self.counters = counters;
+        }
+        if let (Some(counting), Some(matrix)) = (&mut self.counting, matrix) {
+            counting.sample(matrix, sim, counters.is_none());
         }
     }
 }
@@ -212,6 +251,9 @@ pub struct RtlCampaign {
     watch: Watch,
     reads: Reads,
     golden: Golden,
+    /// The detection matrix, the golden run's counts in it (the matrix
+    /// on).
+    matrix: Option<GoldenMatrix>,
     seed: u64,
     /// Faults never activated are masked without running (off: every
     /// fault runs, to check that this changes no result).
@@ -228,13 +270,15 @@ impl RtlCampaign {
     /// Runs `listing` on `launch` on `imported` (FlexGripPlus' GPGPU with
     /// the kit, imported) fault-free, checks it against the reference ISS
     /// (the SM slice as `config` beside it), and keeps what faulty runs
-    /// are judged by.
+    /// are judged by; with `matrix`, the detection matrix's candidates
+    /// counted in every run ([`super::matrix`]).
     pub fn new(
         imported: &IrDesign,
         listing: &Listing,
         launch: &VectorAdd,
         config: &SmConfig,
         seed: u64,
+        matrix: bool,
         progress: &mut dyn Progress,
     ) -> Result<RtlCampaign, CosimError> {
         if !config.pmu {
@@ -284,15 +328,23 @@ impl RtlCampaign {
             Runner::ImportedRtl.describe(),
             Some(prepared.slice_cycles()),
         );
+        let (engine_sites, sites) = self::sites(template.sim());
+        let matrix = match matrix {
+            true => Some(
+                super::matrix::matrix(&engine_sites, &sites)
+                    .map_err(|e| CosimError::Launch(e.to_string()))?,
+            ),
+            false => None,
+        };
         let mut gpgpu = template.clone();
         gpgpu.record_values_seen();
-        let mut seen = Seen::default();
+        let mut seen = Seen::counting(matrix.as_ref().map(Counting::golden));
         let observed = probe::run(
             &mut gpgpu,
             probe.clone(),
             prepared.fgp_launch(),
             &mut |cycle| progress.cycle(cycle),
-            &mut |_, sim| seen.sample(&watch, sim),
+            &mut |_, sim| seen.sample(&watch, sim, matrix.as_ref()),
         )?;
         let Some(golden_cycles) = observed.cycles() else {
             return Err(CosimError::Launch(format!(
@@ -350,7 +402,10 @@ impl RtlCampaign {
             ports: seen.ports,
             values,
         };
-        let (engine_sites, sites) = self::sites(template.sim());
+        let matrix = match (matrix, &seen.counting) {
+            (Some(matrix), Some(counting)) => Some(GoldenMatrix::new(matrix, counting)),
+            _ => None,
+        };
         Ok(RtlCampaign {
             template,
             probe,
@@ -362,6 +417,7 @@ impl RtlCampaign {
             watch,
             reads,
             golden,
+            matrix,
             seed,
             shortcuts: true,
         })
@@ -409,6 +465,12 @@ impl RtlCampaign {
     /// The kernel's PMU reads the golden run made (thread by thread).
     pub fn golden_reads(&self) -> &[Option<u32>] {
         &self.golden.reads
+    }
+
+    /// The detection matrix and the golden run's counts in it (the matrix
+    /// on).
+    pub fn matrix(&self) -> Option<&GoldenMatrix> {
+        self.matrix.as_ref()
     }
 
     /// The kit PMU's 16 counters at the end of the golden run.
@@ -482,13 +544,14 @@ impl RtlCampaign {
                 },
             )
             .map_err(|e| CampaignError::Core(e.to_string()))?;
-        let mut seen = Seen::default();
+        let matrix = self.matrix.as_ref().map(|m| &m.matrix);
+        let mut seen = Seen::counting(matrix.map(Counting::new));
         let observed = probe::run(
             &mut gpgpu,
             self.probe.clone(),
             &self.launch,
             &mut |_| {},
-            &mut |_, sim| seen.sample(&self.watch, sim),
+            &mut |_, sim| seen.sample(&self.watch, sim, matrix),
         )
         .map_err(|e| CampaignError::Core(e.to_string()))?;
         // The first cycle (clock edges before it) whose watched signals
@@ -519,7 +582,14 @@ impl RtlCampaign {
             || end.state() != golden.end.state()
             || (0..end.netlist().memories.len()).any(|m| end.memory(m) != golden.end.memory(m));
         let outcome = completed_outcome(memory, reads, counters, latent);
-        Ok(self.result(fault, cycle, outcome, first_divergence, counters))
+        let revealed = match (&self.matrix, &seen.counting) {
+            (Some(golden), Some(counting)) => golden.row(counting),
+            _ => Revealed::default(),
+        };
+        Ok(FaultResult {
+            revealed,
+            ..self.result(fault, cycle, outcome, first_divergence, counters)
+        })
     }
 
     fn result(
@@ -545,6 +615,10 @@ impl Target for RtlCampaign {
 
     fn golden_cycles(&self) -> u64 {
         self.golden.cycles
+    }
+
+    fn matrix_info(&self) -> Option<MatrixInfo> {
+        self.matrix.as_ref().map(|m| m.info.clone())
     }
 
     fn run_all(
@@ -598,5 +672,17 @@ mod tests {
         for (name, expected) in cases {
             assert_eq!(unit(name), expected, "{name}");
         }
+        // The GPU proper: the SM's units, not the board's or the kit's.
+        let proper: Vec<&str> = [
+            "upipelinedecode",
+            "ustreamingmultiprocessor",
+            "uflexpmupmu",
+            "ublockscheduler",
+            "top",
+        ]
+        .into_iter()
+        .filter(|u| gpu_proper(u))
+        .collect();
+        assert_eq!(proper, ["upipelinedecode", "ustreamingmultiprocessor"]);
     }
 }

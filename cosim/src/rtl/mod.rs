@@ -13,6 +13,7 @@ pub mod compare;
 mod edits;
 pub mod faults;
 pub mod gates;
+pub mod matrix;
 pub mod probe;
 pub mod replay;
 

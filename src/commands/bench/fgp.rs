@@ -213,6 +213,7 @@ fn fault_engines_run(
         &VectorAdd::new(geometry),
         &SmConfig::default(),
         1,
+        false,
         &mut Quiet,
     )
     .context("the fault-free run of appendix A on FlexGripPlus' imported RTL")?;

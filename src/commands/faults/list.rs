@@ -18,7 +18,7 @@ pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
     let (slice, fgp);
     let (campaign, name, what): (&dyn Target, &str, &str) = match args.core.is_rtl()? {
         true => {
-            fgp = rtl::prepare(&args.launch, &args.core, 1, args.json)?;
+            fgp = rtl::prepare(&args.launch, &args.core, 1, false, args.json)?;
             (
                 &fgp.campaign,
                 &fgp.name,

@@ -156,11 +156,6 @@ impl PlanFile {
             for unit in &plan.units {
                 Unit::of_slice(unit.as_str()).map_err(|e| format!("`units`: {e}"))?;
             }
-        } else if self.matrix {
-            return Err(
-                "`matrix` is true: a campaign on FlexGripPlus' RTL keeps no detection matrix"
-                    .into(),
-            );
         }
         if self.fgp_rtl.is_none() && plan.class != Class::Logic {
             return Err(format!(

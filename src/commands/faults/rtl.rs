@@ -76,6 +76,14 @@ impl CoreArgs {
     }
 }
 
+/// Whether a results file's campaign ran on FlexGripPlus' RTL (its
+/// recorded core, [`CoreArgs::recorded`]).
+pub fn ran_on_rtl(info: &flexpmu_studies::faults::results_file::CampaignInfo) -> bool {
+    info.core
+        .as_deref()
+        .is_some_and(|core| core == "fgp-rtl" || core.starts_with("fgp-rtl "))
+}
+
 /// A campaign on FlexGripPlus' RTL ready for faults.
 pub struct Prepared {
     pub campaign: RtlCampaign,
@@ -107,6 +115,7 @@ pub fn prepare(
     launch: &CampaignLaunch,
     core: &CoreArgs,
     seed: u64,
+    matrix: bool,
     quiet: bool,
 ) -> Result<Prepared> {
     check_launch(launch)?;
@@ -132,6 +141,7 @@ pub fn prepare(
         &vector_add,
         &config,
         seed,
+        matrix,
         &mut progress,
     )
     .with_context(|| {

@@ -122,10 +122,6 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         rtl::refuse(&[
             ("--fault", args.fault.is_some()),
             ("--vcd", args.vcd.is_some()),
-            (
-                "--no-matrix (a campaign on FlexGripPlus' RTL keeps no detection matrix)",
-                args.no_matrix,
-            ),
         ])?;
     }
     if args.class.is_some() && !on_rtl {
@@ -162,11 +158,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
             };
             (&written.campaign, plan, written.matrix)
         }
-        None => (
-            &args.launch,
-            plan_of(args, shard, units)?,
-            !args.no_matrix && !on_rtl,
-        ),
+        None => (&args.launch, plan_of(args, shard, units)?, !args.no_matrix),
     };
     if let Some(path) = &args.write_plan {
         return write_plan(path, args, launch, plan, matrix, &core);
@@ -202,7 +194,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     let (campaign, program, name, record): (&dyn Target, &[u32], &str, LaunchRecord) = match on_rtl
     {
         true => {
-            fgp = rtl::prepare(launch, &core, plan.seed, args.json)?;
+            fgp = rtl::prepare(launch, &core, plan.seed, matrix, args.json)?;
             let names: Vec<String> = plan.units.iter().map(|u| u.to_string()).collect();
             plan.units = rtl::units(&names, &fgp.campaign)?;
             (

@@ -3,6 +3,7 @@
 //! matrices (on training kernels), and reported beside today's map, the
 //! thesis' toggle criterion and random picks (on held-out kernels).
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,7 +13,7 @@ use flexpmu_studies::faults::results_file::CampaignInfo;
 use flexpmu_studies::faults::Unit;
 use flexpmu_studies::monitors::candidates::Candidate;
 use flexpmu_studies::monitors::comparison::{compare, Comparison, Method, Settings};
-use flexpmu_studies::monitors::kernels::read_kernels;
+use flexpmu_studies::monitors::kernels::{read_kernels, UnitsOf};
 use flexpmu_studies::monitors::selection::{monitor_map, Kernel, Pair, Pick};
 
 use crate::output::{check_output, check_outputs_in, write_output};
@@ -31,7 +32,7 @@ const RANDOM_WRITTEN: usize = 5;
 /// each kernel's campaign and first file; notes shown on stderr.
 type Kernels = (Vec<Kernel>, Vec<Candidate>, Vec<(CampaignInfo, String)>);
 
-fn kernels(files: &[PathBuf], units: &[Unit]) -> Result<Kernels> {
+fn kernels(files: &[PathBuf], units: UnitsOf) -> Result<Kernels> {
     let read = read_kernels(files, units)?;
     for note in &read.notes {
         eprintln!("note: {note}");
@@ -56,7 +57,44 @@ fn baseline_files(dir: &std::path::Path) -> Vec<(PathBuf, String)> {
 }
 
 pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
-    let units = super::units_or_gpu_proper(&args.units)?;
+    // The units each campaign's kernel is taken on: those given, or the
+    // GPU proper (on FlexGripPlus' RTL, the SM's units but the kit's).
+    let slice_units = match args.units.is_empty() {
+        true => Unit::gpu_proper(),
+        false => Vec::new(),
+    };
+    let used: RefCell<Vec<Unit>> = RefCell::new(Vec::new());
+    let units_of = |info: &CampaignInfo| -> Result<Vec<Unit>, String> {
+        let units = match super::rtl::ran_on_rtl(info) {
+            false if args.units.is_empty() => slice_units.clone(),
+            false => super::units(&args.units).map_err(|e| e.to_string())?,
+            true => {
+                let have: Vec<&str> = info.population.keys().map(String::as_str).collect();
+                if let Some(missing) = args.units.iter().find(|u| !have.contains(&u.as_str())) {
+                    return Err(format!(
+                        "--unit {}: the campaign (on FlexGripPlus' RTL) has faults in {}",
+                        flexpmu_isa::source::shorten(missing),
+                        have.join(", ")
+                    ));
+                }
+                match args.units.is_empty() {
+                    true => have
+                        .into_iter()
+                        .filter(|u| flexpmu_cosim::rtl::faults::gpu_proper(u))
+                        .map(Unit::named)
+                        .collect(),
+                    false => args.units.iter().map(|u| Unit::named(u.as_str())).collect(),
+                }
+            }
+        };
+        let mut used = used.borrow_mut();
+        for unit in &units {
+            if !used.contains(unit) {
+                used.push(unit.clone());
+            }
+        }
+        Ok(units)
+    };
     if !(1..=16).contains(&args.counters) {
         bail!(
             "--counters {}: expected 1 to 16 (the PMU's channels)",
@@ -110,11 +148,11 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
             &[MAP_FILE_MARKER],
         )?;
     }
-    let (train, candidates, train_campaigns) = kernels(&train_files, &units)?;
+    let (train, candidates, train_campaigns) = kernels(&train_files, &units_of)?;
     let (test, test_candidates) = if args.test.is_empty() {
         (train.clone(), candidates.clone())
     } else {
-        let (test, test_candidates, test_campaigns) = kernels(&args.test, &units)?;
+        let (test, test_candidates, test_campaigns) = kernels(&args.test, &units_of)?;
         // A held-out kernel is one the choice never saw.
         for (info, name) in &test_campaigns {
             if let Some((_, trained)) = train_campaigns
@@ -129,6 +167,16 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         }
         (test, test_candidates)
     };
+    // A monitor map names the SM slice's signals.
+    let on_rtl = train_campaigns
+        .iter()
+        .any(|(info, _)| super::rtl::ran_on_rtl(info));
+    if on_rtl {
+        if let Some((option, _)) = outputs.iter().find(|(o, _)| *o != "--svg") {
+            bail!("{option} writes a monitor map of the SM slice's signals; these campaigns ran on FlexGripPlus' RTL, whose signals a map cannot name (the chosen signals are printed: wire them as `monitor_in(k) <= …` in streaming_multiprocessor.vhd); leave it out");
+        }
+    }
+    let units = used.into_inner();
     if test_candidates != candidates {
         bail!("the --test campaigns ran on another core than the training ones (their candidates differ)");
     }

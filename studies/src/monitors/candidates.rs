@@ -231,6 +231,15 @@ impl BuiltChannel {
     }
 }
 
+/// A signal a channel could monitor, before it is cut into candidates.
+#[derive(Clone, Debug)]
+pub struct Signal {
+    pub name: String,
+    pub width: usize,
+    pub unit: Unit,
+    pub source: Source,
+}
+
 impl Candidates {
     /// The candidates of the core whose engine sites are `sites` (named
     /// and placed in units as the campaign's `named`), its PMU's channels
@@ -240,25 +249,43 @@ impl Candidates {
         named: &[FaultSite],
         channels: &[BuiltChannel],
     ) -> Result<Candidates, MissingNet> {
+        let signals = sites.iter().zip(named).filter_map(|(site, named)| {
+            if named.unit == "pmu" || driven_by_pmu(site) {
+                return None;
+            }
+            Some(Signal {
+                name: named.name.clone(),
+                width: site.width,
+                unit: named.unit.clone(),
+                source: Source::of(site.kind)?,
+            })
+        });
+        Candidates::of_signals(signals, sites, channels, "pmu.monitor_in_")
+    }
+
+    /// The candidates of `signals` (each as a toggle channel per 32-bit
+    /// slice, a 1-bit signal also as a level channel), then `channels` as
+    /// they are wired today: channel k's candidate is read at the site of
+    /// the net `<monitor_in>k` among `sites`.
+    pub fn of_signals(
+        signals: impl IntoIterator<Item = Signal>,
+        sites: &[Site],
+        channels: &[BuiltChannel],
+        monitor_in: &str,
+    ) -> Result<Candidates, MissingNet> {
         let mut list = Vec::new();
         let mut sources = Vec::new();
-        for (site, named) in sites.iter().zip(named) {
-            if named.unit == "pmu" || driven_by_pmu(site) {
-                continue;
-            }
-            let Some(source) = Source::of(site.kind) else {
-                continue;
-            };
-            let slices = site.width.div_ceil(CHANNEL_BITS);
+        for signal in signals {
+            let slices = signal.width.div_ceil(CHANNEL_BITS);
             for slice in 0..slices {
                 let offset = slice * CHANNEL_BITS;
-                let width = (site.width - offset).min(CHANNEL_BITS);
+                let width = (signal.width - offset).min(CHANNEL_BITS);
                 let name = if slices == 1 {
-                    named.name.clone()
+                    signal.name.clone()
                 } else {
-                    format!("{}[{}:{offset}]", named.name, offset + width - 1)
+                    format!("{}[{}:{offset}]", signal.name, offset + width - 1)
                 };
-                let modes: &[Mode] = if site.width == 1 {
+                let modes: &[Mode] = if signal.width == 1 {
                     &[Mode::Toggle, Mode::Level]
                 } else {
                     &[Mode::Toggle]
@@ -268,15 +295,15 @@ impl Candidates {
                         name: name.clone(),
                         width,
                         mode,
-                        unit: named.unit.clone(),
+                        unit: signal.unit.clone(),
                         offset,
                     });
-                    sources.push(source);
+                    sources.push(signal.source);
                 }
             }
         }
         for (k, channel) in channels.iter().enumerate() {
-            let net = format!("pmu.monitor_in_{k}");
+            let net = format!("{monitor_in}{k}");
             let source = site_named(sites, &net).and_then(|site| Source::of(site.kind));
             let source = source.ok_or(MissingNet(net))?;
             list.push(Candidate {

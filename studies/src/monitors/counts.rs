@@ -31,6 +31,12 @@ pub struct ChannelWindows {
 impl ChannelWindows {
     /// The windows of the PMU among `sites` (the compiled core's).
     pub fn of_core(sites: &[Site]) -> Result<ChannelWindows, MissingNet> {
+        ChannelWindows::of_pmu(sites, "pmu.")
+    }
+
+    /// The windows of the PMU whose counters are `<prefix>counters_<k>`
+    /// among `sites`.
+    pub fn of_pmu(sites: &[Site], prefix: &str) -> Result<ChannelWindows, MissingNet> {
         let find = |name: String| -> Result<Source, MissingNet> {
             match site_named(sites, &name).map(|s| s.kind) {
                 Some(SiteKind::Net(n)) => Ok(Source::Node(n)),
@@ -41,8 +47,8 @@ impl ChannelWindows {
         let mut state = [Source::Node(0); CHANNELS];
         let mut command = [Source::Node(0); CHANNELS];
         for k in 0..CHANNELS {
-            state[k] = find(format!("pmu.counters_{k}.state_reg.q"))?;
-            command[k] = find(format!("pmu.counters_{k}.command"))?;
+            state[k] = find(format!("{prefix}counters_{k}.state_reg.q"))?;
+            command[k] = find(format!("{prefix}counters_{k}.command"))?;
         }
         Ok(ChannelWindows { state, command })
     }

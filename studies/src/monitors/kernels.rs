@@ -34,12 +34,19 @@ pub enum KernelsError {
     Selection(#[from] SelectionError),
     #[error("{0}: the campaign ran with --monitor-map; select chooses from campaigns of the built-in map (today's channels are its baseline)")]
     MonitorMap(String),
+    #[error("{0}: {1}")]
+    Units(String, String),
     #[error("{0}: holds no fault result (a campaign stopped before its first fault, or a file of none): nothing to select from")]
     NoResult(String),
 }
 
-/// The kernels of `files` (one per campaign) on the faults of `units`.
-pub fn read_kernels(files: &[PathBuf], units: &[Unit]) -> Result<Kernels, KernelsError> {
+/// The units a campaign's kernel is taken on (why not, for units it
+/// does not have).
+pub type UnitsOf<'a> = &'a dyn Fn(&CampaignInfo) -> Result<Vec<Unit>, String>;
+
+/// The kernels of `files` (one per campaign), each on the faults of the
+/// units `units` gives for its campaign.
+pub fn read_kernels(files: &[PathBuf], units: UnitsOf) -> Result<Kernels, KernelsError> {
     // Each file read once, grouped by campaign.
     let mut groups: Vec<Vec<(PathBuf, ResultsFile)>> = Vec::new();
     for path in files {
@@ -72,7 +79,8 @@ pub fn read_kernels(files: &[PathBuf], units: &[Unit]) -> Result<Kernels, Kernel
                 merged.missing_description()
             ));
         }
-        kernels.push(Kernel::of(&merged, &name, units)?);
+        let units = units(&merged.info).map_err(|e| KernelsError::Units(name.clone(), e))?;
+        kernels.push(Kernel::of(&merged, &name, &units)?);
         campaigns.push((merged.info.clone(), name.clone()));
         infos.push((name, merged.info.matrix));
     }
