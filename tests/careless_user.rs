@@ -438,7 +438,15 @@ fn options_that_do_not_apply_are_errors() {
     for (args, message) in [
         (
             vec!["synth", "--device", "hx1k"],
-            "--device applies to the ice40 flow",
+            "--device applies to the ice40 and ecp5 flows",
+        ),
+        (
+            vec!["synth", "--flow", "ecp5", "--device", "hx8k"],
+            "--device hx8k is not a device of the ecp5 flow: expected one of 25k, 45k, 85k",
+        ),
+        (
+            vec!["synth", "--flow", "ice40", "--device", "45k"],
+            "--device 45k is not a device of the ice40 flow: expected one of hx8k,",
         ),
         (
             vec!["synth", "--liberty", "x.lib"],

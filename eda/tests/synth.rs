@@ -1,5 +1,5 @@
 //! Synthesis flows with the real tools: flip-flop counts, per-block
-//! breakdown, iCE40 timing, Liberty area, gate-level netlist simulation,
+//! breakdown, iCE40 and ECP5 timing, Liberty area, gate-level netlist simulation,
 //! and the checked-in report.
 
 use std::path::Path;
@@ -79,6 +79,43 @@ fn ice40_flow_places_and_routes_the_pmu() {
     assert!(
         path.iter().any(|l| l.contains("dut.")),
         "the path runs through the design: {path:?}"
+    );
+}
+
+/// ECP5, placed and routed out of context by nextpnr-ecp5 (YoWASP's
+/// from PyPI where no system one is installed): the PMU's flip-flops
+/// exactly, its 16 x 32-bit counters on CCU2C carries (two bits each),
+/// on the smallest die; the SM core's 16-bit multipliers on MULT18X18D.
+#[test]
+fn ecp5_flow_places_and_routes_the_pmu_and_the_sm_core() {
+    let pmu = synthesize("pmu", &options(Flow::Ecp5)).unwrap();
+    assert_eq!(pmu.flip_flops, 1056, "{pmu:?}");
+    assert_eq!(pmu.carry_cells, Some(16 * 16), "{pmu:?}");
+    assert_eq!((pmu.dsp_cells, pmu.ram_cells), (Some(0), Some(0)));
+    assert_eq!(pmu.device.as_deref(), Some("25k"));
+    let luts = pmu.logic_cells.unwrap();
+    assert!((1000..5000).contains(&luts), "{pmu:?}");
+    let fmax = pmu.fmax_mhz.unwrap();
+    assert!((20.0..500.0).contains(&fmax), "{fmax}");
+    let path = pmu.critical_path.unwrap();
+    assert!(
+        path.len() > 3 && path.iter().any(|l| l.contains("counters_")),
+        "{path:?}"
+    );
+    // The die asked for, and a larger one the same design fits.
+    let on_45k = SynthOptions {
+        device: Some("45k".into()),
+        ..options(Flow::Ecp5)
+    };
+    assert_eq!(
+        synthesize("pmu", &on_45k).unwrap().device.as_deref(),
+        Some("45k")
+    );
+    let core = synthesize("sm-core", &options(Flow::Ecp5)).unwrap();
+    assert_eq!(
+        (core.flip_flops, core.dsp_cells),
+        (1124, Some(8)),
+        "{core:?}"
     );
 }
 

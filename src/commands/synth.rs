@@ -26,8 +26,10 @@ pub struct SynthArgs {
     /// not; default: OSU 0.18 um from Debian's qflow-tech-osu018).
     #[arg(long, value_name = "PATH")]
     liberty: Option<PathBuf>,
-    /// iCE40 device for the ice40 flow [default: hx8k].
-    #[arg(long, value_parser = ice40_devices())]
+    /// The FPGA: an iCE40 device for the ice40 flow [default: hx8k], an
+    /// ECP5 die for the ecp5 flow (25k, 45k, 85k) [default: the smallest
+    /// that holds the design].
+    #[arg(long, value_parser = devices())]
     device: Option<String>,
     /// Also write the generic flow's gate-level netlist (.v, .json) here.
     #[arg(long, value_name = "DIR")]
@@ -64,12 +66,18 @@ pub struct SynthArgs {
     json: bool,
 }
 
-fn ice40_devices() -> clap::builder::PossibleValuesParser {
+/// The iCE40 devices.
+fn ice40_devices() -> Vec<&'static str> {
     flexpmu_tools::nextpnr::DEVICES
         .iter()
         .map(|(device, _)| *device)
-        .collect::<Vec<_>>()
-        .into()
+        .collect()
+}
+
+fn devices() -> clap::builder::PossibleValuesParser {
+    let mut all = ice40_devices();
+    all.extend(flexpmu_tools::nextpnr_ecp5::DEVICES);
+    all.into()
 }
 
 /// What `synth` runs on: a registered design or a PMU variant.
@@ -91,7 +99,7 @@ fn run_one(target: &Target, options: &SynthOptions, quiet: bool) -> Result<Synth
     spinner.set_message(format!(
         "{top}: {} flow (Yosys{})...",
         options.flow.name(),
-        if options.flow == Flow::Ice40 {
+        if matches!(options.flow, Flow::Ice40 | Flow::Ecp5) {
             ", nextpnr"
         } else {
             ""
@@ -126,8 +134,20 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
             flexpmu_isa::source::shorten(&ns.to_string())
         ),
     };
-    if args.device.is_some() && args.flow != Flow::Ice40 {
-        bail!("--device applies to the ice40 flow: add --flow ice40");
+    if let Some(device) = &args.device {
+        let (flow, devices) = match args.flow {
+            Flow::Ice40 => ("ice40", ice40_devices()),
+            Flow::Ecp5 => ("ecp5", flexpmu_tools::nextpnr_ecp5::DEVICES.to_vec()),
+            _ => bail!(
+                "--device applies to the ice40 and ecp5 flows: add --flow ice40 or --flow ecp5"
+            ),
+        };
+        if !devices.contains(&device.as_str()) {
+            bail!(
+                "--device {device} is not a device of the {flow} flow: expected one of {}",
+                devices.join(", ")
+            );
+        }
     }
     if args.netlist.is_some() && args.flow != Flow::Generic {
         bail!("--netlist writes the generic flow's netlist: use it with --flow generic");
@@ -141,7 +161,7 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
     let options = SynthOptions {
         flow: args.flow,
         liberty: args.liberty.clone(),
-        device: args.device.clone().unwrap_or_else(|| "hx8k".to_string()),
+        device: args.device.clone(),
         netlist_dir: args.netlist.clone(),
         force: args.force,
         period_ps,
@@ -228,11 +248,14 @@ pub fn metrics(r: &SynthResult) -> Vec<(&'static str, f64)> {
         ("transistors (estimate)", r.transistors.map(|v| v as f64)),
         ("logic cells (LUTs)", r.logic_cells.map(|v| v as f64)),
         (
-            "carry cells (SB_CARRY, CARRY4)",
+            "carry cells (SB_CARRY, CARRY4, CCU2C)",
             r.carry_cells.map(|v| v as f64),
         ),
         ("block RAM cells", r.ram_cells.map(|v| v as f64)),
-        ("DSP cells (DSP48E1)", r.dsp_cells.map(|v| v as f64)),
+        (
+            "DSP cells (DSP48E1, MULT18X18D)",
+            r.dsp_cells.map(|v| v as f64),
+        ),
         ("fmax (MHz)", r.fmax_mhz),
         ("cell area (um^2)", r.area_um2),
         ("logic delay (ps)", r.delay_ps),
@@ -281,6 +304,9 @@ fn print_result(r: &SynthResult) -> Result<()> {
         .map(|(k, n)| format!("{k} {n}"))
         .collect();
     outln!("cells by type: {}", types.join(", "));
+    if let Some(device) = &r.device {
+        outln!("placed and routed out of context on the ECP5 {device} die (LFE5U)");
+    }
     if let Some(h) = r.wrapper_flip_flops {
         outln!("the iCE40 timing wrapper adds {h} flip-flops (input shift chain and holding register, output register and fold), not counted above");
     }

@@ -46,8 +46,11 @@ impl FlowSteps for Ice40 {
         let wrapper = wrapper_flip_flops(run.exported);
         result.wrapper_flip_flops = Some(wrapper);
         result.flip_flops = result.flip_flops.saturating_sub(wrapper);
-        let timing =
-            nextpnr::place_and_route(run.scratch.path(), "design.json", &run.options.device)?;
+        let timing = nextpnr::place_and_route(
+            run.scratch.path(),
+            "design.json",
+            run.options.device.as_deref().unwrap_or("hx8k"),
+        )?;
         result.fmax_mhz = Some(timing.fmax_mhz);
         result.critical_path = Some(timing.critical_path);
         Ok(())

