@@ -126,8 +126,10 @@ fn parse() -> Cli {
 }
 
 fn main() -> ExitCode {
-    // Ctrl-C: remove the temporary files and scratch directories in use
-    // (an output file is then either the old one or absent), and stop.
+    // Ctrl-C or SIGTERM (`timeout`, SLURM's scancel and time limit): remove
+    // the temporary files and scratch directories in use (an output file is
+    // then either the old one or absent; a cache entry being built is not
+    // left half made), and stop.
     let _ = ctrlc::set_handler(|| {
         flexpmu_tools::files::cleanup::remove_all();
         eprintln!("interrupted");

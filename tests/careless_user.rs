@@ -231,41 +231,48 @@ fn a_launch_too_big_for_the_global_memory_names_the_width_that_holds_it() {
 fn interrupted_and_concurrent_runs_never_leave_a_broken_file() {
     let dir = temp();
     write(dir.path(), "big.vcd", "mine\n");
-    // Ctrl-C in the middle of a long run with a waveform.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
-        .args([
-            "run",
-            &example("appendix_a.sass"),
-            "--threads",
-            "512",
-            "--blocks",
-            "64",
-            "--gmem-bits",
-            "20",
-        ])
-        .args(["--vcd", "big.vcd", "--force"])
-        .current_dir(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while others(dir.path(), &["big.vcd"]).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
+    // Ctrl-C in the middle of a long run with a waveform, and SIGTERM
+    // (what `timeout`, SLURM's scancel and its time limit send).
+    for signal in ["-INT", "-TERM"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+            .args([
+                "run",
+                &example("appendix_a.sass"),
+                "--threads",
+                "512",
+                "--blocks",
+                "64",
+                "--gmem-bits",
+                "20",
+            ])
+            .args(["--vcd", "big.vcd", "--force"])
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while others(dir.path(), &["big.vcd"]).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "{signal}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("big.vcd")).unwrap(),
+            "mine\n"
+        );
+        assert_eq!(
+            others(dir.path(), &["big.vcd"]),
+            Vec::<String>::new(),
+            "{signal}"
+        );
     }
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("big.vcd")).unwrap(),
-        "mine\n"
-    );
-    assert_eq!(others(dir.path(), &["big.vcd"]), Vec::<String>::new());
 
     // Two runs writing the same waveform: one of the two complete files.
     let args = [
