@@ -126,12 +126,12 @@ fn parse() -> Cli {
 }
 
 fn main() -> ExitCode {
-    // Ctrl-C or SIGTERM (`timeout`, SLURM's scancel and time limit): remove
-    // the temporary files and scratch directories in use (an output file is
-    // then either the old one or absent; a cache entry being built is not
-    // left half made), and stop.
+    // Ctrl-C or SIGTERM (`timeout`, SLURM's scancel and time limit): kill
+    // the external tools still running, remove the temporary files and
+    // scratch directories in use (an output file is then either the old one
+    // or absent; a cache entry being built is not left half made), and stop.
     let _ = ctrlc::set_handler(|| {
-        flexpmu_tools::files::cleanup::remove_all();
+        flexpmu_tools::files::cleanup::on_interrupt();
         eprintln!("interrupted");
         std::process::exit(130);
     });

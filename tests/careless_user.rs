@@ -330,6 +330,94 @@ fn interrupted_and_concurrent_runs_never_leave_a_broken_file() {
     );
 }
 
+/// The processes below `pid` (its children, theirs, ...), from /proc.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(id) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid ...": the command may hold spaces.
+        let after = &stat[stat.rfind(')').unwrap() + 1..];
+        let ppid: u32 = after.split_whitespace().nth(1).unwrap().parse().unwrap();
+        parents.push((id, ppid));
+    }
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| *p == parent)
+                .map(|(c, _)| *c),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// Whether process `pid` still runs (a zombie has stopped).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let after = &stat[stat.rfind(')').unwrap() + 1..];
+        after.split_whitespace().next() != Some("Z")
+    })
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_tool_running() {
+    // Stopped while Yosys runs ABC (synthesis to CMOS gates, no cache):
+    // Yosys and ABC stop with flexpmu, on Ctrl-C as on SIGTERM.
+    for signal in ["-INT", "-TERM"] {
+        let dir = temp();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+            .args(["synth", "--flow", "cmos", "--top", "sm-core"])
+            .env_remove("FLEXPMU_CACHE")
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait for a grandchild: the program Yosys starts (ABC).
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut tools = Vec::new();
+        while Instant::now() < deadline {
+            tools = descendants(child.id());
+            if tools.len() >= 2 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            tools.len() >= 2,
+            "{signal}: Yosys never started ABC: {tools:?}"
+        );
+        assert!(Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "{signal}");
+        // Killed, not left to die of a closed pipe at their next line.
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while tools.iter().any(|&t| running(t)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let left: Vec<u32> = tools.iter().copied().filter(|&t| running(t)).collect();
+        assert!(
+            left.is_empty(),
+            "{signal}: still running after flexpmu stopped: {left:?}"
+        );
+        assert_eq!(others(dir.path(), &[]), Vec::<String>::new(), "{signal}");
+    }
+}
+
 #[test]
 fn inputs_are_bounded_before_they_are_read() {
     let dir = temp();

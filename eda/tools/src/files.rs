@@ -273,11 +273,15 @@ pub fn copy_atomically(from: &Path, target: &Path) -> Result<(), FileError> {
 
 /// Temporary files and scratch directories in use, removed if the
 /// process is interrupted (the command line's Ctrl-C handler calls
-/// [`cleanup::remove_all`]).
+/// [`cleanup::on_interrupt`]).
 pub mod cleanup {
     use super::*;
 
     static IN_USE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    /// The process groups of the external tools running now (each tool is
+    /// started as the leader of its own group, so the programs it starts
+    /// in turn, such as Yosys' ABC, are in it too).
+    static TOOLS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
     pub fn register(path: &Path) {
         if let Ok(mut paths) = IN_USE.lock() {
@@ -291,8 +295,42 @@ pub mod cleanup {
         }
     }
 
-    /// Removes every registered file and directory.
-    pub fn remove_all() {
+    /// Records a tool started as the leader of process group `group`.
+    pub fn register_tool(group: u32) {
+        if let Ok(mut groups) = TOOLS.lock() {
+            groups.push(group);
+        }
+    }
+
+    /// Forgets a tool's group once the tool has been waited for.
+    pub fn unregister_tool(group: u32) {
+        if let Ok(mut groups) = TOOLS.lock() {
+            groups.retain(|g| *g != group);
+        }
+    }
+
+    /// Kills process group `group` (a tool and what it started).
+    pub fn kill_group(group: u32) {
+        if let Ok(id) = i32::try_from(group) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(id),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+
+    /// What an interrupted run does before it exits: kills every external
+    /// tool still running, with what it started (an interrupted run leaves
+    /// no Yosys or ABC running on), then removes every registered file and
+    /// directory.
+    pub fn on_interrupt() {
+        let groups = match TOOLS.lock() {
+            Ok(mut groups) => std::mem::take(&mut *groups),
+            Err(_) => Vec::new(),
+        };
+        for group in groups {
+            kill_group(group);
+        }
         let paths = match IN_USE.lock() {
             Ok(mut paths) => std::mem::take(&mut *paths),
             Err(_) => return,

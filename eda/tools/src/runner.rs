@@ -220,6 +220,9 @@ fn run_bounded(
     } else {
         Command::new(program)
     };
+    // The tool leads its own process group, so that a timeout or an
+    // interruption stops it with everything it started (Yosys' ABC).
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     command
         .args(args)
         .current_dir(dir)
@@ -244,6 +247,7 @@ fn run_bounded(
         return Err(missing(std::io::ErrorKind::NotFound.into()));
     }
     let mut child = command.spawn().map_err(missing)?;
+    crate::files::cleanup::register_tool(child.id());
     let stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
     let (lines_tx, lines) = mpsc::channel::<String>();
@@ -282,13 +286,13 @@ fn run_bounded(
         }
         if std::time::Instant::now() >= deadline {
             timed_out = true;
-            let _ = child.kill();
+            crate::files::cleanup::kill_group(child.id());
             break;
         }
     }
-    let status = child
-        .wait()
-        .map_err(|e| RunFailure::Tool(ToolError::io(program, e)))?;
+    let status = child.wait();
+    crate::files::cleanup::unregister_tool(child.id());
+    let status = status.map_err(|e| RunFailure::Tool(ToolError::io(program, e)))?;
     let _ = reader.join();
     log.push_str(&errors.join().unwrap_or_default());
     if timed_out {
