@@ -232,14 +232,14 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
         .unwrap();
     refused(&o, "--core");
     // A unit at gate level: its own sites (the warp unit's logic, its
-    // submodules' included, as gates: 7,413 sites instead of 2,259), its
+    // submodules' included, as gates: 8,548 sites instead of 2,259), its
     // core recorded, a campaign at RTL and one at gate level never merged.
     let o = with(&["list", "--json", "--gates", "uwarpunit"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let list: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(list["units"]["uwarpunit"]["sites"], 7413);
-    assert_eq!(list["units"]["uwarpunit"]["bits"], 11_087);
-    assert_eq!(list["faults"], 3_237_685);
+    assert_eq!(list["units"]["uwarpunit"]["sites"], 8548);
+    assert_eq!(list["units"]["uwarpunit"]["bits"], 12_222);
+    assert_eq!(list["faults"], 3_239_955);
     refused(
         &with(&["list", "--gates", "uwarpnit"]),
         "--gates uwarpnit: FlexGripPlus' GPGPU has no unit uwarpnit; its units with logic of their own: ",

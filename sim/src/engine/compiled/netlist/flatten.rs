@@ -326,46 +326,47 @@ impl<'a> Builder<'a> {
                 env.insert(target.clone(), node);
             }
             Stmt::If(branches, otherwise) => {
-                let before = env.clone();
+                // Each branch runs on `env` itself and is undone after it,
+                // what it assigned kept aside (a copy of the block's whole
+                // environment per branch was quadratic in a gate-level
+                // module's multiplexers: minutes for the execute stage).
                 let mut outcomes = Vec::new();
                 for (cond, body) in branches {
                     let c = self.expr(cond, scope, env, module)?;
-                    let mut branch_env = before.clone();
-                    for s in body {
-                        self.execute(s, scope, &mut branch_env, module)?;
-                    }
-                    outcomes.push((Some(c), branch_env));
+                    let assigned = self.undone(body, scope, env, module)?;
+                    outcomes.push((Some(c), assigned));
                 }
-                let mut else_env = before.clone();
-                if let Some(body) = otherwise {
-                    for s in body {
-                        self.execute(s, scope, &mut else_env, module)?;
-                    }
-                }
-                outcomes.push((None, else_env));
+                let assigned = match otherwise {
+                    Some(body) => self.undone(body, scope, env, module)?,
+                    None => HashMap::new(),
+                };
+                outcomes.push((None, assigned));
                 let mut targets: Vec<String> = outcomes
                     .iter()
-                    .flat_map(|(_, e)| e.iter())
-                    .filter(|(name, node)| before.get(*name) != Some(node))
+                    .flat_map(|(_, assigned)| assigned.iter())
+                    .filter(|(name, node)| env.get(*name) != Some(node))
                     .map(|(name, _)| name.clone())
                     .collect();
                 targets.sort();
                 targets.dedup();
+                let get =
+                    |assigned: &HashMap<String, usize>, target: &str| assigned.get(target).copied();
                 for target in targets {
                     let width = outcomes
                         .iter()
-                        .find_map(|(_, e)| e.get(&target).map(|&n| self.nodes[n].width))
-                        .unwrap_or(1);
+                        .find_map(|(_, a)| get(a, &target))
+                        .or_else(|| env.get(&target).copied())
+                        .map_or(1, |n| self.nodes[n].width);
                     // From the last branch (else) back to the first.
                     let (_, last) = outcomes.last().expect("an else outcome");
-                    let mut value = match last.get(&target) {
-                        Some(&n) => n,
-                        None => self.current(&target, width, &before),
+                    let mut value = match get(last, &target) {
+                        Some(n) => n,
+                        None => self.current(&target, width, env),
                     };
                     for (cond, branch) in outcomes.iter().rev().skip(1) {
-                        let then = match branch.get(&target) {
-                            Some(&n) => n,
-                            None => self.current(&target, width, &before),
+                        let then = match get(branch, &target) {
+                            Some(n) => n,
+                            None => self.current(&target, width, env),
                         };
                         let cond = cond.expect("every branch but the else has a condition");
                         value = self.node(Op::Mux(cond, then, value), width);
@@ -376,6 +377,56 @@ impl<'a> Builder<'a> {
             Stmt::Comment(_) => {}
         }
         Ok(())
+    }
+}
+
+impl Builder<'_> {
+    /// Runs `body` on `env` and undoes it: what `body` left in each
+    /// target it assigns, `env` as it was.
+    fn undone(
+        &mut self,
+        body: &[Stmt],
+        scope: &Scope,
+        env: &mut HashMap<String, usize>,
+        module: &str,
+    ) -> Result<HashMap<String, usize>, NetlistError> {
+        let mut names = Vec::new();
+        assigned_in(body, &mut names);
+        names.sort();
+        names.dedup();
+        let saved: Vec<Option<usize>> = names.iter().map(|n| env.get(n).copied()).collect();
+        let ran = body
+            .iter()
+            .try_for_each(|s| self.execute(s, scope, env, module));
+        let assigned = names
+            .iter()
+            .filter_map(|n| env.get(n).map(|&node| (n.clone(), node)))
+            .collect();
+        for (name, old) in names.into_iter().zip(saved) {
+            match old {
+                Some(node) => env.insert(name, node),
+                None => env.remove(&name),
+            };
+        }
+        ran.map(|()| assigned)
+    }
+}
+
+/// The targets `body` assigns, its branches' included.
+fn assigned_in(body: &[Stmt], names: &mut Vec<String>) {
+    for s in body {
+        match s {
+            Stmt::Assign(target, ..) | Stmt::AssignSlice(target, ..) => names.push(target.clone()),
+            Stmt::If(branches, otherwise) => {
+                for (_, b) in branches {
+                    assigned_in(b, names);
+                }
+                if let Some(b) = otherwise {
+                    assigned_in(b, names);
+                }
+            }
+            Stmt::Comment(_) => {}
+        }
     }
 }
 
