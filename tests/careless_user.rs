@@ -256,13 +256,7 @@ fn interrupted_and_concurrent_runs_never_leave_a_broken_file() {
             std::thread::sleep(Duration::from_millis(50));
         }
         std::thread::sleep(Duration::from_millis(300));
-        assert!(Command::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status()
-            .unwrap()
-            .success());
-        let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(130), "{signal}");
+        interrupt(&mut child, signal);
         assert_eq!(
             std::fs::read_to_string(dir.path().join("big.vcd")).unwrap(),
             "mine\n"
@@ -330,6 +324,26 @@ fn interrupted_and_concurrent_runs_never_leave_a_broken_file() {
     );
 }
 
+/// Sends `signal` (`-INT`, `-TERM`) to `child`, which must stop with
+/// status 130.
+fn interrupt(child: &mut std::process::Child, signal: &str) {
+    assert!(Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{signal}");
+}
+
+/// The fields of a /proc/PID/stat line after the command's name
+/// ("pid (comm) state ppid ...": the name may hold spaces).
+fn after_name(stat: &str) -> Vec<&str> {
+    stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .collect()
+}
+
 /// The processes below `pid` (its children, theirs, ...), from /proc.
 fn descendants(pid: u32) -> Vec<u32> {
     let mut parents = Vec::new();
@@ -340,9 +354,7 @@ fn descendants(pid: u32) -> Vec<u32> {
         let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
             continue;
         };
-        // "pid (comm) state ppid ...": the command may hold spaces.
-        let after = &stat[stat.rfind(')').unwrap() + 1..];
-        let ppid: u32 = after.split_whitespace().nth(1).unwrap().parse().unwrap();
+        let ppid: u32 = after_name(&stat)[1].parse().unwrap();
         parents.push((id, ppid));
     }
     let mut found = vec![pid];
@@ -363,10 +375,8 @@ fn descendants(pid: u32) -> Vec<u32> {
 
 /// Whether process `pid` still runs (a zombie has stopped).
 fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let after = &stat[stat.rfind(')').unwrap() + 1..];
-        after.split_whitespace().next() != Some("Z")
-    })
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| after_name(&stat)[0] != "Z")
 }
 
 #[test]
@@ -397,13 +407,7 @@ fn an_interrupted_run_leaves_no_tool_running() {
             tools.len() >= 2,
             "{signal}: Yosys never started ABC: {tools:?}"
         );
-        assert!(Command::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status()
-            .unwrap()
-            .success());
-        let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(130), "{signal}");
+        interrupt(&mut child, signal);
         // Killed, not left to die of a closed pipe at their next line.
         let deadline = Instant::now() + Duration::from_secs(1);
         while tools.iter().any(|&t| running(t)) && Instant::now() < deadline {
