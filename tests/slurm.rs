@@ -319,20 +319,23 @@ fn testgen_judged_on_slurm_makes_the_same_search() {
         use flexpmu_sim::gpu::iss::Geometry;
         use flexpmu_sim::gpu::sm::SmConfig;
         use flexpmu_sim::gpu::vector_add::VectorAdd;
-        use flexpmu_studies::faults::FaultModel;
+        use flexpmu_studies::faults::{FaultModel, Faults};
         use flexpmu_studies::testgen::search::Threads;
-        use flexpmu_studies::testgen::{Judge, Settings, State};
+        use flexpmu_studies::testgen::{Judge, Settings, SliceCore, State};
         let iss = VectorAdd::new(Geometry::threads(32).unwrap())
             .iss()
             .unwrap();
         let judge = Judge::new(
+            std::sync::Arc::new(SliceCore {
+                config: SmConfig::default(),
+            }),
             iss,
-            SmConfig::default(),
             FaultModel::ALL.to_vec(),
             vec!["decode".into()],
             Some(12),
             5,
             BUDGET,
+            Faults::Exhaustive,
         );
         let mut state = State::new(Settings {
             seed: 5,
@@ -343,6 +346,7 @@ fn testgen_judged_on_slurm_makes_the_same_search() {
             units: vec!["decode".into()],
             launch: String::new(),
             selectors: 1,
+            core: None,
         });
         while !state.finished() {
             state

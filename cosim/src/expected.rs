@@ -1,7 +1,8 @@
 //! A test program's expected values (`flexpmu testgen`'s `expected.json`)
 //! held to what FlexGripPlus left: the in-field test as deployed.
 
-use flexpmu_studies::testgen::expected::Expected;
+use flexpmu_sim::gpu::iss::Iss;
+use flexpmu_studies::testgen::expected::{Expected, ExpectedRead, Run};
 
 use crate::compare::{Divergence, Kind};
 use crate::{CosimError, Report};
@@ -82,4 +83,39 @@ pub fn check(report: &Report, expected: &Expected) -> Vec<Divergence> {
         }
     }
     divergences
+}
+
+/// What FlexGripPlus left in `report`'s run of the vector-addition launch
+/// of `iss`: its words of A, B and C and its own PMU reads (the test as
+/// deployed on FlexGripPlus; its reads may differ from the SM slice's
+/// where the two count an event differently).
+pub fn of_flexgripplus(report: &Report, iss: &Iss) -> Result<Expected, CosimError> {
+    let reads = report
+        .comparison
+        .reads
+        .iter()
+        .map(|r| {
+            let value = r.flexgripplus.ok_or_else(|| {
+                CosimError::Launch(format!(
+                    "warp {}: FlexGripPlus made no read of CNT{} at word {}",
+                    r.warp, r.counter, r.address
+                ))
+            })?;
+            Ok(ExpectedRead {
+                warp: r.warp,
+                word: r.address,
+                counter: r.counter,
+                register: r.register,
+                value,
+            })
+        })
+        .collect::<Result<Vec<_>, CosimError>>()?;
+    let run = Run {
+        memory: &report.comparison.flexgripplus_memory,
+        blocks_per_core: report.blocks_per_core,
+        registers: report.registers,
+        cycles: report.comparison.cycles.flexgripplus.unwrap_or_default(),
+    };
+    Expected::of_run(&run, iss, reads)
+        .map_err(|e| CosimError::Launch(format!("FlexGripPlus' global memory: {e}")))
 }

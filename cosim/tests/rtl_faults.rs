@@ -535,7 +535,7 @@ fn the_detection_matrix_counts_as_the_kit_pmu_does() {
     // The SM's units and the board's, as selection tells them apart.
     for site in campaign.sites() {
         let in_sm = site.name.starts_with(&format!("{SM}."));
-        let board = flexpmu_cosim::rtl::faults::BOARD_UNITS.contains(&site.unit.as_str());
+        let board = flexpmu_cosim::rtl::units::BOARD_UNITS.contains(&site.unit.as_str());
         assert_eq!(in_sm, !board, "{} in {}", site.name, site.unit);
     }
     // The golden run: today's channel k as the kit's counter k.
@@ -628,4 +628,72 @@ fn the_detection_matrix_counts_as_the_kit_pmu_does() {
         seen_counters >= 2 && revealed >= seen_counters,
         "{seen_counters} {revealed}"
     );
+}
+
+/// testgen's core on FlexGripPlus: a program's expected values are what
+/// FlexGripPlus leaves, its PMU reads FlexGripPlus' own — on counters
+/// that count FlexGripPlus' nearest signal they are not the SM slice's.
+/// (The values are FlexGripPlus' under GHDL: `flexpmu cosim` on this
+/// program shows both sides.)
+#[test]
+fn testgen_expects_what_flexgripplus_leaves() {
+    use flexpmu_cosim::rtl::testgen::RtlCore;
+    use flexpmu_cosim::rtl::ImportedGpgpu;
+    use flexpmu_studies::testgen::{Core, SliceCore};
+    let Some(imported) = imported() else {
+        return;
+    };
+    // Appendix A's vector addition, then reads of the counters it leaves
+    // unread.
+    let mut source: String = std::fs::read_to_string(workspace().join("examples/appendix_a.sass"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains(", IDL") && !l.contains("RST") && !l.contains("RET"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for (counter, register) in [(6, 5), (8, 7), (9, 8), (11, 10), (14, 7), (15, 8)] {
+        source.push_str(&format!("PMEVENT CNT{counter}, R{register}, IDL\n"));
+    }
+    source.push_str("RET\n");
+    let words = flexpmu_isa::asm::assemble(&source, "reads.sass")
+        .unwrap()
+        .values();
+    let launch = VectorAdd::new(Geometry::new([32, 1, 1], [1, 1]).unwrap());
+    let iss = launch.iss().unwrap();
+    let gpgpu = ImportedGpgpu::new(imported).unwrap();
+    let core = RtlCore::new(gpgpu, launch, SmConfig::default()).unwrap();
+    let ours = core.expected(&words, &iss).unwrap();
+    let slice = SliceCore {
+        config: SmConfig::default(),
+    }
+    .expected(&words, &iss)
+    .unwrap();
+    let reads = |e: &flexpmu_studies::testgen::expected::Expected| -> Vec<(u8, u32)> {
+        e.reads
+            .iter()
+            .filter(|r| r.warp == 0)
+            .map(|r| (r.counter, r.value))
+            .collect()
+    };
+    let fgp = [(6, 0), (8, 18), (9, 57), (11, 5), (14, 160), (15, 124)];
+    assert_eq!(reads(&ours), fgp);
+    let flexpmu = [(6, 16), (8, 19), (9, 58), (11, 9), (14, 12), (15, 12)];
+    assert_eq!(reads(&slice), flexpmu);
+    // The words are the ISS' on both.
+    assert!(ours.words == slice.words && ours.words.len() == 32);
+    // Its cycles: FlexGripPlus' kernel's, the slice's within a cycle.
+    assert!(
+        ours.cycles.abs_diff(slice.cycles) <= 1,
+        "{} {}",
+        ours.cycles,
+        slice.cycles
+    );
+    // A program's campaign on the core is the RTL's: FlexGripPlus' sites,
+    // its cycles from power-up.
+    let campaign = core.campaign(&listing().words, &iss, 7).unwrap();
+    assert_eq!(campaign.golden_cycles(), 3149);
+    assert!(campaign
+        .sites()
+        .iter()
+        .any(|s| s.unit.as_str() == "upipelinedecode"));
 }

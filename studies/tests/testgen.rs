@@ -14,12 +14,12 @@ use flexpmu_sim::gpu::registers::registers_needed;
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
-use flexpmu_studies::faults::FaultModel;
+use flexpmu_studies::faults::{FaultModel, Faults};
 use flexpmu_studies::testgen::finalists::finalists;
 use flexpmu_studies::testgen::render::render;
 use flexpmu_studies::testgen::render::REGISTERS;
 use flexpmu_studies::testgen::search::{program_words, Threads};
-use flexpmu_studies::testgen::{Genome, Judge, Settings, State};
+use flexpmu_studies::testgen::{Genome, Judge, Settings, SliceCore, State};
 
 /// Genomes as the search makes them: random ones, and children of
 /// crossovers and mutations.
@@ -102,13 +102,16 @@ fn every_generated_program_runs_to_the_iss_state() {
 fn judge(sample: u64) -> Judge {
     let launch = VectorAdd::new(Geometry::new([32, 1, 1], [1, 1]).unwrap());
     Judge::new(
+        std::sync::Arc::new(SliceCore {
+            config: SmConfig::default(),
+        }),
         launch.iss().unwrap(),
-        SmConfig::default(),
         FaultModel::ALL.to_vec(),
         vec!["decode".into(), "execute".into()],
         Some(sample),
         3,
         3111,
+        Faults::Exhaustive,
     )
 }
 
@@ -122,6 +125,7 @@ fn settings(generations: usize) -> Settings {
         units: vec!["decode".into(), "execute".into()],
         launch: "one warp".into(),
         selectors: 1,
+        core: None,
     }
 }
 
@@ -166,7 +170,7 @@ fn a_search_is_deterministic_resumes_exactly_and_improves() {
     assert!(best.score.tally.output_reads > 0 && best.score.tally.faults == 60);
     // The finalists: the last generation's best distinct programs, each
     // judged on every fault of the units, best first there.
-    let every_fault = judge.exhaustive(settings(5).units);
+    let every_fault = judge.every_fault(settings(5).units);
     let picked = finalists(&whole, &every_fault, 3, 2, &|_, _| {}).unwrap();
     assert_eq!(picked.len(), 3);
     let words: Vec<_> = picked

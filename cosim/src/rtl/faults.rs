@@ -43,11 +43,13 @@ use flexpmu_studies::faults::target::Workers;
 use flexpmu_studies::faults::{CampaignError, FaultResult, FaultSite, Outcome, Target, Unit};
 use flexpmu_studies::monitors::matrix::{Matrix, MatrixInfo};
 use flexpmu_studies::monitors::revealed::Revealed;
+use flexpmu_studies::testgen::expected::Expected;
 
 use super::matrix::{Counting, GoldenMatrix};
 
 use super::probe::{self, Probe};
-use super::SM_INSTANCE;
+use super::units::unit;
+use super::{ImportedGpgpu, SM_INSTANCE};
 use crate::launch::FgpLaunch;
 use crate::streams::{Placement, Streams};
 use crate::trace::Observed;
@@ -59,60 +61,6 @@ pub const COUNTERS: usize = 16;
 /// The kit PMU's counter `i`'s value, by its name in the imported GPGPU.
 fn counter_signal(i: usize) -> String {
     format!("{SM_INSTANCE}.uflexpmupmu.pmu.counters_{i}.count")
-}
-
-/// The FlexGripPlus unit of a signal named `name` in the imported GPGPU:
-/// below the SM, its first instance (FlexGripPlus' entity: `upipelinedecode`,
-/// `uwarpunit`, …), the instances of a generate's cores as one
-/// (`gregisterfile_3_uregisterfile` is `uregisterfile`); the SM's own
-/// signals `ustreamingmultiprocessor`; outside the SM, the top's instance
-/// (`ublockscheduler`, …) or `top` for the top's own signals.
-pub fn unit(name: &str) -> String {
-    let parts: Vec<&str> = name.split('.').collect();
-    let instances = &parts[..parts.len().saturating_sub(1)];
-    match instances {
-        [] => "top".to_string(),
-        [sm] if *sm == SM_INSTANCE => SM_INSTANCE.to_string(),
-        [sm, child, ..] if *sm == SM_INSTANCE => generate_folded(child).to_string(),
-        [first, ..] => generate_folded(first).to_string(),
-    }
-}
-
-/// The units outside the SM: the GPGPU top's own signals and its other
-/// instances (the board: configuration, block scheduler, memories).
-pub const BOARD_UNITS: [&str; 6] = [
-    "top",
-    "ublockscheduler",
-    "uconstantmemory",
-    "uglobalmemory",
-    "ugpgpuconfiguration",
-    "usystemmemorycontroller",
-];
-
-/// The kit's units in the SM: the PMU and its two hooks.
-pub const KIT_UNITS: [&str; 3] = ["uflexpmudecodehook", "uflexpmuexecutehook", "uflexpmupmu"];
-
-/// Whether `unit` is of the GPU proper: the SM's own (neither the
-/// board's nor the kit's), what a selection's faults are drawn from
-/// unless told.
-pub fn gpu_proper(unit: &str) -> bool {
-    !BOARD_UNITS.contains(&unit) && !KIT_UNITS.contains(&unit)
-}
-
-/// A generate's instance `g<name>_<index>_<instance>` as its instance.
-fn generate_folded(instance: &str) -> &str {
-    let Some(rest) = instance.strip_prefix('g') else {
-        return instance;
-    };
-    let mut fields = rest.splitn(3, '_');
-    match (fields.next(), fields.next(), fields.next()) {
-        (Some(_), Some(index), Some(inner))
-            if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            inner
-        }
-        _ => instance,
-    }
 }
 
 /// The campaign's sites of the imported GPGPU: its nets and flip-flops,
@@ -258,6 +206,8 @@ pub struct RtlCampaign {
     /// Faults never activated are masked without running (off: every
     /// fault runs, to check that this changes no result).
     shortcuts: bool,
+    /// What the fault-free run left, as a test's expected values.
+    expected: Expected,
 }
 
 /// The cycle bound of a faulty run (from the block scheduler's start):
@@ -281,6 +231,21 @@ impl RtlCampaign {
         matrix: bool,
         progress: &mut dyn Progress,
     ) -> Result<RtlCampaign, CosimError> {
+        let gpgpu = ImportedGpgpu::new(imported)?;
+        Self::on(&gpgpu, listing, launch, config, seed, matrix, progress)
+    }
+
+    /// [`RtlCampaign::new`] on the GPGPU compiled before (a judge's many
+    /// campaigns compile it once).
+    pub fn on(
+        gpgpu: &ImportedGpgpu,
+        listing: &Listing,
+        launch: &VectorAdd,
+        config: &SmConfig,
+        seed: u64,
+        matrix: bool,
+        progress: &mut dyn Progress,
+    ) -> Result<RtlCampaign, CosimError> {
         if !config.pmu {
             return Err(CosimError::Launch(
                 "a campaign measures what the kit's PMU adds: run with the PMU".into(),
@@ -296,9 +261,9 @@ impl RtlCampaign {
         )?;
         let state = prepared.iss.launch_state();
         let warps_per_block = prepared.iss.geometry().warps_per_block();
-        let template = super::gpgpu(imported)?;
+        let template = gpgpu.template.clone();
         let probe = Probe::new(template.sim())?;
-        let sm_ports = super::compare::sm_ports(imported)?;
+        let sm_ports = &gpgpu.sm_ports;
         let names = template.sim().netlist().signal_names();
         let counter = |i: usize| {
             let name = counter_signal(i);
@@ -313,7 +278,7 @@ impl RtlCampaign {
             *slot = counter(i)?;
         }
         let pmu_reset = format!("{SM_INSTANCE}.uflexpmupmu.reset");
-        let mut watched = super::compare::engine_signals(template.sim(), &sm_ports)?;
+        let mut watched = super::compare::engine_signals(template.sim(), sm_ports)?;
         watched.extend(probe.signals());
         let watch = Watch {
             ports: watched,
@@ -354,6 +319,7 @@ impl RtlCampaign {
         };
         let mut launch_of_faults = prepared.fgp_launch().clone();
         launch_of_faults.max_cycles = cycle_limit(golden_cycles);
+        let iss = prepared.iss.clone();
         let (report, reference, streams) =
             prepared.report_with_sides(Runner::ImportedRtl, &observed)?;
         // What FlexGripPlus computes must be the ISS' (its cycles and PMU
@@ -372,6 +338,7 @@ impl RtlCampaign {
                 first.place
             )));
         }
+        let expected = crate::expected::of_flexgripplus(&report, &iss)?;
         // The kernel's PMU reads: the ISS' writes at a PMEVENT IDL, by
         // their place among the thread's writes (equal to FlexGripPlus').
         let read_addresses: std::collections::BTreeSet<usize> =
@@ -420,7 +387,14 @@ impl RtlCampaign {
             matrix,
             seed,
             shortcuts: true,
+            expected,
         })
+    }
+
+    /// What the fault-free run left: the test's expected values on
+    /// FlexGripPlus.
+    pub fn expected(&self) -> &Expected {
+        &self.expected
     }
 
     /// Turns the shortcut (a stuck-at fault never activated masked
@@ -630,59 +604,5 @@ impl Target for RtlCampaign {
         let workers = Workers::new(threads, on_result)?;
         workers.each(faults, &|fault| self.run(fault));
         workers.finish()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn units_are_flexgripplus_entities() {
-        let cases = [
-            (
-                "ustreamingmultiprocessor.upipelinedecode.instr_opcode_out",
-                "upipelinedecode",
-            ),
-            (
-                "ustreamingmultiprocessor.gregisterfile_3_uregisterfile.uvectorregisterfile.x",
-                "uregisterfile",
-            ),
-            (
-                "ustreamingmultiprocessor.gwarpdivergencestack_12_uwarpdivergencestack.sp",
-                "uwarpdivergencestack",
-            ),
-            (
-                "ustreamingmultiprocessor.upipelineexecute.gscalarprocessor_2_uscalarprocessor.r",
-                "upipelineexecute",
-            ),
-            (
-                "ustreamingmultiprocessor.uflexpmupmu.pmu.counters_3.count",
-                "uflexpmupmu",
-            ),
-            (
-                "ustreamingmultiprocessor.warp_id_ew",
-                "ustreamingmultiprocessor",
-            ),
-            ("ublockscheduler.state", "ublockscheduler"),
-            ("kernel_done", "top"),
-            ("g_1.x", "g_1"),
-            ("gfoo_x_bar.y", "gfoo_x_bar"),
-        ];
-        for (name, expected) in cases {
-            assert_eq!(unit(name), expected, "{name}");
-        }
-        // The GPU proper: the SM's units, not the board's or the kit's.
-        let proper: Vec<&str> = [
-            "upipelinedecode",
-            "ustreamingmultiprocessor",
-            "uflexpmupmu",
-            "ublockscheduler",
-            "top",
-        ]
-        .into_iter()
-        .filter(|u| gpu_proper(u))
-        .collect();
-        assert_eq!(proper, ["upipelinedecode", "ustreamingmultiprocessor"]);
     }
 }

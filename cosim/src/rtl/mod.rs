@@ -16,6 +16,8 @@ pub mod gates;
 pub mod matrix;
 pub mod probe;
 pub mod replay;
+pub mod testgen;
+pub mod units;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -95,6 +97,24 @@ pub(crate) fn gpgpu(imported: &IrDesign) -> Result<RtlGpgpu, CosimError> {
 /// processes made cells, the hierarchy kept, memories as `$mem_v2`, and
 /// never-assigned bits 0 (GHDL's synthesis leaves them `z` where
 /// simulation keeps the signal's initial value, all zeros here).
+/// FlexGripPlus' imported GPGPU compiled for the engine, with its SM's
+/// ports: compiled once, copied by every campaign on it.
+#[derive(Clone)]
+pub struct ImportedGpgpu {
+    pub(crate) template: RtlGpgpu,
+    pub(crate) sm_ports: Vec<flexpmu_ir::Port>,
+}
+
+impl ImportedGpgpu {
+    /// `imported` (FlexGripPlus' GPGPU with the kit) compiled.
+    pub fn new(imported: &IrDesign) -> Result<ImportedGpgpu, CosimError> {
+        Ok(ImportedGpgpu {
+            template: gpgpu(imported)?,
+            sm_ports: compare::sm_ports(imported)?,
+        })
+    }
+}
+
 const SCRIPT: &str = "ghdl {FLAGS} --latches --workdir=work {TOP}; hierarchy -top {TOP}; proc; \
                       opt_clean; memory -nomap; setundef -zero -undriven; write_json netlist.json";
 

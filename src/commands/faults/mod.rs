@@ -10,7 +10,7 @@ mod merge;
 mod one;
 pub(crate) mod plan_file;
 mod report;
-mod rtl;
+pub(crate) mod rtl;
 mod run;
 mod select;
 

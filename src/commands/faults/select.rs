@@ -80,7 +80,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
                 match args.units.is_empty() {
                     true => have
                         .into_iter()
-                        .filter(|u| flexpmu_cosim::rtl::faults::gpu_proper(u))
+                        .filter(|u| flexpmu_cosim::rtl::units::gpu_proper(u))
                         .map(Unit::named)
                         .collect(),
                     false => args.units.iter().map(|u| Unit::named(u.as_str())).collect(),

@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use flexpmu_isa::source::read_text;
-use flexpmu_sim::gpu::sm::Sm;
-use flexpmu_studies::faults::{FaultModel, Unit};
+use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
+use flexpmu_studies::faults::population::Population;
+use flexpmu_studies::faults::{sampling, FaultModel, Unit};
 use flexpmu_studies::testgen::baselines::Baseline;
 use flexpmu_studies::testgen::expected::Expected;
 use flexpmu_studies::testgen::measure::{Measure, Measured};
@@ -17,8 +18,10 @@ use flexpmu_studies::testgen::search::{Evaluate, Threads};
 use flexpmu_studies::testgen::{self, Judge, Settings, State, Tally};
 use flexpmu_tools::files;
 
+use super::faults::rtl::CoreArgs;
 use super::launch::LaunchArgs;
 
+mod core;
 mod slurm;
 use crate::embedded;
 use crate::output::{check_outputs_in, markers, write_output};
@@ -60,6 +63,11 @@ pub struct TestgenArgs {
     /// the sample's best).
     #[arg(long, default_value_t = 8, value_name = "N")]
     finalists: usize,
+    /// Measure the finalists, the kernel and the baselines on a sample of
+    /// the faults sized for this margin of error at 99 % confidence
+    /// instead of every fault (default with `--core fgp-rtl`: 0.01).
+    #[arg(long, value_name = "E")]
+    margin: Option<f64>,
     /// Random programs of the kernel's size and budget to compare with.
     #[arg(long, default_value_t = 20, value_name = "N")]
     random: usize,
@@ -89,12 +97,13 @@ pub struct TestgenArgs {
     json: bool,
     #[command(flatten)]
     launch: LaunchArgs,
+    #[command(flatten)]
+    core: CoreArgs,
 }
 
 const OUTPUTS: [&str; 4] = ["best.sass", "expected.json", "report.json", "state.json"];
 
 pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
-    let units = super::faults::units_or_gpu_proper(&args.units)?;
     if !(1..=MAX_POPULATION).contains(&args.population) || args.population < 2 {
         bail!(
             "--population must be 2 to {MAX_POPULATION}, got {}",
@@ -159,27 +168,37 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
             args.force || args.resume,
             markers::NONE,
         )?;
-        files::create_directory(dir)?;
     }
-    let config = args.launch.sm.config()?;
-    let iss = args.launch.iss()?;
-    let appendix_a = embedded::appendix_a_program()?;
-    let appendix_cycles = Sm::new(&iss, &appendix_a, config.clone())
-        .and_then(Sm::run)
-        .context("appendix A on this launch")?
-        .cycles;
-    let budget = args.budget_cycles.unwrap_or(appendix_cycles);
-    if budget == 0 {
+    if args.budget_cycles == Some(0) {
         bail!("--budget-cycles 0: a kernel takes at least one cycle");
     }
+    let iss = args.launch.iss()?;
+    let appendix_a = embedded::appendix_a_program()?;
+    let options = core::Options {
+        core: &args.core,
+        launch: &args.launch,
+        units: &args.units,
+        margin: args.margin,
+        seed: args.seed,
+    };
+    let chosen = core::choose(&options, &iss, &appendix_a, args.json)?;
+    // The folder is made once the core ran appendix A: what fails before
+    // leaves nothing.
+    if let Some(dir) = &args.out {
+        files::create_directory(dir)?;
+    }
+    let units = chosen.units.clone();
+    let appendix_cycles = chosen.appendix_cycles;
+    let budget = args.budget_cycles.unwrap_or(appendix_cycles);
     let judge = Judge::new(
+        chosen.core.clone(),
         iss.clone(),
-        config.clone(),
         FaultModel::ALL.to_vec(),
         units.clone(),
         Some(args.sample),
         args.seed,
         budget,
+        chosen.every_fault.clone(),
     );
     // The count reported is the count judged.
     let sample = judge.judged_faults(&appendix_a)?;
@@ -206,7 +225,8 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         sample,
         units: units.clone(),
         launch,
-        selectors: config.selectors() as u8,
+        selectors: judge.selectors(),
+        core: chosen.recorded.clone(),
     };
     let mut state = match (&args.out, args.resume) {
         (Some(dir), true) => resume(&dir.join("state.json"), &settings)?,
@@ -227,6 +247,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
                 shards,
                 dir: dir.join("slurm"),
                 launch: args.launch.clone(),
+                fgp_rtl: chosen.planned.clone(),
                 sbatch_flags: std::env::var("SBATCH_FLAGS")
                     .unwrap_or_default()
                     .split_whitespace()
@@ -259,6 +280,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         all,
         per_unit,
         baselines: rows,
+        left_out,
         ..
     } = measured;
     if let Some(dir) = &args.out {
@@ -282,7 +304,17 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     if args.out.is_none() {
         outln!("{}", with_reads(&kernel.source, &expected));
     }
-    print_tables(&rows, all, &per_unit, &units)?;
+    print_tables(
+        &rows,
+        all,
+        &per_unit,
+        &units,
+        &judge.every_fault_words(),
+        &full.population,
+    )?;
+    for why in &left_out {
+        outln!("not measured: {why}");
+    }
     outln!(
         "kernel: {} instructions, {} cycles (budget {budget}; appendix A {appendix_cycles}); searched and measured in {:.0} s",
         kernel.instructions,
@@ -433,7 +465,10 @@ fn print_tables(
     all: Tally,
     per_unit: &std::collections::BTreeMap<String, Tally>,
     units: &[Unit],
+    every: &str,
+    population: &Population,
 ) -> Result<()> {
+    let all_name = "all".to_string();
     let mut table = super::faults::table(&[
         "program",
         "cycles",
@@ -454,27 +489,47 @@ fn print_tables(
         ]);
     }
     outln!(
-        "on every fault of {} (stuck-at and flips):",
+        "on {every} of {} (stuck-at and flips):",
         Unit::join(units, ", ")
     );
     outln!("{table}");
-    let mut table = super::faults::table(&[
+    // Faults of each unit, and of all: a sample's margin (at its
+    // worst, p = 0.5) is the column a sample needs.
+    let faults_of = |unit: &str| -> u64 {
+        population
+            .iter()
+            .filter(|(u, _)| unit == "all" || u.as_str() == unit)
+            .flat_map(|(_, models)| models.values())
+            .sum()
+    };
+    let rows: Vec<(&String, &Tally)> = per_unit.iter().chain([(&all_name, &all)]).collect();
+    let sampled = rows.iter().any(|(unit, t)| t.faults < faults_of(unit));
+    let mut header = vec![
         "unit",
         "faults",
         "output %",
         "+ reads %",
         "+ all counters %",
-    ]);
-    for (unit, t) in per_unit.iter().chain([(&"all".to_string(), &all)]) {
-        table.add_row(vec![
+    ];
+    if sampled {
+        header.push("± (99 %)");
+    }
+    let mut table = super::faults::table(&header);
+    for (unit, t) in rows {
+        let mut row = vec![
             unit.clone(),
             t.faults.to_string(),
             format!("{:.1}", t.percent(t.output)),
             format!("{:.1}", t.percent(t.output_reads)),
             format!("{:.1}", t.percent(t.output_counters)),
-        ]);
+        ];
+        if sampled {
+            let margin = sampling::margin(faults_of(unit), t.faults, DEFAULT_CONFIDENCE, 0.5);
+            row.push(format!("{:.1}", 100.0 * margin));
+        }
+        table.add_row(row);
     }
-    outln!("the kernel on every fault of every unit:");
+    outln!("the kernel on {every} of every unit:");
     outln!("{table}");
     Ok(())
 }

@@ -15,12 +15,12 @@ use std::process::Command;
 
 use flexpmu_studies::faults::merge::merge;
 use flexpmu_studies::faults::results_file::program_digest;
-use flexpmu_studies::testgen::judge::JudgeError;
+use flexpmu_studies::testgen::error::JudgeError;
 use flexpmu_studies::testgen::search::{Candidate, Evaluate};
 use flexpmu_studies::testgen::{Judge, Score};
 use flexpmu_tools::files;
 
-use crate::commands::faults::plan_file::PlanFile;
+use crate::commands::faults::plan_file::{PlanFile, PlannedRtl};
 use crate::commands::faults::CampaignLaunch;
 use crate::commands::launch::LaunchArgs;
 use crate::output::write_output;
@@ -38,6 +38,8 @@ pub struct Slurm<'a> {
     /// The launch programs are judged on (each program's plan gives it
     /// with the judge's faults).
     pub launch: LaunchArgs,
+    /// FlexGripPlus, when programs are judged on its RTL.
+    pub fgp_rtl: Option<PlannedRtl>,
     /// Extra sbatch options (`SBATCH_FLAGS`, split on spaces).
     pub sbatch_flags: Vec<String>,
 }
@@ -118,8 +120,13 @@ impl Evaluate for Slurm<'_> {
                 loop_launch: None,
                 selector: None,
             };
-            let plan =
-                PlanFile::new(campaign, self.judge.plan().clone(), false, None).map_err(io)?;
+            let plan = PlanFile::new(
+                campaign,
+                self.judge.plan().clone(),
+                false,
+                self.fgp_rtl.clone(),
+            )
+            .map_err(io)?;
             let plan_path = dir.join("plan.json");
             write_output(&plan_path, &plan.text()).map_err(io)?;
             let mut args: Vec<String> = vec!["--parsable".into()];

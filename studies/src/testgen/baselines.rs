@@ -8,8 +8,9 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
+use super::error::JudgeError;
 use super::genome::Genome;
-use super::judge::{Judge, JudgeError, Score, Tally};
+use super::judge::{Judge, Score, Tally};
 use super::render::render;
 use crate::validate::{loop_launch, rbe};
 
@@ -36,7 +37,7 @@ pub fn random_genomes(
         // Cut from the end until the fault-free run fits the budget.
         while genome.genes.len() > 1 {
             let program = super::search::program_words(&genome)?;
-            if judge.fault_free(&program, judge.iss())?.cycles <= judge.budget_cycles() {
+            if judge.fault_free_cycles(&program, judge.iss())? <= judge.budget_cycles() {
                 break;
             }
             genome.genes.pop();
@@ -82,7 +83,7 @@ pub fn rbe_baseline(
     let mut chosen = points.first().copied().unwrap_or(0);
     for &n in &points {
         let iss = loop_launch(rbe.threads, n).map_err(JudgeError::Iss)?;
-        if judge.fault_free(&rbe.program, &iss)?.cycles <= judge.budget_cycles() {
+        if judge.fault_free_cycles(&rbe.program, &iss)? <= judge.budget_cycles() {
             chosen = n;
         }
     }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use flexpmu_sim::gpu::iss::{Iss, MemoryError};
+use flexpmu_sim::gpu::iss::{GlobalMemory, Iss, MemoryError};
 use flexpmu_sim::gpu::sm::SmRun;
 
 /// Thread `thread`'s words after the kernel.
@@ -48,6 +48,15 @@ pub struct ExpectedLaunch {
 /// The buffers of the vector-addition launch, as `expected.json` states them.
 pub const BUFFERS: &str = "one 32-bit word per thread each, A at parameter 0, B at parameter 1, C at parameter 2 (flexpmu's vector-addition launch: A[i] = 0x01010101 * (i + 1) ^ 0x5a5a0000, B[i] = 0xfffff000 + 0x01234567 * i, C[i] = 0xdeadbeef before the kernel); FlexGripPlus' global memory keeps the low 18 bits of each address; the kernel computes nothing from the addresses themselves";
 
+/// What a fault-free run of a core left, as [`Expected::of_run`] reads it.
+pub struct Run<'a> {
+    /// The global memory at the end.
+    pub memory: &'a GlobalMemory,
+    pub blocks_per_core: u32,
+    pub registers: u32,
+    pub cycles: u64,
+}
+
 /// A fault-free run's results.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Expected {
@@ -61,6 +70,29 @@ impl Expected {
     /// What `run` (on the vector-addition launch of `iss`: A, B and C are
     /// its parameters) left.
     pub fn of(run: &SmRun, iss: &Iss) -> Result<Expected, MemoryError> {
+        let reads = run
+            .pmu_reads
+            .iter()
+            .map(|r| ExpectedRead {
+                warp: r.warp,
+                word: r.address,
+                counter: r.counter,
+                register: r.register,
+                value: r.value,
+            })
+            .collect();
+        let run_of = Run {
+            memory: &run.memory,
+            blocks_per_core: run.blocks_per_core,
+            registers: run.registers,
+            cycles: run.cycles,
+        };
+        Expected::of_run(&run_of, iss, reads)
+    }
+
+    /// What a run of any core on the vector-addition launch of `iss`
+    /// left: `run`'s words of A, B and C, and `reads`.
+    pub fn of_run(run: &Run, iss: &Iss, reads: Vec<ExpectedRead>) -> Result<Expected, MemoryError> {
         let threads = iss.geometry().total_threads();
         let params = iss.params();
         let vector = |k: usize| run.memory.read_words(params[k], threads);
@@ -84,17 +116,7 @@ impl Expected {
                     c: c[i],
                 })
                 .collect(),
-            reads: run
-                .pmu_reads
-                .iter()
-                .map(|r| ExpectedRead {
-                    warp: r.warp,
-                    word: r.address,
-                    counter: r.counter,
-                    register: r.register,
-                    value: r.value,
-                })
-                .collect(),
+            reads,
         })
     }
 }

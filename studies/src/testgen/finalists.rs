@@ -6,8 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::error::JudgeError;
 use super::genome::Genome;
-use super::judge::{Judge, JudgeError, Score};
+use super::judge::{Judge, Score};
 use super::search::{digest, program_words, State};
 
 /// A program of the last generation judged on every fault.

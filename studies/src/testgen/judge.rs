@@ -1,21 +1,24 @@
 //! Judging a test program by the faults it finds: a fault campaign on the
 //! launch, over a fixed sample of faults (the same faults for every
 //! program: the core's sites do not depend on the program), after a check
-//! that the SM slice runs the program as the reference ISS does.
+//! that the core ([`super::core`]) runs the program as the reference ISS
+//! does.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use flexpmu_isa::asm::{assemble, AsmError};
-use flexpmu_sim::gpu::iss::{Iss, IssError};
-use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun};
+use std::sync::Arc;
 
-use crate::faults::list::Sampling;
-use crate::faults::plan::{PlanError, DEFAULT_CONFIDENCE};
-use crate::faults::CampaignError;
+use flexpmu_isa::asm::assemble;
+use flexpmu_sim::gpu::iss::Iss;
+
+use super::core::Core;
+use super::error::JudgeError;
+use crate::faults::plan::DEFAULT_CONFIDENCE;
+use crate::faults::population::Population;
 use crate::faults::Unit;
-use crate::faults::{Campaign, FaultModel, FaultResult, Options, Outcome};
+use crate::faults::{FaultModel, FaultResult, Outcome};
 use crate::faults::{Faults, Plan};
 
 /// What a program caught of its faults.
@@ -82,46 +85,26 @@ pub struct Score {
     pub fitness: f64,
 }
 
-/// Why a program could not be judged.
-#[derive(Debug, thiserror::Error)]
-pub enum JudgeError {
-    #[error(transparent)]
-    Asm(#[from] AsmError),
-    #[error("the fault-free run: {0}")]
-    Run(#[from] SmError),
-    #[error(transparent)]
-    Campaign(#[from] CampaignError),
-    #[error("the reference ISS: {0}")]
-    Iss(#[from] IssError),
-    #[error("{0}")]
-    Threads(String),
-    #[error(transparent)]
-    Plan(#[from] PlanError),
-    /// Judging elsewhere (a cluster) failed.
-    #[error("{0}")]
-    Cluster(String),
-    #[error(
-        "the SM slice and the reference ISS disagree ({threads} thread(s) differ, memory {memory})"
-    )]
-    Mismatch {
-        threads: usize,
-        memory: &'static str,
-    },
-}
-
-/// A judged program: its score, its fault-free run, every fault's result.
+/// A judged program: its score, every fault's result, and the faults
+/// its results were drawn from, per unit and model.
 pub struct Judged {
     pub score: Score,
-    pub golden: SmRun,
     pub results: Vec<FaultResult>,
+    pub population: Population,
 }
 
-/// The launch, the faults and the budget every program is judged on.
+/// The core, the launch, the faults and the budget every program is
+/// judged on.
+#[derive(Clone)]
 pub struct Judge {
+    core: Arc<dyn Core>,
     iss: Iss,
-    config: SmConfig,
     /// The faults every program is judged on (from its own campaign).
     plan: Plan,
+    /// What "every fault" of a unit is when a program is measured after
+    /// the search: every one, or a sample sized for a margin on a core
+    /// too big for that.
+    every_fault: Faults,
     budget_cycles: u64,
 }
 
@@ -137,21 +120,24 @@ const LATENT_WEIGHT: f64 = 0.25;
 const OVER_BUDGET_WEIGHT: f64 = 2.0;
 
 impl Judge {
-    /// Judges on `iss`'s launch with `config`: the faults of `models` on
+    /// Judges on `core` with `iss`'s launch: the faults of `models` on
     /// the sites of `units` (all if empty), a sample of `sample` of them
-    /// drawn with `seed` (`None`: every one), within `budget_cycles`.
+    /// drawn with `seed` (`None`: every one), within `budget_cycles`;
+    /// measured after the search on `every_fault`'s faults of a unit.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
+        core: Arc<dyn Core>,
         iss: Iss,
-        config: SmConfig,
         models: Vec<FaultModel>,
         units: Vec<Unit>,
         sample: Option<u64>,
         seed: u64,
         budget_cycles: u64,
+        every_fault: Faults,
     ) -> Judge {
         Judge {
+            core,
             iss,
-            config,
             plan: Plan {
                 class: crate::faults::site::Class::Logic,
                 models,
@@ -161,39 +147,43 @@ impl Judge {
                 confidence: DEFAULT_CONFIDENCE,
                 shard: (0, 1),
             },
+            every_fault,
             budget_cycles,
         }
     }
 
-    /// The same launch and budget, judging on `units` with every fault.
-    pub fn exhaustive(&self, units: Vec<Unit>) -> Judge {
+    /// The same core, launch and budget, judging on every fault of
+    /// `units` (or the margin's sample of them, [`Judge::new`]).
+    pub fn every_fault(&self, units: Vec<Unit>) -> Judge {
         Judge {
-            iss: self.iss.clone(),
-            config: self.config.clone(),
             plan: Plan {
-                class: crate::faults::site::Class::Logic,
                 units,
-                faults: Faults::Exhaustive,
+                faults: self.every_fault.clone(),
                 ..self.plan.clone()
             },
-            budget_cycles: self.budget_cycles,
+            ..self.clone()
+        }
+    }
+
+    /// What [`Judge::every_fault`] judges on, in words: `every fault`, or
+    /// `a sample of the faults for a 1 % margin`.
+    pub fn every_fault_words(&self) -> String {
+        match &self.every_fault {
+            Faults::Margin(e) => {
+                let percent = format!("{:.3}", e * 100.0);
+                let percent = percent.trim_end_matches('0').trim_end_matches('.');
+                format!("a sample of the faults for a {percent} % margin")
+            }
+            _ => "every fault".to_string(),
         }
     }
 
     /// How many faults of its models and units each program is judged
-    /// on: the sample, or the population where it holds fewer.
+    /// on: the sample, or the population where it holds fewer (the
+    /// core's sites do not depend on the program: `program` is one).
     pub fn judged_faults(&self, program: &[u32]) -> Result<u64, JudgeError> {
-        let population = Campaign::population(
-            &self.iss,
-            program,
-            self.config.clone(),
-            &self.plan.models,
-            &self.plan.units,
-        )? as u64;
-        Ok(match self.plan.sampling(population) {
-            Sampling::Sample(n) => n.min(population),
-            _ => population,
-        })
+        let campaign = self.core.campaign(program, &self.iss, self.plan.seed)?;
+        Ok(self.plan.apply(campaign.as_ref())?.selected.len() as u64)
     }
 
     /// The faults every program is judged on, as a campaign plan.
@@ -205,9 +195,14 @@ impl Judge {
         self.budget_cycles
     }
 
-    /// Inputs per channel of the launch's PMU: what a PMEVENT may select.
+    /// The core programs are judged on.
+    pub fn core(&self) -> &dyn Core {
+        self.core.as_ref()
+    }
+
+    /// Inputs per channel of the core's PMU: what a PMEVENT may select.
     pub fn selectors(&self) -> u8 {
-        self.config.selectors() as u8
+        self.core.selectors()
     }
 
     /// The launch programs run on.
@@ -215,10 +210,10 @@ impl Judge {
         &self.iss
     }
 
-    /// The fault-free run of `program` on the launch of `iss`, without
-    /// faults or a campaign (for its cycles).
-    pub fn fault_free(&self, program: &[u32], iss: &Iss) -> Result<SmRun, JudgeError> {
-        Ok(Sm::new(iss, program, self.config.clone())?.run()?)
+    /// The fault-free cycles of `program` on the launch of `iss`, without
+    /// faults.
+    pub fn fault_free_cycles(&self, program: &[u32], iss: &Iss) -> Result<u64, JudgeError> {
+        self.core.cycles(program, iss)
     }
 
     /// Judges `source` (assembler), running its faults on `threads`
@@ -236,22 +231,9 @@ impl Judge {
         iss: &Iss,
         threads: usize,
     ) -> Result<Judged, JudgeError> {
-        let options = Options {
-            matrix: false,
-            ..Options::default()
-        };
-        let campaign =
-            Campaign::with_options(iss, program, self.config.clone(), self.plan.seed, &options)?;
-        let golden = campaign.golden().run.clone();
-        let reference = golden.replay_on_iss(&mut iss.clone(), program)?;
-        let (threads_differing, memory) = golden.differences(&reference);
-        if !threads_differing.is_empty() || !memory {
-            return Err(JudgeError::Mismatch {
-                threads: threads_differing.len(),
-                memory: if memory { "equal" } else { "differs" },
-            });
-        }
-        let faults = self.plan.apply(&campaign)?.shard;
+        let campaign = self.core.campaign(program, iss, self.plan.seed)?;
+        let planned = self.plan.apply(campaign.as_ref())?;
+        let faults = planned.shard;
         let results = std::sync::Mutex::new(Vec::with_capacity(faults.len()));
         campaign.run_all(&faults, threads, &|result| {
             results
@@ -263,9 +245,9 @@ impl Judge {
         let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
         results.sort_by_key(|r| r.id);
         Ok(Judged {
-            score: self.score(golden.cycles, &results),
-            golden,
+            score: self.score(campaign.golden_cycles(), &results),
             results,
+            population: planned.population,
         })
     }
 

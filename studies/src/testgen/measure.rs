@@ -8,12 +8,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use flexpmu_sim::gpu::iss::{Iss, MemoryError};
+use flexpmu_sim::gpu::iss::Iss;
 
 use super::baselines::{self, Baseline, BaselineError};
+use super::error::JudgeError;
 use super::expected::Expected;
 use super::finalists::{finalists, Finalist};
-use super::judge::{JudgeError, Judged};
+use super::judge::Judged;
 use super::render::{render, Kernel};
 use super::{Judge, State, Tally};
 use crate::faults::Unit;
@@ -39,7 +40,8 @@ pub struct Measured {
     /// Best first, on every fault of the units.
     pub finalists: Vec<Finalist>,
     pub kernel: Kernel,
-    /// The kernel's campaign on every fault of every unit.
+    /// The kernel's campaign on every fault of every unit (or the
+    /// margin's sample of them).
     pub full: Judged,
     pub expected: Expected,
     /// Its outcomes over every unit, and per unit.
@@ -47,6 +49,8 @@ pub struct Measured {
     pub per_unit: BTreeMap<String, Tally>,
     /// The kernel's row first, then the baselines'.
     pub baselines: Vec<Baseline>,
+    /// Baselines not judged on this core, and why.
+    pub left_out: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,8 +59,6 @@ pub enum MeasureError {
     Judge(#[from] JudgeError),
     #[error(transparent)]
     Baseline(#[from] BaselineError),
-    #[error("the kernel's expected values: {0}")]
-    Expected(#[from] MemoryError),
     #[error("the search ended without a program")]
     NoProgram,
 }
@@ -69,14 +71,15 @@ pub fn measure(
 ) -> Result<Measured, MeasureError> {
     let settings = &state.settings;
     let units = &settings.units;
-    let same = m.judge.exhaustive(units.clone());
+    let same = m.judge.every_fault(units.clone());
+    let every = m.judge.every_fault_words();
     // (A population smaller than the finalists asked gives them all.)
     let finalists = finalists(state, &same, m.finalists, m.threads, &|i, n| {
-        progress(format!("finalists: program {}/{n} on every fault", i + 1))
+        progress(format!("finalists: program {}/{n} on {every}", i + 1))
     })?;
     let best = finalists.first().cloned().ok_or(MeasureError::NoProgram)?;
     let title = format!(
-        "flexpmu testgen --seed {} --budget-cycles {}: {} generation(s) of {}, judged on {} {} fault(s), the best {} on every fault",
+        "flexpmu testgen --seed {} --budget-cycles {}: {} generation(s) of {}, judged on {} {} fault(s), the best {} on {every}",
         settings.seed,
         settings.budget_cycles,
         state.history.len(),
@@ -85,24 +88,21 @@ pub fn measure(
         Unit::join(units, "/"),
         finalists.len(),
     );
-    progress("the kernel on every fault".into());
+    progress(format!("the kernel on {every}"));
     let kernel = render(&best.genome, &title, true);
     let full = m
         .judge
-        .exhaustive(Vec::new())
+        .every_fault(Vec::new())
         .judge(&kernel.source, m.threads)?;
-    let expected = Expected::of(&full.golden, m.iss)?;
+    let words = flexpmu_isa::asm::assemble(&kernel.source, "testgen.sass")
+        .map_err(JudgeError::from)?
+        .values();
+    let expected = m.judge.core().expected(&words, m.iss)?;
     let (all, per_unit) = Tally::of(&full.results);
-    // The kernel's own row: its full campaign's results on the units.
-    let on_units: Vec<_> = full
-        .results
-        .iter()
-        .filter(|r| units.contains(&r.unit))
-        .cloned()
-        .collect();
+    // The kernel's own row: its finalist's, on the units' faults.
     let mut rows = vec![Baseline {
         name: "generated kernel".to_string(),
-        score: same.score(full.score.cycles, &on_units),
+        score: best.full,
     }];
     progress("baselines: the kernel without its PMEVENTs".into());
     rows.push(baselines::genome_baseline(
@@ -117,10 +117,20 @@ pub fn measure(
         name: "appendix A".to_string(),
         score: same.judge_program(m.appendix_a, m.iss, m.threads)?.score,
     });
-    for (path, source) in m.rbe_suite {
-        progress(format!("baselines: {path}"));
-        if let Some(row) = baselines::rbe_baseline(&same, source, Path::new(path), m.threads)? {
-            rows.push(row);
+    let mut left_out = Vec::new();
+    match m.judge.core().launch_bound() {
+        Some(why) if !m.rbe_suite.is_empty() => left_out.push(format!(
+            "the rbe suite's programs (on their own launches): {why}"
+        )),
+        _ => {
+            for (path, source) in m.rbe_suite {
+                progress(format!("baselines: {path}"));
+                if let Some(row) =
+                    baselines::rbe_baseline(&same, source, Path::new(path), m.threads)?
+                {
+                    rows.push(row);
+                }
+            }
         }
     }
     if m.random > 0 {
@@ -149,6 +159,7 @@ pub fn measure(
         all,
         per_unit,
         baselines: rows,
+        left_out,
     })
 }
 
@@ -167,6 +178,7 @@ impl Measured {
                 "sample_score": self.finalists.first().map(|best| &best.sample),
                 "all_units": self.all,
                 "units": self.per_unit,
+                "population": self.full.population,
             },
             "finalists": self
                 .finalists
@@ -174,6 +186,7 @@ impl Measured {
                 .map(|f| serde_json::json!({"sample": f.sample, "full": f.full}))
                 .collect::<Vec<_>>(),
             "baselines": self.baselines,
+            "left_out": self.left_out,
             "seconds": seconds,
         })
     }

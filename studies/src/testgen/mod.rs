@@ -4,7 +4,10 @@
 //!
 //! * [`genome`]: a kernel body as genes, and their variation;
 //! * [`render`]: a genome as a commented kernel, valid by construction;
-//! * [`judge`]: a program's score, a campaign on a fixed fault sample;
+//! * [`core`]: what programs are judged on (the SM slice, or a core
+//!   beside it such as FlexGripPlus' imported RTL);
+//! * [`judge`]: a program's score, a campaign on a fixed fault sample
+//!   ([`error`]: why a program could not be judged);
 //! * [`search`]: the evolutionary search and its resumable state;
 //! * [`finalists`]: the search's best few judged on every fault, to pick
 //!   the kernel;
@@ -14,6 +17,8 @@
 //!   baselines, and the report.
 
 pub mod baselines;
+pub mod core;
+pub mod error;
 pub mod expected;
 pub mod finalists;
 pub mod genome;
@@ -22,6 +27,7 @@ pub mod measure;
 pub mod render;
 pub mod search;
 
+pub use core::{Core, SliceCore};
 pub use genome::Genome;
 pub use judge::{Judge, Score, Tally};
 pub use search::{Settings, State};

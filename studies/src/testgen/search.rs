@@ -22,8 +22,9 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::error::JudgeError;
 use super::genome::Genome;
-use super::judge::{Judge, JudgeError, Score};
+use super::judge::{Judge, Score};
 use super::render::render;
 use crate::faults::Unit;
 
@@ -44,6 +45,10 @@ pub struct Settings {
     /// among them (1: no selectors, the thesis PMU).
     #[serde(default = "one")]
     pub selectors: u8,
+    /// The core programs are judged on when not the SM slice (`fgp-rtl`,
+    /// `fgp-rtl gates=…`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<String>,
 }
 
 fn one() -> u8 {
