@@ -69,7 +69,7 @@ pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Res
             .context("appendix A on this launch")?;
         return Ok(Chosen {
             core,
-            units: crate::commands::faults::units_or_gpu_proper(&args.units)?,
+            units: crate::commands::faults::units_or_gpu_proper(args.units)?,
             appendix_cycles,
             every_fault: margin.map_or(Faults::Exhaustive, Faults::Margin),
             recorded: None,
@@ -83,7 +83,7 @@ pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Res
         selector: None,
     })?;
     let config = args.launch.sm.config()?;
-    let planned = PlannedRtl::of(&args.core)?;
+    let planned = PlannedRtl::of(args.core)?;
     let source = &args.core.source;
     let spinner = match quiet {
         true => ProgressBar::hidden(),
@@ -118,7 +118,7 @@ pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Res
                 .map(Unit::named)
                 .collect()
         }
-        false => rtl::units(&args.units, appendix.as_ref())?,
+        false => rtl::units(args.units, appendix.as_ref())?,
     };
     Ok(Chosen {
         appendix_cycles: appendix.golden_cycles(),
