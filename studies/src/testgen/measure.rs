@@ -16,6 +16,7 @@ use super::expected::Expected;
 use super::finalists::{finalists, Finalist};
 use super::judge::Judged;
 use super::render::{render, Kernel};
+use super::search::program_words;
 use super::{Judge, State, Tally};
 use crate::faults::Unit;
 
@@ -90,13 +91,12 @@ pub fn measure(
     );
     progress(format!("the kernel on {every}"));
     let kernel = render(&best.genome, &title, true);
+    // The kernel's words, assembled once (its comments change none).
+    let words = program_words(&best.genome)?;
     let full = m
         .judge
         .every_fault(Vec::new())
-        .judge(&kernel.source, m.threads)?;
-    let words = flexpmu_isa::asm::assemble(&kernel.source, "testgen.sass")
-        .map_err(JudgeError::from)?
-        .values();
+        .judge_program(&words, m.judge.iss(), m.threads)?;
     let expected = m.judge.core().expected(&words, m.iss)?;
     let (all, per_unit) = Tally::of(&full.results);
     // The kernel's own row: its finalist's, on the units' faults.
