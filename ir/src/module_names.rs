@@ -183,7 +183,11 @@ pub(crate) fn named_extra(
     label: &str,
 ) -> Result<Design, LowerError> {
     let mut naming = naming.clone();
-    let top_key = Key::of(design.top());
+    // The top's identity as the registry's tops have theirs: with its
+    // parts under their global names (its own name is not part of it).
+    let mut trial = design.clone();
+    naming.clone().apply(&mut trial, "", label);
+    let top_key = Key::of(trial.top());
     if let Some(holder) = naming.holders.get(top) {
         if Key::of(holder) != top_key {
             return Err(LowerError::NameTaken(top.to_string()));

@@ -18,12 +18,7 @@ pub(super) struct Liberty {
 
 impl FlowSteps for Liberty {
     fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError> {
-        let path = liberty_file::liberty_or_default(run.options.liberty.as_deref())?;
-        let (lib, info) = liberty_file::prepare(&path, &run.scratch)?;
-        self.info = info;
-        run.values.push(("LIBERTY", lib));
-        run.values
-            .push(("DELAY_PS", run.options.period_ps.to_string()));
+        self.info = liberty_file::mapping(run)?;
         Ok(run.script(SCRIPT))
     }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use flexpmu_tools::Scratch;
 
 use super::liberty_read::LibertyInfo;
+use super::FlowRun;
 use super::SynthError;
 
 /// The library used when none is given: OSU 0.18 um standard cells, from
@@ -64,8 +65,35 @@ pub(super) fn prepare(path: &Path, scratch: &Scratch) -> Result<(String, Liberty
             .map_err(|_| SynthError::BadLiberty(shown.clone(), "not a text file".into()))?
     };
     let info = super::liberty_read::read(&text).map_err(|fault| bad(fault.to_string()))?;
+    let Some(inverter) = info.smallest_inverter() else {
+        return Err(bad(
+            "no inverter (a cell whose output function is `!A`): ABC's mapping assumes one drives the logic's inputs".into(),
+        ));
+    };
     scratch.write("cells.lib", &text)?;
+    scratch.write("abc.constr", &abc_constraints(inverter))?;
     Ok(("cells.lib".into(), info))
+}
+
+/// The Liberty flows' mapping inputs: the library (checked, unpacked,
+/// `{LIBERTY}`), ABC's constraints (`{CONSTR}`) and the delay target
+/// (`{DELAY_PS}`), the same for each flow that maps onto it.
+pub(super) fn mapping(run: &mut FlowRun) -> Result<LibertyInfo, SynthError> {
+    let path = liberty_or_default(run.options.liberty.as_deref())?;
+    let (lib, info) = prepare(&path, &run.scratch)?;
+    run.values.push(("LIBERTY", lib));
+    run.values.push(("CONSTR", "abc.constr".into()));
+    run.values
+        .push(("DELAY_PS", run.options.period_ps.to_string()));
+    Ok(info)
+}
+
+/// ABC's constraints: every input of the logic it maps (a port or a
+/// flip-flop's output) driven by `inverter`, the library's weakest
+/// driver, so that ABC buffers a net with many loads instead of taking an
+/// ideal driver for granted.
+fn abc_constraints(inverter: &str) -> String {
+    format!("set_driving_cell {inverter}\n")
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 //! sending Yosys into an unbounded run; the library's units (time, power,
 //! capacitance, voltage, current), each one Liberty allows; and its cells
 //! by function, a flip-flop or a latch known by its `ff`/`ff_bank` or
-//! `latch`/`latch_bank` group whatever its name.
+//! `latch`/`latch_bank` group whatever its name, an inverter by its
+//! output's `function` (`!A`, `A'`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The deepest group nesting read (libraries nest about six deep).
 const MAX_DEPTH: usize = 64;
@@ -27,6 +28,10 @@ pub struct LibertyInfo {
     /// Whether any cell has `internal_power`, and any leakage power.
     pub internal_power: bool,
     pub leakage_power: bool,
+    /// Cells with an output pin whose function inverts one input.
+    pub inverters: BTreeSet<String>,
+    /// Each cell's `area`, where it states one.
+    pub areas: BTreeMap<String, f64>,
 }
 
 impl LibertyInfo {
@@ -34,6 +39,31 @@ impl LibertyInfo {
     pub fn has_power_data(&self) -> bool {
         self.internal_power && self.leakage_power
     }
+
+    /// The inverter of least area (of least name among equals): the
+    /// weakest driver the library has, what synthesis assumes drives its
+    /// inputs.
+    pub fn smallest_inverter(&self) -> Option<&str> {
+        let area = |cell: &String| self.areas.get(cell).copied().unwrap_or(f64::INFINITY);
+        self.inverters
+            .iter()
+            .min_by(|a, b| area(a).total_cmp(&area(b)))
+            .map(String::as_str)
+    }
+}
+
+/// Whether a pin's `function` is one input inverted: `!A`, `A'`, with
+/// parentheses or spaces anywhere.
+fn inverts_one_input(function: &str) -> bool {
+    let bare: String = function
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '(' | ')' | '"'))
+        .collect();
+    let name = bare
+        .strip_prefix('!')
+        .or_else(|| bare.strip_suffix('\''))
+        .unwrap_or("");
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A fault in the file: its line and what was expected.
@@ -397,6 +427,19 @@ fn attribute(
     if matches!(name, "cell_leakage_power" | "default_cell_leakage_power") {
         info.leakage_power = true;
     }
+    match (stack.len(), name) {
+        (2, "area") if stack[1].kind == "cell" => {
+            if let Ok(area) = value.trim().parse::<f64>() {
+                info.areas.insert(stack[1].name.clone(), area);
+            }
+        }
+        (3, "function")
+            if stack[1].kind == "cell" && stack[2].kind == "pin" && inverts_one_input(value) =>
+        {
+            info.inverters.insert(stack[1].name.clone());
+        }
+        _ => {}
+    }
     Ok(())
 }
 
@@ -420,6 +463,15 @@ library (tiny) {
     pin (Q) { direction : output; function : "IQ"; internal_power () { rise_power (scalar) { values ("1.0"); } } }
   }
   cell (HOLD) { latch (IQ, IQN) { enable : "G"; data_in : "D"; } }
+  cell (INVBIG) {
+    area : 3;
+    pin (A) { direction : input; }
+    pin (Y) { direction : output; function : "A'"; }
+  }
+  cell (NAND) {
+    area : 1;
+    pin (Y) { direction : output; function : "!(A&B)"; }
+  }
 }
 "#;
 
@@ -427,7 +479,12 @@ library (tiny) {
     fn cells_are_known_by_their_groups_and_units_are_read() {
         let info = read(LIB).unwrap();
         assert_eq!(info.name, "tiny");
-        assert_eq!(info.cells, 3);
+        assert_eq!(info.cells, 5);
+        assert_eq!(
+            info.inverters,
+            BTreeSet::from(["INV".to_string(), "INVBIG".to_string()])
+        );
+        assert_eq!(info.smallest_inverter(), Some("INV"));
         assert_eq!(info.flip_flops, BTreeSet::from(["REG".to_string()]));
         assert_eq!(info.latches, BTreeSet::from(["HOLD".to_string()]));
         assert!(info.has_power_data());

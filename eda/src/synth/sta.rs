@@ -55,11 +55,12 @@ impl Sta {
 
 impl FlowSteps for Sta {
     fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError> {
-        let path = liberty_file::liberty_or_default(run.options.liberty.as_deref())?;
-        let (lib, info) = liberty_file::prepare(&path, &run.scratch)?;
+        let info = liberty_file::mapping(run)?;
         if !info.has_power_data() {
             return Err(SynthError::BadLiberty(
-                path.display().to_string(),
+                liberty_file::liberty_or_default(run.options.liberty.as_deref())?
+                    .display()
+                    .to_string(),
                 "no power data (internal_power and leakage power): the sta flow reports power"
                     .to_string(),
             ));
@@ -79,9 +80,6 @@ impl FlowSteps for Sta {
         };
         run.values.push(("SEQUENTIAL", sequential));
         self.info = info;
-        run.values.push(("LIBERTY", lib));
-        run.values
-            .push(("DELAY_PS", run.options.period_ps.to_string()));
         run.values.push(("TIMING", "timing.v".to_string()));
         run.values.push(("POWER", "power.v".to_string()));
         Ok(run.script(SCRIPT))

@@ -149,13 +149,17 @@ mod tests {
         assert_eq!(report.flip_flop_bits, 1056 + 27, "{report:?}");
     }
 
-    /// With 4 inputs per channel: 16 selections and the hook's selector
-    /// register, 3 bits each.
+    /// With 4 inputs per channel: 16 selections (3 bits and a 4-bit one-hot
+    /// choice each) and the hook's 3-bit selector register.
     #[test]
     fn hooked_selector_pmu_synthesizes() {
         let mut uut = HookedPmu::new(4);
         uut.connect_all();
         let report = check_synthesizes("hooked_pmu_s4", &generate_verilog(&uut)).unwrap();
-        assert_eq!(report.flip_flop_bits, 1056 + 27 + 16 * 3 + 3, "{report:?}");
+        assert_eq!(
+            report.flip_flop_bits,
+            1056 + 27 + 16 * (3 + 4) + 3,
+            "{report:?}"
+        );
     }
 }

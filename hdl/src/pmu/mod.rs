@@ -4,6 +4,7 @@
 pub mod command_decoder;
 pub mod counter_subunit;
 pub mod event_selector;
+pub mod one_hot_mux;
 pub mod output_mux;
 pub mod toggle_converter;
 
@@ -15,6 +16,7 @@ use crate::support::optional::Optional;
 pub use command_decoder::CommandDecoder;
 pub use counter_subunit::{CounterState, CounterSubunit};
 pub use event_selector::EventSelector;
+pub use one_hot_mux::{OneHotMux, MUX_INPUTS};
 pub use output_mux::OutputMux;
 pub use toggle_converter::ToggleConverter;
 
@@ -93,13 +95,17 @@ impl PmuConfig {
 /// `COUNT × S` monitored inputs, input `s × COUNT + i` being counter `i`'s
 /// input `s` (so inputs 0 to `COUNT - 1` are the thesis PMU's), a
 /// `selector` port beside `command`, and per counter an [`EventSelector`]
-/// and a mux in front of its converter. With S = 1 none of them exist and
+/// and two muxes in front of its converter (the compared input, the
+/// reloaded one; a level channel's reload mux feeds nothing and synthesis
+/// removes it). With S = 1 none of them exist and
 /// the HDL is the thesis PMU's, bit for bit.
 ///
 /// **A switch.** A PMUCNT or PMURST in cycle t whose selector differs from
-/// the counter's selection switches it: the mux shows the new input from
-/// cycle t on, and the counter ignores cycle t's converter output (which
-/// compares the new input with the old one's last value). The first event
+/// the counter's selection switches it: the counter ignores cycle t's
+/// converter output, and the converter's previous-value register loads the
+/// new input's cycle-t value, its compare following the new input from
+/// cycle t+1 on (the compare mux follows the selection register, so no
+/// path runs from the command decode through the compare). The first event
 /// that can count is the new input's change between cycles t and t+1
 /// (toggle) or the new input non-zero in cycle t+1 (level); a counter that
 /// was counting loses only cycle t. A selection with no input behind it
@@ -126,6 +132,12 @@ pub struct Pmu<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH
     pub decoder: CommandDecoder<COUNT>,
     /// With S > 1, one per counter; empty otherwise.
     pub selectors: Vec<EventSelector>,
+    /// With S > 1, per counter: the input its converter compares (picked
+    /// by the selection register) ...
+    pub compare_mux: Optional<OneHotMux<COUNT, INPUT_WIDTH>>,
+    /// ... and the input its previous-value register loads (picked by the
+    /// selection after this cycle).
+    pub reload_mux: Optional<OneHotMux<COUNT, INPUT_WIDTH>>,
     pub converters: [ToggleConverter<INPUT_WIDTH>; COUNT],
     pub counters: [CounterSubunit<COUNTER_WIDTH>; COUNT],
     pub mux: OutputMux<COUNT, COUNTER_WIDTH>,
@@ -161,9 +173,16 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize>
             selectors: (0..if selectable { COUNT } else { 0 })
                 .map(|_| Default::default())
                 .collect(),
+            compare_mux: Optional::when(selectable, Default::default),
+            reload_mux: Optional::when(selectable, Default::default),
             converters: std::array::from_fn(|i| {
                 let ch = config.channels[i];
-                ToggleConverter::new(ch.width, ch.mode == ChannelMode::Level)
+                let converter = ToggleConverter::new(ch.width, ch.mode == ChannelMode::Level);
+                if selectable {
+                    converter.with_reload()
+                } else {
+                    converter
+                }
             }),
             counters: std::array::from_fn(|_| Default::default()),
             mux: Default::default(),
@@ -196,7 +215,7 @@ crate::hdl_block!([const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_W
     Pmu<COUNT, COUNTER_WIDTH, INPUT_WIDTH> {
     inputs: [clock, reset, address, command, selector, monitor_in],
     outputs: [monitor_out],
-    parts: [decoder, selectors, converters, counters, mux],
+    parts: [decoder, selectors, compare_mux, reload_mux, converters, counters, mux],
     constants: [],
 });
 
@@ -219,24 +238,33 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> L
             self.mux.counts[i].next = self.counters[i].count.val();
         }
         self.monitor_out.next = self.mux.monitor_out.val();
-        // With selectors only (no passes otherwise): each converter sees
-        // the input its counter's next selection picks (0 for a selection
-        // with no input behind it); a switch's cycle is not counted.
-        // rust-hdl's HDL translation takes neither locals nor constants in
-        // an index, so the one-pass loop over `n` stands for COUNT.
+        // With selectors only (no passes otherwise): each converter
+        // compares the input its counter's choice picks (a register), and
+        // its previous-value register loads the input the next choice picks
+        // (0 for a choice with no input behind it); a switch's cycle is not
+        // counted. rust-hdl's HDL translation takes neither locals nor
+        // constants in an index, so the one-pass loop over `n` stands for
+        // COUNT.
         for i in 0..self.selectors.len() {
             self.selectors[i].clock.next = self.clock.val();
             self.selectors[i].reset.next = self.reset.val();
-            self.selectors[i].command.next = self.decoder.sub_command[i].val();
+            self.selectors[i].addressed.next = self.decoder.select.val().get_bit(i);
+            self.selectors[i].command.next = self.command.val();
             self.selectors[i].selector.next = self.selector.val();
-            self.converters[i].monitor_in.next = 0.into();
-            for s in 0..self.inputs_per_channel {
-                for n in COUNT..(COUNT + 1) {
-                    if self.selectors[i].next_selection.val().index() == s {
-                        self.converters[i].monitor_in.next = self.monitor_in[s * n + i].val();
-                    }
+            self.compare_mux.choices[i].next = self.selectors[i].choice.val();
+            self.reload_mux.choices[i].next = self.selectors[i].next_choice.val();
+            for n in COUNT..(COUNT + 1) {
+                for s in 0..self.inputs_per_channel {
+                    self.compare_mux.inputs[s * n + i].next = self.monitor_in[s * n + i].val();
+                    self.reload_mux.inputs[s * n + i].next = self.monitor_in[s * n + i].val();
+                }
+                for s in self.inputs_per_channel..MUX_INPUTS {
+                    self.compare_mux.inputs[s * n + i].next = 0.into();
+                    self.reload_mux.inputs[s * n + i].next = 0.into();
                 }
             }
+            self.converters[i].monitor_in.next = self.compare_mux.picked[i].val();
+            self.converters[i].reload_in.next = self.reload_mux.picked[i].val();
             self.counters[i].enable.next =
                 self.converters[i].pulse.val() & !self.selectors[i].switching.val();
         }
@@ -265,7 +293,9 @@ mod tests {
         );
     }
 
-    /// With four inputs per channel: three selection bits per counter more.
+    /// With four inputs per channel: per counter three selection bits and
+    /// a four-bit one-hot choice more (the choice's bits 4-7 pick no input
+    /// and synthesis removes them).
     #[test]
     fn selector_pmu_synthesizes() {
         let mut uut = DefaultPmu::new(&PmuConfig::uniform(16, 32).with_selectors(4));
@@ -275,7 +305,7 @@ mod tests {
         // Selections load 0..7 from the port: all three bits are kept.
         assert_eq!(
             report.flip_flop_bits,
-            16 * 32 + 16 * 2 + 16 * 32 + 16 * 3,
+            16 * 32 + 16 * 2 + 16 * 32 + 16 * (3 + 4),
             "{report:?}"
         );
     }

@@ -4,6 +4,7 @@
 use rust_hdl::prelude::*;
 
 use crate::comment;
+use crate::support::optional::Optional;
 
 /// Converts a `WIDTH`-bit monitored input into a pulse.
 ///
@@ -14,10 +15,16 @@ use crate::comment;
 ///
 /// A channel narrower than `WIDTH` masks off the upper input bits, so they
 /// neither count nor cost a register after synthesis.
+///
+/// With a reload input ([`ToggleConverter::with_reload`], the selector
+/// PMU's), the previous-value register takes `reload_in` instead of
+/// `monitor_in`: the signal the channel will watch from the next cycle on.
 pub struct ToggleConverter<const WIDTH: usize> {
     pub clock: Signal<In, Clock>,
     /// The monitored signal.
     pub monitor_in: Signal<In, Bits<WIDTH>>,
+    /// With a reload input: what the previous-value register loads.
+    pub reload_in: Optional<Signal<In, Bits<WIDTH>>>,
     /// One event in this cycle.
     pub pulse: Signal<Out, Bit>,
     previous: DFF<Bits<WIDTH>>,
@@ -39,10 +46,19 @@ impl<const WIDTH: usize> ToggleConverter<WIDTH> {
         Self {
             clock: Default::default(),
             monitor_in: Default::default(),
+            reload_in: Optional::when(false, Default::default),
             pulse: Default::default(),
             previous: Default::default(),
             level_mode: Constant::new(level_mode),
             input_mask: Constant::new(mask),
+        }
+    }
+
+    /// This channel with a reload input.
+    pub fn with_reload(self) -> Self {
+        Self {
+            reload_in: Optional::when(true, Default::default),
+            ..self
         }
     }
 }
@@ -54,7 +70,7 @@ impl<const WIDTH: usize> Default for ToggleConverter<WIDTH> {
 }
 
 crate::hdl_block!([const WIDTH: usize] ToggleConverter<WIDTH> {
-    inputs: [clock, monitor_in],
+    inputs: [clock, monitor_in, reload_in],
     outputs: [pulse],
     parts: [previous],
     constants: [level_mode, input_mask],
@@ -66,6 +82,9 @@ impl<const WIDTH: usize> Logic for ToggleConverter<WIDTH> {
         comment!("module: toggle_converter");
         dff_setup!(self, clock, previous);
         self.previous.d.next = self.monitor_in.val() & self.input_mask.val();
+        for _k in 0..self.reload_in.len() {
+            self.previous.d.next = self.reload_in.val() & self.input_mask.val();
+        }
         if self.level_mode.val() {
             self.pulse.next = (self.monitor_in.val() & self.input_mask.val()).any();
         } else {
