@@ -306,7 +306,11 @@ pub fn write_save_files(
             save_files::gtkw(&absolute, &groups, span),
             GTKW_MARKER,
         ),
-        ("sucl", save_files::sucl(waveform, &groups), SUCL_MARKER),
+        (
+            "sucl",
+            save_files::sucl(waveform, &groups, span),
+            SUCL_MARKER,
+        ),
     ] {
         let path = waveform.with_extension(extension);
         if let Err(why) = check_output(&path, force, &[marker]) {

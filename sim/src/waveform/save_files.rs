@@ -246,8 +246,11 @@ pub fn gtkw(waveform: &Path, groups: &[Group], span: Span) -> String {
     text
 }
 
-/// The Surfer command file (for `surfer WAVEFORM --command-file F`).
-pub fn sucl(waveform: &Path, groups: &[Group]) -> String {
+/// The Surfer command file (for `surfer WAVEFORM --command-file F`):
+/// the groups, the whole run in view, the cursor and a marker
+/// (`first_pmevent`) at the first PMEVENT (in the waveform's time units,
+/// what Surfer's `cursor_set` takes).
+pub fn sucl(waveform: &Path, groups: &[Group], span: Span) -> String {
     let mut text = format!(
         "{SUCL_MARKER} {}\n",
         waveform
@@ -262,6 +265,9 @@ pub fn sucl(waveform: &Path, groups: &[Group]) -> String {
         }
     }
     text += "zoom_fit\n";
+    if let Some(t) = span.first_pmevent {
+        text += &format!("cursor_set {t}\nmarker_set first_pmevent\n");
+    }
     text
 }
 
@@ -393,9 +399,18 @@ mod tests {
         assert!(gtkw.contains("[dumpfile] \"/w/run.vcd\"\n"));
         assert!(gtkw.contains("@24\n+{CNT0 warp_issue} sm.pmu.counters_0.count[31:0]\n"));
         assert!(gtkw.contains("@800200\n-counters\n") && gtkw.contains("@1000200\n-counters\n"));
-        let sucl = sucl(Path::new("/w/run.vcd"), &groups);
+        let sucl = sucl(Path::new("/w/run.vcd"), &groups, span);
         assert!(sucl.starts_with("divider_add flexpmu: run.vcd\n"));
         assert!(sucl.contains("variable_add sm.pmu.counters_1.count\n"));
+        assert!(
+            sucl.ends_with("zoom_fit\ncursor_set 315\nmarker_set first_pmevent\n"),
+            "{sucl}"
+        );
+        let unmarked = Span {
+            first_pmevent: None,
+            ..span
+        };
+        assert!(super::sucl(Path::new("/w/run.vcd"), &groups, unmarked).ends_with("zoom_fit\n"));
     }
 
     #[test]
