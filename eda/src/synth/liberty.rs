@@ -18,7 +18,7 @@ pub(super) struct Liberty {
 
 impl FlowSteps for Liberty {
     fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError> {
-        self.info = liberty_file::mapping(run)?;
+        (_, self.info) = liberty_file::mapping(run)?;
         Ok(run.script(SCRIPT))
     }
 

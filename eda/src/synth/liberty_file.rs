@@ -77,15 +77,16 @@ pub(super) fn prepare(path: &Path, scratch: &Scratch) -> Result<(String, Liberty
 
 /// The Liberty flows' mapping inputs: the library (checked, unpacked,
 /// `{LIBERTY}`), ABC's constraints (`{CONSTR}`) and the delay target
-/// (`{DELAY_PS}`), the same for each flow that maps onto it.
-pub(super) fn mapping(run: &mut FlowRun) -> Result<LibertyInfo, SynthError> {
+/// (`{DELAY_PS}`), the same for each flow that maps onto it. Returns the
+/// library's path and what it holds.
+pub(super) fn mapping(run: &mut FlowRun) -> Result<(PathBuf, LibertyInfo), SynthError> {
     let path = liberty_or_default(run.options.liberty.as_deref())?;
     let (lib, info) = prepare(&path, &run.scratch)?;
     run.values.push(("LIBERTY", lib));
     run.values.push(("CONSTR", "abc.constr".into()));
     run.values
         .push(("DELAY_PS", run.options.period_ps.to_string()));
-    Ok(info)
+    Ok((path, info))
 }
 
 /// ABC's constraints: every input of the logic it maps (a port or a

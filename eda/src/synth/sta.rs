@@ -55,12 +55,10 @@ impl Sta {
 
 impl FlowSteps for Sta {
     fn script(&mut self, run: &mut FlowRun) -> Result<String, SynthError> {
-        let info = liberty_file::mapping(run)?;
+        let (path, info) = liberty_file::mapping(run)?;
         if !info.has_power_data() {
             return Err(SynthError::BadLiberty(
-                liberty_file::liberty_or_default(run.options.liberty.as_deref())?
-                    .display()
-                    .to_string(),
+                path.display().to_string(),
                 "no power data (internal_power and leakage power): the sta flow reports power"
                     .to_string(),
             ));
