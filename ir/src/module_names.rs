@@ -38,6 +38,10 @@ impl Key {
     }
 }
 
+/// The most a name's differences add to it (past that, the design's
+/// label stands for them).
+const MAX_TOKENS: usize = 40;
+
 /// Names given so far.
 #[derive(Clone, Default)]
 pub(crate) struct Naming {
@@ -103,8 +107,9 @@ impl Naming {
             return plain;
         };
         let mut tokens = differences(holder, module);
-        if tokens.is_empty() {
-            tokens.push(label.replace('-', "_"));
+        // Nothing told, or too much to read in a name: the design's label.
+        if tokens.is_empty() || tokens.iter().map(|t| t.len() + 1).sum::<usize>() > MAX_TOKENS {
+            tokens = vec![label.replace('-', "_")];
         }
         let wanted = format!("{plain}_{}", tokens.join("_"));
         let mut name = wanted.clone();
@@ -120,7 +125,8 @@ impl Naming {
 /// What sets `module` apart from `holder` (a body of the same block), as
 /// name tokens: a 1-bit constant by its name (`level` for `level_mode`
 /// set, `no_hook` for `hook_enabled` clear), a mask by the bits it keeps
-/// (`w1`), another constant by name and value, a port by name and width.
+/// (`w1`), another constant by name and value, a port by name and width
+/// (many ports of one new width by that width, `w1`).
 fn differences(holder: &Module, module: &Module) -> Vec<String> {
     let mut tokens = Vec::new();
     for constant in &module.constants {
@@ -146,12 +152,23 @@ fn differences(holder: &Module, module: &Module) -> Vec<String> {
             format!("{}{value:x}", constant.name)
         });
     }
-    for port in &module.ports {
-        if let Some(other) = holder.ports.iter().find(|p| p.name == port.name) {
-            if other.width != port.width {
-                tokens.push(format!("{}{}", port.name, port.width));
-            }
+    let resized: Vec<&Port> = module
+        .ports
+        .iter()
+        .filter(|port| {
+            holder
+                .ports
+                .iter()
+                .any(|p| p.name == port.name && p.width != port.width)
+        })
+        .collect();
+    match resized.as_slice() {
+        // Many ports of one new width (a block's width parameter): the
+        // width alone, as `w1`.
+        [first, _, _, ..] if resized.iter().all(|p| p.width == first.width) => {
+            tokens.push(format!("w{}", first.width));
         }
+        _ => tokens.extend(resized.iter().map(|p| format!("{}{}", p.name, p.width))),
     }
     tokens
 }
@@ -203,4 +220,46 @@ pub(crate) fn named_extra(
     }
     naming.apply(&mut design, top, label);
     Ok(design)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower;
+    use crate::registry::connected;
+    use flexpmu_hdl::pmu::{OneHotMux, SelectedToggle};
+
+    fn names(design: &Design) -> Vec<String> {
+        design.modules.iter().map(|m| m.name.clone()).collect()
+    }
+
+    /// A block met again with every port at a new width is named by that
+    /// width: the selector PMU's 1-bit OR plane beside the 32-bit one.
+    #[test]
+    fn a_block_at_another_width_is_named_by_it() {
+        let mux = lower(&connected(OneHotMux::<2, 32>::default()), "mux").unwrap();
+        let toggle = lower(&connected(SelectedToggle::<2, 32>::new(2)), "toggle").unwrap();
+        let (named, _) = name_together([(mux, "mux", "mux"), (toggle, "toggle", "toggle")]);
+        assert_eq!(names(&named[0]), ["flexpmu_or_plane", "mux"]);
+        assert_eq!(names(&named[1]), ["flexpmu_or_plane_w1", "toggle"]);
+    }
+
+    /// Differences too long to read in a name give way to the label.
+    #[test]
+    fn long_differences_give_way_to_the_label() {
+        let mut holder = Module::leaf("a", "top.a", Vec::new(), Body::Combinational(Vec::new()));
+        let mut module = holder.clone();
+        for k in 0..12 {
+            let name = format!("port_{k}");
+            holder
+                .ports
+                .push(Port::new(&name, crate::Direction::In, 2, false));
+            module
+                .ports
+                .push(Port::new(&name, crate::Direction::In, 3 + k, false));
+        }
+        let mut naming = Naming::default();
+        naming.holders.insert("flexpmu_a".into(), holder);
+        assert_eq!(naming.fresh(&module, "pmu-s4"), "flexpmu_a_pmu_s4");
+    }
 }
