@@ -51,23 +51,26 @@ fn slack_follows_the_clock_period() {
     assert!(!relaxed.path.is_empty());
 }
 
-/// The selector PMU's compare mux follows a register and its selection
-/// bits' 32 loads are buffered: at S = 4 it keeps at least 80 % of the
-/// thesis PMU's fmax at the report's 500 MHz target (86.6 % measured;
-/// 78.6 % without ABC's driving-cell constraint, 31 % with the mux on the
-/// selection being loaded and no buffering).
+/// The selector PMU compares each input on its own and its one-hot choice
+/// register picks among the compares at their last gate; a switch holds
+/// the count at its register: at S = 2, 4 and 8 it keeps at least 90 % of
+/// the thesis PMU's fmax at the report's 500 MHz target (99.2, 98.8 and
+/// 97.0 % measured; 80.9, 86.6 and 86.4 % with one compare behind a mux on
+/// the choice register).
 #[test]
-fn the_selector_pmu_keeps_most_of_the_thesis_pmus_clock() {
+fn the_selector_pmu_keeps_the_thesis_pmus_clock() {
     let thesis = sta("pmu", 2_000, None).unwrap();
-    let selector = sta("pmu-s4", 2_000, None).unwrap();
-    let (thesis, selector) = (figures(&thesis), figures(&selector));
-    assert!(
-        selector.fmax_mhz >= 0.8 * thesis.fmax_mhz,
-        "S = 4: {} MHz against {} MHz at S = 1, critical path to {}",
-        selector.fmax_mhz,
-        thesis.fmax_mhz,
-        selector.endpoint
-    );
+    let thesis = figures(&thesis).fmax_mhz;
+    for top in ["pmu-s2", "pmu-s4", "pmu-s8"] {
+        let selector = sta(top, 2_000, None).unwrap();
+        let selector = figures(&selector);
+        assert!(
+            selector.fmax_mhz >= 0.9 * thesis,
+            "{top}: {} MHz against {thesis} MHz at S = 1, critical path to {}",
+            selector.fmax_mhz,
+            selector.endpoint
+        );
+    }
 }
 
 /// A scenario's waveform of the default PMU, in `scratch`.

@@ -498,7 +498,7 @@ fn selector_section(liberty: &Path, progress: &mut dyn FnMut(&str)) -> Result<St
         out,
         "## Event selectors: the PMU with S inputs per channel\n\n\
          `flexpmu synth --top pmu-sS` for S = 2, 4, 8 (16 x S monitored inputs of 32 bits, a 3-bit selection\n\
-         register, its one-hot copy and two S-to-1 muxes per counter) beside the thesis' PMU (S = 1). Standard cells on `{name}`\n\
+         register, its one-hot copy, S compares and an S-to-1 reload mux per counter) beside the thesis' PMU (S = 1). Standard cells on `{name}`\n\
          (the sta flow's mapping); fmax from OpenSTA on that netlist; iCE40 in the same wrapper as above.\n\n\
          | S | signals | flip-flops | cells (generic) | cells ({name}) | area (um^2) | area / S = 1 | fmax, OpenSTA (MHz) | iCE40 logic cells | iCE40 fmax (MHz) |\n\
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -583,20 +583,21 @@ fn selector_section(liberty: &Path, progress: &mut dyn FnMut(&str)) -> Result<St
 }
 
 /// Why the selector PMU costs what it does.
-const SELECTOR_COST_NOTE: &str = "Each counter compares the input its one-hot selection register picks, and its converter's\n\
-         previous-value register reloads through a second mux from the input being selected, so a switch\n\
-         never counts and no path runs from the command decode through the compare. Each extra input per\n\
-         channel adds a 32-bit input to both muxes of each of the 16 counters, so the cost grows with S\n\
-         almost linearly while the flip-flops stay at 1,056 + 3 + S per counter (the selection and its\n\
-         one-hot copy): the muxes, not the counters, are what a selector costs. The mux left on the\n\
-         compare's path (a selection bit's 32 buffered loads and two gate levels, about 0.35 ns against\n\
-         the thesis PMU's 2.1 ns path) keeps fmax 13 to 19 % below S = 1 (ABC's mapping of the compare and\n\
-         the counter varies with S), short of the 10 % aimed at; the area aimed at, at most 1.5x the thesis PMU at S = 4, is missed: a 32-bit toggle converter is\n\
-         as large as a counter, and each of its muxes grows by as much again per input. A level channel\n\
-         needs no reload mux (synthesis removes it with the previous value), and narrower inputs shrink\n\
-         both muxes (a monitor map's, below). Before (one mux on the selection being loaded, which put\n\
-         the command decode, the mux and the compare on one path; mapped without buffering): fmax 299.6,\n\
-         121.3, 91.6 and 76.1 MHz for S = 1, 2, 4, 8, area 1.00x, 1.25x, 1.60x, 2.01x.\n\n";
+const SELECTOR_COST_NOTE: &str = "Each counter compares each of its S inputs with its converter's previous value, and its one-hot\n\
+         selection register picks among the compares at their last gate; the previous-value register\n\
+         reloads through an S-to-1 mux from the input being selected, and a switch holds the count at its\n\
+         register. So a switch never counts, and neither the choice's fan-out, a mux nor the command\n\
+         decode lies ahead of the compare and the increment: fmax stays within 3 % of S = 1. The price is\n\
+         area: each extra input per channel adds a 32-bit compare and a reload-mux input to each of the 16\n\
+         counters, so area grows almost linearly with S while the flip-flops stay at 1,056 + 3 + S per\n\
+         counter (the selection and its one-hot copy). At S = 4 it is 1.96x the thesis PMU, over the 1.5x\n\
+         aimed at: each input past the second adds about 3,900 um^2 per counter (its compare and reload-\n\
+         mux input), over a quarter of a thesis channel (converter and counter). A level channel needs\n\
+         neither reload mux nor previous value (synthesis removes both), and narrower inputs shrink\n\
+         compares and mux alike (a monitor map's, below). Before, with one compare behind an S-to-1 mux\n\
+         on the one-hot register: fmax 350.7, 375.3 and 374.7 MHz (81 to 87 % of S = 1), area 1.32x,\n\
+         1.71x and 2.31x; with the mux on the selection being loaded (mapped without buffering): 121.3,\n\
+         91.6 and 76.1 MHz against 299.6 at S = 1.\n\n";
 
 /// The thesis' own figures (section 3.4).
 const THESIS_FIGURES: &str = "## The thesis' figures, for comparison\n\n\

@@ -4,6 +4,7 @@
 use rust_hdl::prelude::*;
 
 use crate::comment;
+use crate::support::optional::Optional;
 
 use flexpmu_isa::PmuCommand;
 
@@ -18,6 +19,10 @@ pub struct CounterSubunit<const WIDTH: usize> {
     pub command: Signal<In, Bits<2>>,
     /// Converter pulse: counts one event when high while COUNTING.
     pub enable: Signal<In, Bit>,
+    /// With a hold input ([`CounterSubunit::with_hold`], the selector
+    /// PMU's): the count ignores `enable` in this cycle (its selection
+    /// switches); PMURST still clears it.
+    pub hold: Optional<Signal<In, Bit>>,
     /// Current count.
     pub count: Signal<Out, Bits<WIDTH>>,
     /// Current FSM state (see [`CounterState`] for the encoding).
@@ -38,6 +43,7 @@ impl<const WIDTH: usize> Default for CounterSubunit<WIDTH> {
             clock: Default::default(),
             command: Default::default(),
             enable: Default::default(),
+            hold: Optional::when(false, Default::default),
             count: Default::default(),
             state: Default::default(),
             state_reg: Default::default(),
@@ -52,8 +58,18 @@ impl<const WIDTH: usize> Default for CounterSubunit<WIDTH> {
     }
 }
 
+impl<const WIDTH: usize> CounterSubunit<WIDTH> {
+    /// This counter with a hold input.
+    pub fn with_hold(self) -> Self {
+        Self {
+            hold: Optional::when(true, Default::default),
+            ..self
+        }
+    }
+}
+
 crate::hdl_block!([const WIDTH: usize] CounterSubunit<WIDTH> {
-    inputs: [clock, command, enable],
+    inputs: [clock, command, enable, hold],
     outputs: [count, state],
     parts: [state_reg, count_reg],
     constants: [cmd_cnt, cmd_rst, cmd_idl, state_reset, state_counting, state_idle],
@@ -77,6 +93,13 @@ impl<const WIDTH: usize> Logic for CounterSubunit<WIDTH> {
             self.count_reg.d.next = 0.into();
         } else if (self.state_reg.q.val() == self.state_counting.val()) & self.enable.val() {
             self.count_reg.d.next = self.count_reg.q.val() + 1;
+        }
+        // The hold overrides the count last: it gates the enable at the
+        // register, after the increment, not at its carry-in.
+        for _k in 0..self.hold.len() {
+            if self.hold.val() & (self.command.val() != self.cmd_rst.val()) {
+                self.count_reg.d.next = self.count_reg.q.val();
+            }
         }
         self.count.next = self.count_reg.q.val();
         self.state.next = self.state_reg.q.val();
@@ -172,5 +195,24 @@ mod tests {
         // PMURST clears at the edge even with a pulse present.
         assert_eq!(step(&mut d, Rst, true), (0, CounterState::Reset.bits()));
         assert_eq!(step(&mut d, Nop, true), (0, CounterState::Reset.bits()));
+    }
+
+    /// A hold stops the count for its cycle, whatever the pulse; PMURST
+    /// still clears, and CNT still changes the state.
+    #[test]
+    fn a_hold_keeps_the_count() {
+        use PmuCommand::*;
+        let mut d = Driver::new(CounterSubunit::<8>::default().with_hold());
+        let mut step = |command: PmuCommand, enable: bool, hold: bool| {
+            d.uut.hold.next = hold;
+            step(&mut d, command, enable)
+        };
+        let counting = CounterState::Counting.bits();
+        assert_eq!(step(Cnt, true, true), (0, counting));
+        assert_eq!(step(Nop, true, false), (1, counting));
+        assert_eq!(step(Nop, true, true), (1, counting));
+        assert_eq!(step(Cnt, true, true), (1, counting));
+        assert_eq!(step(Nop, true, false), (2, counting));
+        assert_eq!(step(Rst, true, true), (0, CounterState::Reset.bits()));
     }
 }

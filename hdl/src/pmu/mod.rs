@@ -6,6 +6,7 @@ pub mod counter_subunit;
 pub mod event_selector;
 pub mod one_hot_mux;
 pub mod output_mux;
+pub mod selected_toggle;
 pub mod toggle_converter;
 
 use rust_hdl::prelude::*;
@@ -18,6 +19,7 @@ pub use counter_subunit::{CounterState, CounterSubunit};
 pub use event_selector::EventSelector;
 pub use one_hot_mux::{OneHotMux, MUX_INPUTS};
 pub use output_mux::OutputMux;
+pub use selected_toggle::SelectedToggle;
 pub use toggle_converter::ToggleConverter;
 
 /// How a channel's converter turns its input into events.
@@ -94,22 +96,25 @@ impl PmuConfig {
 /// With S inputs per channel ([`PmuConfig::selectors`] > 1) the PMU has
 /// `COUNT × S` monitored inputs, input `s × COUNT + i` being counter `i`'s
 /// input `s` (so inputs 0 to `COUNT - 1` are the thesis PMU's), a
-/// `selector` port beside `command`, and per counter an [`EventSelector`]
-/// and two muxes in front of its converter (the compared input, the
-/// reloaded one; a level channel's reload mux feeds nothing and synthesis
-/// removes it). With S = 1 none of them exist and
+/// `selector` port beside `command`, and per counter an [`EventSelector`],
+/// a compare of each of its inputs with its converter's previous value
+/// that the selection picks among ([`SelectedToggle`]) and a mux that
+/// reloads the previous value (a level channel's reload mux feeds nothing
+/// and synthesis removes it). With S = 1 none of them exist and
 /// the HDL is the thesis PMU's, bit for bit.
 ///
 /// **A switch.** A PMUCNT or PMURST in cycle t whose selector differs from
-/// the counter's selection switches it: the counter ignores cycle t's
-/// converter output, and the converter's previous-value register loads the
-/// new input's cycle-t value, its compare following the new input from
-/// cycle t+1 on (the compare mux follows the selection register, so no
-/// path runs from the command decode through the compare). The first event
+/// the counter's selection switches it: the count holds in cycle t (the
+/// converter output is ignored), and the converter's previous-value
+/// register loads the new input's cycle-t value, the compare following the
+/// new input from cycle t+1 on (the choice is a register and meets the
+/// compare at its last gate; the switch holds the count at its register,
+/// so no path runs from the command decode through the compare or the
+/// increment). The first event
 /// that can count is the new input's change between cycles t and t+1
 /// (toggle) or the new input non-zero in cycle t+1 (level); a counter that
 /// was counting loses only cycle t. A selection with no input behind it
-/// (S..7 from the port; the hooks never send one) watches a constant 0.
+/// (S..7 from the port; the hooks never send one) counts nothing.
 ///
 /// Latencies are defined once, in the crate documentation.
 pub struct Pmu<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> {
@@ -132,9 +137,9 @@ pub struct Pmu<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH
     pub decoder: CommandDecoder<COUNT>,
     /// With S > 1, one per counter; empty otherwise.
     pub selectors: Vec<EventSelector>,
-    /// With S > 1, per counter: the input its converter compares (picked
-    /// by the selection register) ...
-    pub compare_mux: Optional<OneHotMux<COUNT, INPUT_WIDTH>>,
+    /// With S > 1, per counter: whether the input its choice picks is an
+    /// event (each input compared with the converter's previous value) ...
+    pub compare: Optional<SelectedToggle<COUNT, INPUT_WIDTH>>,
     /// ... and the input its previous-value register loads (picked by the
     /// selection after this cycle).
     pub reload_mux: Optional<OneHotMux<COUNT, INPUT_WIDTH>>,
@@ -173,7 +178,7 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize>
             selectors: (0..if selectable { COUNT } else { 0 })
                 .map(|_| Default::default())
                 .collect(),
-            compare_mux: Optional::when(selectable, Default::default),
+            compare: Optional::when(selectable, || SelectedToggle::new(config.selectors)),
             reload_mux: Optional::when(selectable, Default::default),
             converters: std::array::from_fn(|i| {
                 let ch = config.channels[i];
@@ -184,7 +189,14 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize>
                     converter
                 }
             }),
-            counters: std::array::from_fn(|_| Default::default()),
+            counters: std::array::from_fn(|_| {
+                let counter = CounterSubunit::default();
+                if selectable {
+                    counter.with_hold()
+                } else {
+                    counter
+                }
+            }),
             mux: Default::default(),
             inputs_per_channel: config.selectors,
         }
@@ -215,7 +227,7 @@ crate::hdl_block!([const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_W
     Pmu<COUNT, COUNTER_WIDTH, INPUT_WIDTH> {
     inputs: [clock, reset, address, command, selector, monitor_in],
     outputs: [monitor_out],
-    parts: [decoder, selectors, compare_mux, reload_mux, converters, counters, mux],
+    parts: [decoder, selectors, compare, reload_mux, converters, counters, mux],
     constants: [],
 });
 
@@ -238,35 +250,35 @@ impl<const COUNT: usize, const COUNTER_WIDTH: usize, const INPUT_WIDTH: usize> L
             self.mux.counts[i].next = self.counters[i].count.val();
         }
         self.monitor_out.next = self.mux.monitor_out.val();
-        // With selectors only (no passes otherwise): each converter
-        // compares the input its counter's choice picks (a register), and
-        // its previous-value register loads the input the next choice picks
-        // (0 for a choice with no input behind it); a switch's cycle is not
-        // counted. rust-hdl's HDL translation takes neither locals nor
-        // constants in an index, so the one-pass loop over `n` stands for
-        // COUNT.
+        // With selectors only (no passes otherwise): each counter counts
+        // the compare of the input its choice picks (a register), the
+        // converter's previous-value register loads the input the next
+        // choice picks (0 for a choice with no input behind it), and a
+        // switch's cycle holds the count. rust-hdl's HDL translation takes
+        // neither locals nor constants in an index, so the one-pass loop
+        // over `n` stands for COUNT.
         for i in 0..self.selectors.len() {
             self.selectors[i].clock.next = self.clock.val();
             self.selectors[i].reset.next = self.reset.val();
             self.selectors[i].addressed.next = self.decoder.select.val().get_bit(i);
             self.selectors[i].command.next = self.command.val();
             self.selectors[i].selector.next = self.selector.val();
-            self.compare_mux.choices[i].next = self.selectors[i].choice.val();
+            self.compare.choices[i].next = self.selectors[i].choice.val();
+            self.compare.previous[i].next = self.converters[i].previous_value.val();
+            self.compare.masks[i].next = self.converters[i].mask.val();
             self.reload_mux.choices[i].next = self.selectors[i].next_choice.val();
             for n in COUNT..(COUNT + 1) {
                 for s in 0..self.inputs_per_channel {
-                    self.compare_mux.inputs[s * n + i].next = self.monitor_in[s * n + i].val();
+                    self.compare.inputs[s * n + i].next = self.monitor_in[s * n + i].val();
                     self.reload_mux.inputs[s * n + i].next = self.monitor_in[s * n + i].val();
                 }
                 for s in self.inputs_per_channel..MUX_INPUTS {
-                    self.compare_mux.inputs[s * n + i].next = 0.into();
                     self.reload_mux.inputs[s * n + i].next = 0.into();
                 }
             }
-            self.converters[i].monitor_in.next = self.compare_mux.picked[i].val();
             self.converters[i].reload_in.next = self.reload_mux.picked[i].val();
-            self.counters[i].enable.next =
-                self.converters[i].pulse.val() & !self.selectors[i].switching.val();
+            self.counters[i].enable.next = self.compare.pulse[i].val();
+            self.counters[i].hold.next = self.selectors[i].switching.val();
         }
     }
 }

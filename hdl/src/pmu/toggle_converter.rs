@@ -17,8 +17,11 @@ use crate::support::optional::Optional;
 /// neither count nor cost a register after synthesis.
 ///
 /// With a reload input ([`ToggleConverter::with_reload`], the selector
-/// PMU's), the previous-value register takes `reload_in` instead of
-/// `monitor_in`: the signal the channel will watch from the next cycle on.
+/// PMU's), the channel is its previous-value register and its mask: the
+/// register takes `reload_in` instead of `monitor_in` (the signal the
+/// channel will watch from the next cycle on; 0 in level mode), and the
+/// PMU compares each of the counter's inputs with it
+/// ([`SelectedToggle`](crate::pmu::SelectedToggle)); `pulse` is 0.
 pub struct ToggleConverter<const WIDTH: usize> {
     pub clock: Signal<In, Clock>,
     /// The monitored signal.
@@ -27,6 +30,10 @@ pub struct ToggleConverter<const WIDTH: usize> {
     pub reload_in: Optional<Signal<In, Bits<WIDTH>>>,
     /// One event in this cycle.
     pub pulse: Signal<Out, Bit>,
+    /// With a reload input: the previous-value register ...
+    pub previous_value: Optional<Signal<Out, Bits<WIDTH>>>,
+    /// ... and the input bits the channel watches.
+    pub mask: Optional<Signal<Out, Bits<WIDTH>>>,
     previous: DFF<Bits<WIDTH>>,
     level_mode: Constant<Bit>,
     input_mask: Constant<Bits<WIDTH>>,
@@ -48,6 +55,8 @@ impl<const WIDTH: usize> ToggleConverter<WIDTH> {
             monitor_in: Default::default(),
             reload_in: Optional::when(false, Default::default),
             pulse: Default::default(),
+            previous_value: Optional::when(false, Default::default),
+            mask: Optional::when(false, Default::default),
             previous: Default::default(),
             level_mode: Constant::new(level_mode),
             input_mask: Constant::new(mask),
@@ -58,6 +67,8 @@ impl<const WIDTH: usize> ToggleConverter<WIDTH> {
     pub fn with_reload(self) -> Self {
         Self {
             reload_in: Optional::when(true, Default::default),
+            previous_value: Optional::when(true, Default::default),
+            mask: Optional::when(true, Default::default),
             ..self
         }
     }
@@ -71,7 +82,7 @@ impl<const WIDTH: usize> Default for ToggleConverter<WIDTH> {
 
 crate::hdl_block!([const WIDTH: usize] ToggleConverter<WIDTH> {
     inputs: [clock, monitor_in, reload_in],
-    outputs: [pulse],
+    outputs: [pulse, previous_value, mask],
     parts: [previous],
     constants: [level_mode, input_mask],
 });
@@ -82,14 +93,21 @@ impl<const WIDTH: usize> Logic for ToggleConverter<WIDTH> {
         comment!("module: toggle_converter");
         dff_setup!(self, clock, previous);
         self.previous.d.next = self.monitor_in.val() & self.input_mask.val();
-        for _k in 0..self.reload_in.len() {
-            self.previous.d.next = self.reload_in.val() & self.input_mask.val();
-        }
         if self.level_mode.val() {
             self.pulse.next = (self.monitor_in.val() & self.input_mask.val()).any();
         } else {
             self.pulse.next =
                 (self.monitor_in.val() & self.input_mask.val()) != self.previous.q.val();
+        }
+        for _k in 0..self.reload_in.len() {
+            if self.level_mode.val() {
+                self.previous.d.next = 0.into();
+            } else {
+                self.previous.d.next = self.reload_in.val() & self.input_mask.val();
+            }
+            self.previous_value.next = self.previous.q.val();
+            self.mask.next = self.input_mask.val();
+            self.pulse.next = false;
         }
     }
 }
@@ -147,5 +165,25 @@ mod tests {
         let expected = [false, true, true, false, true, false];
         let seen: Vec<bool> = inputs.iter().map(|&i| pulse_for(&mut d, i)).collect();
         assert_eq!(seen, expected);
+    }
+
+    /// With a reload input the previous value loads `reload_in` (masked;
+    /// 0 in level mode), the mask is an output and `pulse` is 0.
+    #[test]
+    fn a_reloaded_channel_keeps_the_selected_inputs_value() {
+        let mut toggle = Driver::new(ToggleConverter::<4>::new(3, false).with_reload());
+        let mut level = Driver::new(ToggleConverter::<4>::new(3, true).with_reload());
+        for reload in [0b1111, 0b0101, 0b1000, 0b0011] {
+            for d in [&mut toggle, &mut level] {
+                d.uut.monitor_in.next = 0b0110.into();
+                d.uut.reload_in.next = reload.into();
+                d.settle();
+                assert!(!d.uut.pulse.val());
+                assert_eq!(d.uut.mask.val().to_u64(), 0b0111);
+                d.cycle();
+            }
+            assert_eq!(toggle.uut.previous_value.val().to_u64(), reload & 0b0111);
+            assert_eq!(level.uut.previous_value.val().to_u64(), 0);
+        }
     }
 }
