@@ -61,13 +61,16 @@ impl std::fmt::Debug for ReplayRun {
 }
 
 impl ReplayRun {
-    /// This faulty run judged against `golden`, the fault-free one.
+    /// This faulty run judged against `golden`, the fault-free one. A run
+    /// that hangs is judged by that and its first divergence, as the
+    /// engine judges it: it has no end to compare memory and counters at.
     pub fn verdict(&self, golden: &ReplayRun) -> Verdict {
+        let ended = self.cycles.is_some();
         Verdict {
-            memory_differs: self.memory != golden.memory,
-            hang: self.cycles.is_none(),
+            memory_differs: ended && self.memory != golden.memory,
+            hang: !ended,
             counters_differing: (0..COUNTERS)
-                .filter(|&i| self.counters[i] != golden.counters[i])
+                .filter(|&i| ended && self.counters[i] != golden.counters[i])
                 .fold(0u16, |m, i| m | 1 << i),
             first_divergence: (0..self.periods.len().max(golden.periods.len()))
                 .find(|&p| self.periods.get(p) != golden.periods.get(p))
@@ -264,13 +267,24 @@ impl Replay {
 
     /// One run: fault `fault` of the list (None: none), its log.
     pub fn run(&mut self, fault: Option<usize>) -> Result<String, CosimError> {
+        self.build()?;
+        self.run_built(fault)
+    }
+
+    /// [`run`](Self::run) once the files are compiled ([`build`](Self::build)):
+    /// runs of one build may go side by side.
+    pub fn run_built(&self, fault: Option<usize>) -> Result<String, CosimError> {
         if let Some(n) = fault.filter(|&n| n >= self.faults) {
             return Err(CosimError::Launch(format!(
                 "fault {n} of a replay of {} fault(s)",
                 self.faults
             )));
         }
-        self.build()?;
+        if !self.built {
+            return Err(CosimError::Launch(
+                "a replay runs once its files are compiled".into(),
+            ));
+        }
         let plusarg = Self::plusarg(fault);
         let what = "the imported GPGPU printed by flexpmu";
         Ok(match self.simulator {
@@ -421,4 +435,47 @@ pub fn parse(log: &str) -> Result<ReplayRun, CosimError> {
         )));
     }
     Ok(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(cycles: Option<u64>, memory: u64, counter_0: u64, periods: &[&str]) -> ReplayRun {
+        let mut counters = [7; COUNTERS];
+        counters[0] = counter_0;
+        ReplayRun {
+            cycles,
+            memory,
+            counters,
+            periods: periods.iter().map(|p| p.to_string()).collect(),
+        }
+    }
+
+    /// A run that ends is judged by its memory, counters and periods; one
+    /// that hangs by that and its periods only, as the engine judges it.
+    #[test]
+    fn a_hung_run_is_judged_as_the_engine_judges_it() {
+        let golden = run(Some(10), 1, 5, &["a", "b", "c"]);
+        let ended = run(Some(10), 2, 6, &["a", "x", "c"]);
+        assert_eq!(
+            ended.verdict(&golden),
+            Verdict {
+                memory_differs: true,
+                hang: false,
+                counters_differing: 1,
+                first_divergence: Some(1),
+            }
+        );
+        let hung = run(None, 2, 6, &["a", "b", "c", "c"]);
+        assert_eq!(
+            hung.verdict(&golden),
+            Verdict {
+                memory_differs: false,
+                hang: true,
+                counters_differing: 0,
+                first_divergence: Some(3),
+            }
+        );
+    }
 }

@@ -9,9 +9,11 @@ use flexpmu_cosim::rtl::replay::{parse, Replay, ReplayRun};
 use flexpmu_eda::fault_injection::{Simulator, VerilogFault};
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_tools::cache::kept_log;
+use rayon::prelude::*;
+use std::sync::{OnceLock, RwLock};
 
 /// Each of `faults` (None: the fault-free run) under Icarus on `imported`
-/// printed by flexpmu.
+/// printed by flexpmu, the runs side by side.
 pub fn runs(
     imported: &IrDesign,
     campaign: &RtlCampaign,
@@ -19,7 +21,7 @@ pub fn runs(
     dir: &std::path::Path,
 ) -> Vec<ReplayRun> {
     let armed: Vec<VerilogFault> = faults.iter().flatten().copied().collect();
-    let mut replay = Replay::new(
+    let replay = Replay::new(
         imported,
         &campaign.launch().rtl(),
         &armed,
@@ -29,20 +31,30 @@ pub fn runs(
     )
     .unwrap();
     let files = replay.files().to_vec();
-    let mut n = 0usize;
-    faults
+    // Compiled once, at the first run the cache does not hold.
+    let (replay, built) = (RwLock::new(replay), OnceLock::new());
+    // Each fault's index in the list (the fault-free run's None).
+    let indices: Vec<Option<usize>> = faults
         .iter()
-        .map(|fault| {
-            let index = fault.map(|_| {
-                n += 1;
-                n - 1
-            });
+        .scan(0usize, |n, fault| {
+            Some(fault.map(|_| {
+                *n += 1;
+                *n - 1
+            }))
+        })
+        .collect();
+    indices
+        .par_iter()
+        .map(|&index| {
             let log = kept_log(
                 "icarus-fgp-faults",
                 &files,
                 &[&Replay::plusarg(index)],
                 &["iverilog", "vvp"],
-                || Ok(replay.run(index).unwrap()),
+                || {
+                    built.get_or_init(|| replay.write().unwrap().build().unwrap());
+                    Ok(replay.read().unwrap().run_built(index).unwrap())
+                },
             )
             .unwrap();
             parse(&log).unwrap()
