@@ -6,9 +6,10 @@ use super::*;
 
 /// A third-party simulator agrees: the same faults (four chosen, and in
 /// every FlexGripPlus unit one drawn among those the golden run
-/// activates, stuck-at 0, stuck-at 1 and flips in turn) forced in flexpmu's Verilog print of the imported GPGPU
-/// under Icarus end with the same cycles, the same global memory against
-/// the golden run's and the same counters as the engine's runs say.
+/// activates, stuck-at 0, stuck-at 1 and flips in turn) forced in
+/// flexpmu's Verilog print of the imported GPGPU under Icarus end with
+/// the same cycles, the same global memory against the golden run's and
+/// the same counters as the engine's runs say.
 #[test]
 fn icarus_agrees_on_chosen_faults_and_on_every_unit() {
     let (Some(imported), Some(campaign)) = (imported(), appendix_a()) else {

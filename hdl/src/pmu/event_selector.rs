@@ -15,13 +15,13 @@ use flexpmu_isa::PmuCommand;
 ///
 /// The selection is held twice: in binary (`selection`, what a PMEVENT
 /// wrote) and one-hot (`choice`: bit s picks input s; a selection with no
-/// input behind it picks none). The PMU's compare mux follows `choice`, a
-/// register, so nothing from the command decode reaches the converter's
-/// compare. `next_choice` is the choice after this cycle: the PMU reloads
-/// the converter's previous-value register through it, so the new input's
+/// input behind it picks none). The PMU's compare picks by `choice`, a
+/// register, so nothing from the command decode reaches the compare.
+/// `next_choice` is the choice after this cycle: the PMU reloads the
+/// converter's previous-value register through it, so the new input's
 /// value is there when the counter resumes. `switching` marks a cycle
-/// whose command changes the selection: its converter output still
-/// compares the old input, and the counter ignores it.
+/// whose command changes the selection: its compare is still the old
+/// input's, and the count holds.
 ///
 /// `choice` bit 0 is stored inverted, so that the register at all-zero
 /// (its power-up and reset value) picks input 0, as `selection` 0 does.

@@ -1,5 +1,6 @@
-//! The selector PMU's input muxes: per counter, one of its up to eight
-//! inputs, picked by a one-hot choice.
+//! The selector PMU's reload mux: per counter, one of its up to eight
+//! inputs, picked by a one-hot choice (its OR plane is
+//! [`SelectedToggle`](crate::pmu::SelectedToggle)'s too).
 
 use rust_hdl::prelude::*;
 

@@ -33,7 +33,7 @@ pub struct SelectedToggle<const COUNT: usize, const WIDTH: usize> {
 }
 
 impl<const COUNT: usize, const WIDTH: usize> SelectedToggle<COUNT, WIDTH> {
-    /// For counters with `inputs_per_channel` inputs each (2 to 8).
+    /// For counters with `inputs_per_channel` inputs each (at most 8).
     pub fn new(inputs_per_channel: usize) -> Self {
         assert!(
             (1..=MUX_INPUTS).contains(&inputs_per_channel),
