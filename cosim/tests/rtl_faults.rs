@@ -30,6 +30,8 @@ use common::{cache, shared, workspace};
 mod icarus;
 #[path = "rtl_faults/oracle.rs"]
 mod oracle;
+#[path = "rtl_faults/riding.rs"]
+mod riding;
 
 /// FlexGripPlus' GPGPU with the kit read by Yosys, once per test process.
 fn netlist() -> Option<&'static RtlNetlist> {

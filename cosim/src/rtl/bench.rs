@@ -89,6 +89,10 @@ pub struct FaultSpeed {
     /// Those a run simulated (the engine masks a stuck-at its golden run
     /// never activates without running it; Verilator runs every one).
     pub simulated: usize,
+    /// Of those, the copies that went on alone from where they first
+    /// differed in what a run is judged by (the engine's; the others rode
+    /// the golden run to its end or left it, masked).
+    pub alone: Option<usize>,
     /// Faulty cycles: per fault, the golden run's clock edges from
     /// power-up (what a per-fault simulator runs for it).
     pub cycles: u64,
@@ -99,29 +103,42 @@ pub struct FaultSpeed {
 }
 
 /// `faults` of `campaign` run on the compiled engine as its campaign
-/// runs them, one after another; each one's verdict.
+/// runs them on one thread (copies riding a golden run, going on alone
+/// where they differ); each one's verdict, in the order of `faults`.
 pub fn engine_faults(
     campaign: &RtlCampaign,
     faults: &[FaultSpec],
-    on_fault: &mut dyn FnMut(),
+    on_fault: &mut (dyn FnMut() + Send),
 ) -> Result<(FaultSpeed, Vec<Verdict>), CosimError> {
     let started = Instant::now();
-    let mut verdicts = Vec::with_capacity(faults.len());
-    let mut simulated = 0;
-    for fault in faults {
-        simulated += usize::from(campaign.activated(fault));
-        let result = campaign
-            .run(fault)
-            .map_err(|e| CosimError::Launch(e.to_string()))?;
-        verdicts.push(Verdict::of(&result));
-        on_fault();
-    }
+    let simulated = faults.iter().filter(|f| campaign.activated(f)).count();
+    let results = std::sync::Mutex::new((std::collections::HashMap::new(), on_fault));
+    let riding = campaign
+        .run_riding(faults, 1, &|result| {
+            let mut guard = results.lock().unwrap_or_else(|p| p.into_inner());
+            let (verdicts, on_fault) = &mut *guard;
+            verdicts.insert(result.id, Verdict::of(&result));
+            on_fault();
+            true
+        })
+        .map_err(|e| CosimError::Launch(e.to_string()))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let (mut by_id, _) = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    let verdicts = faults
+        .iter()
+        .map(|f| {
+            by_id
+                .remove(&f.id)
+                .ok_or_else(|| CosimError::Launch(format!("fault {} ended without a result", f.id)))
+        })
+        .collect::<Result<Vec<Verdict>, CosimError>>()?;
     Ok((
         FaultSpeed {
             faults: faults.len(),
             simulated,
+            alone: Some(riding.alone),
             cycles: campaign.golden_cycles() * faults.len() as u64,
-            seconds: started.elapsed().as_secs_f64(),
+            seconds,
             build_seconds: 0.0,
         },
         verdicts,
@@ -167,6 +184,7 @@ pub fn replay_faults(
         FaultSpeed {
             faults: faults.len(),
             simulated: faults.len(),
+            alone: None,
             cycles: campaign.golden_cycles() * faults.len() as u64,
             seconds: started.elapsed().as_secs_f64(),
             build_seconds: replay.build_seconds,

@@ -3,8 +3,10 @@
 //!
 //! The golden run is the launch as `flexpmu run --core fgp-rtl` runs it,
 //! held to the reference ISS first (a campaign on a launch the RTL gets
-//! wrong would measure nothing). Each fault then runs on a copy of the
-//! compiled GPGPU, from power-up, with the fault armed, and is classified
+//! wrong would measure nothing). Each fault then runs with the fault
+//! armed, as a faulty copy riding a golden run until a signal it is
+//! judged by differs and alone from there ([`riding`]; [`RtlCampaign::run`]
+//! runs one alone from power-up, to the same result), and is classified
 //! against the golden run by the first check that sees it:
 //!
 //! - `sdc`: the global memory at the end differs;
@@ -31,6 +33,7 @@
 use flexpmu_eda::fault_injection::VerilogFault;
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
+use flexpmu_sim::engine::compiled::concurrent::Concurrent;
 use flexpmu_sim::engine::compiled::faults::{Fault, FaultModel, Site, SiteKind};
 use flexpmu_sim::engine::compiled::{CompiledSim, ValuesSeen};
 use flexpmu_sim::gpu::gpgpu_rtl::RtlGpgpu;
@@ -41,11 +44,14 @@ use flexpmu_studies::faults::list::{bit_name, fault_cycle, FaultSpec};
 use flexpmu_studies::faults::outcome::{completed_outcome, counters_differing};
 use flexpmu_studies::faults::target::Workers;
 use flexpmu_studies::faults::{CampaignError, FaultResult, FaultSite, Outcome, Target, Unit};
+use flexpmu_studies::monitors::candidates::Source;
 use flexpmu_studies::monitors::matrix::{Matrix, MatrixInfo};
 use flexpmu_studies::monitors::revealed::Revealed;
 use flexpmu_studies::testgen::expected::Expected;
 
 use super::matrix::{Counting, GoldenMatrix};
+
+pub mod riding;
 
 use super::probe::{self, Probe};
 use super::units::unit;
@@ -208,6 +214,42 @@ pub struct RtlCampaign {
     shortcuts: bool,
     /// What the fault-free run left, as a test's expected values.
     expected: Expected,
+    /// The evaluation of faulty copies riding a golden run.
+    riding: Concurrent,
+}
+
+/// The faulty copies' evaluation for `sim` (the imported GPGPU): watching
+/// what `watch` and `matrix` read.
+fn riding_copies(
+    sim: &CompiledSim,
+    watch: &Watch,
+    matrix: Option<&GoldenMatrix>,
+) -> Result<Concurrent, CampaignError> {
+    let signals = &sim.netlist().signals;
+    let mut nodes: Vec<usize> = watch
+        .ports
+        .iter()
+        .chain(&watch.counters)
+        .chain([&watch.pmu_reset])
+        .map(|&i| signals[i].node)
+        .collect();
+    let mut registers = Vec::new();
+    if let Some(golden) = matrix {
+        let matrix = &golden.matrix;
+        for source in matrix
+            .candidates
+            .sources
+            .iter()
+            .copied()
+            .chain(matrix.windows.sources())
+        {
+            match source {
+                Source::Node(n) => nodes.push(n),
+                Source::Register(r) => registers.push(r),
+            }
+        }
+    }
+    Concurrent::open_loop(sim, &nodes, &registers).map_err(|e| CampaignError::Core(e.to_string()))
 }
 
 /// The cycle bound of a faulty run (from the block scheduler's start):
@@ -373,6 +415,8 @@ impl RtlCampaign {
             (Some(matrix), Some(counting)) => Some(GoldenMatrix::new(matrix, counting)),
             _ => None,
         };
+        let riding = riding_copies(template.sim(), &watch, matrix.as_ref())
+            .map_err(|e| CosimError::Launch(e.to_string()))?;
         Ok(RtlCampaign {
             template,
             probe,
@@ -388,6 +432,7 @@ impl RtlCampaign {
             seed,
             shortcuts: true,
             expected,
+            riding,
         })
     }
 
@@ -397,8 +442,9 @@ impl RtlCampaign {
         &self.expected
     }
 
-    /// Turns the shortcut (a stuck-at fault never activated masked
-    /// without running) off or on.
+    /// Turns the shortcuts off or on: a stuck-at fault never activated
+    /// masked without running, and faults run as copies riding a golden
+    /// run in [`Target::run_all`] (off: each alone from power-up).
     pub fn set_shortcuts(&mut self, on: bool) {
         self.shortcuts = on;
     }
@@ -528,20 +574,32 @@ impl RtlCampaign {
             &mut |_, sim| seen.sample(&self.watch, sim, matrix),
         )
         .map_err(|e| CampaignError::Core(e.to_string()))?;
+        Ok(self.judge(fault, cycle, gpgpu.sim(), &observed, &seen))
+    }
+
+    /// The result of `fault` (acting from `cycle`) whose run ended as
+    /// `end` with `observed` and `seen`.
+    fn judge(
+        &self,
+        fault: &FaultSpec,
+        cycle: u64,
+        end: &CompiledSim,
+        observed: &Observed,
+        seen: &Seen,
+    ) -> FaultResult {
         // The first cycle (clock edges before it) whose watched signals
         // differ: the digest at index c is period c - 1's, in cycle c. A
         // run that ends earlier than the golden one differs where it ends.
         let first_divergence = (0..seen.ports.len().max(self.golden.ports.len()))
             .find(|&p| seen.ports.get(p) != self.golden.ports.get(p))
             .map(|p| p as u64);
-        let end = gpgpu.sim();
         if observed.cycles().is_none() {
-            return Ok(self.result(fault, cycle, Outcome::Hang, first_divergence, 0));
+            return self.result(fault, cycle, Outcome::Hang, first_divergence, 0);
         }
         let golden = &self.golden;
         let memory = end.memory(self.watch.global) != golden.end.memory(self.watch.global);
         let streams = Streams::of(
-            &observed,
+            observed,
             &Placement {
                 launch: &self.state,
                 warps_per_block: self.warps_per_block,
@@ -552,18 +610,22 @@ impl RtlCampaign {
         let reads = self.reads.values(&streams) != golden.reads;
         let counters = counters_differing(&golden.counters, &seen.counters);
         let latent = first_divergence.is_some()
-            || observed != golden.observed
+            || *observed != golden.observed
             || end.state() != golden.end.state()
             || (0..end.netlist().memories.len()).any(|m| end.memory(m) != golden.end.memory(m));
         let outcome = completed_outcome(memory, reads, counters, latent);
-        let revealed = match (&self.matrix, &seen.counting) {
+        FaultResult {
+            revealed: self.revealed(seen),
+            ..self.result(fault, cycle, outcome, first_divergence, counters)
+        }
+    }
+
+    /// What the detection matrix reveals of a completed run that `seen`.
+    fn revealed(&self, seen: &Seen) -> Revealed {
+        match (&self.matrix, &seen.counting) {
             (Some(golden), Some(counting)) => golden.row(counting),
             _ => Revealed::default(),
-        };
-        Ok(FaultResult {
-            revealed,
-            ..self.result(fault, cycle, outcome, first_divergence, counters)
-        })
+        }
     }
 
     fn result(
@@ -601,8 +663,11 @@ impl Target for RtlCampaign {
         threads: usize,
         on_result: &(dyn Fn(FaultResult) -> bool + Sync),
     ) -> Result<(), CampaignError> {
-        let workers = Workers::new(threads, on_result)?;
-        workers.each(faults, &|fault| self.run(fault));
-        workers.finish()
+        if !self.shortcuts {
+            let workers = Workers::new(threads, on_result)?;
+            workers.each(faults, &|fault| self.run(fault));
+            return workers.finish();
+        }
+        self.run_riding(faults, threads, on_result).map(|_| ())
     }
 }

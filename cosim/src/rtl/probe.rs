@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_sim::engine::compiled::CompiledSim;
-use flexpmu_sim::gpu::gpgpu_rtl::{start_period, RtlEnding, RtlGpgpu};
+use flexpmu_sim::gpu::gpgpu_rtl::{RtlEnding, RtlGpgpu, RtlRun};
 
 use super::SM_INSTANCE;
 use crate::launch::FgpLaunch;
@@ -321,17 +321,36 @@ pub(super) fn run(
     on_cycle: &mut dyn FnMut(u64),
     on_period: &mut dyn FnMut(i64, &CompiledSim),
 ) -> Result<Observed, CosimError> {
-    let launch = launch.rtl();
-    let start = start_period(&launch);
-    let ending = gpgpu
-        .run(&launch, &mut |period, sim| {
-            probe.sample(period, sim);
-            on_period(period, sim);
-            if period > start && ((period - start) as u64).is_multiple_of(PROGRESS_CYCLES) {
-                on_cycle((period - start) as u64);
-            }
-        })
+    let run = gpgpu
+        .begin(&launch.rtl())
         .map_err(|e| CosimError::Launch(e.to_string()))?;
+    probe.sample(run.period(), gpgpu.sim());
+    on_period(run.period(), gpgpu.sim());
+    go_on(gpgpu, run, probe, on_cycle, on_period)
+}
+
+/// `run` on `gpgpu` taken on to its end from the period settled last
+/// (which `probe` and `on_period` have seen).
+pub(super) fn go_on(
+    gpgpu: &mut RtlGpgpu,
+    mut run: RtlRun,
+    mut probe: Probe,
+    on_cycle: &mut dyn FnMut(u64),
+    on_period: &mut dyn FnMut(i64, &CompiledSim),
+) -> Result<Observed, CosimError> {
+    let start = run.start();
+    let ending = loop {
+        if let Some(ending) = gpgpu.ending(&run) {
+            break ending;
+        }
+        gpgpu.edge(&mut run);
+        let period = run.period();
+        probe.sample(period, gpgpu.sim());
+        on_period(period, gpgpu.sim());
+        if period > start && ((period - start) as u64).is_multiple_of(PROGRESS_CYCLES) {
+            on_cycle((period - start) as u64);
+        }
+    };
     let (edge, done) = match ending {
         RtlEnding::Done { edge, .. } => (edge, true),
         RtlEnding::CycleBound { edge } => (edge, false),

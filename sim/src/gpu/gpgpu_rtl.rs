@@ -196,6 +196,22 @@ impl RtlGpgpu {
         launch: &RtlLaunch,
         observe: &mut dyn FnMut(i64, &CompiledSim),
     ) -> Result<RtlEnding, RtlError> {
+        let mut run = self.begin(launch)?;
+        observe(run.period(), &self.sim);
+        loop {
+            if let Some(ending) = self.ending(&run) {
+                return Ok(ending);
+            }
+            self.edge(&mut run);
+            observe(run.period(), &self.sim);
+        }
+    }
+
+    /// Loads `launch` (the kernel and the global memory) and settles
+    /// period -1: a run to take edge by edge, as [`run`](Self::run)
+    /// does (several copies of the design step together, one golden run
+    /// and faulty copies riding it).
+    pub fn begin(&mut self, launch: &RtlLaunch) -> Result<RtlRun, RtlError> {
         if launch.params.len() > MAX_PARAMS {
             return Err(RtlError::Launch(format!(
                 "{} kernel parameters, FlexGripPlus' configuration registers hold {MAX_PARAMS}",
@@ -215,25 +231,40 @@ impl RtlGpgpu {
         let schedule = Schedule::of(launch);
         self.set_inputs(schedule.inputs(-1));
         self.sim.settle();
-        observe(-1, &self.sim);
-        for edge in 0i64.. {
-            if let Some(cycle) = schedule.cycle_at(edge) {
-                if self.sim.output(self.kernel_done) != 0 {
-                    return Ok(RtlEnding::Done {
-                        edge,
-                        cycles: schedule.cycles_at(edge),
-                    });
-                }
-                if cycle >= launch.max_cycles {
-                    return Ok(RtlEnding::CycleBound { edge });
-                }
-            }
-            self.sim.clock();
-            self.set_inputs(schedule.inputs(edge));
-            self.sim.settle();
-            observe(edge, &self.sim);
+        Ok(RtlRun {
+            schedule,
+            max_cycles: launch.max_cycles,
+            edge: 0,
+        })
+    }
+
+    /// How the testbench ends `run` at its next edge, from what settled
+    /// before it (`kernel_done`, the cycle bound), if it does.
+    pub fn ending(&self, run: &RtlRun) -> Option<RtlEnding> {
+        let edge = run.edge;
+        let cycle = run.schedule.cycle_at(edge)?;
+        if self.sim.output(self.kernel_done) != 0 {
+            return Some(RtlEnding::Done {
+                edge,
+                cycles: run.schedule.cycles_at(edge),
+            });
         }
-        unreachable!("the loop returns")
+        (cycle >= run.max_cycles).then_some(RtlEnding::CycleBound { edge })
+    }
+
+    /// Takes `run`'s next edge and settles the period after it with the
+    /// testbench's inputs.
+    pub fn edge(&mut self, run: &mut RtlRun) {
+        self.sim.clock();
+        self.set_inputs(run.schedule.inputs(run.edge));
+        self.sim.settle();
+        run.edge += 1;
+    }
+
+    /// The engine, to write a faulty copy into (a clone of the golden
+    /// run, settled in the same period; [`CompiledSim::settle`] it after).
+    pub fn sim_mut(&mut self) -> &mut CompiledSim {
+        &mut self.sim
     }
 
     /// Writes `words` into memory `index` from word 0.
@@ -282,6 +313,27 @@ impl RtlGpgpu {
     }
 }
 
+/// A run being taken edge by edge ([`RtlGpgpu::begin`]).
+#[derive(Clone, Debug)]
+pub struct RtlRun {
+    schedule: Schedule,
+    max_cycles: u64,
+    /// The next edge.
+    edge: i64,
+}
+
+impl RtlRun {
+    /// The period settled last.
+    pub fn period(&self) -> i64 {
+        self.edge - 1
+    }
+
+    /// The period the block scheduler is enabled in ([`start_period`]).
+    pub fn start(&self) -> i64 {
+        self.schedule.start()
+    }
+}
+
 /// The inputs of one period.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct PeriodInputs {
@@ -296,6 +348,7 @@ struct PeriodInputs {
 /// configuration writes from period 8, one period idle, the block
 /// scheduler's enable for one period, then `kernel_done` looked at from
 /// the edge after.
+#[derive(Clone, Debug)]
 struct Schedule {
     writes: Vec<(u32, u32)>,
 }

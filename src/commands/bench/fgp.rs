@@ -379,8 +379,9 @@ fn explain_faults(results: &[EngineResult], notes: &FaultNotes) -> Result<()> {
     for (engine, speed) in &notes.speeds {
         let how = match engine {
             BenchEngine::FgpRtlFaults => format!(
-                "{} of them simulated (the rest, stuck-at faults the golden run never activates, masked without running), one thread",
-                speed.simulated
+                "{} of them simulated (the rest, stuck-at faults the golden run never activates, masked without running) as faulty copies riding golden runs, {} going on alone where they first differed, one thread",
+                speed.simulated,
+                speed.alone.unwrap_or(0)
             ),
             _ => format!(
                 "each run by its own process, one at a time; the build ({:.0} s) not timed",

@@ -39,6 +39,11 @@ impl Fanout {
         &self.states
     }
 
+    /// Per memory, the nodes reading its words.
+    pub(super) fn memories(&self) -> &Lists {
+        &self.memories
+    }
+
     /// Per node, the registers it is the next state of.
     pub(super) fn next_of(&self) -> &Lists {
         &self.next_of

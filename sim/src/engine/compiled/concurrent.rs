@@ -1,10 +1,11 @@
 //! Concurrent fault simulation on the compiled engine: many faulty copies
 //! of a design run against one golden copy, each keeping only where it
-//! differs. A copy holds the registers whose state differs from the golden
-//! copy's and its fault; each cycle, after the golden copy has settled, it
-//! evaluates only the nodes its differences reach (its differing inputs
-//! and registers, the node or register its fault forces), in topological
-//! order, reading every other node's value from the golden copy. A node
+//! differs. A copy holds the registers and memory words whose state
+//! differs from the golden copy's and its fault; each cycle, after the
+//! golden copy has settled, it evaluates only the nodes its differences
+//! reach (its differing inputs, registers and words, the node, register
+//! or word its fault forces), in topological order, reading every other
+//! node's value from the golden copy. A node
 //! whose value comes out equal to the golden copy's stops the spread there.
 //! So a fault that changes nothing in a cycle costs a check, and one that
 //! changes a few registers costs their fan-out.
@@ -17,8 +18,32 @@ use std::sync::Arc;
 use super::activity::Fanout;
 use super::faults::{arm, Armed, Fault, FaultError, Site};
 use super::netlist::{Netlist, NetlistError};
-use super::readers::Queue;
+use super::readers::{Lists, Queue};
 use super::{CompiledSim, Instr};
+
+mod words;
+use words::Words;
+
+/// The golden copy as faulty copies read it: settled in a cycle, its
+/// clock edge not yet taken.
+#[derive(Clone, Copy, Debug)]
+pub struct Golden<'a> {
+    pub values: &'a [u64],
+    pub state: &'a [u64],
+    pub memories: &'a [Vec<u64>],
+}
+
+impl CompiledSim {
+    /// This simulation as the golden copy of [`Concurrent`]'s copies
+    /// (after a [`settle`](CompiledSim::settle)).
+    pub fn golden(&self) -> Golden<'_> {
+        Golden {
+            values: &self.values,
+            state: &self.state,
+            memories: &self.memories,
+        }
+    }
+}
 
 /// One faulty copy: its fault and the registers whose state differs from
 /// the golden copy's.
@@ -27,6 +52,8 @@ pub struct FaultyCopy {
     fault: Armed,
     /// (register, state), by register.
     diff: Vec<(u32, u64)>,
+    /// The memory words that differ.
+    words: Words,
     memo: Memo,
 }
 
@@ -40,26 +67,29 @@ struct Memo {
     /// differ (its fault applied) with the golden state there, the inputs
     /// where they differ, whether its net fault forced its node ...
     state: Vec<(u32, u64, u64)>,
+    /// Its words where they may differ, with the golden words there.
+    words: Vec<(u32, u32, u64, u64)>,
     inputs: Vec<(usize, u64)>,
     forcing: bool,
-    /// ... and every golden value it read: (node, value).
+    /// ... and every golden value it read: (node, value), and (memory,
+    /// address, word) for the golden words it read.
     read: Vec<(u32, u64)>,
+    read_words: Vec<(u32, u64, u64)>,
     /// What it found: the differing nodes' values.
     differing: Vec<(u32, u64)>,
     settled: Settled,
 }
 
 impl Memo {
-    /// Whether a settle from `state` (with the golden `golden_state`),
-    /// `inputs` and `forcing`, over `golden_values`, finds what this one
-    /// found.
+    /// Whether a settle from `state` and `words` (over the golden copy
+    /// `golden`), `inputs` and `forcing` finds what this one found.
     fn holds(
         &self,
         state: &[(u32, u64)],
-        golden_state: &[u64],
+        words: &[(u32, u32, u64)],
+        golden: &Golden,
         inputs: &[(usize, u64)],
         forcing: bool,
-        golden_values: &[u64],
     ) -> bool {
         self.valid
             && self.forcing == forcing
@@ -69,11 +99,23 @@ impl Memo {
                 .state
                 .iter()
                 .zip(state)
-                .all(|(&(r, v, g), &(r2, v2))| r == r2 && v == v2 && golden_state[r as usize] == g)
+                .all(|(&(r, v, g), &(r2, v2))| r == r2 && v == v2 && golden.state[r as usize] == g)
+            && self.words.len() == words.len()
+            && self
+                .words
+                .iter()
+                .zip(words)
+                .all(|(&(m, w, v, g), &(m2, w2, v2))| {
+                    (m, w, v) == (m2, w2, v2) && golden.memories[m as usize][w as usize] == g
+                })
             && self
                 .read
                 .iter()
-                .all(|&(n, v)| golden_values[n as usize] == v)
+                .all(|&(n, v)| golden.values[n as usize] == v)
+            && self
+                .read_words
+                .iter()
+                .all(|&(m, a, v)| words::read(&[], golden.memories, m, a).0 == v)
     }
 }
 
@@ -84,6 +126,15 @@ impl FaultyCopy {
         &self.diff
     }
 
+    /// Whether its fault is spent (a flip done): a copy that no longer
+    /// differs in anything then follows the golden copy for good.
+    pub fn spent(&self) -> bool {
+        matches!(
+            self.fault,
+            Armed::Flip { done: true, .. } | Armed::WordFlip { done: true, .. }
+        )
+    }
+
     /// The copy's register state, given the golden copy's.
     pub fn state(&self, golden_state: &[u64]) -> Vec<u64> {
         let mut state = golden_state.to_vec();
@@ -92,6 +143,24 @@ impl FaultyCopy {
         }
         state
     }
+
+    /// The copy's memories, given the golden copy's.
+    pub fn memories(&self, golden_memories: &[Vec<u64>]) -> Vec<Vec<u64>> {
+        let mut memories = golden_memories.to_vec();
+        for &(m, w, value) in &self.words {
+            memories[m as usize][w as usize] = value;
+        }
+        memories
+    }
+}
+
+/// Where copies' inputs come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Inputs {
+    /// A copy may have inputs of its own.
+    OfTheirOwn,
+    /// Always the golden copy's.
+    Golden,
 }
 
 /// What a copy's settle found.
@@ -105,6 +174,9 @@ pub struct Settled {
     pub registers_differ: bool,
     /// Nodes whose value differs from the golden copy's.
     pub nodes_differing: usize,
+    /// A register or memory word (the fault applied) differs from the
+    /// golden copy's.
+    pub state_differs: bool,
     /// Found as the copy's last settle found it: nothing it read changed.
     pub reused: bool,
 }
@@ -117,6 +189,8 @@ pub struct Concurrent {
     /// Per node, register and input, the nodes that read it (the golden
     /// copy's).
     fanout: Arc<Fanout>,
+    /// Per node, the memories whose write ports read it.
+    port_memories: Arc<Lists>,
     watched: Vec<bool>,
     watched_registers: Vec<bool>,
     /// The copy being settled: its values where they differ (`stamp` =
@@ -125,29 +199,54 @@ pub struct Concurrent {
     stamp: Vec<u32>,
     queue: Queue,
     differing: Vec<u32>,
-    /// Its state where it differs this cycle (faults applied), by register.
+    /// Its state where it differs this cycle (faults applied), by register,
+    /// and its memory words.
     state: Vec<(u32, u64)>,
+    words: Words,
 }
 
 impl Concurrent {
     /// For copies of `golden`'s design; `watched` nodes (beside the outputs)
     /// and `watched_registers` are reported when they differ, and so is
     /// a register that reaches a node of `watched` through logic that also
-    /// reads an input. A design with memories is refused: a copy keeps
-    /// differences of registers only.
+    /// reads an input.
     pub fn new(
         golden: &CompiledSim,
         watched: &[usize],
         watched_registers: &[usize],
     ) -> Result<Concurrent, NetlistError> {
+        Self::with_inputs(golden, watched, watched_registers, Inputs::OfTheirOwn)
+    }
+
+    /// [`new`](Self::new) for copies whose inputs are always the golden
+    /// copy's (a testbench that does not listen to the design, as
+    /// FlexGripPlus' until `kernel_done`): a register is watched only if
+    /// given.
+    pub fn open_loop(
+        golden: &CompiledSim,
+        watched: &[usize],
+        watched_registers: &[usize],
+    ) -> Result<Concurrent, NetlistError> {
+        Self::with_inputs(golden, watched, watched_registers, Inputs::Golden)
+    }
+
+    fn with_inputs(
+        golden: &CompiledSim,
+        watched: &[usize],
+        watched_registers: &[usize],
+        inputs: Inputs,
+    ) -> Result<Concurrent, NetlistError> {
         let netlist = &golden.netlist;
-        if let Some(memory) = netlist.memories.first() {
-            return Err(NetlistError::Unsupported(format!(
-                "faulty copies keep register differences only; memory `{}` needs a run of its own",
-                memory.name
-            )));
-        }
         let n = netlist.nodes.len();
+        let port_memories = Lists::new(
+            n,
+            netlist.memories.iter().enumerate().flat_map(|(m, memory)| {
+                memory
+                    .writes
+                    .iter()
+                    .flat_map(move |p| [(p.enable, m), (p.address, m), (p.data, m)])
+            }),
+        );
         let fanout = golden.activity.fanout();
         let mut watched_nodes = vec![false; n];
         for signal in &netlist.outputs {
@@ -160,8 +259,12 @@ impl Concurrent {
         for &node in watched {
             given[node] = true;
         }
-        let mut watched_state =
-            Self::input_sensitive(&golden.tape, &given, netlist.registers.len());
+        let mut watched_state = match inputs {
+            Inputs::OfTheirOwn => {
+                Self::input_sensitive(&golden.tape, &given, netlist.registers.len())
+            }
+            Inputs::Golden => vec![false; netlist.registers.len()],
+        };
         for &r in watched_registers {
             watched_state[r] = true;
         }
@@ -169,6 +272,7 @@ impl Concurrent {
             netlist: golden.netlist.clone(),
             tape: golden.tape.clone(),
             fanout,
+            port_memories: Arc::new(port_memories),
             watched: watched_nodes,
             watched_registers: watched_state,
             value: vec![0; n],
@@ -176,6 +280,7 @@ impl Concurrent {
             queue: Queue::new(n),
             differing: Vec::new(),
             state: Vec::new(),
+            words: Vec::new(),
         })
     }
 
@@ -236,21 +341,21 @@ impl Concurrent {
         Ok(FaultyCopy {
             fault: arm(&self.netlist, sites, fault)?,
             diff: Vec::new(),
+            words: Vec::new(),
             memo: Memo::default(),
         })
     }
 
     /// Settles `copy` in `cycle`, given the golden copy settled in it
-    /// (`golden_values`, its state `golden_state`) and the inputs where the
-    /// copy's differ from the golden copy's (`input_diff`, (input, value),
-    /// values within their width). Read its values with
-    /// [`value`](Self::value), then [`clock`](Self::clock) it.
+    /// (`golden`) and the inputs where the copy's differ from the golden
+    /// copy's (`input_diff`, (input, value), values within their width).
+    /// Read its values with [`value`](Self::value), then
+    /// [`clock`](Self::clock) it.
     pub fn settle(
         &mut self,
         copy: &mut FaultyCopy,
         cycle: u64,
-        golden_values: &[u64],
-        golden_state: &[u64],
+        golden: Golden,
         input_diff: &[(usize, u64)],
     ) -> Settled {
         if self.queue.next_round() {
@@ -260,6 +365,8 @@ impl Concurrent {
         // The copy's state this cycle: its differences, then its fault.
         self.state.clear();
         self.state.extend_from_slice(&copy.diff);
+        self.words.clear();
+        self.words.extend_from_slice(&copy.words);
         let mut forced_node = None;
         match &mut copy.fault {
             Armed::State {
@@ -269,7 +376,7 @@ impl Concurrent {
                 from,
             } if cycle >= *from => {
                 let r = *register as u32;
-                let old = self.state_of(r, golden_state);
+                let old = self.state_of(r, golden.state);
                 self.set_state(r, (old & !*mask) | *value);
             }
             Armed::Flip {
@@ -279,7 +386,7 @@ impl Concurrent {
                 done,
             } if cycle == *at && !*done => {
                 let r = *register as u32;
-                let old = self.state_of(r, golden_state);
+                let old = self.state_of(r, golden.state);
                 self.set_state(r, old ^ *mask);
                 *done = true;
             }
@@ -289,16 +396,39 @@ impl Concurrent {
                 value,
                 from,
             } if cycle >= *from => forced_node = Some((*node, *mask, *value)),
+            Armed::Word {
+                memory,
+                word,
+                mask,
+                value,
+                from,
+            } if cycle >= *from => {
+                let (m, w) = (*memory as u32, *word as u32);
+                let old = words::read(&self.words, golden.memories, m, u64::from(w)).0;
+                words::set(&mut self.words, m, w, (old & !*mask) | *value);
+            }
+            Armed::WordFlip {
+                memory,
+                word,
+                mask,
+                at,
+                done,
+            } if cycle == *at && !*done => {
+                let (m, w) = (*memory as u32, *word as u32);
+                let old = words::read(&self.words, golden.memories, m, u64::from(w)).0;
+                words::set(&mut self.words, m, w, old ^ *mask);
+                *done = true;
+            }
             _ => {}
         }
         let epoch = self.queue.epoch;
         let memo = &mut copy.memo;
         if memo.holds(
             &self.state,
-            golden_state,
+            &self.words,
+            &golden,
             input_diff,
             forced_node.is_some(),
-            golden_values,
         ) {
             for &(node, value) in &memo.differing {
                 self.value[node as usize] = value;
@@ -311,13 +441,25 @@ impl Concurrent {
             };
         }
         memo.read.clear();
-        // Seeds: the nodes reading a differing register or input, the
-        // forced node.
+        memo.read_words.clear();
+        // Seeds: the nodes reading a differing register, word or input,
+        // the forced node.
         let mut settled = Settled::default();
         for &(r, value) in &self.state {
-            if value != golden_state[r as usize] {
+            if value != golden.state[r as usize] {
                 self.queue.push_all(self.fanout.states().of(r as usize));
                 settled.registers_differ |= self.watched_registers[r as usize];
+                settled.state_differs = true;
+            }
+        }
+        let mut seeded = None;
+        for &(m, w, value) in &self.words {
+            if value != golden.memories[m as usize][w as usize] {
+                settled.state_differs = true;
+                if seeded != Some(m) {
+                    self.queue.push_all(self.fanout.memories().of(m as usize));
+                    seeded = Some(m);
+                }
             }
         }
         for &(k, _) in input_diff {
@@ -328,19 +470,28 @@ impl Concurrent {
         }
         while let Some(i) = self.queue.pop() {
             let instr = self.tape[i];
+            let copy_value = |n: usize| {
+                if self.stamp[n] == epoch {
+                    self.value[n]
+                } else {
+                    golden.values[n]
+                }
+            };
             let mut x = match instr {
                 Instr::Input(k) => input_diff
                     .iter()
                     .find(|&&(j, _)| j == k as usize)
-                    .map_or(golden_values[i], |&(_, v)| v),
-                Instr::State(r) => self.state_of(r, golden_state),
-                instr => instr.eval(|n| {
-                    if self.stamp[n] == epoch {
-                        self.value[n]
-                    } else {
-                        golden_values[n]
+                    .map_or(golden.values[i], |&(_, v)| v),
+                Instr::State(r) => self.state_of(r, golden.state),
+                Instr::MemRead(m, a) => {
+                    let address = copy_value(a as usize);
+                    let (word, golden_word) = words::read(&self.words, golden.memories, m, address);
+                    if golden_word {
+                        memo.read_words.push((m, address, word));
                     }
-                }),
+                    word
+                }
+                instr => instr.eval(copy_value),
             };
             if let Some((node, mask, value)) = forced_node {
                 if node == i {
@@ -349,14 +500,14 @@ impl Concurrent {
             }
             // What this depended on: the node's golden value and its
             // operands' where they are golden.
-            memo.read.push((i as u32, golden_values[i]));
+            memo.read.push((i as u32, golden.values[i]));
             let (operands, count) = instr.operands();
             for &n in &operands[..count] {
                 if self.stamp[n] != epoch {
-                    memo.read.push((n as u32, golden_values[n]));
+                    memo.read.push((n as u32, golden.values[n]));
                 }
             }
-            if x != golden_values[i] {
+            if x != golden.values[i] {
                 self.value[i] = x;
                 self.stamp[i] = epoch;
                 self.differing.push(i as u32);
@@ -374,7 +525,13 @@ impl Concurrent {
         memo.state.extend(
             self.state
                 .iter()
-                .map(|&(r, v)| (r, v, golden_state[r as usize])),
+                .map(|&(r, v)| (r, v, golden.state[r as usize])),
+        );
+        memo.words.clear();
+        memo.words.extend(
+            self.words
+                .iter()
+                .map(|&(m, w, v)| (m, w, v, golden.memories[m as usize][w as usize])),
         );
         memo.differing.clear();
         memo.differing
@@ -412,10 +569,19 @@ impl Concurrent {
         &self.state
     }
 
-    /// The clock edge of the copy settled last: its registers take their
-    /// next state; it differs from the golden copy's where the next-state
-    /// node differs.
-    pub fn clock(&self, copy: &mut FaultyCopy) {
+    /// The memory words that may differ from the golden copy's in the
+    /// copy settled last (its differences and the word its fault acts
+    /// on), with the copy's value, by memory then word.
+    pub fn words_differing(&self) -> &[(u32, u32, u64)] {
+        &self.words
+    }
+
+    /// The clock edge of the copy settled last, taken before the golden
+    /// copy's (`golden`, as it settled): its registers take their next
+    /// state, differing from the golden copy's where the next-state node
+    /// differs, and its memories their writes, differing where a word or
+    /// a write port differed.
+    pub fn clock(&self, copy: &mut FaultyCopy, golden: Golden) {
         copy.diff.clear();
         for &node in &self.differing {
             for &r in self.fanout.next_of().of(node as usize) {
@@ -423,6 +589,52 @@ impl Concurrent {
             }
         }
         copy.diff.sort_unstable_by_key(|&(r, _)| r);
+        copy.words.clear();
+        // The memories a differing word or write port may change.
+        let mut memories: Vec<u32> = self.words.iter().map(|&(m, _, _)| m).collect();
+        for &node in &self.differing {
+            memories.extend_from_slice(self.port_memories.of(node as usize));
+        }
+        if memories.is_empty() {
+            return;
+        }
+        memories.sort_unstable();
+        memories.dedup();
+        for m in memories {
+            let memory = &self.netlist.memories[m as usize];
+            let start = self.words.partition_point(|&(k, _, _)| k < m);
+            let end = self.words.partition_point(|&(k, _, _)| k <= m);
+            let port = |k: usize, value: &dyn Fn(usize) -> u64| {
+                let p = memory.writes[k];
+                (value(p.enable), value(p.address), value(p.data))
+            };
+            words::after_edge(
+                m,
+                memory,
+                &self.words[start..end],
+                &golden.memories[m as usize],
+                |k| port(k, &|n| self.value(n, golden.values)),
+                |k| port(k, &|n| golden.values[n]),
+                &mut copy.words,
+            );
+        }
+    }
+
+    /// Writes the copy settled last into `sim`, the golden copy settled
+    /// in the same cycle (a clone of it): its registers and memory words
+    /// where they may differ (its fault applied), and its fault armed as
+    /// it is now (a flip done stays done). `sim`'s next
+    /// [`settle`](CompiledSim::settle) finds the copy's values: the copy
+    /// goes on alone.
+    pub fn materialize(&self, copy: &FaultyCopy, sim: &mut CompiledSim) {
+        for &(r, value) in &self.state {
+            sim.set_register(r as usize, value);
+        }
+        for &(m, w, value) in &self.words {
+            let words = sim.memory_mut(m as usize);
+            words[w as usize] = value;
+        }
+        sim.arm(copy.fault);
     }
 
     fn state_of(&self, register: u32, golden_state: &[u64]) -> u64 {

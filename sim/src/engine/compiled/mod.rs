@@ -220,6 +220,12 @@ impl CompiledSim {
         fault: &faults::Fault,
     ) -> Result<(), faults::FaultError> {
         let armed = faults::arm(&self.netlist, sites, fault)?;
+        self.arm(armed);
+        Ok(())
+    }
+
+    /// Arms `armed` (a faulty copy's fault, as it stands).
+    fn arm(&mut self, armed: faults::Armed) {
         if let faults::Armed::Node { node, .. } = armed {
             self.forced[node] = true;
             if self.queue.len() == 0 {
@@ -227,7 +233,6 @@ impl CompiledSim {
             }
         }
         self.faults.push(armed);
-        Ok(())
     }
 
     /// Clock edges so far.

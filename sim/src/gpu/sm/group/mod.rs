@@ -30,7 +30,7 @@
 mod harness;
 mod reads;
 
-use crate::engine::compiled::concurrent::{Concurrent, FaultyCopy, Settled};
+use crate::engine::compiled::concurrent::{Concurrent, FaultyCopy, Golden, Settled};
 use crate::engine::compiled::faults::{Fault, Site};
 use crate::gpu::sm::core_sim::CoreSim;
 use crate::gpu::sm::cycle_view::CycleView;
@@ -324,6 +324,11 @@ impl<T> RunObserver for GroupRun<'_, T> {
         let Some((values, state)) = core.values_and_state() else {
             return;
         };
+        let golden = Golden {
+            values,
+            state,
+            memories: &[],
+        };
         let carrier = Carrier::new(view);
         let group = &mut self.group;
         let resettle = view.memory_write_back();
@@ -338,7 +343,7 @@ impl<T> RunObserver for GroupRun<'_, T> {
             carrier.copy_read(&mut rider.harness);
             let mut inputs = carrier.copy_inputs(&rider.harness);
             let concurrent = &mut group.concurrent;
-            let mut settled = concurrent.settle(&mut rider.copy, cycle, values, state, &inputs);
+            let mut settled = concurrent.settle(&mut rider.copy, cycle, golden, &inputs);
             let results = group
                 .reads
                 .result_nodes
@@ -348,7 +353,7 @@ impl<T> RunObserver for GroupRun<'_, T> {
                     if let (true, Some(before)) = (changed, before) {
                         rider.copy = before;
                         inputs = carrier.copy_inputs(&rider.harness);
-                        settled = concurrent.settle(&mut rider.copy, cycle, values, state, &inputs);
+                        settled = concurrent.settle(&mut rider.copy, cycle, golden, &inputs);
                     }
                     true
                 }
@@ -394,7 +399,7 @@ impl<T> RunObserver for GroupRun<'_, T> {
                 settled,
             };
             self.observer.rider_cycle(&mut rider.data, &seen);
-            group.concurrent.clock(&mut rider.copy);
+            group.concurrent.clock(&mut rider.copy, golden);
             i += 1;
         }
         self.observer.cycle(cycle, core);
