@@ -260,9 +260,15 @@ impl Activity {
     }
 
     /// Evaluates the marked nodes in order with `evaluate`, storing into
-    /// `values` and marking the readers of each node whose value changed.
+    /// `values` and marking the readers of each node whose value changed
+    /// (each such node also pushed onto `changed`, if given).
     #[inline]
-    pub(super) fn evaluate(&mut self, values: &mut [u64], evaluate: impl Fn(usize, &[u64]) -> u64) {
+    pub(super) fn evaluate(
+        &mut self,
+        values: &mut [u64],
+        mut changed: Option<&mut Vec<u32>>,
+        evaluate: impl Fn(usize, &[u64]) -> u64,
+    ) {
         let fanout = self.fanout.clone();
         let mut evaluated = 0;
         // A word of marked nodes at a time: its nodes in order, a reader
@@ -279,6 +285,9 @@ impl Activity {
                 let value = evaluate(node, values);
                 if value != values[node] {
                     values[node] = value;
+                    if let Some(changed) = changed.as_mut() {
+                        changed.push(node as u32);
+                    }
                     for &reader in fanout.readers.of(node) {
                         let reader = reader as usize;
                         if reader >> 6 == word {

@@ -190,7 +190,9 @@ fn a_step_computes_what_a_settle_and_a_clock_compute() {
 /// A settle that evaluates only what changed since the last one gives
 /// every node the value a full evaluation gives: inputs changing now and
 /// then, registers set and memory words loaded from outside, on a memory
-/// design, the SM core and a PMU with event selectors.
+/// design, the SM core and a PMU with event selectors. A golden run's
+/// record of the values seen, which such a settle adds to from the nodes
+/// it changed, is the one a full evaluation's settles make.
 #[test]
 fn a_settle_of_what_changed_equals_a_full_evaluation() {
     use rand::{Rng, SeedableRng};
@@ -199,6 +201,9 @@ fn a_settle_of_what_changed_equals_a_full_evaluation() {
     for design in [design(), registry("sm-core"), registry("pmu-s4")] {
         let mut changes = CompiledSim::new(&design).unwrap().without_generated_code();
         let mut full = changes.clone();
+        // Intervals of 64 cycles, at most 8: merged twice over the run.
+        changes.record_values_seen(64, 8);
+        full.record_values_seen(64, 8);
         let mut rng = rand::rngs::StdRng::seed_from_u64(9);
         let inputs = changes.netlist().inputs.clone();
         let registers = changes.netlist().registers.len();
@@ -240,6 +245,13 @@ fn a_settle_of_what_changed_equals_a_full_evaluation() {
             incremental > 1_500,
             "{top}: only {incremental} settles followed changes"
         );
+        let (seen, reference) = (
+            changes.take_values_seen().unwrap(),
+            full.take_values_seen().unwrap(),
+        );
+        assert_eq!((seen.every, seen.ones.len()), (512, 6), "{top}");
+        assert!(seen.ones == reference.ones, "{top}: ones seen differ");
+        assert!(seen.zeros == reference.zeros, "{top}: zeros seen differ");
     }
 }
 

@@ -262,16 +262,20 @@ impl CompiledSim {
             }
             None => false,
         };
-        if evaluated {
+        let followed = if evaluated {
             self.activity.forget();
+            false
         } else {
-            self.evaluate_loop();
-        }
+            self.evaluate_loop()
+        };
         for (out, signal) in self.outputs.iter_mut().zip(&self.netlist.outputs) {
             *out = self.values[signal.node];
         }
         if let Some(seen) = self.values_seen.0.as_mut() {
-            seen.record(self.cycle, &self.values, &self.netlist.nodes);
+            match followed {
+                true => seen.record_changes(self.cycle, &self.values, &self.netlist.nodes),
+                false => seen.record(self.cycle, &self.values, &self.netlist.nodes),
+            }
             seen.record_memories(&self.memories, &self.netlist.memories);
         }
     }
@@ -388,8 +392,9 @@ impl CompiledSim {
     /// evaluation loop: without faults, only the nodes whose operands
     /// changed since the last evaluation (every node the first time, or
     /// when a change reached most of them the time before); with faults,
-    /// every node, the faults applied.
-    fn evaluate_loop(&mut self) {
+    /// every node, the faults applied. True when it followed changes
+    /// into the values-seen recording's list of changed nodes.
+    fn evaluate_loop(&mut self) -> bool {
         if !self.faults.is_empty() {
             if self.activity.current && !self.activity.dense_turn() {
                 // A faulty run follows changes too: what a fault changes
@@ -404,7 +409,7 @@ impl CompiledSim {
                 let (tape, inputs, state, memories) =
                     (&self.tape, &self.inputs, &self.state, &self.memories);
                 let (armed, forced, cycle) = (&self.faults, &self.forced, self.cycle);
-                self.activity.evaluate(&mut self.values, |i, v| {
+                self.activity.evaluate(&mut self.values, None, |i, v| {
                     let x = node_value(tape[i], inputs, state, memories, v);
                     match forced[i] {
                         true => forced_value(armed, cycle, i, x),
@@ -419,13 +424,17 @@ impl CompiledSim {
         } else if self.activity.current && !self.activity.dense_turn() {
             let (tape, inputs, state, memories) =
                 (&self.tape, &self.inputs, &self.state, &self.memories);
-            self.activity.evaluate(&mut self.values, |i, v| {
+            let changed = self.values_seen.0.as_mut().map(|seen| seen.changes());
+            let followed = changed.is_some();
+            self.activity.evaluate(&mut self.values, changed, |i, v| {
                 node_value(tape[i], inputs, state, memories, v)
             });
+            return followed;
         } else {
             self.evaluate(0..self.tape.len());
             self.activity.all_evaluated();
         }
+        false
     }
 
     /// Register faults act on the state before it is read.

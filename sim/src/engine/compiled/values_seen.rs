@@ -31,6 +31,13 @@ pub struct ValuesSeen {
     /// ... and the bits that were 0.
     pub memory_zeros: Vec<Vec<u64>>,
     max_intervals: usize,
+    /// The interval the last settle was recorded in, every node's value
+    /// then included: a settle in the same interval need only add the
+    /// nodes it changed.
+    last: Option<usize>,
+    /// The nodes the settle under way changed (filled by the evaluation
+    /// that follows changes).
+    changed: Vec<u32>,
 }
 
 impl ValuesSeen {
@@ -44,6 +51,8 @@ impl ValuesSeen {
             memory_ones: Vec::new(),
             memory_zeros: Vec::new(),
             max_intervals: max_intervals.max(2),
+            last: None,
+            changed: Vec::new(),
         }
     }
 
@@ -90,16 +99,28 @@ impl ValuesSeen {
         (cycle / self.every) as usize
     }
 
-    /// Adds the nodes' values after a settle in `cycle`.
-    pub(super) fn record(&mut self, cycle: u64, values: &[u64], nodes: &[Node]) {
+    /// Where the evaluation that follows changes lists the nodes it
+    /// changed, for [`record_changes`](Self::record_changes).
+    pub(super) fn changes(&mut self) -> &mut Vec<u32> {
+        &mut self.changed
+    }
+
+    /// The interval holding `cycle`, made room for.
+    fn interval_of(&mut self, cycle: u64, nodes: usize) -> usize {
         while self.interval(cycle) >= self.max_intervals {
             self.coarsen();
         }
         let interval = self.interval(cycle);
         while self.ones.len() <= interval {
-            self.ones.push(vec![0; values.len()]);
-            self.zeros.push(vec![0; values.len()]);
+            self.ones.push(vec![0; nodes]);
+            self.zeros.push(vec![0; nodes]);
         }
+        interval
+    }
+
+    /// Adds the nodes' values after a settle in `cycle`.
+    pub(super) fn record(&mut self, cycle: u64, values: &[u64], nodes: &[Node]) {
+        let interval = self.interval_of(cycle, values.len());
         for ((ones, zeros), (&value, node)) in self.ones[interval]
             .iter_mut()
             .zip(self.zeros[interval].iter_mut())
@@ -108,6 +129,26 @@ impl ValuesSeen {
             *ones |= value;
             *zeros |= !value & mask(node.width);
         }
+        self.last = Some(interval);
+        self.changed.clear();
+    }
+
+    /// Adds the nodes' values after a settle in `cycle` that changed only
+    /// the nodes in [`changes`](Self::changes) since the last settle: only
+    /// those, if the last settle was recorded in the same interval (else
+    /// every node).
+    pub(super) fn record_changes(&mut self, cycle: u64, values: &[u64], nodes: &[Node]) {
+        let interval = self.interval_of(cycle, values.len());
+        if self.last != Some(interval) {
+            return self.record(cycle, values, nodes);
+        }
+        let (ones, zeros) = (&mut self.ones[interval], &mut self.zeros[interval]);
+        for &node in &self.changed {
+            let node = node as usize;
+            ones[node] |= values[node];
+            zeros[node] |= !values[node] & mask(nodes[node].width);
+        }
+        self.changed.clear();
     }
 
     /// Intervals twice as long: each pair merged.
@@ -126,6 +167,7 @@ impl ValuesSeen {
         merge(&mut self.ones);
         merge(&mut self.zeros);
         self.every *= 2;
+        self.last = self.last.map(|interval| interval / 2);
     }
 }
 
