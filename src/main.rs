@@ -130,11 +130,21 @@ fn main() -> ExitCode {
     // the external tools still running, remove the temporary files and
     // scratch directories in use (an output file is then either the old one
     // or absent; a cache entry being built is not left half made), and stop.
-    let _ = ctrlc::set_handler(|| {
-        flexpmu_tools::files::cleanup::on_interrupt();
-        eprintln!("interrupted");
-        std::process::exit(130);
-    });
+    // The exit status is the shell's for the signal: 128 + its number
+    // (130 for SIGINT, 143 for SIGTERM).
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                flexpmu_tools::files::cleanup::on_signal(signal);
+                eprintln!(
+                    "interrupted ({})",
+                    flexpmu_tools::runner::signal_name(signal)
+                );
+                std::process::exit(128 + signal);
+            }
+        });
+    }
     let result = match parse().command {
         Command::Sim(args) => sim::sim(&args),
         Command::Cosim(args) => cosim::cosim(&args),
@@ -153,6 +163,13 @@ fn main() -> ExitCode {
         Command::Testgen(args) => testgen::testgen(&args),
         Command::Validate(args) => validate::validate(&args),
     };
+    // A run stopped by a signal ends as the signal's handler says (its
+    // tools died of it: their errors are not the cause).
+    if flexpmu_tools::files::cleanup::interrupted().is_some() {
+        loop {
+            std::thread::park();
+        }
+    }
     match result {
         Ok(code) => code,
         // The reader of our output went away (`| head`): stop quietly.

@@ -324,16 +324,33 @@ fn interrupted_and_concurrent_runs_never_leave_a_broken_file() {
     );
 }
 
-/// Sends `signal` (`-INT`, `-TERM`) to `child`, which must stop with
-/// status 130.
+/// Sends `signal` (`-INT`, `-TERM`) to `child`, which must stop with the
+/// shell's status for it (130, 143), saying it was interrupted and
+/// blaming no tool (a tool it stopped with it died of the signal, not of
+/// its memory).
 fn interrupt(child: &mut std::process::Child, signal: &str) {
     assert!(Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status()
         .unwrap()
         .success());
+    let mut said = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut said);
+    }
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{signal}");
+    let (code, name) = match signal {
+        "-INT" => (130, "SIGINT"),
+        _ => (143, "SIGTERM"),
+    };
+    assert_eq!(status.code(), Some(code), "{signal}: {said}");
+    assert!(
+        said.contains(&format!("interrupted ({name}")),
+        "{signal}: {said}"
+    );
+    for blame in ["memory bound", "rejected", "error:"] {
+        assert!(!said.contains(blame), "{signal}: {said}");
+    }
 }
 
 /// The fields of a /proc/PID/stat line after the command's name

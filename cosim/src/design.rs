@@ -140,7 +140,8 @@ impl Design {
             &prefix,
             &identity,
             "the analysed FlexGripPlus",
-            |dir| {
+            on_step,
+            |dir, on_step| {
                 build(&sources, &backend, dir, on_step)?;
                 Ok(format!("{ghdl_version}\n"))
             },

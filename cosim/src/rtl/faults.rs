@@ -216,6 +216,8 @@ pub struct RtlCampaign {
     expected: Expected,
     /// The evaluation of faulty copies riding a golden run.
     riding: Concurrent,
+    /// The compiled GPGPU's fingerprint ([`ImportedGpgpu`]'s).
+    design: String,
 }
 
 /// The faulty copies' evaluation for `sim` (the imported GPGPU): watching
@@ -304,6 +306,7 @@ impl RtlCampaign {
         let state = prepared.iss.launch_state();
         let warps_per_block = prepared.iss.geometry().warps_per_block();
         let template = gpgpu.template.clone();
+        let design = gpgpu.digest.clone();
         let probe = Probe::new(template.sim())?;
         let sm_ports = &gpgpu.sm_ports;
         let names = template.sim().netlist().signal_names();
@@ -433,6 +436,7 @@ impl RtlCampaign {
             shortcuts: true,
             expected,
             riding,
+            design,
         })
     }
 
@@ -655,6 +659,10 @@ impl Target for RtlCampaign {
 
     fn matrix_info(&self) -> Option<MatrixInfo> {
         self.matrix.as_ref().map(|m| m.info.clone())
+    }
+
+    fn design_digest(&self) -> Option<String> {
+        Some(self.design.clone())
     }
 
     fn run_all(

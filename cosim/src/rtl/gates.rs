@@ -172,7 +172,8 @@ pub fn at_gate_level(
         &prefix,
         &identity,
         "FlexGripPlus' netlist with units at gate level",
-        |dir| {
+        on_step,
+        |dir, on_step| {
             on_step(&format!(
                 "mapping {} to gates with Yosys (techmap, abc -g AND,OR,XOR,MUX)",
                 units.join(", ")
@@ -185,6 +186,7 @@ pub fn at_gate_level(
                 "FlexGripPlus' units mapped to gates",
             )?;
             let _ = std::fs::remove_file(dir.join("rtl.json"));
+            super::whole_json(&dir.join("netlist.json"))?;
             Ok(String::new())
         },
     )?;

@@ -20,7 +20,6 @@ pub mod testgen;
 pub mod units;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use flexpmu_export::flexgripplus::KitFile;
 use flexpmu_ir::yosys::{self, Netlist};
@@ -103,23 +102,29 @@ pub(crate) fn gpgpu(imported: &IrDesign) -> Result<RtlGpgpu, CosimError> {
 pub struct ImportedGpgpu {
     pub(crate) template: RtlGpgpu,
     pub(crate) sm_ports: Vec<flexpmu_ir::Port>,
+    /// The compiled netlist's fingerprint, as 16 hex digits: what a
+    /// campaign's results file records as its design.
+    pub(crate) digest: String,
 }
 
 impl ImportedGpgpu {
     /// `imported` (FlexGripPlus' GPGPU with the kit) compiled.
     pub fn new(imported: &IrDesign) -> Result<ImportedGpgpu, CosimError> {
+        let template = gpgpu(imported)?;
+        let digest = format!(
+            "{:016x}",
+            flexpmu_sim::engine::compiled::rust_source::fingerprint(template.sim().netlist())
+        );
         Ok(ImportedGpgpu {
-            template: gpgpu(imported)?,
+            template,
             sm_ports: compare::sm_ports(imported)?,
+            digest,
         })
     }
 }
 
 const SCRIPT: &str = "ghdl {FLAGS} --latches --workdir=work {TOP}; hierarchy -top {TOP}; proc; \
                       opt_clean; memory -nomap; setundef -zero -undriven; write_json netlist.json";
-
-/// Wall-clock bound of the Yosys run (about 15 s on a 2-core machine).
-const YOSYS_TIMEOUT: Duration = Duration::from_secs(1800);
 
 /// FlexGripPlus' GPGPU as a Yosys JSON netlist, ready to import.
 #[derive(Clone, Debug)]
@@ -157,7 +162,8 @@ impl RtlNetlist {
             .extend_from_slice(&std::fs::read(&plugin).map_err(|e| CosimError::io(&plugin, e))?);
         identity.extend_from_slice(tool_versions()?.as_bytes());
         let prefix = format!("flexgripplus-rtl-{}", variant.name());
-        let kept = kept::folder(cache, &prefix, &identity, "FlexGripPlus' netlist", |dir| {
+        let what = "FlexGripPlus' netlist";
+        let kept = kept::folder(cache, &prefix, &identity, what, on_step, |dir, on_step| {
             build(&sources, &plugin, &script, dir, on_step)?;
             // Only the netlist is kept: the analysed library and the
             // sources are made again from the tree if ever needed.
@@ -220,6 +226,21 @@ fn build(
 ) -> Result<(), CosimError> {
     sources.analyse("ghdl", dir, "FlexGripPlus for synthesis", on_step)?;
     on_step("reading FlexGripPlus into Yosys through the ghdl-yosys-plugin (about 15 s)");
-    ghdl_plugin::run_yosys(plugin, dir, script, "FlexGripPlus' GPGPU", YOSYS_TIMEOUT)?;
-    Ok(())
+    ghdl_plugin::run_yosys(plugin, dir, script, "FlexGripPlus' GPGPU")?;
+    whole_json(&dir.join("netlist.json"))
+}
+
+/// Whether the netlist Yosys wrote at `path` is whole JSON (a Yosys that
+/// could not write all of it, on a full disk, may still exit 0): an
+/// error naming the file otherwise, before it is kept.
+fn whole_json(path: &Path) -> Result<(), CosimError> {
+    let file = std::fs::File::open(path).map_err(|e| CosimError::io(path, e))?;
+    serde_json::from_reader::<_, serde::de::IgnoredAny>(std::io::BufReader::new(file))
+        .map(|_| ())
+        .map_err(|e| {
+            CosimError::Tree(format!(
+                "{}: Yosys wrote a netlist that is not whole JSON ({e}); is the disk full?",
+                path.display()
+            ))
+        })
 }

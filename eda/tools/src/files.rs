@@ -319,6 +319,27 @@ pub mod cleanup {
         }
     }
 
+    /// The signal flexpmu was stopped by (0: none yet).
+    static INTERRUPTED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+    /// The signal flexpmu is being stopped by, once [`on_signal`] heard
+    /// one: a tool that dies then died of it (the runner says so instead
+    /// of blaming the tool or its memory).
+    pub fn interrupted() -> Option<i32> {
+        match INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => None,
+            signal => Some(signal),
+        }
+    }
+
+    /// What flexpmu does when `signal` stops it (Ctrl-C, SIGTERM): records
+    /// the signal first, so that the tools about to be killed are known
+    /// to die of it, then [`on_interrupt`].
+    pub fn on_signal(signal: i32) {
+        INTERRUPTED.store(signal, std::sync::atomic::Ordering::SeqCst);
+        on_interrupt();
+    }
+
     /// What an interrupted run does before it exits: kills every external
     /// tool still running, with what it started (an interrupted run leaves
     /// no Yosys or ABC running on), then removes every registered file and

@@ -182,15 +182,10 @@ pub fn library_prefix() -> Result<String, ToolError> {
 }
 
 /// Runs Yosys in `dir` with `plugin` loaded and `script` (its `ghdl`
-/// command reads the libraries GHDL analysed there), bounded by
-/// `timeout`; returns the log.
-pub fn run_yosys(
-    plugin: &Path,
-    dir: &Path,
-    script: &str,
-    what: &str,
-    timeout: std::time::Duration,
-) -> Result<String, ToolError> {
+/// command reads the libraries GHDL analysed there), bounded as every
+/// tool run is ([`Bounds::from_env`](crate::runner::Bounds::from_env));
+/// returns the log.
+pub fn run_yosys(plugin: &Path, dir: &Path, script: &str, what: &str) -> Result<String, ToolError> {
     let prefix = library_prefix()?;
     let plugin = crate::runner::absolute(plugin)?;
     let plugin = plugin.to_string_lossy();
@@ -202,7 +197,7 @@ pub fn run_yosys(
         what,
         Streaming {
             env: &[("GHDL_PREFIX", &prefix)],
-            timeout,
+            timeout: crate::runner::Bounds::from_env().timeout,
             on_line: &mut |_| {},
         },
     )

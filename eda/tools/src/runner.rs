@@ -25,6 +25,10 @@ pub enum ToolError {
         seconds: u64,
         log: String,
     },
+    /// flexpmu itself was stopped by a signal (Ctrl-C, SIGTERM) while the
+    /// tool ran, and stopped the tool with it.
+    #[error("{tool} was stopped with flexpmu by {}", signal_name(*signal))]
+    Interrupted { tool: String, signal: i32 },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -151,24 +155,46 @@ impl Bounds {
     }
 
     /// A failed run's log, with the memory bound named when it was hit
-    /// (the tool said so, was killed, or could not even start).
+    /// (the tool said so, or died as a failed allocation kills it: an
+    /// abort or a segmentation fault with nothing said) and the signal
+    /// named when another one stopped it.
     fn explain(&self, tool: &str, status: std::process::ExitStatus, mut log: String) -> String {
+        use std::os::unix::process::ExitStatusExt as _;
         let starved = [
             "bad_alloc",
             "out of memory",
             "Cannot allocate memory",
             "memory exhausted",
         ];
-        let hit = starved.iter().any(|s| log.contains(s))
-            || status.code().is_none()
-            || log.trim().is_empty();
-        if !status.success() && Self::bounds_memory(tool) && hit {
+        let said = starved.iter().any(|s| log.contains(s));
+        let signal = status.signal();
+        let allocation_death = matches!(signal, Some(libc_signal::SIGABRT | libc_signal::SIGSEGV));
+        if !status.success() && Self::bounds_memory(tool) && (said || allocation_death) {
             log.push_str(&format!(
                 "\n{tool} ran out of its memory bound of {} MiB and stopped (set {MEMORY_VARIABLE} to raise it)\n",
                 self.memory_mib
             ));
+        } else if let Some(signal) = signal {
+            log.push_str(&format!(
+                "\n{tool} was stopped by {}\n",
+                signal_name(signal)
+            ));
         }
         log
+    }
+}
+
+/// The signal numbers the runner tells apart.
+mod libc_signal {
+    pub const SIGABRT: i32 = nix::sys::signal::Signal::SIGABRT as i32;
+    pub const SIGSEGV: i32 = nix::sys::signal::Signal::SIGSEGV as i32;
+}
+
+/// A signal as people name it (`SIGTERM (15)`).
+pub fn signal_name(signal: i32) -> String {
+    match nix::sys::signal::Signal::try_from(signal) {
+        Ok(s) => format!("{} ({signal})", s.as_str()),
+        Err(_) => format!("signal {signal}"),
     }
 }
 
@@ -274,12 +300,13 @@ fn run_bounded(
     let mut log = String::new();
     let mut timed_out = false;
     loop {
+        // The deadline is checked after every line and every silence of
+        // 100 ms: a tool that keeps printing is stopped at it too.
         match lines.recv_timeout(std::time::Duration::from_millis(100)) {
             Ok(line) => {
                 on_line(&line);
                 log.push_str(&line);
                 log.push('\n');
-                continue;
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
@@ -297,6 +324,15 @@ fn run_bounded(
     log.push_str(&errors.join().unwrap_or_default());
     if timed_out {
         return Err(RunFailure::TimedOut(log));
+    }
+    // Stopped because flexpmu was: the signal, not the tool, is the cause.
+    if let Some(signal) = crate::files::cleanup::interrupted() {
+        if !status.success() {
+            return Err(RunFailure::Tool(ToolError::Interrupted {
+                tool: name.to_string(),
+                signal,
+            }));
+        }
     }
     Ok((status, log))
 }
@@ -508,6 +544,73 @@ mod tests {
         assert!(start.elapsed() < std::time::Duration::from_secs(10));
         assert!(matches!(err, ToolError::TimedOut { .. }), "{err}");
         assert!(err.to_string().contains("started"), "{err}");
+    }
+
+    #[test]
+    fn a_tool_that_keeps_printing_is_stopped_at_its_bound_too() {
+        let scratch = Scratch::new("runner-test").unwrap();
+        let start = std::time::Instant::now();
+        let mut lines = 0;
+        let err = run_streaming(
+            Path::new("sh"),
+            "sh",
+            &["-c", "while :; do echo cycle; sleep 0.01; done"],
+            scratch.path(),
+            "a chatty script",
+            Streaming {
+                env: &[],
+                timeout: std::time::Duration::from_millis(500),
+                on_line: &mut |_| lines += 1,
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(err, ToolError::TimedOut { .. }), "{err}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
+        assert!(lines > 5, "{lines}");
+    }
+
+    #[test]
+    fn a_tool_stopped_by_a_signal_is_said_to_be_so_not_short_of_memory() {
+        let bounds = Bounds::from_env();
+        let dir = std::env::temp_dir();
+        for (signal, name) in [
+            ("TERM", "SIGTERM (15)"),
+            ("INT", "SIGINT (2)"),
+            ("KILL", "SIGKILL (9)"),
+        ] {
+            // A bounded tool (its name is `yosys`) that dies of a signal.
+            let script = format!("kill -{signal} $$");
+            let (status, log) = run_bounded(
+                Path::new("sh"),
+                "yosys",
+                &["-c", &script],
+                &dir,
+                &[],
+                &bounds,
+                &mut |_| {},
+            )
+            .unwrap_or_else(|_| panic!("{}", missing_tool("yosys")));
+            let log = bounds.explain("yosys", status, log);
+            assert!(
+                log.contains(&format!("yosys was stopped by {name}")),
+                "{log}"
+            );
+            assert!(!log.contains("memory bound"), "{log}");
+        }
+        // A failed allocation's abort is still the memory bound.
+        let (status, log) = run_bounded(
+            Path::new("sh"),
+            "yosys",
+            &["-c", "kill -ABRT $$"],
+            &dir,
+            &[],
+            &bounds,
+            &mut |_| {},
+        )
+        .unwrap_or_else(|_| panic!("{}", missing_tool("yosys")));
+        assert!(bounds
+            .explain("yosys", status, log)
+            .contains("memory bound"));
     }
 
     #[test]

@@ -332,7 +332,11 @@ pub fn prepare(tree: &Tree, variant: Variant, cache: Option<PathBuf>) -> Result<
     let spinner = ProgressBar::new_spinner();
     spinner.enable_steady_tick(Duration::from_millis(200));
     let design = Design::prepare(tree, variant, &kit, &cache, &mut |step| {
-        spinner.set_message(format!("FlexGripPlus ({}): {step}", variant.name()));
+        rtl::note_or_step(
+            &spinner,
+            &format!("FlexGripPlus ({})", variant.name()),
+            step,
+        );
     })?;
     spinner.finish_and_clear();
     if design.built {

@@ -225,8 +225,13 @@ pub fn import_with_gates(
         Variant::Kit => kit_sources()?,
         Variant::Stock => Vec::new(),
     };
-    let mut on_step =
-        |step: &str| spinner.set_message(format!("FlexGripPlus' RTL ({}): {step}", variant.name()));
+    let mut on_step = |step: &str| {
+        note_or_step(
+            spinner,
+            &format!("FlexGripPlus' RTL ({})", variant.name()),
+            step,
+        )
+    };
     let mut netlist = RtlNetlist::prepare(tree, variant, &kit, plugin, cache, &mut on_step)?;
     if !gates.is_empty() {
         netlist = flexpmu_cosim::rtl::gates::at_gate_level(&netlist, gates, cache, &mut on_step)?;
@@ -239,6 +244,19 @@ pub fn import_with_gates(
         design,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Shows `step` of `what` on `spinner`; a note (`note: …`) is printed to
+/// stay, above the spinner or on stderr when the spinner is not shown.
+pub fn note_or_step(spinner: &ProgressBar, what: &str, step: &str) {
+    if step.starts_with("note: ") {
+        match spinner.is_hidden() {
+            true => eprintln!("{step}"),
+            false => spinner.println(step),
+        }
+    } else {
+        spinner.set_message(format!("{what}: {step}"));
+    }
 }
 
 /// Where FlexGripPlus, the plugin and the netlist's cache are, for the

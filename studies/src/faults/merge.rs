@@ -66,8 +66,12 @@ pub enum MergeError {
     NoFiles,
     #[error(transparent)]
     File(#[from] ResultsFileError),
-    #[error("{path}: a shard of another campaign than {first} (program, launch, core, models, units, sample or seed differ)")]
-    OtherCampaign { path: PathBuf, first: PathBuf },
+    #[error("{path}: a shard of another campaign than {first} (their {differ} differ)")]
+    OtherCampaign {
+        path: PathBuf,
+        first: PathBuf,
+        differ: String,
+    },
     #[error("{path}: shard {k}/{n} of another split than {first}'s ({first_n} shards)")]
     OtherSplit {
         path: PathBuf,
@@ -114,6 +118,7 @@ pub fn merge_read(
                 return Err(MergeError::OtherCampaign {
                     path: path.clone(),
                     first: first_path.clone(),
+                    differ: campaign.differences(&info),
                 })
             }
             Some(campaign) if campaign.shard[1] != info.shard[1] => {

@@ -176,6 +176,7 @@ impl Planned {
             monitor_map: launch.monitor_map,
             core: launch.core,
             matrix: campaign.matrix_info(),
+            design: campaign.design_digest(),
         }
     }
 

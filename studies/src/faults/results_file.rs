@@ -81,6 +81,12 @@ pub struct CampaignInfo {
     /// The detection matrix's candidates (absent: the matrix off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matrix: Option<MatrixInfo>,
+    /// A digest of the netlist the faults ran on, when it is not flexpmu's
+    /// own (FlexGripPlus' RTL as imported, with its units at gate level:
+    /// a changed VHDL file, plugin or mapping changes it), so that
+    /// shards, resumptions and training kernels of two RTLs never mix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design: Option<String>,
 }
 
 fn is_logic(class: &Class) -> bool {
@@ -99,6 +105,37 @@ impl CampaignInfo {
             shard: other.shard,
             ..self.clone()
         } == *other
+    }
+
+    /// What differs between this campaign and `other` (shards aside), as
+    /// the results file names it (`threads`, `design`, …): for messages
+    /// that say why two files do not go together.
+    pub fn differences(&self, other: &CampaignInfo) -> String {
+        let fields = |info: &CampaignInfo| match serde_json::to_value(info) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        let (mine, theirs) = (fields(self), fields(other));
+        let mut names: Vec<&String> = mine.keys().chain(theirs.keys()).collect();
+        names.sort();
+        names.dedup();
+        let differ: Vec<String> = names
+            .into_iter()
+            .filter(|name| name.as_str() != "shard" && mine.get(*name) != theirs.get(*name))
+            .map(|name| match name.as_str() {
+                "design" => "design (the netlist the faults ran on: FlexGripPlus' RTL or its gate mapping changed)".to_string(),
+                "core" => format!(
+                    "core ({} against {})",
+                    self.core.as_deref().unwrap_or("the SM slice"),
+                    other.core.as_deref().unwrap_or("the SM slice")
+                ),
+                _ => name.clone(),
+            })
+            .collect();
+        match differ.is_empty() {
+            true => "nothing but the shard".into(),
+            false => differ.join(", "),
+        }
     }
 
     /// The selection's fault ids, ascending; why not, for a campaign line
@@ -208,8 +245,8 @@ pub enum ResultsFileError {
         "{path}: another `flexpmu faults run` is writing it; wait for it, or use another --out"
     )]
     Locked { path: PathBuf },
-    #[error("{path}: holds another campaign (program, launch, core, models, units, sample, seed or shard differ): run without --resume, with another --out")]
-    OtherCampaign { path: PathBuf },
+    #[error("{path}: holds another campaign (its {differ} differ from this run's): run without --resume, with another --out")]
+    OtherCampaign { path: PathBuf, differ: String },
 }
 
 /// A results file read back.
@@ -398,8 +435,13 @@ pub fn open_results(
     if resume && existed {
         let found = read_results(path)?;
         if found.info != *info {
+            let differ = match found.info.shard == info.shard {
+                true => found.info.differences(info),
+                false => "shard".to_string(),
+            };
             return Err(ResultsFileError::OtherCampaign {
                 path: path.to_path_buf(),
+                differ,
             });
         }
         file.set_len(found.complete_bytes).map_err(write_error)?;

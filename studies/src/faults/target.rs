@@ -30,6 +30,12 @@ pub trait Target: Sync {
         None
     }
 
+    /// A digest of the netlist the faults run on, for a results file,
+    /// when it is not flexpmu's own design (None: the SM slice).
+    fn design_digest(&self) -> Option<String> {
+        None
+    }
+
     /// Runs `faults` on `threads` worker threads, handing each result to
     /// `on_result` as it comes (in any order); `on_result` returning
     /// false stops the campaign.

@@ -38,6 +38,12 @@ pub enum KernelsError {
     Units(String, String),
     #[error("{0}: holds no fault result (a campaign stopped before its first fault, or a file of none): nothing to select from")]
     NoResult(String),
+    #[error("{path}: its campaign ran on another design than {first}'s (their {differ} differ): select chooses counters for one design, from kernels run on it")]
+    OtherDesign {
+        path: String,
+        first: String,
+        differ: String,
+    },
 }
 
 /// The units a campaign's kernel is taken on (why not, for units it
@@ -60,6 +66,29 @@ pub fn read_kernels(files: &[PathBuf], units: UnitsOf) -> Result<Kernels, Kernel
         {
             Some(group) => group.push((path.clone(), file)),
             None => groups.push(vec![(path.clone(), file)]),
+        }
+    }
+    // Every kernel on one design: the same core, at the same level, of
+    // the same RTL.
+    if let Some(first) = groups.first() {
+        let (first_path, first) = (&first[0].0, &first[0].1.info);
+        for group in &groups[1..] {
+            let (path, info) = (&group[0].0, &group[0].1.info);
+            if info.core != first.core || info.design != first.design {
+                let differ = [
+                    (info.core != first.core).then_some("core"),
+                    (info.design != first.design).then_some("design"),
+                ];
+                return Err(KernelsError::OtherDesign {
+                    path: path.display().to_string(),
+                    first: first_path.display().to_string(),
+                    differ: differ
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                });
+            }
         }
     }
     let mut kernels = Vec::new();
