@@ -610,3 +610,47 @@ fn verify_fails_a_scenario_whose_expect_fails() {
         stdout(&out)
     );
 }
+
+/// A results file is never lost nor left unreadable: a campaign line cut
+/// by a full disk leaves no file (on 8e3c9d8 it left a file `--resume`
+/// refused and a rerun called not flexpmu's), a file cut in its campaign
+/// line is still flexpmu's to replace, and a file holding results is
+/// replaced only with --force (on 8e3c9d8 a forgotten --resume replaced
+/// it silently).
+#[test]
+fn a_campaigns_results_are_neither_cut_nor_replaced_unasked() {
+    let dir = temp();
+    let sass = example("appendix_a.sass");
+    let campaign = ["faults", "run", &sass, "--sample", "6", "--seed", "3"];
+    fn with<'a>(campaign: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        let mut args = campaign.to_vec();
+        args.extend_from_slice(extra);
+        args
+    }
+    let with = |extra: &[&'static str]| with(&campaign, extra);
+    let out = flexpmu_with_disk_limit(&with(&["--out", "r.jsonl"]), dir.path(), 2);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("r.jsonl"), "{}", stderr(&out));
+    assert_eq!(others(dir.path(), &[]), Vec::<String>::new());
+    // Cut in its campaign line (by an older flexpmu): replaced.
+    write(dir.path(), "r.jsonl", "{\"campaign\":{\"program\":\"appen");
+    let out = flexpmu(&with(&["--out", "r.jsonl"]), dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let results = std::fs::read_to_string(dir.path().join("r.jsonl")).unwrap();
+    assert_eq!(results.lines().count(), 7);
+    // Holding results: kept, unless --force.
+    let out = flexpmu(&with(&["--out", "r.jsonl", "--jobs", "1"]), dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("r.jsonl holds 6 fault results of a campaign: pass --resume to go on with it, or --force to replace it"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("r.jsonl")).unwrap(),
+        results
+    );
+    let out = flexpmu(&with(&["--out", "r.jsonl", "--force"]), dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(others(dir.path(), &["r.jsonl"]), Vec::<String>::new());
+}

@@ -338,7 +338,90 @@ fn a_test_program_reproduces_its_expected_values_on_flexgripplus() {
         dir.path(),
         &fgp,
     );
-    refused(&o, "the expected values hold for 1 block(s) of 32 threads");
+    refused(
+        &o,
+        "expected.json: they hold for another launch: give --threads 32 (this launch: 64)",
+    );
+}
+
+/// `--expected` takes a whole file of this launch and program: a thread
+/// left out, twice or past the launch, a counter the PMU has not, a read
+/// at a word past the program or into a register past the launch's, and
+/// parameters that are not the launch's are refused (exit 2, the file and
+/// the cause) before FlexGripPlus is even looked for. On 8e3c9d8 a thread
+/// left out was never checked (exit 0) and the others were reported as
+/// FlexGripPlus' divergences (exit 1).
+#[test]
+fn an_expected_file_is_checked_whole_before_any_run() {
+    let dir = temp();
+    let expected = example("testgen/expected.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&expected).unwrap()).unwrap();
+    let launch = &json["launch"];
+    let threads = launch["threads_per_block"].to_string();
+    let registers = launch["registers"].to_string();
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let edits: Vec<(&str, Edit, &str)> = vec![
+        (
+            "left-out",
+            Box::new(|j| {
+                j["words"].as_array_mut().unwrap().remove(7);
+            }),
+            "it holds the words of 31 thread(s); its launch has 32",
+        ),
+        (
+            "twice",
+            Box::new(|j| j["words"][7]["thread"] = 6.into()),
+            "thread 6's words are given twice",
+        ),
+        (
+            "past",
+            Box::new(|j| j["words"][7]["thread"] = 99_999.into()),
+            "thread 99999's words: the launch's threads are 0 to 31",
+        ),
+        (
+            "counter",
+            Box::new(|j| j["reads"][0]["counter"] = 17.into()),
+            "the PMU's counters are CNT0 to CNT15",
+        ),
+        (
+            "word",
+            Box::new(|j| j["reads"][0]["word"] = 5000.into()),
+            "at word 5000: the program has",
+        ),
+        (
+            "register",
+            Box::new(|j| j["reads"][0]["register"] = 120.into()),
+            "R120 is not among the launch's",
+        ),
+        (
+            "parameters",
+            Box::new(|j| j["launch"]["parameters"][1] = 0x40.into()),
+            "they hold for A, B and C at",
+        ),
+    ];
+    for (name, edit, message) in edits {
+        let mut wrong = json.clone();
+        edit(&mut wrong);
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, wrong.to_string()).unwrap();
+        let o = cosim(
+            &[
+                &example("testgen/best.sass"),
+                "--threads",
+                &threads,
+                "--registers",
+                &registers,
+                "--expected",
+                path.to_str().unwrap(),
+            ],
+            dir.path(),
+            Path::new("/nonexistent"),
+        );
+        refused(&o, &format!("{name}.json: "));
+        refused(&o, message);
+        assert!(!stderr(&o).contains("[0x"), "a Rust list: {}", stderr(&o));
+    }
 }
 
 #[test]

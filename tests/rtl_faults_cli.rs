@@ -297,3 +297,96 @@ fn a_campaign_runs_on_flexgripplus_imported_rtl() {
     let mixed = merge(&["shard0.jsonl", "words.jsonl"], dir.path());
     refused(&mixed, "a shard of another campaign");
 }
+
+/// Campaigns know the RTL they ran on: a shard and a resumption on a
+/// FlexGripPlus whose fetch stage resets one register to another value
+/// are refused against the stock tree's shard, each refusal naming the
+/// design as what differs (on 8e3c9d8 both went through silently), and
+/// `faults select` refuses training kernels of two designs.
+#[test]
+fn shards_and_resumptions_on_two_rtls_never_mix() {
+    let (Some(fgp), Some(plugin)) = (flexgripplus(), plugin()) else {
+        return;
+    };
+    let dir = temp();
+    let a = example("appendix_a.sass");
+    // A copy of the tree with one reset value changed.
+    let changed = dir.path().join("changed");
+    copy_tree(
+        &fgp.join("FlexGripPlus_4.4"),
+        &changed.join("FlexGripPlus_4.4"),
+    );
+    let fetch = changed.join("FlexGripPlus_4.4/RTL/SMP/Pipeline/Fetch/pipeline_fetch.vhd");
+    let text = std::fs::read_to_string(&fetch).unwrap();
+    let old = "warp_lane_id_out    <= (others => '0');";
+    assert_eq!(text.matches(old).count(), 1, "{}", fetch.display());
+    std::fs::write(
+        &fetch,
+        text.replace(old, "warp_lane_id_out    <= (others => '1');"),
+    )
+    .unwrap();
+    let plugin = plugin.to_str().unwrap();
+    let run = |tree: &Path, shard: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            &a,
+            "--core",
+            "fgp-rtl",
+            "--ghdl-plugin",
+            plugin,
+            "--unit",
+            "uwarpunit",
+            "--sample",
+            "6",
+            "--seed",
+            "5",
+            "--shard",
+            shard,
+            "--out",
+            out,
+        ];
+        args.extend(extra);
+        faults(&args, dir.path(), tree)
+    };
+    let o = run(&fgp, "0/2", "stock.jsonl", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&changed, "1/2", "changed.jsonl", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let design = |name: &str| {
+        let line: serde_json::Value =
+            serde_json::from_str(&campaign_line(dir.path(), name)).unwrap();
+        line["campaign"]["design"].as_str().unwrap().to_string()
+    };
+    assert_ne!(design("stock.jsonl"), design("changed.jsonl"));
+    refused(
+        &merge(&["stock.jsonl", "changed.jsonl"], dir.path()),
+        "a shard of another campaign than stock.jsonl (their design (the netlist the faults ran on",
+    );
+    refused(
+        &run(&changed, "0/2", "stock.jsonl", &["--resume"]),
+        "holds another campaign (its design (the netlist the faults ran on",
+    );
+    let select = std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["faults", "select", "stock.jsonl", "changed.jsonl"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    refused(
+        &select,
+        "its campaign ran on another design than stock.jsonl's (their design differ)",
+    );
+}
+
+/// Copies the folder `from` to `to`, files and folders.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

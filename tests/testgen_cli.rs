@@ -301,3 +301,40 @@ fn the_checked_in_generated_kernel_beats_appendix_a_as_the_readme_says() {
 /// `examples/testgen/best.sass`'s and appendix A's coverage as the README
 /// and docs/test-generation.md give them.
 const README_FIGURES: &str = "79.0 64.3";
+
+/// Two searches started together on one folder: one writes it, the other
+/// is refused (exit 2) and writes nothing there (on 8e3c9d8 both exited 0
+/// and left the folder with one's state and the other's report).
+#[test]
+fn two_searches_never_share_a_folder() {
+    let dir = temp();
+    let mut args = TINY.to_vec();
+    args.extend(["--generations", "1", "--out", "tg"]);
+    let spawn = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+            .args(&args)
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    let mut codes = [a.status.code(), b.status.code()];
+    codes.sort();
+    assert_eq!(codes, [Some(0), Some(2)], "{}\n{}", stderr(&a), stderr(&b));
+    let (won, lost) = if a.status.success() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    assert!(
+        stderr(lost).contains("tg: another flexpmu run is writing in it")
+            || stderr(lost).contains("tg holds a testgen search already"),
+        "{}",
+        stderr(lost)
+    );
+    let report: serde_json::Value = serde_json::from_str(stdout(won).trim()).unwrap();
+    assert_eq!(report, read_json(&dir.path().join("tg/report.json")));
+}

@@ -7,37 +7,6 @@ use flexpmu_studies::testgen::expected::{Expected, ExpectedRead, Run};
 use crate::compare::{Divergence, Kind};
 use crate::{CosimError, Report};
 
-/// The launch of `report` is the one `expected` holds for, or an error
-/// naming the difference.
-pub fn check_launch(
-    report: &Report,
-    expected: &Expected,
-    params: &[u32],
-) -> Result<(), CosimError> {
-    let l = &expected.launch;
-    let ours = (
-        report.threads_per_block,
-        report.blocks,
-        report.blocks_per_core,
-        report.registers,
-    );
-    let theirs = (
-        l.threads_per_block,
-        l.blocks,
-        l.blocks_per_core,
-        l.registers,
-    );
-    if ours != theirs || params != l.parameters.as_slice() {
-        return Err(CosimError::Launch(format!(
-            "the expected values hold for {} block(s) of {} threads, {} block(s) per core, {} registers per thread and parameters {:x?}; this launch is {} block(s) of {}, {} per core, {} registers, parameters {params:x?}: give --threads {} --blocks {} --blocks-per-core {} --registers {}",
-            l.blocks, l.threads_per_block, l.blocks_per_core, l.registers, l.parameters,
-            report.blocks, report.threads_per_block, report.blocks_per_core, report.registers,
-            l.threads_per_block, l.blocks, l.blocks_per_core, l.registers,
-        )));
-    }
-    Ok(())
-}
-
 /// Every word of A, B and C and every read of `expected` that FlexGripPlus
 /// left otherwise, as divergences.
 pub fn check(report: &Report, expected: &Expected) -> Vec<Divergence> {

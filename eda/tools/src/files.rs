@@ -34,6 +34,8 @@ pub enum FileError {
     },
     #[error("cannot create {dir}: its parent {parent} does not exist")]
     NoParent { dir: PathBuf, parent: PathBuf },
+    #[error("{0}: another flexpmu run is writing in it; wait for it, or give another folder")]
+    Busy(PathBuf),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -48,6 +50,19 @@ impl FileError {
             path: path.to_path_buf(),
             source,
         }
+    }
+}
+
+/// A lock on an output folder, held while the returned handle lives: a
+/// second run writing the same folder is refused ([`FileError::Busy`])
+/// instead of leaving it with files of both. The lock is on the folder
+/// itself (`flock`), so nothing is left in it.
+pub fn lock_folder(dir: &Path) -> Result<File, FileError> {
+    let handle = File::open(dir).map_err(|e| FileError::io(dir, e))?;
+    match handle.try_lock() {
+        Ok(()) => Ok(handle),
+        Err(std::fs::TryLockError::WouldBlock) => Err(FileError::Busy(dir.to_path_buf())),
+        Err(std::fs::TryLockError::Error(e)) => Err(FileError::io(dir, e)),
     }
 }
 
@@ -369,6 +384,20 @@ pub mod cleanup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_folder_is_written_by_one_run_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = lock_folder(dir.path()).unwrap();
+        let error = lock_folder(dir.path()).unwrap_err();
+        assert!(matches!(error, FileError::Busy(_)), "{error}");
+        assert!(error
+            .to_string()
+            .contains("another flexpmu run is writing in it"));
+        drop(held);
+        lock_folder(dir.path()).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 
     #[test]
     fn atomic_files_replace_whole_or_not_at_all() {

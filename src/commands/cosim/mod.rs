@@ -158,7 +158,6 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
     progress.finish();
     let mut held = None;
     if let Some(expected) = &expected {
-        flexpmu_cosim::expected::check_launch(&report, expected, &vector_add.params())?;
         let found = flexpmu_cosim::expected::check(&report, expected);
         held = Some((3 * expected.words.len(), expected.reads.len(), found.len()));
         report.comparison.divergences.extend(found);
@@ -184,8 +183,10 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
 /// Largest `expected.json` read.
 const MAX_EXPECTED_BYTES: u64 = 64 << 20;
 
-/// A test's expected values, whose launch must be this one (threads,
-/// blocks, blocks per core, registers, parameters).
+/// A test's expected values, checked whole (every thread's words once,
+/// reads of the launch's warps, counters and registers at words of the
+/// program), whose launch must be this one (threads, blocks, blocks per
+/// core, registers, parameters).
 fn read_expected(
     path: &std::path::Path,
     launch: &LaunchArgs,
@@ -199,39 +200,22 @@ fn read_expected(
             path.display()
         )
     })?;
-    let l = &expected.launch;
-    let registers = launch
-        .sm
-        .registers
-        .unwrap_or_else(|| flexpmu_sim::gpu::registers::registers_needed(&listing.words));
-    let ours = (
-        launch.threads,
-        u32::from(launch.blocks),
-        launch.sm.blocks_per_core,
-        registers,
-    );
-    if ours
-        != (
-            l.threads_per_block,
-            l.blocks,
-            l.blocks_per_core,
-            l.registers,
-        )
-        || params != l.parameters.as_slice()
-    {
-        bail!(
-            "{}: the expected values hold for {} block(s) of {} threads, {} block(s) per core, {} registers per thread and parameters {:#x?}: give --threads {} --blocks {} --blocks-per-core {} --registers {}",
-            path.display(),
-            l.blocks,
-            l.threads_per_block,
-            l.blocks_per_core,
-            l.registers,
-            l.parameters,
-            l.threads_per_block,
-            l.blocks,
-            l.blocks_per_core,
-            l.registers
-        );
+    expected
+        .check(listing.words.len())
+        .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
+    let ours = flexpmu_studies::testgen::expected::ExpectedLaunch {
+        threads_per_block: launch.threads,
+        blocks: u32::from(launch.blocks),
+        blocks_per_core: launch.sm.blocks_per_core,
+        registers: launch
+            .sm
+            .registers
+            .unwrap_or_else(|| flexpmu_sim::gpu::registers::registers_needed(&listing.words)),
+        parameters: params.to_vec(),
+        buffers: expected.launch.buffers.clone(),
+    };
+    if let Some(why) = expected.launch_differs(&ours) {
+        bail!("{}: {why}", path.display());
     }
     Ok(expected)
 }

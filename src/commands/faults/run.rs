@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use flexpmu_studies::faults::plan::LaunchRecord;
 use flexpmu_studies::faults::results_file::{
-    append_result, is_results_file, open_results, read_results, MAX_SHARDS,
+    append_result, open_results, read_results, starts_as_results_file, MAX_SHARDS,
 };
 use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary, Target, Unit};
@@ -173,9 +173,21 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         }
         crate::output::check_distinct(&[("--out", out)], &inputs)?;
         if !args.resume {
-            // Only a file that reads back as a results file is flexpmu's
-            // to replace without --force.
-            crate::output::check_output(out, args.force || is_results_file(out), &[])?;
+            // Only a file that starts as a results file is flexpmu's to
+            // replace without --force, and only if it holds no result: a
+            // campaign's results are not lost to a forgotten --resume.
+            crate::output::check_output(out, args.force || starts_as_results_file(out), &[])?;
+            if !args.force {
+                if let Ok(found) = read_results(out) {
+                    if !found.results.is_empty() {
+                        bail!(
+                            "{} holds {} fault results of a campaign: pass --resume to go on with it, or --force to replace it",
+                            out.display(),
+                            found.results.len()
+                        );
+                    }
+                }
+            }
         }
     }
     let record = |monitor_map: Option<Vec<String>>, core: Option<String>| LaunchRecord {

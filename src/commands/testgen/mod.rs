@@ -156,12 +156,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     };
     if let Some(dir) = &args.out {
         let paths: Vec<PathBuf> = OUTPUTS.iter().map(|f| dir.join(f)).collect();
-        if !args.force && !args.resume && is_search_folder(dir) {
-            bail!(
-                "{} holds a testgen search already (its state.json): pass --resume to go on with it, or --force to start a new one over it",
-                dir.display()
-            );
-        }
+        refuse_a_search_there(args, dir)?;
         check_outputs_in(
             dir,
             paths.iter().map(PathBuf::as_path),
@@ -184,9 +179,19 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
     let chosen = core::choose(&options, &iss, &appendix_a, args.json)?;
     // The folder is made once the core ran appendix A: what fails before
     // leaves nothing.
-    if let Some(dir) = &args.out {
-        files::create_directory(dir)?;
-    }
+    // Locked while the search writes it: a second search on the same
+    // folder is refused, not mixed into it.
+    let _lock = match &args.out {
+        Some(dir) => {
+            files::create_directory(dir)?;
+            let lock = files::lock_folder(dir)?;
+            // The other search may have finished and written it while
+            // this one was choosing its core.
+            refuse_a_search_there(args, dir)?;
+            Some(lock)
+        }
+        None => None,
+    };
     let units = chosen.units.clone();
     let appendix_cycles = chosen.appendix_cycles;
     let budget = args.budget_cycles.unwrap_or(appendix_cycles);
@@ -379,6 +384,18 @@ fn search(state: &mut State, evaluator: &dyn Evaluate, args: &TestgenArgs) -> Re
 }
 
 /// A search's state read back from `path`, which must be of `settings`.
+/// Refuses `dir` when it holds a search and the run neither resumes nor
+/// replaces it.
+fn refuse_a_search_there(args: &TestgenArgs, dir: &Path) -> Result<()> {
+    if !args.force && !args.resume && is_search_folder(dir) {
+        bail!(
+            "{} holds a testgen search already (its state.json): pass --resume to go on with it, or --force to start a new one over it",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// Whether `dir` holds what a testgen run wrote (a state that reads back).
 fn is_search_folder(dir: &Path) -> bool {
     let path = dir.join("state.json");

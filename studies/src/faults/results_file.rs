@@ -387,13 +387,6 @@ pub fn read_results(path: &Path) -> Result<ResultsFile, ResultsFileError> {
     })
 }
 
-/// Whether `path` is a results file flexpmu wrote: its campaign line
-/// parses and holds together, and every complete line after it is a
-/// result of a fault of its shard.
-pub fn is_results_file(path: &Path) -> bool {
-    read_results(path).is_ok()
-}
-
 /// Opens `path` for a campaign's results: a new file with its campaign
 /// line, or (with `resume`) the same campaign's file, cut after its last
 /// complete line, with the results it holds. The file stays locked for
@@ -450,10 +443,29 @@ pub fn open_results(
     }
     file.set_len(0).map_err(write_error)?;
     let line = serde_json::json!({ "campaign": info }).to_string();
-    writeln!(file, "{line}")
-        .and_then(|()| file.flush())
-        .map_err(write_error)?;
+    if let Err(e) = writeln!(file, "{line}").and_then(|()| file.sync_data()) {
+        // A campaign line cut short (a full disk) would leave a file no
+        // one can read or resume: none is left.
+        drop(file);
+        let _ = std::fs::remove_file(path);
+        return Err(write_error(e));
+    }
     Ok((Vec::new(), file))
+}
+
+/// The start of every results file: its campaign line's.
+const CAMPAIGN_START: &str = "{\"campaign\":{";
+
+/// Whether `path` starts as a results file does (its campaign line's
+/// first bytes), whole or not: flexpmu's to replace, even cut short.
+pub fn starts_as_results_file(path: &Path) -> bool {
+    let regular = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+    let mut start = Vec::new();
+    regular
+        && File::open(path)
+            .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 16), &mut start))
+            .is_ok()
+        && start.starts_with(CAMPAIGN_START.as_bytes())
 }
 
 /// Appends one fault's result to a file [`open_results`] opened.

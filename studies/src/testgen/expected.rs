@@ -66,7 +66,124 @@ pub struct Expected {
     pub reads: Vec<ExpectedRead>,
 }
 
+/// The PMU's counters (a read names one of them).
+const COUNTERS: u8 = 16;
+
+/// Threads a warp holds.
+const WARP_THREADS: u32 = 32;
+
 impl Expected {
+    /// Why `self`, read from a file, is not the expected values of a test
+    /// of `program_words` words on its own launch: every thread's words
+    /// once (threads 0 to the launch's last), the three parameters, reads
+    /// of its warps, of the PMU's 16 counters, into its registers, at
+    /// words of the program. A file that passes is checked whole: no
+    /// thread is left out of the comparison.
+    pub fn check(&self, program_words: usize) -> Result<(), String> {
+        let l = &self.launch;
+        if l.threads_per_block == 0 || l.blocks == 0 || l.blocks_per_core == 0 {
+            return Err(format!(
+                "its launch has {} block(s) of {} threads, {} per core: each must be 1 or more",
+                l.blocks, l.threads_per_block, l.blocks_per_core
+            ));
+        }
+        if l.parameters.len() != 3 {
+            return Err(format!(
+                "its launch has {} parameters; the vector addition takes 3 (the addresses of A, B and C)",
+                l.parameters.len()
+            ));
+        }
+        let threads = u64::from(l.threads_per_block) * u64::from(l.blocks);
+        if self.words.len() as u64 != threads {
+            return Err(format!(
+                "it holds the words of {} thread(s); its launch has {threads} ({} block(s) of {}), and every thread's words are checked",
+                self.words.len(),
+                l.blocks,
+                l.threads_per_block
+            ));
+        }
+        let mut seen = vec![false; self.words.len()];
+        for words in &self.words {
+            match seen.get_mut(words.thread) {
+                None => {
+                    return Err(format!(
+                        "thread {}'s words: the launch's threads are 0 to {}",
+                        words.thread,
+                        threads - 1
+                    ))
+                }
+                Some(true) => {
+                    return Err(format!("thread {}'s words are given twice", words.thread))
+                }
+                Some(slot) => *slot = true,
+            }
+        }
+        let warps = u64::from(l.threads_per_block.div_ceil(WARP_THREADS)) * u64::from(l.blocks);
+        for read in &self.reads {
+            let what = format!(
+                "the read of CNT{} by warp {} at word {}",
+                read.counter, read.warp, read.word
+            );
+            if read.counter >= COUNTERS {
+                return Err(format!(
+                    "{what}: the PMU's counters are CNT0 to CNT{}",
+                    COUNTERS - 1
+                ));
+            }
+            if u64::from(read.warp) >= warps {
+                return Err(format!("{what}: the launch's warps are 0 to {}", warps - 1));
+            }
+            if read.word >= program_words {
+                return Err(format!("{what}: the program has {program_words} words"));
+            }
+            if u32::from(read.register) >= l.registers {
+                return Err(format!(
+                    "{what}: R{} is not among the launch's {} registers per thread",
+                    read.register, l.registers
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// What differs between the launch `self` holds for and `ours`, as
+    /// the options that would give it (`--threads 64`, …), or the
+    /// parameters when only they differ; None when they are the same.
+    pub fn launch_differs(&self, ours: &ExpectedLaunch) -> Option<String> {
+        let l = &self.launch;
+        let mut options = Vec::new();
+        for (option, theirs, mine) in [
+            ("--threads", l.threads_per_block, ours.threads_per_block),
+            ("--blocks", l.blocks, ours.blocks),
+            ("--blocks-per-core", l.blocks_per_core, ours.blocks_per_core),
+            ("--registers", l.registers, ours.registers),
+        ] {
+            if theirs != mine {
+                options.push(format!("{option} {theirs} (this launch: {mine})"));
+            }
+        }
+        if !options.is_empty() {
+            return Some(format!(
+                "they hold for another launch: give {}",
+                options.join(", ")
+            ));
+        }
+        if l.parameters != ours.parameters {
+            let hex = |p: &[u32]| {
+                p.iter()
+                    .map(|v| format!("{v:#x}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Some(format!(
+                "they hold for A, B and C at {}, and this launch places them at {}: the file was made by another flexpmu, or edited",
+                hex(&l.parameters),
+                hex(&ours.parameters)
+            ));
+        }
+        None
+    }
+
     /// What `run` (on the vector-addition launch of `iss`: A, B and C are
     /// its parameters) left.
     pub fn of(run: &SmRun, iss: &Iss) -> Result<Expected, MemoryError> {
