@@ -129,6 +129,28 @@ pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Re
         .iter()
         .map(|&(what, path)| (what, path, identity(path)))
         .collect();
+    // A folder among the inputs, and flexpmu's cache always: nothing in
+    // them is an output (a waveform written over a kept netlist would
+    // poison every later run).
+    let cache = flexpmu_tools::cache::folder();
+    let folders = inputs
+        .iter()
+        .filter(|(_, p)| p.is_dir())
+        .copied()
+        .chain([("flexpmu's cache", cache.as_path())]);
+    for (what, folder) in folders {
+        let Ok(folder_id) = std::fs::canonicalize(folder) else {
+            continue;
+        };
+        if let Some((option, path, _)) = named.iter().find(|(_, _, id)| id.starts_with(&folder_id))
+        {
+            anyhow::bail!(
+                "{option} {} is in {what} ({}), which this command reads: write it elsewhere",
+                path.display(),
+                folder.display()
+            );
+        }
+    }
     for (i, (what, path, id)) in named.iter().enumerate() {
         if let Some((other, other_path, _)) = named[..i].iter().find(|(_, _, o)| o == id) {
             anyhow::bail!(
@@ -291,7 +313,15 @@ pub fn write_save_files(
         match from.saturating_mul(unit) < span.end {
             true => {
                 span.start = from.saturating_mul(unit);
-                span.end = to.saturating_mul(unit);
+                if to.saturating_mul(unit) > span.end {
+                    eprintln!(
+                        "note: --window {from}:{to} ends after the run ({} ns): GTKWave's save file opens on {from} to {} ns",
+                        span.end / unit.max(1),
+                        span.end / unit.max(1)
+                    );
+                } else {
+                    span.end = to.saturating_mul(unit);
+                }
             }
             false => eprintln!(
                 "note: --window {from}:{to} starts after the run's end ({} ns): GTKWave's save file opens on the whole run",

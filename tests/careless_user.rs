@@ -654,3 +654,86 @@ fn a_campaigns_results_are_neither_cut_nor_replaced_unasked() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(others(dir.path(), &["r.jsonl"]), Vec::<String>::new());
 }
+
+/// An option a mode ignores is refused, with one set of bounds per option
+/// across commands, and every precondition is checked before the work
+/// (exit 2 at once, nothing written); what a run changes of what was
+/// asked is said before it runs. Each of these was accepted on 8e3c9d8
+/// (cosim's --seed, --jobs and --out with a kernel, bench's --faults,
+/// --cycles and --stock-cycles for engines that take none, testgen's
+/// --margin 0.7, a waveform in the cache, a newline in a waveform's name)
+/// or found late (--out's missing parent after the campaign), or said
+/// nothing (--window past the run, a sample past the population).
+#[test]
+fn options_a_mode_ignores_and_late_checks_are_refused_first() {
+    let dir = temp();
+    let a = example("appendix_a.sass");
+    let nowhere = "/nonexistent";
+    let newline = "a\nb.vcd".to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["cosim", &a, "--seed", "5", "--flexgripplus", nowhere], "--seed is for a campaign (`--random N`)"),
+        (vec!["cosim", &a, "--jobs", "2", "--flexgripplus", nowhere], "--jobs is for a campaign"),
+        (vec!["cosim", &a, "--out", "D", "--force", "--flexgripplus", nowhere], "--out is for a campaign"),
+        (vec!["cosim", "--random", "2", "--out", "nodir/sub", "--flexgripplus", nowhere], "cannot create nodir/sub: its parent nodir does not exist"),
+        (vec!["bench", "--engine", "compiled", "--faults", "5"], "--faults is for faults, fgp-rtl-faults and fgp-rtl-verilator-faults, and no such engine is chosen"),
+        (vec!["bench", "--engine", "fgp-rtl-faults", "--cycles", "5"], "--cycles is for the PMU's engines"),
+        (vec!["bench", "--engine", "compiled", "--stock-cycles", "5"], "--stock-cycles is for rust-hdl-simulation"),
+        (vec!["testgen", "--margin", "0.7"], "--margin 0.7: expected a fraction between 0 and 0.5"),
+        (vec!["faults", "run", &a, "--margin", "0.7"], "--margin 0.7: expected a fraction between 0 and 0.5"),
+        (vec!["run", &a, "--vcd", &newline], "an output's name holds a control character"),
+    ];
+    for (args, message) in cases {
+        let start = Instant::now();
+        let out = flexpmu(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{args:?}: refused late"
+        );
+    }
+    // A waveform over a file of the cache: refused, the file kept.
+    let cache = dir.path().join("cache");
+    std::fs::create_dir_all(cache.join("entry")).unwrap();
+    write(&cache.join("entry"), "netlist.json", "kept\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .args(["run", &a, "--vcd", "cache/entry/netlist.json", "--force"])
+        .env("FLEXPMU_CACHE", &cache)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is in flexpmu's cache"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(cache.join("entry/netlist.json")).unwrap(),
+        "kept\n"
+    );
+    assert_eq!(others(dir.path(), &["cache"]), Vec::<String>::new());
+    // What a run changes of what was asked, said as it starts.
+    let out = flexpmu(
+        &["run", &a, "--vcd", "w.vcd", "--window", "0:99999999999"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("note: --window 0:99999999999 ends after the run (6255 ns): GTKWave's save file opens on 0 to 6255 ns"),
+        "{}",
+        stderr(&out)
+    );
+    let out = flexpmu(
+        &[
+            "faults", "run", &a, "--unit", "decode", "--sample", "99999999",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("note: --sample 99999999: the units decode hold 379 faults of the models chosen; all of them run"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -15,20 +15,18 @@ mod fgp;
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// Toggling cycles for the PMU on flexpmu's engines and Verilator
-    /// (1 to 10^9).
-    #[arg(long, default_value_t = 1_000_000,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_CYCLES))]
-    cycles: u64,
-    /// Toggling cycles for rust-hdl's stock Simulation (slow; 1 to 10^7).
-    #[arg(long, default_value_t = 20_000,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_STOCK_CYCLES))]
-    stock_cycles: u64,
+    /// (1 to 10^9; default 1,000,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_CYCLES))]
+    cycles: Option<u64>,
+    /// Toggling cycles for rust-hdl's stock Simulation (slow; 1 to 10^7;
+    /// default 20,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_STOCK_CYCLES))]
+    stock_cycles: Option<u64>,
     /// Faults the `faults` engine runs (a fixed sample of the thesis
     /// launch's, seed 1) and the fgp-rtl fault engines run (of appendix
-    /// A's one-warp launch on FlexGripPlus); 1 to 10^6.
-    #[arg(long, default_value_t = FAULTS_BENCH_SAMPLE,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_FAULTS))]
-    faults: u64,
+    /// A's one-warp launch on FlexGripPlus); 1 to 10^6 (default 300).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_FAULTS))]
+    faults: Option<u64>,
     /// Run only these engines (repeatable; default: all).
     #[arg(long, value_name = "NAME")]
     engine: Vec<BenchEngine>,
@@ -53,18 +51,46 @@ pub struct BenchArgs {
 
 pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     let BenchArgs {
-        cycles,
-        stock_cycles,
         engine: engines,
         json,
-        faults: fault_sample,
         ..
     } = args;
-    let (cycles, stock_cycles, json) = (*cycles, *stock_cycles, *json);
+    let json = *json;
+    let cycles = args.cycles.unwrap_or(1_000_000);
+    let stock_cycles = args.stock_cycles.unwrap_or(20_000);
+    let fault_sample = &args.faults.unwrap_or(FAULTS_BENCH_SAMPLE);
     let fgp_engines: Vec<BenchEngine> = BenchEngine::FGP
         .into_iter()
         .filter(|e| engines.contains(e) || (engines.is_empty() && args.flexgripplus.is_some()))
         .collect();
+    let wanted = |engine: BenchEngine| {
+        if BenchEngine::FGP.contains(&engine) {
+            fgp_engines.contains(&engine)
+        } else {
+            engines.is_empty() || engines.contains(&engine)
+        }
+    };
+    // An option no chosen engine takes is refused, naming who takes it.
+    use BenchEngine as E;
+    let pmu_engines = [
+        E::RustHdl,
+        E::RustHdlVcd,
+        E::Compiled,
+        E::CompiledFst,
+        E::Verilator,
+        E::VerilatorRustHdl,
+        E::VerilatorFst,
+    ];
+    let takers: [(&str, bool, &[BenchEngine], &str); 3] = [
+        ("--cycles", args.cycles.is_some(), &pmu_engines, "the PMU's engines (rust-hdl, rust-hdl-vcd, compiled, compiled-fst and the verilator ones)"),
+        ("--stock-cycles", args.stock_cycles.is_some(), &[E::RustHdlSimulation], "rust-hdl-simulation"),
+        ("--faults", args.faults.is_some(), &[E::Faults, E::FgpRtlFaults, E::FgpRtlVerilatorFaults], "faults, fgp-rtl-faults and fgp-rtl-verilator-faults"),
+    ];
+    for (option, given, users, who) in takers {
+        if given && !users.iter().any(|&e| wanted(e)) {
+            bail!("{option} is for {who}, and no such engine is chosen: leave out {option}, or add an --engine that takes it");
+        }
+    }
     let fgp = if fgp_engines.is_empty() {
         for (given, option) in [
             (args.flexgripplus.is_some(), "--flexgripplus"),
@@ -78,13 +104,6 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         None
     } else {
         Some(fgp::Inputs::locate(args, &fgp_engines)?)
-    };
-    let wanted = |engine: BenchEngine| {
-        if BenchEngine::FGP.contains(&engine) {
-            fgp_engines.contains(&engine)
-        } else {
-            engines.is_empty() || engines.contains(&engine)
-        }
     };
     // The rust-hdl-vcd engine's waveform goes to a scratch directory.
     let scratch = flexpmu_tools::Scratch::new("bench")?;

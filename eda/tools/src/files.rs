@@ -34,6 +34,8 @@ pub enum FileError {
     },
     #[error("cannot create {dir}: its parent {parent} does not exist")]
     NoParent { dir: PathBuf, parent: PathBuf },
+    #[error("{0:?}: an output's name holds a control character (a newline?); give a name without")]
+    ControlCharacter(PathBuf),
     #[error("{0}: another flexpmu run is writing in it; wait for it, or give another folder")]
     Busy(PathBuf),
     #[error("{path}: {source}")]
@@ -87,6 +89,11 @@ pub fn starts_with_marker(path: &Path, markers: &[&str]) -> bool {
 /// exists, and it is either absent, a file flexpmu wrote (one of
 /// `markers`), or replaceable because of `force`. Never a non-regular file.
 pub fn check_target(path: &Path, force: bool, markers: &[&str]) -> Result<(), FileError> {
+    // A control character (a newline) in a name breaks every file that
+    // names it (a save file's `[dumpfile]` line, a command file).
+    if path.to_string_lossy().chars().any(char::is_control) {
+        return Err(FileError::ControlCharacter(path.to_path_buf()));
+    }
     let parent = parent_of(path);
     match std::fs::metadata(&parent) {
         Ok(m) if m.is_dir() => {}
@@ -113,12 +120,22 @@ pub fn check_target(path: &Path, force: bool, markers: &[&str]) -> Result<(), Fi
     }
 }
 
-/// Checks that `dir` is a directory or can be created as one.
+/// Checks that `dir` is a directory or can be created as one by
+/// [`create_directory`] (its parent is a directory), before any work.
 pub fn check_directory(dir: &Path) -> Result<(), FileError> {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
         Ok(_) => Err(FileError::NotDirectory(dir.to_path_buf())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let parent = parent_of(dir);
+            match parent.is_dir() {
+                true => Ok(()),
+                false => Err(FileError::NoParent {
+                    dir: dir.to_path_buf(),
+                    parent,
+                }),
+            }
+        }
         Err(e) => Err(FileError::io(dir, e)),
     }
 }

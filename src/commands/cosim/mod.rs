@@ -37,8 +37,9 @@ pub struct CosimArgs {
     random: Option<u64>,
     /// The campaign's seed (the same seed draws the same kernels and
     /// launches).
-    #[arg(long, default_value_t = 1, value_name = "S", requires = "random")]
-    seed: u64,
+    /// (default 1)
+    #[arg(long, value_name = "S", requires = "random")]
+    seed: Option<u64>,
     /// Kernels co-simulated at once (default: the machine's cores).
     #[arg(long, value_name = "J", requires = "random")]
     jobs: Option<usize>,
@@ -260,6 +261,17 @@ fn check_options(args: &CosimArgs) -> Result<()> {
         );
     }
     if args.random.is_none() {
+        // clap's `requires` does not hold when the kernel is given (it
+        // conflicts with --random): the campaign's options are refused here.
+        let campaign_only = [
+            ("--seed", args.seed.is_some()),
+            ("--jobs", args.jobs.is_some()),
+            ("--out", args.out.is_some()),
+            ("--force", args.force),
+        ];
+        if let Some((option, _)) = campaign_only.iter().find(|(_, given)| *given) {
+            bail!("{option} is for a campaign (`--random N`); one kernel's co-simulation takes no {option}: leave it out, or give --random N instead of the kernel");
+        }
         flexpmu_cosim::whole_warps(args.launch.threads)?;
     }
     if args.rtl {

@@ -31,6 +31,7 @@ struct CaseResult {
 
 /// `--random N`: the differential campaign.
 pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
+    let seed = args.seed.unwrap_or(1);
     let report_path = args.out.as_ref().map(|d| d.join("campaign.json"));
     if let (Some(dir), Some(path)) = (&args.out, &report_path) {
         check_outputs_in(dir, [path.as_path()], args.force, markers::NONE)?;
@@ -56,7 +57,7 @@ pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
     );
     bar.set_prefix(format!(
         "cosim --random {count} --seed {} on {jobs} job(s)",
-        args.seed
+        seed
     ));
     let started = Instant::now();
     let next = AtomicU64::new(0);
@@ -69,7 +70,7 @@ pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
                 if index >= count {
                     break;
                 }
-                let case = campaign::draw(args.seed, index);
+                let case = campaign::draw(seed, index);
                 let outcome =
                     campaign::run(&design, &case, &config, &options, &mut flexpmu_cosim::Quiet);
                 let result = match outcome {
@@ -125,7 +126,7 @@ pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
             write_output(&file, &(header + &case.text))?;
         }
         let summary = serde_json::json!({
-            "seed": args.seed,
+            "seed": seed,
             "kernels": count,
             "variant": variant(args),
             "seconds": elapsed.as_secs_f64(),
@@ -137,7 +138,7 @@ pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
     }
     if args.json {
         let summary = serde_json::json!({
-            "seed": args.seed,
+            "seed": seed,
             "kernels": count,
             "seconds": elapsed.as_secs_f64(),
             "diverged": failed.len(),

@@ -141,9 +141,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         );
     }
     if let Some(e) = args.margin {
-        if !(e > 0.0 && e < 0.5) {
-            bail!("--margin {e}: expected a fraction between 0 and 0.5 (e.g. 0.01 for 1 %)");
-        }
+        flexpmu_studies::faults::sampling::check_margin(e).map_err(anyhow::Error::msg)?;
     }
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
     if let Some(spec) = &args.fault {
@@ -267,6 +265,19 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
             ..record
         },
     );
+    // A sample larger than the population is the whole population: said
+    // before the campaign, not only in its report.
+    if let Some(n) = args.sample.filter(|&n| n > info.selected) {
+        eprintln!(
+            "note: --sample {n}: the units {} hold {} faults of the models chosen; all of them run",
+            info.units
+                .iter()
+                .map(|u| u.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            info.selected
+        );
+    }
     // Earlier results of this campaign (--resume), and the file to append to.
     let (mut results, mut sink) = match &args.out {
         Some(path) => {

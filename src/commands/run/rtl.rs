@@ -99,7 +99,10 @@ pub fn run(request: Request) -> Result<ExitCode> {
     let plugin = fgp.source.plugin()?;
     let tree = fgp.source.tree()?;
     let cache = fgp.source.cache();
-    let waveform = waveform_args.open(&[("the program", file)])?;
+    let waveform = waveform_args.open(&[
+        ("the program", file),
+        ("the cache FlexGripPlus' netlist is kept in", &cache),
+    ])?;
     let spinner = if json {
         ProgressBar::hidden()
     } else {

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use flexpmu_cosim::rtl::testgen::RtlCore;
 use flexpmu_cosim::rtl::ImportedGpgpu;
 use flexpmu_cosim::Variant;
@@ -55,12 +55,11 @@ pub struct Options<'a> {
 /// The core of `args`, `appendix_a` run on it on `iss`'s launch (a
 /// spinner while FlexGripPlus is imported unless `quiet`).
 pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Result<Chosen> {
-    let margin = match args.margin {
-        Some(e) if !(e > 0.0 && e < 1.0) => {
-            bail!("--margin {e}: expected a margin of error between 0 and 1 (0.01 = 1 %)")
-        }
-        given => given,
-    };
+    let margin = args
+        .margin
+        .map(flexpmu_studies::faults::sampling::check_margin)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     if !args.core.is_rtl()? {
         let config = args.launch.sm.config()?;
         let core: Arc<dyn Core> = Arc::new(SliceCore { config });

@@ -57,6 +57,18 @@ fn inverse_normal(p: f64) -> f64 {
     }
 }
 
+/// The margin of error a sample may be asked for, as every command takes
+/// `--margin`: a fraction strictly between 0 and 0.5 (a margin of 0.5 or
+/// more says nothing of a proportion); why not, otherwise.
+pub fn check_margin(margin: f64) -> Result<f64, String> {
+    match margin > 0.0 && margin < 0.5 {
+        true => Ok(margin),
+        false => Err(format!(
+            "--margin {margin}: expected a fraction between 0 and 0.5 (e.g. 0.01 for 1 %)"
+        )),
+    }
+}
+
 /// Faults to inject out of `population` for a margin of error `margin`
 /// (0.01 = 1 %) at `confidence` (0.99), with `p` the estimated proportion
 /// (0.5 when unknown, the worst case): n = N / (1 + e²(N−1) / (t²·p(1−p))).
