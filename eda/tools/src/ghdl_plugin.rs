@@ -94,11 +94,19 @@ pub fn built(
         return Ok(plugin);
     }
     on_step("building the ghdl-yosys-plugin (once)");
+    if cache.exists() && !cache.is_dir() {
+        return Err(ToolError::io(
+            cache,
+            std::io::Error::other(
+                "not a folder (the cache is a folder flexpmu keeps the built plugin in)",
+            ),
+        ));
+    }
     std::fs::create_dir_all(cache).map_err(|e| ToolError::io(cache, e))?;
     let scratch = Scratch::new("ghdl-yosys-plugin")?;
     let copy = scratch.join("ghdl.cc");
     std::fs::write(&copy, &text).map_err(|e| ToolError::io(&copy, e))?;
-    let what = "the ghdl-yosys-plugin (needs `apt-get install -y yosys-dev libghdl-dev`)";
+    let what = format!("the ghdl-yosys-plugin's source {}", source.display());
     run(
         "yosys-config",
         &[
@@ -114,14 +122,16 @@ pub fn built(
             "-O",
         ],
         scratch.path(),
-        what,
-    )?;
+        &what,
+    )
+    .map_err(|e| explain_build(e, &source))?;
     run(
         "yosys-config",
         &["--build", "ghdl.so", "ghdl.o", "-shared", "-lghdl"],
         scratch.path(),
-        what,
-    )?;
+        &what,
+    )
+    .map_err(|e| explain_build(e, &source))?;
     // Another process may have built the same plugin first: either is
     // as good.
     let building = tempfile::Builder::new()
@@ -141,6 +151,36 @@ pub fn built(
             &plugin,
             std::io::Error::other("the built plugin could not be put there"),
         ))
+    }
+}
+
+/// GHDL's synthesis header, which `libghdl-dev` installs.
+const GHDL_HEADER: &str = "/usr/include/ghdl/synth.h";
+
+/// A failed build of the plugin's `source` with its real cause: the
+/// packages it needs when they are missing, else the compiler's errors
+/// (the source does not fit the installed GHDL), with the commit that
+/// builds against Debian's GHDL 2.0.
+fn explain_build(error: ToolError, source: &Path) -> ToolError {
+    let ToolError::Failed { tool, what, log } = error else {
+        return error;
+    };
+    let cause = if !Path::new(GHDL_HEADER).is_file() {
+        format!("{GHDL_HEADER} is missing: install the packages it builds with, `apt-get install -y yosys-dev libghdl-dev`")
+    } else {
+        let ghdl = run("ghdl", &["--version"], Path::new("."), "its version")
+            .ok()
+            .and_then(|v| v.lines().next().map(str::to_string))
+            .unwrap_or_else(|| "the installed GHDL".into());
+        format!(
+            "{} does not compile against {ghdl} (yosys-dev and libghdl-dev are installed; the compiler's errors are below).              The plugin's newer commits need a newer GHDL than Debian's 2.0: build commit c9b05e4 (January 2022, the last before GHDL 2.0.0)              with the one-line block-RAM fix of commit 7aed75b in src/ghdl.cc",
+            source.display()
+        )
+    };
+    ToolError::Failed {
+        tool,
+        what: format!("{what}: {cause}"),
+        log,
     }
 }
 
