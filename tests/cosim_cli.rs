@@ -739,4 +739,28 @@ fn a_broken_plugin_a_cache_file_and_a_damaged_netlist_are_named() {
     let again: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(again["nodes"], first["nodes"]);
     assert_eq!(std::fs::metadata(&netlist).unwrap().len(), bytes);
+    // A VHDL file of the user's cut short: GHDL's error at that file, not
+    // at the scratch copy it read (gone by then; on 8e3c9d8 the message
+    // named `.building-…/rtl/…`).
+    let copy = dir.path().join("cut");
+    copy_tree(
+        &tree.join("FlexGripPlus_4.4"),
+        &copy.join("FlexGripPlus_4.4"),
+    );
+    let fetch = copy.join("FlexGripPlus_4.4/RTL/SMP/Pipeline/Fetch/pipeline_fetch.vhd");
+    let text = std::fs::read_to_string(&fetch).unwrap();
+    std::fs::write(&fetch, &text[..text.len() / 2]).unwrap();
+    let o = fgp(
+        &[
+            "import",
+            "--ghdl-plugin",
+            built.to_str().unwrap(),
+            "--cache",
+            "c3",
+        ],
+        dir.path(),
+        &copy,
+    );
+    refused(&o, &format!("{}:", fetch.display()));
+    assert!(!stderr(&o).contains(".building-"), "{}", stderr(&o));
 }

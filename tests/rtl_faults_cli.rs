@@ -376,17 +376,3 @@ fn shards_and_resumptions_on_two_rtls_never_mix() {
         "its campaign ran on another design than stock.jsonl's (their design differ)",
     );
 }
-
-/// Copies the folder `from` to `to`, files and folders.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}

@@ -183,6 +183,9 @@ impl Design {
 /// design's `rtl/`, text).
 pub(crate) struct Sources {
     pub(crate) files: Vec<(String, String)>,
+    /// The user's `RTL` folder the `flexgripplus/` files come from: where
+    /// an error in one of them is reported.
+    pub(crate) root: PathBuf,
 }
 
 /// Where the probe's file goes in [`Sources`].
@@ -214,7 +217,10 @@ impl Sources {
                 }
             }
         }
-        Ok(Sources { files })
+        Ok(Sources {
+            files,
+            root: tree.rtl(),
+        })
     }
 
     /// What the files are, for a cache folder's name: every name and text.
@@ -259,8 +265,26 @@ impl Sources {
         args.extend(FLEXGRIPPLUS_FLAGS);
         args.push(&workdir);
         args.extend(paths.iter().map(String::as_str));
-        checked(ghdl, &args, dir, what)?;
+        checked(ghdl, &args, dir, what).map_err(|e| self.at_users_files(e, &dir.join("rtl")))?;
         Ok(work)
+    }
+
+    /// `error` with the files it names in `copies` (the scratch copies
+    /// GHDL read, which are gone once the build fails) named as the user
+    /// has them: FlexGripPlus' files in its checkout (the SM's as flexpmu
+    /// integrates the kit into it), flexpmu's own as the kit's.
+    fn at_users_files(&self, error: CosimError, copies: &Path) -> CosimError {
+        let CosimError::Tool(ToolError::Failed { tool, what, log }) = error else {
+            return error;
+        };
+        let copies = copies.display().to_string();
+        let theirs = format!("{copies}/flexgripplus/");
+        let ours = format!("{copies}/flexpmu/");
+        let root = format!("{}/", self.root.display());
+        let log = log
+            .replace(&theirs, &root)
+            .replace(&ours, "flexpmu's kit, ");
+        CosimError::Tool(ToolError::Failed { tool, what, log })
     }
 
     /// [`Sources::rtl`] with flexpmu's probe in the SM and its testbench.
@@ -292,7 +316,10 @@ impl Sources {
             }
         }
         files.push(("flexpmu/flexpmu_cosim_tb.vhd".into(), TESTBENCH.into()));
-        Ok(Sources { files })
+        Ok(Sources {
+            files,
+            root: tree.rtl(),
+        })
     }
 }
 

@@ -109,3 +109,17 @@ pub fn refused(o: &Output, message: &str) {
 pub fn plugin() -> Option<PathBuf> {
     shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")
 }
+
+/// Copies the folder `from` to `to`, files and folders.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

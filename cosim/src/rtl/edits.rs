@@ -132,6 +132,7 @@ mod tests {
                     )
                 })
                 .collect(),
+            root: std::path::PathBuf::from("RTL"),
         }
     }
 
