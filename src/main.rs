@@ -115,14 +115,45 @@ fn parse() -> Cli {
             error.get(ContextKind::InvalidValue),
         ) {
             if value.starts_with('-') && value[1..].parse::<f64>().is_ok() {
+                let smallest = match takes_zero(negatives(Cli::command()), option, value) {
+                    true => "0 or more",
+                    false => "1 or more",
+                };
                 eprintln!(
-                    "error: {option}: {value} is negative; it takes a whole number, 0 or more (see --help)"
+                    "error: {option}: {value} is negative; it takes a whole number, {smallest} (see --help)"
                 );
                 std::process::exit(2);
             }
         }
     }
     error.exit()
+}
+
+/// Whether the option `option` (`--seed <SEED>`), given the negative
+/// `value` on this command line, would take 0 there: the command line
+/// parsed again with 0 in its place (the option's own parser decides).
+fn takes_zero(command: clap::Command, option: &str, value: &str) -> bool {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let long = option.split([' ', '=']).next().unwrap_or(option);
+    let mut args: Vec<String> = std::env::args().collect();
+    let at = args
+        .windows(2)
+        .position(|w| w[0] == long && w[1] == value)
+        .map(|i| i + 1);
+    match at {
+        Some(i) => args[i] = "0".into(),
+        None => match args.iter().position(|a| *a == format!("{long}={value}")) {
+            Some(i) => args[i] = format!("{long}=0"),
+            None => return true,
+        },
+    }
+    match command.try_get_matches_from(args) {
+        Err(e) if e.kind() == ErrorKind::ValueValidation => !matches!(
+            e.get(ContextKind::InvalidArg),
+            Some(ContextValue::String(o)) if o == option
+        ),
+        _ => true,
+    }
 }
 
 fn main() -> ExitCode {

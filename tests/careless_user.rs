@@ -736,4 +736,15 @@ fn options_a_mode_ignores_and_late_checks_are_refused_first() {
         "{}",
         stderr(&out)
     );
+    // A program flexpmu wrote is kept unless asked, and said to be so (on
+    // 8e3c9d8 "was not written by flexpmu", of its own ROM).
+    let asm = ["asm", a.as_str(), "-o", "rom.vhd"];
+    assert_eq!(flexpmu(&asm, dir.path()).status.code(), Some(0));
+    let again = flexpmu(&asm, dir.path());
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("rom.vhd already exists (a file of this kind is replaced only when asked, even one flexpmu wrote): pass --force"),
+        "{}",
+        stderr(&again)
+    );
 }

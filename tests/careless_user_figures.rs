@@ -224,7 +224,17 @@ fn ignored_options_and_numbers_out_of_range_are_refused() {
     for (args, expected) in [
         (
             vec!["faults", "run", &sass, "--seed", "-5"],
-            "--seed <SEED>: -5 is negative",
+            "--seed <SEED>: -5 is negative; it takes a whole number, 0 or more",
+        ),
+        // The smallest value the option's own parser takes (on 8e3c9d8
+        // "0 or more" for options that refuse 0 too).
+        (
+            vec!["bench", "--cycles", "-1"],
+            "--cycles <CYCLES>: -1 is negative; it takes a whole number, 1 or more",
+        ),
+        (
+            vec!["bench", "--faults=-3"],
+            "--faults <FAULTS>: -3 is negative; it takes a whole number, 1 or more",
         ),
         (
             vec!["faults", "run", &sass, "--shard", "-1/2"],

@@ -20,6 +20,10 @@ use std::sync::Mutex;
 pub enum FileError {
     #[error("{0} already exists and was not written by flexpmu: pass --force to replace it")]
     Exists(PathBuf),
+    /// A file of a kind flexpmu replaces only when asked (a program, a
+    /// netlist), whoever wrote it.
+    #[error("{0} already exists (a file of this kind is replaced only when asked, even one flexpmu wrote): pass --force to replace it")]
+    Kept(PathBuf),
     #[error("{0} is not a regular file: flexpmu only writes regular files")]
     NotRegular(PathBuf),
     #[error("{0} is not a directory")]
@@ -112,6 +116,8 @@ pub fn check_target(path: &Path, force: bool, markers: &[&str]) -> Result<(), Fi
         Ok(m) if m.is_file() => {
             if force || starts_with_marker(path, markers) {
                 Ok(())
+            } else if markers.is_empty() {
+                Err(FileError::Kept(path.to_path_buf()))
             } else {
                 Err(FileError::Exists(path.to_path_buf()))
             }

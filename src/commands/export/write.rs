@@ -191,7 +191,9 @@ pub(super) fn write(folders: &[Folder], whole: bool, force: bool) -> Result<Exit
             }
             match files::check_target(&path, force, &[]) {
                 Ok(()) => {}
-                Err(FileError::Exists(path)) => refused.push(path.display().to_string()),
+                Err(FileError::Exists(path) | FileError::Kept(path)) => {
+                    refused.push(path.display().to_string())
+                }
                 Err(other) => return Err(other.into()),
             }
         }

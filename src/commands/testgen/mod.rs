@@ -419,9 +419,9 @@ fn resume(path: &Path, settings: &Settings) -> Result<State> {
     };
     if same != *settings {
         bail!(
-            "{}: a search of other settings ({}); give the same options to resume it, or leave out --resume",
+            "{}: a search of other settings: give {} to resume it, or leave out --resume",
             path.display(),
-            serde_json::to_string(&state.settings)?
+            same.differences(settings).join(", ")
         );
     }
     if state.history.len() > settings.generations {

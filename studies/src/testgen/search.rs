@@ -55,6 +55,63 @@ fn one() -> u8 {
     1
 }
 
+impl Settings {
+    /// What differs between the settings a search was started with
+    /// (`self`) and `other`'s, as the options that would give them back
+    /// (`--seed 5 (this run: 1)`), the generations aside (more of them go
+    /// on with the same search).
+    pub fn differences(&self, other: &Settings) -> Vec<String> {
+        let units = |s: &Settings| {
+            s.units
+                .iter()
+                .map(|u| format!("--unit {u}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let core = |s: &Settings| s.core.clone().unwrap_or_else(|| "slice".into());
+        let fields = [
+            ("--seed", self.seed.to_string(), other.seed.to_string()),
+            (
+                "--budget-cycles",
+                self.budget_cycles.to_string(),
+                other.budget_cycles.to_string(),
+            ),
+            (
+                "--population",
+                self.population.to_string(),
+                other.population.to_string(),
+            ),
+            (
+                "--sample",
+                self.sample.to_string(),
+                other.sample.to_string(),
+            ),
+            ("", units(self), units(other)),
+            (
+                "--selectors",
+                self.selectors.to_string(),
+                other.selectors.to_string(),
+            ),
+            ("--core", core(self), core(other)),
+        ];
+        let mut differ: Vec<String> = fields
+            .into_iter()
+            .filter(|(_, mine, theirs)| mine != theirs)
+            .map(|(option, mine, theirs)| match option.is_empty() {
+                true => format!("{mine} (this run: {theirs})"),
+                false => format!("{option} {mine} (this run: {theirs})"),
+            })
+            .collect();
+        if self.launch != other.launch {
+            differ.push(format!(
+                "the launch {} (this run: {})",
+                self.launch, other.launch
+            ));
+        }
+        differ
+    }
+}
+
 /// A judged genome.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Individual {
