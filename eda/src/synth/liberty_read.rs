@@ -25,6 +25,8 @@ pub struct LibertyInfo {
     pub latches: BTreeSet<String>,
     /// Cells in all.
     pub cells: usize,
+    /// The line each cell is defined at (a library names each once).
+    pub cell_lines: BTreeMap<String, usize>,
     /// Whether any cell has `internal_power`, and any leakage power.
     pub internal_power: bool,
     pub leakage_power: bool,
@@ -321,7 +323,7 @@ pub fn read(text: &str) -> Result<LibertyInfo, LibertyFault> {
                             name: args.first().cloned().unwrap_or_default(),
                             line,
                         };
-                        open_group(&mut info, &stack, &group);
+                        open_group(&mut info, &stack, &group)?;
                         stack.push(group);
                     }
                     // A complex attribute (`capacitive_load_unit (1, pf);`).
@@ -363,10 +365,25 @@ pub fn read(text: &str) -> Result<LibertyInfo, LibertyFault> {
     Ok(info)
 }
 
-fn open_group(info: &mut LibertyInfo, stack: &[Group], group: &Group) {
+fn open_group(info: &mut LibertyInfo, stack: &[Group], group: &Group) -> Result<(), LibertyFault> {
     match (stack.len(), group.kind.as_str()) {
         (0, _) => info.name = group.name.clone(),
-        (1, "cell") => info.cells += 1,
+        (1, "cell") => {
+            // Two cells of one name: a tool would take one of them, and
+            // every area and power figure would be of a library that
+            // does not exist.
+            if let Some(first) = info.cell_lines.get(&group.name) {
+                return Err(LibertyFault {
+                    line: group.line,
+                    what: format!(
+                        "cell ({}) is defined again (first at line {first}): a library names each cell once",
+                        group.name
+                    ),
+                });
+            }
+            info.cell_lines.insert(group.name.clone(), group.line);
+            info.cells += 1;
+        }
         (2, "ff" | "ff_bank") if stack[1].kind == "cell" => {
             info.flip_flops.insert(stack[1].name.clone());
         }
@@ -377,6 +394,7 @@ fn open_group(info: &mut LibertyInfo, stack: &[Group], group: &Group) {
         (_, "leakage_power") => info.leakage_power = true,
         _ => {}
     }
+    Ok(())
 }
 
 /// The units Liberty allows, by attribute: the numbers and the unit names.
@@ -511,5 +529,24 @@ library (tiny) {
         assert!(read("module x; endmodule").is_err());
         let fault = read(&format!("{LIB}extra")).unwrap_err();
         assert!(fault.what.contains("after the library"), "{fault}");
+        // A cell named twice (on 8e3c9d8 used silently, its area counted
+        // for a library that does not exist).
+        let twice = LIB.replace("cell (INVBIG) {", "cell (INV) {");
+        let fault = read(&twice).unwrap_err();
+        let first = LIB
+            .lines()
+            .position(|l| l.contains("cell (INV) {"))
+            .unwrap()
+            + 1;
+        let again = LIB
+            .lines()
+            .position(|l| l.contains("cell (INVBIG) {"))
+            .unwrap()
+            + 1;
+        assert_eq!(fault.line, again, "{fault}");
+        assert_eq!(
+            fault.what,
+            format!("cell (INV) is defined again (first at line {first}): a library names each cell once")
+        );
     }
 }

