@@ -6,6 +6,7 @@
 mod output;
 mod commands;
 mod embedded;
+mod progress;
 
 use std::process::ExitCode;
 

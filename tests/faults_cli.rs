@@ -402,3 +402,33 @@ fn a_written_plan_runs_the_campaign_of_its_options() {
         assert!(stderr(&out).contains(reason), "{name}: {}", stderr(&out));
     }
 }
+
+/// A run's progress reaches a log: with stderr not a terminal, the bar's
+/// line is printed whole, the first at once and then one every few
+/// seconds (on 8e3c9d8 indicatif drew nothing there, and a campaign in a
+/// log or under SLURM was silent until its end).
+#[test]
+fn a_campaigns_progress_reaches_a_log() {
+    let dir = temp();
+    let out = flexpmu(
+        &[
+            "faults",
+            "run",
+            &example("appendix_a.sass"),
+            "--sample",
+            "40",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = stderr(&out);
+    let progress: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains("/40 faults"))
+        .collect();
+    assert!(!progress.is_empty(), "{said}");
+    assert!(
+        progress[0].starts_with("appendix_a.sass on "),
+        "{progress:?}"
+    );
+}

@@ -112,7 +112,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         let bar = if json {
             ProgressBar::hidden()
         } else {
-            ProgressBar::new(total)
+            crate::progress::bar(total)
         };
         bar.set_style(
             ProgressStyle::with_template("{prefix:>20} [{bar:40}] {pos}/{len} cycles")
@@ -154,7 +154,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         let pb = if json {
             ProgressBar::hidden()
         } else {
-            ProgressBar::new_spinner()
+            crate::progress::spinner()
         };
         pb.set_message(format!("rust-hdl-simulation: {stock_cycles} cycles"));
         pb.enable_steady_tick(std::time::Duration::from_millis(200));
@@ -175,7 +175,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
             let pb = if json {
                 ProgressBar::hidden()
             } else {
-                ProgressBar::new_spinner()
+                crate::progress::spinner()
             };
             pb.set_message(format!(
                 "{engine}: building the model, then {cycles} cycles"
@@ -195,7 +195,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         let pb = if json {
             ProgressBar::hidden()
         } else {
-            ProgressBar::new_spinner()
+            crate::progress::spinner()
         };
         pb.set_message(format!(
             "{}: appendix A on {} blocks of 512 threads",
@@ -306,7 +306,7 @@ fn faults(sample: u64, json: bool) -> Result<(bench::EngineResult, u64)> {
     let spinner = if json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new_spinner()
+        crate::progress::spinner()
     };
     spinner.set_message("faults: the thesis launch's golden run");
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));
@@ -327,7 +327,7 @@ fn faults(sample: u64, json: bool) -> Result<(bench::EngineResult, u64)> {
     let pb = if json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(faults.len() as u64)
+        crate::progress::bar(faults.len() as u64)
     };
     pb.set_style(
         ProgressStyle::with_template("{prefix:>20} [{bar:40}] {pos}/{len} faults")

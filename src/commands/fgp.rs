@@ -114,7 +114,7 @@ fn import_command(args: &ImportArgs) -> Result<ExitCode> {
     let spinner = if args.json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new_spinner()
+        crate::progress::spinner()
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
     let imported = import(&tree, variant, &plugin, &cache, &spinner)?;

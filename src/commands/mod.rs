@@ -100,7 +100,7 @@ pub struct CycleBar(indicatif::ProgressBar);
 impl CycleBar {
     /// A bar for `what` (e.g. "golden run"), ticking from the start.
     pub fn new(what: &str, quiet: bool) -> CycleBar {
-        let bar = indicatif::ProgressBar::new_spinner();
+        let bar = crate::progress::spinner();
         if quiet {
             bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         }

@@ -94,7 +94,7 @@ fn run_one(target: &Target, options: &SynthOptions, quiet: bool) -> Result<Synth
     let spinner = if quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new_spinner()
+        crate::progress::spinner()
     };
     spinner.set_message(format!(
         "{top}: {} flow (Yosys{})...",
@@ -170,7 +170,7 @@ pub fn synth(args: &SynthArgs) -> Result<ExitCode> {
     if let Some(path) = &args.report {
         check_output(path, args.force, markers::SYNTH_REPORT)?;
         let liberty = synth::liberty_or_default(args.liberty.as_deref())?;
-        let spinner = ProgressBar::new_spinner();
+        let spinner = crate::progress::spinner();
         spinner.enable_steady_tick(std::time::Duration::from_millis(150));
         let text = report::report(Some(&liberty), &mut |step| {
             spinner.set_message(format!("report: {step}..."))

@@ -88,7 +88,7 @@ pub fn validate(args: &ValidateArgs) -> Result<ExitCode> {
     let bar = if args.json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(total as u64)
+        crate::progress::bar(total as u64)
     };
     bar.set_style(
         ProgressStyle::with_template("{prefix:>16} [{bar:40}] {pos}/{len} runs {msg}")

@@ -126,7 +126,7 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
     let spinner = if json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new_spinner()
+        crate::progress::spinner()
     };
     spinner.enable_steady_tick(std::time::Duration::from_millis(150));
     let outcomes = verify::verify(selectors, &stimulus, &work, &mut |engine| {

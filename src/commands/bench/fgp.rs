@@ -101,7 +101,7 @@ pub(super) fn run(
     let spinner = if json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new_spinner()
+        crate::progress::spinner()
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
     let program = embedded::appendix_a_program()?;
@@ -235,7 +235,7 @@ fn fault_engines_run(
     for &engine in engines {
         let bar = match json {
             true => ProgressBar::hidden(),
-            false => ProgressBar::new(faults.len() as u64),
+            false => crate::progress::bar(faults.len() as u64),
         };
         bar.set_style(
             ProgressStyle::with_template("{prefix:>24} [{bar:40}] {pos}/{len} faults {msg}")

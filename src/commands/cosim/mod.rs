@@ -325,7 +325,7 @@ pub fn prepare(tree: &Tree, variant: Variant, cache: Option<PathBuf>) -> Result<
         Variant::Kit => kit_sources()?,
         Variant::Stock => Vec::new(),
     };
-    let spinner = ProgressBar::new_spinner();
+    let spinner = crate::progress::spinner();
     spinner.enable_steady_tick(Duration::from_millis(200));
     let design = Design::prepare(tree, variant, &kit, &cache, &mut |step| {
         rtl::note_or_step(
@@ -355,7 +355,7 @@ impl Bars {
         let bar = if hidden {
             ProgressBar::hidden()
         } else {
-            ProgressBar::new_spinner()
+            crate::progress::spinner()
         };
         Bars { bar }
     }

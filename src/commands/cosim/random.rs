@@ -48,7 +48,7 @@ pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
     let bar = if args.json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(count)
+        crate::progress::bar(count)
     };
     bar.set_style(
         ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} kernels, {msg}, ETA {eta}")

@@ -59,7 +59,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
     let spinner = if request.json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new_spinner()
+        crate::progress::spinner()
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
     let imported = import(request.tree, variant, &plugin, &request.cache, &spinner)?;
@@ -250,10 +250,7 @@ pub fn import_with_gates(
 /// stay, above the spinner or on stderr when the spinner is not shown.
 pub fn note_or_step(spinner: &ProgressBar, what: &str, step: &str) {
     if step.starts_with("note: ") {
-        match spinner.is_hidden() {
-            true => eprintln!("{step}"),
-            false => spinner.println(step),
-        }
+        crate::progress::note(spinner, step);
     } else {
         spinner.set_message(format!("{what}: {step}"));
     }

@@ -129,7 +129,7 @@ pub fn prepare(
     let cache = core.source.cache();
     let spinner = match quiet {
         true => ProgressBar::hidden(),
-        false => ProgressBar::new_spinner(),
+        false => crate::progress::spinner(),
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
     let imported = import_with_gates(&tree, Variant::Kit, &plugin, &cache, &core.gates, &spinner)?;

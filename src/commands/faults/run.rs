@@ -288,7 +288,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     };
     let done: BTreeSet<u64> = results.iter().map(|r: &FaultResult| r.id).collect();
     let todo = planned.to_run(&done);
-    let bar = indicatif::ProgressBar::new(todo.len() as u64);
+    let bar = crate::progress::bar(todo.len() as u64);
     if args.json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }

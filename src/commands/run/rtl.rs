@@ -106,7 +106,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
     let spinner = if json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new_spinner()
+        crate::progress::spinner()
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
     let imported = import(&tree, variant, &plugin, &cache, &spinner)?;

@@ -86,7 +86,7 @@ pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Res
     let source = &args.core.source;
     let spinner = match quiet {
         true => ProgressBar::hidden(),
-        false => ProgressBar::new_spinner(),
+        false => crate::progress::spinner(),
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
     let imported = import_with_gates(

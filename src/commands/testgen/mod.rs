@@ -344,7 +344,7 @@ fn search(state: &mut State, evaluator: &dyn Evaluate, args: &TestgenArgs) -> Re
         .settings
         .generations
         .saturating_sub(state.history.len());
-    let bar = indicatif::ProgressBar::new((left * state.settings.population) as u64);
+    let bar = crate::progress::bar((left * state.settings.population) as u64);
     if args.json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
@@ -447,7 +447,7 @@ fn resume(path: &Path, settings: &Settings) -> Result<State> {
 }
 
 fn spinner(quiet: bool) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new_spinner();
+    let bar = crate::progress::spinner();
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     } else {

@@ -1,0 +1,142 @@
+//! Progress on stderr for every long run, at a terminal and in logs.
+//!
+//! At a terminal a bar or spinner redraws in place, as indicatif draws
+//! it. When stderr is not a terminal (a log file, SLURM's output, CI),
+//! indicatif would draw nothing; here the bar's line is printed whole
+//! instead, the first one at once and then at most one every
+//! [`LOG_EVERY`], so a log shows that a run goes on and how far it is
+//! without a line per fault.
+
+use std::io::IsTerminal as _;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, TermLike};
+
+/// How often a log gets a progress line.
+pub const LOG_EVERY: Duration = Duration::from_secs(5);
+
+/// A bar of `len` steps (`ProgressBar::new`'s).
+pub fn bar(len: u64) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    if let Some(target) = log_target() {
+        bar.set_draw_target(target);
+    }
+    bar
+}
+
+/// A spinner (`ProgressBar::new_spinner`'s).
+pub fn spinner() -> ProgressBar {
+    let spinner = ProgressBar::new_spinner();
+    if let Some(target) = log_target() {
+        spinner.set_draw_target(target);
+    }
+    spinner
+}
+
+/// Prints `text` on stderr to stay, above `bar` when it is drawn at a
+/// terminal (a log gets it as it is, never thinned out).
+pub fn note(bar: &ProgressBar, text: &str) {
+    match std::io::stderr().is_terminal() && !bar.is_hidden() {
+        true => bar.println(text),
+        false => eprintln!("{text}"),
+    }
+}
+
+/// The draw target for a stderr that is not a terminal (None: it is one,
+/// and indicatif's own target serves).
+fn log_target() -> Option<ProgressDrawTarget> {
+    if std::io::stderr().is_terminal() {
+        return None;
+    }
+    Some(ProgressDrawTarget::term_like_with_hz(
+        Box::new(LogLines::new(LOG_EVERY)),
+        1,
+    ))
+}
+
+/// A "terminal" that is a log: of what indicatif draws, a line now and
+/// then.
+#[derive(Debug)]
+struct LogLines {
+    every: Duration,
+    /// When a line was last printed (None: never).
+    last: Mutex<Option<Instant>>,
+}
+
+impl LogLines {
+    fn new(every: Duration) -> LogLines {
+        LogLines {
+            every,
+            last: Mutex::new(None),
+        }
+    }
+
+    /// Whether a line drawn now is printed (and, if so, the time noted).
+    fn due(&self) -> bool {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        match *last {
+            Some(at) if now.duration_since(at) < self.every => false,
+            _ => {
+                *last = Some(now);
+                true
+            }
+        }
+    }
+
+    fn print(&self, text: &str) -> std::io::Result<()> {
+        let text = text.trim();
+        if !text.is_empty() && self.due() {
+            use std::io::Write as _;
+            let mut err = std::io::stderr().lock();
+            writeln!(err, "{text}")?;
+        }
+        Ok(())
+    }
+}
+
+impl TermLike for LogLines {
+    fn width(&self) -> u16 {
+        120
+    }
+    fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.print(s)
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        self.print(s)
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_gets_the_first_line_then_one_per_period() {
+        let log = LogLines::new(Duration::from_millis(200));
+        assert!(log.due(), "the first line is printed at once");
+        assert!(!log.due(), "the next only after the period");
+        std::thread::sleep(Duration::from_millis(250));
+        assert!(log.due());
+        assert!(!log.due());
+    }
+}
