@@ -422,10 +422,7 @@ fn a_campaigns_progress_reaches_a_log() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let said = stderr(&out);
-    let progress: Vec<&str> = said
-        .lines()
-        .filter(|l| l.contains("/40 faults"))
-        .collect();
+    let progress: Vec<&str> = said.lines().filter(|l| l.contains("/40 faults")).collect();
     assert!(!progress.is_empty(), "{said}");
     assert!(
         progress[0].starts_with("appendix_a.sass on "),
