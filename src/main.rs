@@ -48,8 +48,9 @@ enum Command {
     /// engine, and the exported HDL under GHDL, Icarus Verilog and
     /// Verilator, on the same stimulus.
     Verify(verify::VerifyArgs),
-    /// Area, timing and power estimates with Yosys (iCE40 with nextpnr,
-    /// Xilinx 7-series, standard cells; timing and power with OpenSTA).
+    /// Area, timing and power estimates with Yosys (iCE40 and ECP5 with
+    /// nextpnr, Xilinx 7-series, standard cells; timing and power with
+    /// OpenSTA).
     Synth(synth::SynthArgs),
     /// Rank the signals of a VCD or FST waveform by toggle count (how the
     /// thesis chose the signals the PMU monitors).

@@ -3,9 +3,9 @@
 //! At a terminal a bar or spinner redraws in place, as indicatif draws
 //! it. When stderr is not a terminal (a log file, SLURM's output, CI),
 //! indicatif would draw nothing; here the bar's line is printed whole
-//! instead, the first one at once and then at most one every
-//! [`LOG_EVERY`], so a log shows that a run goes on and how far it is
-//! without a line per fault.
+//! instead, one every [`LOG_EVERY`] (or `FLEXPMU_PROGRESS_SECONDS`) from
+//! the bar's start, so a log shows that a long run goes on and how far it
+//! is, without a line per fault and without a line for a short run.
 
 use std::io::IsTerminal as _;
 use std::sync::Mutex;
@@ -13,8 +13,21 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, TermLike};
 
-/// How often a log gets a progress line.
+/// How often a log gets a progress line (unless `FLEXPMU_PROGRESS_SECONDS`
+/// says otherwise).
 pub const LOG_EVERY: Duration = Duration::from_secs(5);
+
+/// The environment variable that sets how often, in seconds (0: every
+/// time the bar is drawn, at most once a second).
+pub const LOG_EVERY_VARIABLE: &str = "FLEXPMU_PROGRESS_SECONDS";
+
+/// [`LOG_EVERY`], or what [`LOG_EVERY_VARIABLE`] says.
+fn log_every() -> Duration {
+    std::env::var(LOG_EVERY_VARIABLE)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(LOG_EVERY, Duration::from_secs)
+}
 
 /// A bar of `len` steps (`ProgressBar::new`'s).
 pub fn bar(len: u64) -> ProgressBar {
@@ -50,7 +63,7 @@ fn log_target() -> Option<ProgressDrawTarget> {
         return None;
     }
     Some(ProgressDrawTarget::term_like_with_hz(
-        Box::new(LogLines::new(LOG_EVERY)),
+        Box::new(LogLines::new(log_every())),
         1,
     ))
 }
@@ -60,28 +73,29 @@ fn log_target() -> Option<ProgressDrawTarget> {
 #[derive(Debug)]
 struct LogLines {
     every: Duration,
-    /// When a line was last printed (None: never).
-    last: Mutex<Option<Instant>>,
+    /// When a line was last printed, or the bar started.
+    last: Mutex<Instant>,
 }
 
 impl LogLines {
     fn new(every: Duration) -> LogLines {
         LogLines {
             every,
-            last: Mutex::new(None),
+            last: Mutex::new(Instant::now()),
         }
     }
 
-    /// Whether a line drawn now is printed (and, if so, the time noted).
+    /// Whether a line drawn now is printed (and, if so, the time noted):
+    /// one a period, the first a period after the start.
     fn due(&self) -> bool {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
-        match *last {
-            Some(at) if now.duration_since(at) < self.every => false,
-            _ => {
-                *last = Some(now);
+        match now.duration_since(*last) >= self.every {
+            true => {
+                *last = now;
                 true
             }
+            false => false,
         }
     }
 
@@ -131,12 +145,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_log_gets_the_first_line_then_one_per_period() {
+    fn a_log_gets_a_line_per_period_and_none_for_a_short_run() {
         let log = LogLines::new(Duration::from_millis(200));
-        assert!(log.due(), "the first line is printed at once");
-        assert!(!log.due(), "the next only after the period");
+        assert!(!log.due(), "nothing before the first period");
         std::thread::sleep(Duration::from_millis(250));
         assert!(log.due());
-        assert!(!log.due());
+        assert!(!log.due(), "the next only after another period");
+        std::thread::sleep(Duration::from_millis(250));
+        assert!(log.due());
+        assert!(LogLines::new(Duration::ZERO).due());
     }
 }

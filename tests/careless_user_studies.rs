@@ -229,7 +229,12 @@ fn results_files_prove_their_completeness() {
         std::fs::read_to_string(&lookalike).unwrap(),
         "{\"campaign\": \"my notes\"}\n"
     );
+    // A results file holding results is kept unless --force (a forgotten
+    // --resume must not replace a campaign).
     let again = campaign(&["--out", "whole.jsonl"]);
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert!(stderr(&again).contains("pass --resume to go on with it, or --force to replace it"));
+    let again = campaign(&["--out", "whole.jsonl", "--force"]);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
 
     // FIFOs are refused at once, not waited on.

@@ -50,11 +50,11 @@ fn testgen_evolves_on_flexgripplus_imported_rtl() {
         ),
         (
             vec!["--margin", "0"],
-            "--margin 0: expected a margin of error",
+            "--margin 0: expected a fraction between 0 and 0.5",
         ),
         (
-            vec!["--margin", "1.5"],
-            "--margin 1.5: expected a margin of error",
+            vec!["--margin", "0.7"],
+            "--margin 0.7: expected a fraction between 0 and 0.5",
         ),
     ] {
         let mut all = args.clone();

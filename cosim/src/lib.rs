@@ -167,6 +167,9 @@ pub struct Report {
     pub threads: usize,
     pub blocks: u32,
     pub threads_per_block: u32,
+    /// Registers per thread the launch declares (`run --json`'s
+    /// `registers` are a thread's values: one name per idea).
+    #[serde(rename = "registers_per_thread")]
     pub registers: u32,
     pub blocks_per_core: u32,
     pub requested_blocks_per_core: u32,

@@ -37,7 +37,8 @@ pub struct SmArgs {
     #[arg(long, value_name = "N")]
     pub registers: Option<u32>,
     /// Run without the PMU and its hooks (PMEVENTs are no-ops, as in
-    /// FlexGripPlus without the PMU).
+    /// FlexGripPlus without the PMU; a PMEVENT that selects an event
+    /// selector's input is refused: there is no PMU to switch).
     #[arg(long)]
     pub no_pmu: bool,
     /// The engine that runs the SM core: the compiled engine (default), or

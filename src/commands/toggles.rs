@@ -21,9 +21,28 @@ pub struct TogglesArgs {
     /// itself); repeatable.
     #[arg(long, value_name = "PREFIX")]
     exclude: Vec<String>,
+    /// Rank the clocks too (1-bit signals named `clock`, `clk`, `*_clk`,
+    /// `clk_*`), which toggle every cycle whatever the design does and
+    /// are left out otherwise.
+    #[arg(long)]
+    with_clocks: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+}
+
+/// Whether `name` (a waveform path) names a clock by the usual names.
+fn is_clock(name: &str, width: u32) -> bool {
+    let last = name
+        .rsplit(['.', '/'])
+        .next()
+        .unwrap_or(name)
+        .to_ascii_lowercase();
+    width == 1
+        && (matches!(last.as_str(), "clock" | "clk")
+            || last.ends_with("_clk")
+            || last.starts_with("clk_")
+            || last.ends_with("_clock"))
 }
 
 pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
@@ -32,6 +51,7 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
         top,
         scope,
         exclude,
+        with_clocks,
         json,
     } = args;
     let (top, json) = (*top, *json);
@@ -56,11 +76,23 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
         }
         ranked.retain(|signal| !signal.names.is_empty());
     }
+    // The clocks toggle every cycle: ranked first, they say nothing of
+    // what the design does.
+    let mut clocks = Vec::new();
+    if !with_clocks {
+        ranked.retain(|signal| {
+            let clock = signal.names.iter().all(|n| is_clock(n, signal.width));
+            if clock {
+                clocks.push(signal.names[0].clone());
+            }
+            !clock
+        });
+    }
     let shown = &ranked[..top.min(ranked.len())];
     if json {
         outln!(
             "{}",
-            serde_json::json!({ "signals": shown, "total_signals": ranked.len() })
+            serde_json::json!({ "signals": shown, "total_signals": ranked.len(), "clocks_left_out": clocks })
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -88,5 +120,11 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
     }
     outln!("{table}");
     outln!("{} of {} signals shown", shown.len(), ranked.len());
+    if !clocks.is_empty() {
+        outln!(
+            "left out: the clock(s) {} (--with-clocks ranks them)",
+            clocks.join(", ")
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -51,6 +51,12 @@ pub fn validate(args: &ValidateArgs) -> Result<ExitCode> {
         crate::output::check_distinct(&[("--svg", svg)], &[("the suite", &args.path)])?;
         check_output(svg, args.force, &[SVG_MARKER])?;
     }
+    if !args.path.exists() {
+        bail!(
+            "{}: no such folder or file: give the rbe suite to validate with (PATH, default {DEFAULT_DIR}, a folder of the repository: outside it, name the folder or one rbe .sass file)",
+            args.path.display()
+        );
+    }
     let files = if args.path.is_dir() {
         rbe::files(&args.path).with_context(|| format!("cannot list {}", args.path.display()))?
     } else {

@@ -123,3 +123,21 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Runs flexpmu under a file-size limit of `blocks` 512-byte blocks, with
+/// SIGXFSZ ignored so that writes past it fail with EFBIG: a full disk
+/// for the files it writes.
+pub fn flexpmu_with_disk_limit(args: &[&str], cwd: &Path, blocks: u32) -> std::process::Output {
+    flexpmu_under(&format!("trap '' XFSZ; ulimit -f {blocks}"), args, cwd)
+}
+
+/// Files in `dir` other than `keep`: nothing half-written may remain.
+pub fn others(dir: &Path, keep: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !keep.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    names
+}

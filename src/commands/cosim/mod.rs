@@ -468,11 +468,13 @@ pub fn print_report(report: &Report, show: usize) -> Result<()> {
     if !c.reads.is_empty() {
         let mut reads = Table::new();
         reads.load_preset(UTF8_FULL_CONDENSED);
-        reads.set_header(["warp", "PMEVENT", "flexpmu", "FlexGripPlus", "held equal"]);
+        reads.set_header(["warps", "PMEVENT", "flexpmu", "FlexGripPlus", "held equal"]);
         let value = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
-        for row in c.reads.iter().take(show.max(1) * 4) {
-            reads.add_row([
-                row.warp.to_string(),
+        // Reads that differ only in their warp are one row, its warps
+        // listed as ranges (a launch of 16 warps reads as 5 rows, not 80).
+        let mut rows: Vec<([String; 4], Vec<u32>)> = Vec::new();
+        for row in &c.reads {
+            let cells = [
                 row.instruction.clone(),
                 value(row.flexpmu),
                 value(row.flexgripplus),
@@ -481,11 +483,25 @@ pub fn print_report(report: &Report, show: usize) -> Result<()> {
                     (false, 127) => "no (into R127: nothing is written)".into(),
                     (false, _) => "no (counts FlexGripPlus' nearest signal)".into(),
                 },
-            ]);
+            ];
+            match rows.iter_mut().find(|(c, _)| *c == cells) {
+                Some((_, warps)) => warps.push(row.warp),
+                None => rows.push((cells, vec![row.warp])),
+            }
+        }
+        let limit = show.max(1) * 4;
+        for (cells, warps) in rows.iter().take(limit) {
+            let mut row = vec![ranges(warps)];
+            row.extend(cells.iter().cloned());
+            reads.add_row(row);
         }
         outln!("{reads}");
-        if c.reads.len() > show.max(1) * 4 {
-            outln!("({} reads in all)", c.reads.len());
+        if rows.len() > limit {
+            outln!(
+                "({} rows of {} reads in all; --show N shows 4N rows)",
+                rows.len(),
+                c.reads.len()
+            );
         }
     }
     if c.divergences.is_empty() {
@@ -503,4 +519,34 @@ pub fn print_report(report: &Report, show: usize) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Numbers as ranges, in order: `0-3, 5, 7-8`.
+fn ranges(numbers: &[u32]) -> String {
+    let mut sorted = numbers.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        while i + 1 < sorted.len() && sorted[i + 1] == sorted[i] + 1 {
+            i += 1;
+        }
+        parts.push(match sorted[i] == start {
+            true => start.to_string(),
+            false => format!("{start}-{}", sorted[i]),
+        });
+        i += 1;
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn numbers_read_as_ranges() {
+        assert_eq!(super::ranges(&[5, 0, 1, 2, 3, 7, 8, 3]), "0-3, 5, 7-8");
+        assert_eq!(super::ranges(&[4]), "4");
+    }
 }

@@ -45,36 +45,48 @@ fn coverage_cells(c: &Coverage, margin: f64, shown: &[Outcome]) -> Vec<String> {
 
 pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()> {
     let shown = outcomes(info);
-    let mut header = vec!["unit", "model", "faults"];
-    header.extend(shown.iter().map(|o| o.name()));
-    header.extend(["sdc %", "+pmu %", "+counters %"]);
-    for (outcome, name) in [
+    // What no check catches but is not harmless either.
+    let apart: Vec<(Outcome, &str)> = [
         (Outcome::Due, "due %"),
         (Outcome::Hang, "hang %"),
         (Outcome::Unmodelled, "unmodelled %"),
-    ] {
-        if shown.contains(&outcome) {
-            header.push(name);
+    ]
+    .into_iter()
+    .filter(|(o, _)| shown.contains(o))
+    .collect();
+    // First the coverage per unit, its models together (what a reader
+    // compares), then the outcomes per unit and model: two tables that
+    // each fit 120 columns.
+    let mut header = vec!["unit", "faults", "sdc %", "+pmu %", "+counters %"];
+    header.extend(apart.iter().map(|(_, name)| *name));
+    header.push("±");
+    let mut coverage = table(&header);
+    for unit in summary.units.keys() {
+        if let Some((run, c, margin)) = summary.unit(info, unit) {
+            let mut row = vec![unit.clone(), run.to_string()];
+            row.extend(coverage_cells(&c, margin, &shown));
+            coverage.add_row(row);
         }
     }
-    header.push("±");
+    let mut row = vec!["all".to_string(), summary.faults.to_string()];
+    row.extend(coverage_cells(&summary.coverage, summary.margin, &shown));
+    coverage.add_row(row);
+    let mut header = vec!["unit", "model", "faults"];
+    header.extend(shown.iter().map(|o| o.name()));
     let mut t = table(&header);
     for (unit, models) in &summary.units {
         for (model, counts) in models {
             let run: u64 = counts.values().sum();
             let mut row = vec![unit.clone(), model.clone(), run.to_string()];
             row.extend(shown.iter().map(|o| counts[o.name()].to_string()));
-            if let Some((c, margin)) = summary.part(info, unit, model) {
-                row.extend(coverage_cells(&c, margin, &shown));
-            }
             t.add_row(row);
         }
     }
     let mut row = vec!["all".to_string(), String::new(), summary.faults.to_string()];
     row.extend(shown.iter().map(|o| summary.outcomes[o.name()].to_string()));
-    let c = summary.coverage;
-    row.extend(coverage_cells(&c, summary.margin, &shown));
     t.add_row(row);
+    let t = format!("{coverage}\noutcomes per unit and model:\n{t}");
+    let c = summary.coverage;
     let cycles = match info.core.as_deref().and_then(|c| c.split_once(" gates=")) {
         Some((_, units)) => format!("cycles fault-free from power-up on FlexGripPlus' imported RTL, {units} at gate level (AND, OR, XOR, MUX, NOT), the rest at RTL"),
         None if info.core.is_some() => "cycles fault-free from power-up on FlexGripPlus' imported RTL".to_string(),

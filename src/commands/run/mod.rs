@@ -472,9 +472,15 @@ impl Report<'_> {
         } else {
             let first: Vec<String> = self.wrong.iter().take(8).map(|i| i.to_string()).collect();
             outln!(
-                "\noutput: WRONG: C != A + B for {} of {elements} elements (first: {})",
+                "\noutput: WRONG: C != A + B for {} of {elements} elements (first: {}){}",
                 self.wrong.len(),
-                first.join(", ")
+                first.join(", "),
+                match self.mismatched_threads.is_empty() && self.memory_matches {
+                    // The SM agrees with the ISS: the kernel computes
+                    // something else than the vector addition.
+                    true => "; the reference ISS computes the same, so the kernel is not a vector addition: run it with --no-vector-check to check it against the ISS alone",
+                    false => "",
+                }
             );
         }
         if self.mismatched_threads.is_empty() && self.memory_matches {

@@ -152,6 +152,28 @@ impl Summary {
         ))
     }
 
+    /// Coverage of one unit, its models together: its faults run, the
+    /// coverage and its margin (from the unit's part of the population).
+    pub fn unit(&self, info: &CampaignInfo, unit: &str) -> Option<(u64, Coverage, f64)> {
+        let mut counts = zeroed();
+        for model in self.units.get(unit)?.values() {
+            for (outcome, n) in model {
+                *counts.entry(outcome.clone()).or_default() += n;
+            }
+        }
+        let run: u64 = counts.values().sum();
+        let population = info
+            .population
+            .get(unit)
+            .map(|m| m.values().sum())
+            .unwrap_or(run);
+        Some((
+            run,
+            Coverage::of(&counts),
+            sampling::margin(population, run, info.confidence, 0.5),
+        ))
+    }
+
     /// The summary as JSON.
     pub fn json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
