@@ -159,6 +159,7 @@ fn takes_zero(command: clap::Command, option: &str, value: &str) -> bool {
 }
 
 fn main() -> ExitCode {
+    use std::io::Write as _;
     // Ctrl-C or SIGTERM (`timeout`, SLURM's scancel and time limit): kill
     // the external tools still running, remove the temporary files and
     // scratch directories in use (an output file is then either the old one
@@ -170,7 +171,10 @@ fn main() -> ExitCode {
         std::thread::spawn(move || {
             if let Some(signal) = signals.forever().next() {
                 flexpmu_tools::files::cleanup::on_signal(signal);
-                eprintln!(
+                // Not `eprintln!`: stderr may be gone (a terminal closed,
+                // SIGHUP), and a panic here would leave the run going.
+                let _ = writeln!(
+                    std::io::stderr(),
                     "interrupted ({})",
                     flexpmu_tools::runner::signal_name(signal)
                 );
@@ -198,10 +202,11 @@ fn main() -> ExitCode {
     };
     // A run stopped by a signal ends as the signal's handler says (its
     // tools died of it: their errors are not the cause).
-    if flexpmu_tools::files::cleanup::interrupted().is_some() {
-        loop {
-            std::thread::park();
-        }
+    if let Some(signal) = flexpmu_tools::files::cleanup::interrupted() {
+        // The handler exits once it has cleaned up; should it not, the
+        // run ends here all the same.
+        std::thread::sleep(std::time::Duration::from_secs(5));
+        std::process::exit(128 + signal);
     }
     match result {
         Ok(code) => code,

@@ -321,4 +321,27 @@ fn long_runs_show_their_cycles() {
     );
     assert!(seen.contains("golden run: cycle"), "{seen}");
     assert_eq!(names(dir.path()), ["long.sass"], "nothing left behind");
+    // No run left going once its terminal is gone (SIGHUP with stderr
+    // closed: on 2026-12-01 a handler that panicked writing to the closed
+    // terminal left one waiting for ever).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !running_in(dir.path()).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(running_in(dir.path()), Vec::<u32>::new(), "runs left going");
+}
+
+/// The processes whose working folder is `dir`.
+fn running_in(dir: &Path) -> Vec<u32> {
+    let dir = std::fs::canonicalize(dir).unwrap();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == dir)
+                && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .is_ok_and(|stat| !stat[stat.rfind(')').unwrap_or(0)..].starts_with(") Z"))
+        })
+        .collect()
 }
