@@ -195,11 +195,19 @@ fn print_tables(reports: &[EventReport], svg: Option<&Path>) -> Result<()> {
         .iter()
         .filter(|r| r.verdict == Verdict::Trusted)
         .count();
+    // The suite's size: its rbe, and their runs (one per loop count).
+    let rbes: std::collections::BTreeSet<&str> = reports.iter().map(|r| r.rbe.as_str()).collect();
+    let runs: std::collections::BTreeSet<(&str, u32)> = reports
+        .iter()
+        .flat_map(|r| r.points.iter().map(|p| (r.rbe.as_str(), p.n)))
+        .collect();
     outln!("{points}");
     outln!("{summary}");
     outln!(
-        "{trusted} of {} event counters trusted{}",
+        "{trusted} of {} event counters trusted ({} rbe, {} runs){}",
         reports.len(),
+        rbes.len(),
+        runs.len(),
         svg.map_or(String::new(), |p| format!("; plot in {}", p.display()))
     );
     Ok(())
