@@ -460,7 +460,7 @@ impl Report<'_> {
         if !self.references.is_empty() {
             outln!(
                 "The thesis does not list the signals it monitored; those above are this model's choice\n\
-                 (README, \"Monitored signals\")."
+                 (docs/sm-slice.md, \"Monitored signals\")."
             );
         }
 
