@@ -3,14 +3,15 @@
 //! importing each other (a facade `mod.rs` that ARCHITECTURE.md names
 //! excepted), every repository path the docs name exists, the README's
 //! package list is what `scripts/test` installs, every example a help
-//! text names exists. No tool runs: this reads the sources.
+//! text names exists, only the tools crate's runner starts processes. No
+//! tool runs: this reads the sources.
 
 #[path = "tidy/check.rs"]
 mod tidy_check;
 
 use std::path::{Path, PathBuf};
 
-use tidy_check::{two_way_imports, Crate};
+use tidy_check::{starts_processes, two_way_imports, Crate};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -137,6 +138,38 @@ fn no_two_files_of_a_crate_import_each_other() {
          or name a facade in ARCHITECTURE.md's `Facades:` line):\n{}",
         found.join("\n")
     );
+}
+
+/// The crate whose runner starts every external process.
+const TOOLS_CRATE: &str = "eda/tools/src";
+
+#[test]
+fn only_the_tools_runner_starts_processes() {
+    let mut found = Vec::new();
+    for src in crates() {
+        if src.ends_with(TOOLS_CRATE) {
+            continue;
+        }
+        for path in files(&src, ".rs") {
+            if starts_processes(&read(&path)) {
+                found.push(relative(&path));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "these files start processes themselves (go through flexpmu_tools::runner, which bounds, names and stops them):\n{}",
+        found.join("\n")
+    );
+    // The check on made-up files.
+    assert!(starts_processes(
+        "fn f() { std::process::Command::new(\"sbatch\"); }"
+    ));
+    assert!(starts_processes("use std::process::{Command, Stdio};"));
+    assert!(!starts_processes("use std::process::ExitCode; // Command"));
+    assert!(!starts_processes(
+        "fn f() {}\n#[cfg(test)]\nmod tests { fn g() { std::process::Command::new(\"ghdl\"); } }"
+    ));
 }
 
 /// Top-level entries of the repository: a backquoted path that starts

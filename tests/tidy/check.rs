@@ -390,3 +390,19 @@ pub fn two_way_imports(krate: &Crate) -> Vec<(PathBuf, PathBuf)> {
         .cloned()
         .collect()
 }
+
+/// Whether the code a file builds (comments, strings and inline test
+/// modules left out) starts processes itself (`std::process::Command`):
+/// only the tools crate's runner may, so every external process is
+/// bounded in time, named when missing and stopped with flexpmu.
+pub fn starts_processes(text: &str) -> bool {
+    let code = without_test_modules(&code_only(text));
+    let compact: String = code.split_whitespace().collect();
+    compact.contains("process::Command")
+        || compact.match_indices("process::{").any(|(at, _)| {
+            compact[at..]
+                .split('}')
+                .next()
+                .is_some_and(|g| g.contains("Command"))
+        })
+}

@@ -11,7 +11,6 @@
 //! from its file.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use flexpmu_studies::faults::merge::merge;
 use flexpmu_studies::faults::results_file::program_digest;
@@ -48,25 +47,26 @@ fn failed(what: String) -> JudgeError {
     JudgeError::Cluster(what)
 }
 
-/// Runs `sbatch` with `args`; its job id.
+/// Runs `sbatch` with `args` through the tools runner (bounded in time,
+/// stopped with flexpmu); its job id.
 fn sbatch(args: &[String], flexpmu: &Path) -> Result<String, JudgeError> {
-    let out = Command::new("sbatch")
-        .args(args)
-        .env("FLEXPMU", flexpmu)
-        .output()
-        .map_err(|e| {
-            failed(format!(
-                "cannot run sbatch: {e} (install SLURM: apt-get install slurm-wlm, and start its daemons)"
-            ))
-        })?;
-    if !out.status.success() {
-        return Err(failed(format!(
-            "sbatch {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let flexpmu = flexpmu.display().to_string();
+    let mut stdout = Vec::new();
+    flexpmu_tools::runner::run_streaming(
+        Path::new("sbatch"),
+        "sbatch",
+        &args,
+        Path::new("."),
+        "the job",
+        flexpmu_tools::runner::Streaming {
+            env: &[("FLEXPMU", &flexpmu)],
+            timeout: flexpmu_tools::runner::Bounds::from_env().timeout,
+            on_line: &mut |line| stdout.push(line.to_string()),
+        },
+    )
+    .map_err(|e| failed(format!("sbatch {}: {e}", args.join(" "))))?;
+    let text = stdout.join("\n");
     // `--parsable` prints `id` or `id;cluster`.
     let id = text
         .trim()
