@@ -167,6 +167,46 @@ pub fn run<'a>(
     cosimulate(fgp, &listing, &launch, &config, options, progress)
 }
 
+/// One case of a campaign and what it came to: FlexGripPlus' report, or
+/// why it could not be co-simulated (a defect of a generator, the model
+/// or the tools).
+pub struct Outcome {
+    pub case: Case,
+    pub report: Result<Report, String>,
+}
+
+/// The cases `0..count` drawn from `seed`, each run ([`run`]) on `design`
+/// (GHDL's FlexGripPlus) on `jobs` worker threads, `on_done` told of each
+/// outcome as it comes; the outcomes in case order.
+pub fn run_all(
+    design: &crate::Design,
+    seed: u64,
+    count: u64,
+    jobs: usize,
+    config: &SmConfig,
+    options: &Options,
+    on_done: &(dyn Fn(&Outcome) + Sync),
+) -> Result<Vec<Outcome>, CosimError> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| CosimError::Launch(format!("{jobs} worker threads: {e}")))?;
+    Ok(pool.install(|| {
+        (0..count)
+            .into_par_iter()
+            .map(|index| {
+                let case = draw(seed, index);
+                let report = run(design, &case, config, options, &mut crate::Quiet)
+                    .map_err(|e| format!("{e:#}"));
+                let outcome = Outcome { case, report };
+                on_done(&outcome);
+                outcome
+            })
+            .collect()
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,6 @@
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -60,53 +59,41 @@ pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
         seed
     ));
     let started = Instant::now();
-    let next = AtomicU64::new(0);
     let diverged = AtomicU64::new(0);
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::SeqCst);
-                if index >= count {
-                    break;
-                }
-                let case = campaign::draw(seed, index);
-                let outcome =
-                    campaign::run(&design, &case, &config, &options, &mut flexpmu_cosim::Quiet);
-                let result = match outcome {
-                    Ok(report) => CaseResult {
-                        cycles: Some((
-                            report.comparison.cycles.flexpmu,
-                            report.comparison.cycles.flexgripplus,
-                        )),
-                        divergences: Some(report.comparison.divergences.len()),
-                        error: None,
-                        case,
-                        report: Some(report),
-                    },
-                    Err(e) => CaseResult {
-                        cycles: None,
-                        divergences: None,
-                        error: Some(format!("{e:#}")),
-                        case,
-                        report: None,
-                    },
-                };
-                if result.divergences != Some(0) {
-                    diverged.fetch_add(1, Ordering::SeqCst);
-                }
-                bar.set_message(format!("{} diverged", diverged.load(Ordering::SeqCst)));
-                bar.inc(1);
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(result);
-            });
+    let outcomes = campaign::run_all(&design, seed, count, jobs, &config, &options, &|outcome| {
+        if !outcome
+            .report
+            .as_ref()
+            .is_ok_and(|r| r.comparison.divergences.is_empty())
+        {
+            diverged.fetch_add(1, Ordering::SeqCst);
         }
-    });
+        bar.set_message(format!("{} diverged", diverged.load(Ordering::SeqCst)));
+        bar.inc(1);
+    })?;
+    let results: Vec<CaseResult> = outcomes
+        .into_iter()
+        .map(|outcome| match outcome.report {
+            Ok(report) => CaseResult {
+                cycles: Some((
+                    report.comparison.cycles.flexpmu,
+                    report.comparison.cycles.flexgripplus,
+                )),
+                divergences: Some(report.comparison.divergences.len()),
+                error: None,
+                case: outcome.case,
+                report: Some(report),
+            },
+            Err(error) => CaseResult {
+                cycles: None,
+                divergences: None,
+                error: Some(error),
+                case: outcome.case,
+                report: None,
+            },
+        })
+        .collect();
     bar.finish_and_clear();
-    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    results.sort_by_key(|r| r.case.index);
     let elapsed = started.elapsed();
     let failed: Vec<&CaseResult> = results
         .iter()
