@@ -291,16 +291,14 @@ pub const FAULTS_BENCH_SAMPLE: u64 = 300;
 /// every worker thread, timed after the golden run.
 /// Returns the result and how many faults ran.
 fn faults(sample: u64, json: bool) -> Result<(bench::EngineResult, u64)> {
-    use flexpmu_sim::gpu::iss::Geometry;
     use flexpmu_sim::gpu::sm::SmConfig;
-    use flexpmu_sim::gpu::vector_add::VectorAdd;
+    use flexpmu_sim::gpu::vector_add::{thesis, VectorAdd};
     use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
     use flexpmu_studies::faults::{Campaign, FaultModel, Faults, Plan};
 
-    let geometry = Geometry::new([512, 1, 1], [4, 1])?;
-    let iss = VectorAdd::new(geometry).iss()?;
+    let iss = VectorAdd::new(thesis::geometry()?).iss()?;
     let config = SmConfig {
-        blocks_per_core: 2,
+        blocks_per_core: thesis::BLOCKS_PER_CORE,
         ..SmConfig::default()
     };
     let spinner = if json {

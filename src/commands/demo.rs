@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use flexpmu_sim::gpu::sm::timing::Timing;
+use flexpmu_sim::gpu::vector_add::thesis;
 
 use super::launch::{LaunchArgs, SmArgs};
 use super::run::{execute, run_reads, RunOptions, FLEXGRIPPLUS_READS, THESIS_READS};
@@ -42,8 +43,8 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
     // (FlexGripPlus' timing and its 2 blocks per core).
     let options = RunOptions {
         launch: LaunchArgs {
-            threads: 512,
-            blocks: 4,
+            threads: u32::from(thesis::THREADS_PER_BLOCK),
+            blocks: thesis::BLOCKS,
             ..LaunchArgs::default()
         },
         thread: 0,
@@ -70,8 +71,8 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode> {
     let resident = run_reads(
         &program,
         &LaunchArgs {
-            threads: 512,
-            blocks: 4,
+            threads: u32::from(thesis::THREADS_PER_BLOCK),
+            blocks: thesis::BLOCKS,
             sm: SmArgs {
                 timing: Timing::Simple,
                 blocks_per_core: 4,

@@ -13,6 +13,26 @@ pub const A_BASE: u32 = 0x0010_0000;
 /// seen.
 pub const C_INITIAL: u32 = 0xdead_beef;
 
+/// The thesis' launch of the appendix-A kernel (section 3.3): 4 blocks of
+/// 512 threads (2,048 threads, 64 warps), 2 blocks resident at a time as
+/// in FlexGripPlus' testbench. One definition: the demo, the bench and
+/// its FlexGripPlus engines take it from here.
+pub mod thesis {
+    use crate::gpu::iss::{Geometry, IssError};
+
+    /// Threads per block.
+    pub const THREADS_PER_BLOCK: u16 = 512;
+    /// Blocks of the grid.
+    pub const BLOCKS: u16 = 4;
+    /// Blocks resident at a time (FlexGripPlus' `blocks_per_core`).
+    pub const BLOCKS_PER_CORE: u32 = 2;
+
+    /// The launch's geometry.
+    pub fn geometry() -> Result<Geometry, IssError> {
+        Geometry::new([THREADS_PER_BLOCK, 1, 1], [BLOCKS, 1])
+    }
+}
+
 /// A vector-addition launch.
 #[derive(Clone, Debug)]
 pub struct VectorAdd {

@@ -30,9 +30,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::BenchArgs;
 use crate::embedded;
 
-/// Blocks of 512 threads in the launch, and resident at a time.
-const BLOCKS: u16 = 4;
-const BLOCKS_PER_CORE: u32 = 2;
+/// The thesis launch's blocks, and those resident at a time.
+use flexpmu_sim::gpu::vector_add::thesis::{BLOCKS, BLOCKS_PER_CORE};
 
 /// GHDL's run is bounded at an hour.
 const GHDL_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -105,7 +104,7 @@ pub(super) fn run(
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
     let program = embedded::appendix_a_program()?;
-    let geometry = Geometry::new([512, 1, 1], [BLOCKS, 1])?;
+    let geometry = flexpmu_sim::gpu::vector_add::thesis::geometry()?;
     let config = SmConfig {
         pmu: true,
         blocks_per_core: BLOCKS_PER_CORE,
