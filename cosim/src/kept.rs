@@ -13,7 +13,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use flexpmu_tools::manifest::digest;
+use flexpmu_tools::manifest::{digest, digest_more, DIGEST_START};
 
 use crate::CosimError;
 
@@ -148,11 +148,10 @@ fn files(dir: &Path) -> Result<Vec<(String, PathBuf)>, CosimError> {
     Ok(found)
 }
 
-/// A file's FNV-1a digest (as [`digest`] gives it) and size, read in
-/// pieces.
+/// A file's digest (as [`digest`] gives it) and size, read in pieces.
 fn file_digest(path: &Path) -> Result<(u64, u64), CosimError> {
     let mut file = std::fs::File::open(path).map_err(|e| CosimError::io(path, e))?;
-    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut hash = DIGEST_START;
     let mut bytes = 0u64;
     let mut buffer = vec![0u8; 1 << 20];
     loop {
@@ -162,9 +161,7 @@ fn file_digest(path: &Path) -> Result<(u64, u64), CosimError> {
         if n == 0 {
             return Ok((hash, bytes));
         }
-        for &b in &buffer[..n] {
-            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
+        hash = digest_more(hash, &buffer[..n]);
         bytes += n as u64;
     }
 }

@@ -216,8 +216,6 @@ pub struct RtlCampaign {
     expected: Expected,
     /// The evaluation of faulty copies riding a golden run.
     riding: Concurrent,
-    /// The compiled GPGPU's fingerprint ([`ImportedGpgpu`]'s).
-    design: String,
 }
 
 /// The faulty copies' evaluation for `sim` (the imported GPGPU): watching
@@ -306,7 +304,6 @@ impl RtlCampaign {
         let state = prepared.iss.launch_state();
         let warps_per_block = prepared.iss.geometry().warps_per_block();
         let template = gpgpu.template.clone();
-        let design = gpgpu.digest.clone();
         let probe = Probe::new(template.sim())?;
         let sm_ports = &gpgpu.sm_ports;
         let names = template.sim().netlist().signal_names();
@@ -436,7 +433,6 @@ impl RtlCampaign {
             shortcuts: true,
             expected,
             riding,
-            design,
         })
     }
 
@@ -661,8 +657,14 @@ impl Target for RtlCampaign {
         self.matrix.as_ref().map(|m| m.info.clone())
     }
 
+    /// The compiled GPGPU's fingerprint, as 16 hex digits (taken when a
+    /// results file asks, once per campaign).
     fn design_digest(&self) -> Option<String> {
-        Some(self.design.clone())
+        let netlist = self.template.sim().netlist();
+        Some(format!(
+            "{:016x}",
+            flexpmu_sim::engine::compiled::rust_source::fingerprint(netlist)
+        ))
     }
 
     fn run_all(

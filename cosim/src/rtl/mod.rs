@@ -102,23 +102,14 @@ pub(crate) fn gpgpu(imported: &IrDesign) -> Result<RtlGpgpu, CosimError> {
 pub struct ImportedGpgpu {
     pub(crate) template: RtlGpgpu,
     pub(crate) sm_ports: Vec<flexpmu_ir::Port>,
-    /// The compiled netlist's fingerprint, as 16 hex digits: what a
-    /// campaign's results file records as its design.
-    pub(crate) digest: String,
 }
 
 impl ImportedGpgpu {
     /// `imported` (FlexGripPlus' GPGPU with the kit) compiled.
     pub fn new(imported: &IrDesign) -> Result<ImportedGpgpu, CosimError> {
-        let template = gpgpu(imported)?;
-        let digest = format!(
-            "{:016x}",
-            flexpmu_sim::engine::compiled::rust_source::fingerprint(template.sim().netlist())
-        );
         Ok(ImportedGpgpu {
-            template,
+            template: gpgpu(imported)?,
             sm_ports: compare::sm_ports(imported)?,
-            digest,
         })
     }
 }

@@ -49,7 +49,16 @@ pub struct Entry {
 
 /// FNV-1a, 64 bits: a file's identity in the manifest.
 pub fn digest(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+    digest_more(DIGEST_START, bytes)
+}
+
+/// [`digest`] of nothing: where a digest read in pieces starts.
+pub const DIGEST_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// [`digest`] taken on over more bytes: the digest of `a` then `b` is
+/// `digest_more(digest(a), b)`, so a file is digested in pieces.
+pub fn digest_more(digest: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(digest, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
