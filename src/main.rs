@@ -4,9 +4,13 @@
 
 #[macro_use]
 mod output;
+mod args;
 mod commands;
+mod cosim_report;
 mod embedded;
+mod flexgripplus;
 mod progress;
+mod slice_run;
 
 use std::process::ExitCode;
 

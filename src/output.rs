@@ -351,3 +351,11 @@ pub fn write_save_files(
     }
     Ok(())
 }
+
+/// A table in the style of every table flexpmu prints, with `header`.
+pub fn table(header: &[&str]) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(header.to_vec());
+    table
+}

@@ -11,7 +11,7 @@ use std::io::IsTerminal as _;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, TermLike};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 /// How often a log gets a progress line (unless `FLEXPMU_PROGRESS_SECONDS`
 /// says otherwise).
@@ -137,6 +137,127 @@ impl TermLike for LogLines {
     }
     fn flush(&self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+/// A run's progress on standard error (hidden when `quiet`): its cycle,
+/// how fast it goes, and the cycle it stops by at the latest (its bound),
+/// set through [`CycleBar::at`].
+pub struct CycleBar(indicatif::ProgressBar);
+
+impl CycleBar {
+    /// A bar for `what` (e.g. "golden run"), ticking from the start.
+    pub fn new(what: &str, quiet: bool) -> CycleBar {
+        let bar = crate::progress::spinner();
+        if quiet {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        }
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{prefix}: {msg} [{elapsed}]")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.set_prefix(what.to_string());
+        bar.set_message("starting (a kernel that loops is counted on the ISS first)");
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        CycleBar(bar)
+    }
+
+    /// The run is at `cycle`, of at most `bound`.
+    pub fn at(&self, cycle: u64, bound: u64) {
+        if self.0.length() != Some(bound) {
+            self.0.set_style(cycle_style());
+            self.0.set_length(bound);
+            self.0.set_message("");
+        }
+        self.0.set_position(cycle);
+    }
+
+    /// Shows `what` is being done now.
+    pub fn step(&self, what: &str) {
+        self.0.set_message(what.to_string());
+    }
+
+    /// The run is over: the bar goes (as it does when dropped, on an
+    /// error).
+    pub fn finish(self) {}
+}
+
+impl Drop for CycleBar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// A run's cycle, its rate, and its bound.
+fn cycle_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(
+        "{prefix}: cycle {human_pos} [{elapsed}, {rate}]; it stops by cycle {human_len} at the latest ({eta} at this rate) {msg}",
+    )
+    .map(|style| {
+        style.with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{} cycles/s", indicatif::HumanCount(state.per_sec() as u64));
+            },
+        )
+    })
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+}
+
+/// Shows `step` of `what` on `spinner`; a note (`note: …`) is printed to
+/// stay, above the spinner or on stderr when the spinner is not shown.
+pub fn note_or_step(spinner: &ProgressBar, what: &str, step: &str) {
+    if step.starts_with("note: ") {
+        crate::progress::note(spinner, step);
+    } else {
+        spinner.set_message(format!("{what}: {step}"));
+    }
+}
+
+/// Progress of a co-simulation on stderr.
+pub struct Bars {
+    bar: ProgressBar,
+}
+
+impl Bars {
+    pub fn new(hidden: bool) -> Bars {
+        let bar = if hidden {
+            ProgressBar::hidden()
+        } else {
+            crate::progress::spinner()
+        };
+        Bars { bar }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl flexpmu_flexgripplus::Progress for Bars {
+    fn step(&mut self, what: &str, expected_cycles: Option<u64>) {
+        match expected_cycles {
+            Some(cycles) => {
+                self.bar.set_length(cycles);
+                self.bar.set_position(0);
+                self.bar.set_style(
+                    ProgressStyle::with_template(
+                        "{msg} [{bar:30}] {pos}/{len} cycles (flexpmu's count), {per_sec}, ETA {eta}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+                );
+            }
+            None => {
+                self.bar.set_style(ProgressStyle::default_spinner());
+                self.bar.enable_steady_tick(Duration::from_millis(200));
+            }
+        }
+        self.bar.set_message(what.to_string());
+    }
+
+    fn cycle(&mut self, cycle: u64) {
+        self.bar.set_position(cycle);
     }
 }
 

@@ -592,7 +592,7 @@ fn flexgripplus_imports_and_prints_its_rewrites_as_a_patch() {
     assert!(patch.contains(
         "+  addr_reg_i <= (std_logic_vector(shift_left(unsigned(addr_hi_i_3), 2))) or (\"0\" & addr_lo_i);"
     ));
-    let root = flexpmu_cosim::Tree::locate(&tree).unwrap().root;
+    let root = flexpmu_flexgripplus::Tree::locate(&tree).unwrap().root;
     let mut applied = std::process::Command::new("patch")
         .args(["--dry-run", "-p1", "-d"])
         .arg(&root)

@@ -3,15 +3,18 @@
 //! importing each other (a facade `mod.rs` that ARCHITECTURE.md names
 //! excepted), every repository path the docs name exists, the README's
 //! package list is what `scripts/test` installs, every example a help
-//! text names exists, only the tools crate's runner starts processes. No
+//! text names exists, only the tools crate's runner starts processes, the
+//! crates use what ARCHITECTURE.md's table draws. No
 //! tool runs: this reads the sources.
 
 #[path = "tidy/check.rs"]
 mod tidy_check;
+#[path = "tidy/layers.rs"]
+mod tidy_layers;
 
 use std::path::{Path, PathBuf};
 
-use tidy_check::{starts_processes, two_way_imports, Crate};
+use tidy_check::{commands_importing_others, starts_processes, two_way_imports, Crate};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -75,8 +78,8 @@ fn no_hand_written_file_is_over_700_lines() {
     );
 }
 
-/// The crates' `src/` folders (the workspace members).
-fn crates() -> Vec<PathBuf> {
+/// The workspace members' folders, as `Cargo.toml` lists them (`.` the CLI).
+fn members() -> Vec<String> {
     let manifest = read(&root().join("Cargo.toml"));
     let members = manifest
         .split_once("members = [")
@@ -85,10 +88,35 @@ fn crates() -> Vec<PathBuf> {
         .0;
     members
         .split(',')
-        .map(|m| m.trim().trim_matches('"'))
+        .map(|m| m.trim().trim_matches('"').to_string())
         .filter(|m| !m.is_empty())
+        .collect()
+}
+
+/// The crates' `src/` folders (the workspace members).
+fn crates() -> Vec<PathBuf> {
+    members()
+        .iter()
         .map(|m| root().join(m).join("src"))
         .collect()
+}
+
+#[test]
+fn the_crates_use_what_architecture_draws() {
+    let table = tidy_layers::drawn(&read(&root().join("ARCHITECTURE.md")));
+    let manifests = members()
+        .into_iter()
+        .map(|m| {
+            let text = read(&root().join(&m).join("Cargo.toml"));
+            (m, text)
+        })
+        .collect();
+    let differences = tidy_layers::differences(&table, &manifests);
+    assert!(
+        differences.is_empty(),
+        "ARCHITECTURE.md's crate table and the crates' Cargo.toml differ:\n{}",
+        differences.join("\n")
+    );
 }
 
 /// The facades ARCHITECTURE.md names: a `mod.rs` (or `lib.rs`) that
@@ -136,6 +164,31 @@ fn no_two_files_of_a_crate_import_each_other() {
         found.is_empty(),
         "these files import each other (move what both need into a file of its own, \
          or name a facade in ARCHITECTURE.md's `Facades:` line):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The CLI's commands, each a file or folder of it.
+const COMMANDS: &str = "src/commands";
+
+#[test]
+fn no_command_imports_another() {
+    let src = root().join("src");
+    let sources: Vec<(PathBuf, String)> = files(&src, ".rs")
+        .into_iter()
+        .map(|path| {
+            let text = read(&path);
+            (path, text)
+        })
+        .collect();
+    let krate = Crate::new(&src, &sources);
+    let found: Vec<String> = commands_importing_others(&krate, &root().join(COMMANDS))
+        .iter()
+        .map(|(a, b)| format!("{} imports {}", relative(a), relative(b)))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "a command imports another (what commands share goes in src/args/, src/progress.rs or a library):\n{}",
         found.join("\n")
     );
 }
@@ -332,6 +385,87 @@ fn every_example_a_help_text_or_doc_names_exists() {
 /// input): a check that cannot fail checks nothing.
 mod the_checks_fail {
     use super::*;
+
+    #[test]
+    fn on_a_command_that_imports_another() {
+        let src = Path::new("/x/src");
+        let commands = src.join("commands");
+        let sources = |demo: &str| {
+            vec![
+                (
+                    src.join("main.rs"),
+                    "mod args;\nmod commands;\n".to_string(),
+                ),
+                (src.join("args.rs"), "pub struct LaunchArgs;\n".to_string()),
+                (
+                    commands.join("mod.rs"),
+                    "pub mod demo;\npub mod run;\n".to_string(),
+                ),
+                (
+                    commands.join("run/mod.rs"),
+                    "mod rtl;\npub fn run() { rtl::go() }\n".to_string(),
+                ),
+                (
+                    commands.join("run/rtl.rs"),
+                    "use crate::args::LaunchArgs;\npub fn go() {}\n".to_string(),
+                ),
+                (commands.join("demo.rs"), demo.to_string()),
+            ]
+        };
+        let found =
+            |demo: &str| commands_importing_others(&Crate::new(src, &sources(demo)), &commands);
+        assert_eq!(
+            found("use crate::args::LaunchArgs;\npub fn demo() {}\n"),
+            vec![]
+        );
+        assert_eq!(
+            found("use super::run::run;\npub fn demo() { run() }\n"),
+            vec![(commands.join("demo.rs"), commands.join("run/mod.rs"))]
+        );
+        assert_eq!(
+            found("pub fn demo() { crate::commands::run::rtl::go() }\n"),
+            vec![(commands.join("demo.rs"), commands.join("run/rtl.rs"))]
+        );
+    }
+
+    #[test]
+    fn on_a_crate_that_uses_what_the_table_does_not_draw() {
+        let table = tidy_layers::drawn(
+            "text\n\n| crate | uses |\n|---|---|\n| `isa/` | nothing |\n| `sim/` | `isa` |\n| the CLI (`src/`) | `isa`, `sim` |\n\nmore",
+        );
+        let manifest = |deps: &str| {
+            format!("[package]\nname = \"x\"\n\n[dependencies]\n{deps}\n[dev-dependencies]\nflexpmu-cli.workspace = true\n")
+        };
+        let members = |sim: &str| {
+            [
+                ("isa".to_string(), manifest("")),
+                ("sim".to_string(), manifest(sim)),
+                (
+                    ".".to_string(),
+                    manifest("flexpmu-isa.workspace = true\nflexpmu-sim = { workspace = true }"),
+                ),
+            ]
+            .into_iter()
+            .collect()
+        };
+        assert_eq!(
+            tidy_layers::differences(&table, &members("flexpmu-isa.workspace = true")),
+            Vec::<String>::new()
+        );
+        // sim using the CLI's crate, or not using isa, or a member missing.
+        assert_eq!(
+            tidy_layers::differences(
+                &table,
+                &members("flexpmu-isa.workspace = true\nflexpmu-cli.workspace = true")
+            )
+            .len(),
+            1
+        );
+        assert_eq!(tidy_layers::differences(&table, &members("")).len(), 1);
+        let mut more = members("flexpmu-isa.workspace = true");
+        more.insert("eda".to_string(), manifest(""));
+        assert_eq!(tidy_layers::differences(&table, &more).len(), 1);
+    }
 
     #[test]
     fn on_two_files_that_import_each_other() {

@@ -291,16 +291,8 @@ pub const FAULTS_BENCH_SAMPLE: u64 = 300;
 /// every worker thread, timed after the golden run.
 /// Returns the result and how many faults ran.
 fn faults(sample: u64, json: bool) -> Result<(bench::EngineResult, u64)> {
-    use flexpmu_sim::gpu::sm::SmConfig;
-    use flexpmu_sim::gpu::vector_add::{thesis, VectorAdd};
-    use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
-    use flexpmu_studies::faults::{Campaign, FaultModel, Faults, Plan};
+    use flexpmu_studies::faults::bench::ThesisFaults;
 
-    let iss = VectorAdd::new(thesis::geometry()?).iss()?;
-    let config = SmConfig {
-        blocks_per_core: thesis::BLOCKS_PER_CORE,
-        ..SmConfig::default()
-    };
     let spinner = if json {
         ProgressBar::hidden()
     } else {
@@ -308,24 +300,14 @@ fn faults(sample: u64, json: bool) -> Result<(bench::EngineResult, u64)> {
     };
     spinner.set_message("faults: the thesis launch's golden run");
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));
-    let campaign = Campaign::new(&iss, &embedded::appendix_a_program()?, config, 1)?;
+    let thesis = ThesisFaults::new(&embedded::appendix_a_program()?, sample)?;
     spinner.finish_and_clear();
-    let plan = Plan {
-        class: flexpmu_studies::faults::site::Class::Logic,
-        models: FaultModel::ALL.to_vec(),
-        units: Vec::new(),
-        faults: Faults::Sample(sample),
-        seed: 1,
-        confidence: DEFAULT_CONFIDENCE,
-        shard: (0, 1),
-    };
-    let faults = plan.apply(&campaign)?.shard;
-    let faulty_cycles: u64 = faults.iter().map(|f| campaign.faulty_cycles(f)).sum();
+    let faulty_cycles = thesis.faulty_cycles();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pb = if json {
         ProgressBar::hidden()
     } else {
-        crate::progress::bar(faults.len() as u64)
+        crate::progress::bar(thesis.count() as u64)
     };
     pb.set_style(
         ProgressStyle::with_template("{prefix:>20} [{bar:40}] {pos}/{len} faults")
@@ -334,14 +316,9 @@ fn faults(sample: u64, json: bool) -> Result<(bench::EngineResult, u64)> {
     );
     pb.set_prefix("faults");
     let rss_before = bench::peak_rss_kib();
-    let start = std::time::Instant::now();
-    campaign.run_all(&faults, threads, &|_| {
-        pb.inc(1);
-        true
-    })?;
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = thesis.run(threads, &|| pb.inc(1))?;
     pb.finish_and_clear();
-    let count = faults.len() as u64;
+    let count = thesis.count() as u64;
     Ok((
         bench::EngineResult {
             name: BenchEngine::Faults.name().into(),

@@ -11,10 +11,10 @@ use anyhow::Result;
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::vector_add::thesis;
 
-use super::launch::{LaunchArgs, SmArgs};
-use super::run::{execute, run_reads, RunOptions, FLEXGRIPPLUS_READS, THESIS_READS};
+use crate::args::launch::{LaunchArgs, SmArgs};
 use crate::embedded;
 use crate::output::Waveform;
+use crate::slice_run::{execute, run_reads, RunOptions, FLEXGRIPPLUS_READS, THESIS_READS};
 
 #[derive(clap::Args)]
 pub struct DemoArgs {

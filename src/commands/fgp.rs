@@ -10,12 +10,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-use flexpmu_cosim::rtl::RtlNetlist;
-use flexpmu_cosim::{kit_sources, Variant};
+use flexpmu_flexgripplus::rtl::RtlNetlist;
+use flexpmu_flexgripplus::{kit_sources, Variant};
 use flexpmu_sim::engine::compiled::CompiledSim;
 use indicatif::ProgressBar;
 
-use super::cosim::rtl::{import, RtlSource};
+use crate::args::core::RtlSource;
+use crate::flexgripplus::import;
 
 #[derive(clap::Args)]
 pub struct FgpArgs {
@@ -117,7 +118,7 @@ fn import_command(args: &ImportArgs) -> Result<ExitCode> {
         crate::progress::spinner()
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
-    let imported = import(&tree, variant, &plugin, &cache, &spinner)?;
+    let imported = import(&tree, variant, &plugin, &cache, &[], &spinner)?;
     spinner.set_message("compiling the imported GPGPU for flexpmu's engine");
     let sim = CompiledSim::new(&imported.design)?;
     spinner.finish_and_clear();

@@ -8,7 +8,7 @@ use flexpmu_sim::engine::Engine;
 use flexpmu_sim::pmu::scenario::{self, Scenario, ScenarioLimits};
 use flexpmu_sim::pmu::scenario_runner::{run_scenario_on, ScenarioResult};
 
-use super::{finish_waveform, WaveformArgs};
+use crate::args::waveform::{finish_waveform, WaveformArgs};
 
 #[derive(clap::Args)]
 pub struct SimArgs {

@@ -11,7 +11,7 @@ use flexpmu_ir::pmu_variant::PmuVariant;
 use flexpmu_ir::{registry, Design, DesignEntry};
 use indicatif::ProgressBar;
 
-use super::DesignArg;
+use crate::args::designs::DesignArg;
 use crate::output::{check_output, markers, write_output};
 
 #[derive(clap::Args)]

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use flexpmu_studies::validate::{self, rbe, EventReport, Options, Progress, Verdict};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::launch::SmArgs;
+use crate::args::launch::SmArgs;
 use crate::output::{check_output, write_output};
 
 /// The suite that ships with flexpmu.

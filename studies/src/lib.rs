@@ -12,15 +12,23 @@
 //! * [`programs`]: kernels flexpmu makes to run them on (random structured
 //!   programs);
 //! * [`testgen`]: test programs evolved to catch faults by their output
-//!   and counter reads, judged by fault campaigns.
+//!   and counter reads, judged by fault campaigns;
+//! * [`rtl`]: the same studies on FlexGripPlus' own GPGPU, its RTL
+//!   imported (`flexpmu-flexgripplus`): its fault campaigns, detection
+//!   matrix, test-program core and the fault oracle under Icarus and
+//!   Verilator;
+//! * [`differential`]: random kernels co-simulated on FlexGripPlus under
+//!   GHDL, the SM slice and the reference ISS, every divergence named.
 //!
 //! `flexpmu-sim` provides the mechanism a study needs (copy an SM, arm a
 //! fault, checkpoints, state comparison, the reference ISS); the policy —
 //! which faults, what counts as detected, what a counter should read —
 //! is here.
 
+pub mod differential;
 pub mod faults;
 pub mod monitors;
 pub mod programs;
+pub mod rtl;
 pub mod testgen;
 pub mod validate;

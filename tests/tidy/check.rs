@@ -406,3 +406,31 @@ pub fn starts_processes(text: &str) -> bool {
                 .is_some_and(|g| g.contains("Command"))
         })
 }
+
+/// The command a file of `commands` (a CLI's `src/commands`) belongs to:
+/// the first name under it (`run/rtl.rs` and `run/mod.rs` are `run`'s,
+/// `demo.rs` is `demo`'s); None for the folder's `mod.rs`, the list of
+/// commands.
+fn command_of(commands: &Path, file: &Path) -> Option<String> {
+    let relative = file.strip_prefix(commands).ok()?;
+    let first = relative.iter().next()?.to_string_lossy().into_owned();
+    match first.as_str() {
+        "mod.rs" => None,
+        name => Some(name.trim_end_matches(".rs").to_string()),
+    }
+}
+
+/// Files of one command that import a file of another (`commands` is the
+/// CLI's `src/commands`): what commands share lives outside it.
+pub fn commands_importing_others(krate: &Crate, commands: &Path) -> Vec<(PathBuf, PathBuf)> {
+    krate
+        .imports()
+        .into_iter()
+        .filter(
+            |(a, b)| match (command_of(commands, a), command_of(commands, b)) {
+                (Some(x), Some(y)) => x != y,
+                _ => false,
+            },
+        )
+        .collect()
+}

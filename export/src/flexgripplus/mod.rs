@@ -32,7 +32,7 @@ pub const FOLDER: &str = "flexgripplus";
 pub const KIT_PMU: &str = "flexpmu_pmu_sm_core";
 
 /// Lanes of a FlexGripPlus pass (`CORES` in `gpgpu_package`).
-const LANES: usize = 8;
+pub const LANES: usize = 8;
 
 /// A file of the kit: its path below the export folder, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]

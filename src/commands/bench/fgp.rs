@@ -9,22 +9,16 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use flexpmu_cosim::rtl::bench::FaultSpeed;
-use flexpmu_cosim::rtl::faults::RtlCampaign;
-use flexpmu_cosim::rtl::replay::Verdict;
-use flexpmu_cosim::rtl::{self, bench::Speed, RtlNetlist};
-use flexpmu_cosim::Quiet;
-use flexpmu_cosim::{default_cache, kit_sources, Tree, Variant};
+use anyhow::{bail, Result};
 use flexpmu_eda::bench::{BenchEngine, EngineResult};
 use flexpmu_eda::fault_injection::Simulator;
+use flexpmu_flexgripplus::rtl::{self, bench::Speed, RtlNetlist};
+use flexpmu_flexgripplus::{default_cache, kit_sources, Tree, Variant};
 use flexpmu_isa::listing::Listing;
-use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
-use flexpmu_studies::faults::list::FaultSpec;
-use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
-use flexpmu_studies::faults::{FaultModel, Faults, Plan, Target};
+use flexpmu_studies::rtl::bench::{self as fault_bench, FaultSpeed};
+use flexpmu_studies::rtl::oracle::Verdict;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::BenchArgs;
@@ -147,7 +141,7 @@ pub(super) fn run(
                 rtl::bench::verilator(netlist, &launch)?
             }
             (BenchEngine::FgpRtlGhdl, _, _) => {
-                let design = super::super::cosim::prepare(
+                let design = crate::flexgripplus::prepare(
                     &inputs.tree,
                     Variant::Kit,
                     Some(inputs.cache.clone()),
@@ -205,27 +199,7 @@ fn fault_engines_run(
     spinner.set_message("fgp-rtl-faults: appendix A on one warp, the golden run");
     let program = embedded::appendix_a_program()?;
     let listing = Listing::from_words(embedded::APPENDIX_A_PATH, &program);
-    let geometry = Geometry::new([32, 1, 1], [1, 1])?;
-    let campaign = RtlCampaign::new(
-        imported,
-        &listing,
-        &VectorAdd::new(geometry),
-        &SmConfig::default(),
-        1,
-        false,
-        &mut Quiet,
-    )
-    .context("the fault-free run of appendix A on FlexGripPlus' imported RTL")?;
-    let plan = Plan {
-        class: flexpmu_studies::faults::site::Class::Logic,
-        models: FaultModel::ALL.to_vec(),
-        units: Vec::new(),
-        faults: Faults::Sample(count),
-        seed: 1,
-        confidence: DEFAULT_CONFIDENCE,
-        shard: (0, 1),
-    };
-    let faults = plan.apply(&campaign)?.shard;
+    let (campaign, faults) = fault_bench::one_warp_campaign(imported, &listing, count)?;
     spinner.set_message("fgp-rtl-faults: appendix A on one warp, fault-free");
     let fault_free = rtl::bench::engine(imported, campaign.launch())?;
     let mut rows = Vec::new();
@@ -244,10 +218,10 @@ fn fault_engines_run(
         bar.set_prefix(engine.name());
         let mut tick = || bar.inc(1);
         let (speed, verdict) = match engine {
-            BenchEngine::FgpRtlFaults => rtl::bench::engine_faults(&campaign, &faults, &mut tick)?,
+            BenchEngine::FgpRtlFaults => fault_bench::engine_faults(&campaign, &faults, &mut tick)?,
             _ => {
                 bar.set_message("(building the Verilator model first: about 2 min)");
-                rtl::bench::replay_faults(
+                fault_bench::faults_under(
                     imported,
                     &campaign,
                     &faults,
@@ -263,7 +237,10 @@ fn fault_engines_run(
     }
     let mut arbitrated = Vec::new();
     if let [(_, ours), (_, theirs)] = verdicts.as_slice() {
-        arbitrated = arbitrate(imported, &campaign, &faults, ours, theirs, spinner)?;
+        arbitrated =
+            fault_bench::arbitrate(imported, &campaign, &faults, ours, theirs, &mut |step| {
+                spinner.set_message(step.to_string())
+            })?;
     }
     Ok((
         rows,
@@ -273,47 +250,6 @@ fn fault_engines_run(
             arbitrated,
         },
     ))
-}
-
-/// Where the engine and Verilator end a fault differently, Icarus on the
-/// same Verilog decides: an error unless it sides with the engine on
-/// every one; the faults it decided, by name.
-fn arbitrate(
-    imported: &flexpmu_ir::Design,
-    campaign: &RtlCampaign,
-    faults: &[FaultSpec],
-    ours: &[Verdict],
-    verilator: &[Verdict],
-    spinner: &ProgressBar,
-) -> Result<Vec<String>> {
-    let differing = rtl::bench::differing(ours, verilator);
-    if differing.is_empty() {
-        return Ok(Vec::new());
-    }
-    spinner.set_message(format!(
-        "{} fault(s) end differently under Verilator: replaying them under Icarus",
-        differing.len()
-    ));
-    let subset: Vec<FaultSpec> = differing.iter().map(|&i| faults[i]).collect();
-    let (_, icarus) =
-        rtl::bench::replay_faults(imported, campaign, &subset, Simulator::Icarus, &mut || {})?;
-    let ours: Vec<Verdict> = differing.iter().map(|&i| ours[i]).collect();
-    let refs: Vec<&FaultSpec> = subset.iter().collect();
-    if !rtl::bench::differing(&ours, &icarus).is_empty() {
-        let theirs: Vec<Verdict> = differing.iter().map(|&i| verilator[i]).collect();
-        bail!(
-            "faults end differently on the engine, under Verilator and under Icarus: {} / Icarus: {}",
-            rtl::bench::describe(campaign, &refs, ("engine", &ours), ("Verilator", &theirs)),
-            rtl::bench::describe(campaign, &refs, ("engine", &ours), ("Icarus", &icarus))
-        );
-    }
-    Ok(refs
-        .iter()
-        .map(|f| {
-            let site = &campaign.sites()[f.site];
-            format!("{} bit {} {}", site.name, f.bit, f.model.name())
-        })
-        .collect())
 }
 
 /// The lines under the table about the fgp-rtl engines.

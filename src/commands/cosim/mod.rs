@@ -10,18 +10,14 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-use flexpmu_cosim::{
-    cosimulate, default_cache, kit_sources, Design, Options, Report, Runner, Tree, Variant,
-};
+use flexpmu_flexgripplus::{cosimulate, default_cache, Options, Tree, Variant};
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_studies::testgen::expected::Expected;
-use indicatif::{ProgressBar, ProgressStyle};
 
 mod random;
 pub mod rtl;
 
-use super::launch::{load_listing, LaunchArgs};
+use crate::args::launch::{load_listing, LaunchArgs};
 
 #[derive(clap::Args)]
 pub struct CosimArgs {
@@ -66,7 +62,7 @@ pub struct CosimArgs {
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
     /// How far the cycle counts may be apart, in per cent of FlexGripPlus'.
-    #[arg(long, default_value_t = flexpmu_cosim::DEFAULT_TOLERANCE_PERCENT, value_name = "PCT")]
+    #[arg(long, default_value_t = flexpmu_flexgripplus::DEFAULT_TOLERANCE_PERCENT, value_name = "PCT")]
     tolerance: f64,
     /// Stop GHDL after this many seconds.
     #[arg(long, default_value_t = 3600, value_name = "S")]
@@ -96,7 +92,7 @@ pub struct CosimArgs {
     ghdl_plugin: Option<PathBuf>,
     /// Stop both runs after this many cycles from the launch if the
     /// kernel has not finished.
-    #[arg(long, value_name = "N", requires = "rtl", default_value_t = flexpmu_cosim::rtl::DEFAULT_MAX_CYCLES)]
+    #[arg(long, value_name = "N", requires = "rtl", default_value_t = flexpmu_flexgripplus::rtl::DEFAULT_MAX_CYCLES)]
     max_cycles: u64,
 }
 
@@ -130,7 +126,7 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
         flexpmu_tools::ghdl_plugin::locate(args.ghdl_plugin.as_deref())?;
     }
     let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
-    let design = prepare(&tree, variant(args), args.cache.clone())?;
+    let design = crate::flexgripplus::prepare(&tree, variant(args), args.cache.clone())?;
     if args.rtl {
         return rtl::run(rtl::Request {
             tree: &tree,
@@ -146,7 +142,7 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
             show: args.show,
         });
     }
-    let mut progress = Bars::new(args.json);
+    let mut progress = crate::progress::Bars::new(args.json);
     let mut report = cosimulate(
         &design,
         &listing,
@@ -159,7 +155,7 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
     progress.finish();
     let mut held = None;
     if let Some(expected) = &expected {
-        let found = flexpmu_cosim::expected::check(&report, expected);
+        let found = flexpmu_studies::testgen::deployed::check(&report, expected);
         held = Some((3 * expected.words.len(), expected.reads.len(), found.len()));
         report.comparison.divergences.extend(found);
     }
@@ -172,7 +168,7 @@ pub fn cosim(args: &CosimArgs) -> Result<ExitCode> {
                 path.display()
             );
         }
-        print_report(&report, args.show)?;
+        crate::cosim_report::print_report(&report, args.show)?;
     }
     Ok(if report.agrees() {
         ExitCode::SUCCESS
@@ -272,10 +268,10 @@ fn check_options(args: &CosimArgs) -> Result<()> {
         if let Some((option, _)) = campaign_only.iter().find(|(_, given)| *given) {
             bail!("{option} is for a campaign (`--random N`); one kernel's co-simulation takes no {option}: leave it out, or give --random N instead of the kernel");
         }
-        flexpmu_cosim::whole_warps(args.launch.threads)?;
+        flexpmu_flexgripplus::whole_warps(args.launch.threads)?;
     }
     if args.rtl {
-        if args.tolerance != flexpmu_cosim::DEFAULT_TOLERANCE_PERCENT {
+        if args.tolerance != flexpmu_flexgripplus::DEFAULT_TOLERANCE_PERCENT {
             bail!("--tolerance: --rtl compares every cycle, the cycle counts included (leave out --tolerance)");
         }
         if !(1..=MAX_RTL_CYCLES).contains(&args.max_cycles) {
@@ -316,237 +312,3 @@ const MAX_RTL_CYCLES: u64 = 0x7fff_ffff;
 
 /// The most kernels one campaign draws.
 const MAX_CASES: u64 = 100_000;
-
-/// FlexGripPlus of `tree` made ready (analysed once per tree, then from
-/// the cache), saying so on stderr when it is analysed.
-pub fn prepare(tree: &Tree, variant: Variant, cache: Option<PathBuf>) -> Result<Design> {
-    let cache = cache.unwrap_or_else(default_cache);
-    let kit = match variant {
-        Variant::Kit => kit_sources()?,
-        Variant::Stock => Vec::new(),
-    };
-    let spinner = crate::progress::spinner();
-    spinner.enable_steady_tick(Duration::from_millis(200));
-    let design = Design::prepare(tree, variant, &kit, &cache, &mut |step| {
-        rtl::note_or_step(
-            &spinner,
-            &format!("FlexGripPlus ({})", variant.name()),
-            step,
-        );
-    })?;
-    spinner.finish_and_clear();
-    if design.built {
-        eprintln!(
-            "FlexGripPlus ({}) analysed into {}",
-            variant.name(),
-            design.dir.display()
-        );
-    }
-    Ok(design)
-}
-
-/// Progress of a co-simulation on stderr.
-pub struct Bars {
-    bar: ProgressBar,
-}
-
-impl Bars {
-    pub fn new(hidden: bool) -> Bars {
-        let bar = if hidden {
-            ProgressBar::hidden()
-        } else {
-            crate::progress::spinner()
-        };
-        Bars { bar }
-    }
-
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
-}
-
-impl flexpmu_cosim::Progress for Bars {
-    fn step(&mut self, what: &str, expected_cycles: Option<u64>) {
-        match expected_cycles {
-            Some(cycles) => {
-                self.bar.set_length(cycles);
-                self.bar.set_position(0);
-                self.bar.set_style(
-                    ProgressStyle::with_template(
-                        "{msg} [{bar:30}] {pos}/{len} cycles (flexpmu's count), {per_sec}, ETA {eta}",
-                    )
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-                );
-            }
-            None => {
-                self.bar.set_style(ProgressStyle::default_spinner());
-                self.bar.enable_steady_tick(Duration::from_millis(200));
-            }
-        }
-        self.bar.set_message(what.to_string());
-    }
-
-    fn cycle(&mut self, cycle: u64) {
-        self.bar.set_position(cycle);
-    }
-}
-
-/// A co-simulation's report as tables.
-pub fn print_report(report: &Report, show: usize) -> Result<()> {
-    let c = &report.comparison;
-    outln!(
-        "{}: {} thread(s) ({} block(s) of {}), {} registers per thread, {} block(s) per core{}, {} {}",
-        report.kernel,
-        report.threads,
-        report.blocks,
-        report.threads_per_block,
-        report.registers,
-        report.blocks_per_core,
-        if report.blocks_per_core < report.requested_blocks_per_core {
-            format!(
-                " (of {} asked: their warps' registers fit the register file {} at a time)",
-                report.requested_blocks_per_core, report.blocks_per_core
-            )
-        } else {
-            String::new()
-        },
-        report.runner.describe(),
-        match report.variant {
-            Variant::Kit => "with flexpmu's kit",
-            Variant::Stock => "stock",
-        }
-    );
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED);
-    let fgp = match report.runner {
-        Runner::Ghdl => "FlexGripPlus (GHDL)",
-        Runner::ImportedRtl => "FlexGripPlus (imported RTL)",
-    };
-    table.set_header(["", "flexpmu (SM slice)", fgp]);
-    table.add_row([
-        "cycles".to_string(),
-        c.cycles.flexpmu.to_string(),
-        match (c.cycles.flexgripplus, c.cycles.difference_percent()) {
-            (Some(fgp), Some(d)) => format!("{fgp} (flexpmu {d:+.2} %)"),
-            _ => "did not finish".into(),
-        },
-    ]);
-    outln!("{table}");
-    let beyond = c
-        .cycles
-        .difference_percent()
-        .is_some_and(|d| d.abs() > c.cycles.tolerance_percent);
-    if beyond && !report.timing.is_empty() {
-        outln!("where the first warp's cycles part (its first thread's register writes):");
-        let mut timing = Table::new();
-        timing.load_preset(UTF8_FULL_CONDENSED);
-        timing.set_header([
-            "instruction",
-            "FlexGripPlus writes",
-            "flexpmu takes",
-            "FlexGripPlus later by",
-        ]);
-        for row in &report.timing {
-            timing.add_row([
-                row.instruction.clone(),
-                row.flexgripplus.to_string(),
-                row.flexpmu.to_string(),
-                format!("{:+}", row.drift),
-            ]);
-        }
-        outln!("{timing}");
-    }
-    outln!(
-        "compared: {} register writes, {} flag writes, {} memory words, {} PMU reads of {} threads",
-        c.compared.register_writes,
-        c.compared.flag_writes,
-        c.compared.memory_words,
-        c.compared.pmu_reads,
-        c.compared.threads
-    );
-    if !c.reads.is_empty() {
-        let mut reads = Table::new();
-        reads.load_preset(UTF8_FULL_CONDENSED);
-        reads.set_header(["warps", "PMEVENT", "flexpmu", "FlexGripPlus", "held equal"]);
-        let value = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
-        // Reads that differ only in their warp are one row, its warps
-        // listed as ranges (a launch of 16 warps reads as 5 rows, not 80).
-        let mut rows: Vec<([String; 4], Vec<u32>)> = Vec::new();
-        for row in &c.reads {
-            let cells = [
-                row.instruction.clone(),
-                value(row.flexpmu),
-                value(row.flexgripplus),
-                match (row.held_equal, row.register) {
-                    (true, _) => "yes".into(),
-                    (false, 127) => "no (into R127: nothing is written)".into(),
-                    (false, _) => "no (counts FlexGripPlus' nearest signal)".into(),
-                },
-            ];
-            match rows.iter_mut().find(|(c, _)| *c == cells) {
-                Some((_, warps)) => warps.push(row.warp),
-                None => rows.push((cells, vec![row.warp])),
-            }
-        }
-        let limit = show.max(1) * 4;
-        for (cells, warps) in rows.iter().take(limit) {
-            let mut row = vec![ranges(warps)];
-            row.extend(cells.iter().cloned());
-            reads.add_row(row);
-        }
-        outln!("{reads}");
-        if rows.len() > limit {
-            outln!(
-                "({} rows of {} reads in all; --show N shows 4N rows)",
-                rows.len(),
-                c.reads.len()
-            );
-        }
-    }
-    if c.divergences.is_empty() {
-        outln!("0 divergences: FlexGripPlus and flexpmu agree");
-        return Ok(());
-    }
-    outln!("{} divergence(s):", c.divergences.len());
-    for divergence in c.divergences.iter().take(show) {
-        outln!("  {divergence}");
-    }
-    if c.divergences.len() > show {
-        outln!(
-            "  ... and {} more (--show N, --json)",
-            c.divergences.len() - show
-        );
-    }
-    Ok(())
-}
-
-/// Numbers as ranges, in order: `0-3, 5, 7-8`.
-fn ranges(numbers: &[u32]) -> String {
-    let mut sorted = numbers.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let start = sorted[i];
-        while i + 1 < sorted.len() && sorted[i + 1] == sorted[i] + 1 {
-            i += 1;
-        }
-        parts.push(match sorted[i] == start {
-            true => start.to_string(),
-            false => format!("{start}-{}", sorted[i]),
-        });
-        i += 1;
-    }
-    parts.join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn numbers_read_as_ranges() {
-        assert_eq!(super::ranges(&[5, 0, 1, 2, 3, 7, 8, 3]), "0-3, 5, 7-8");
-        assert_eq!(super::ranges(&[4]), "4");
-    }
-}

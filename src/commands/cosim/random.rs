@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-use flexpmu_cosim::{campaign, Report, Tree};
+use flexpmu_flexgripplus::{Report, Tree};
+use flexpmu_studies::differential as campaign;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{options, prepare, variant, CosimArgs};
+use super::{options, variant, CosimArgs};
+use crate::flexgripplus::prepare;
 use crate::output::{check_outputs_in, markers, write_output};
 
 /// What one case of a campaign came to.

@@ -6,13 +6,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-use flexpmu_cosim::rtl::{self, RtlComparison, RtlNetlist};
-use flexpmu_cosim::simulate::Watch;
-use flexpmu_cosim::{kit_sources, Design, Tree, Variant};
+use flexpmu_flexgripplus::rtl::{self, RtlComparison};
+use flexpmu_flexgripplus::simulate::Watch;
+use flexpmu_flexgripplus::{Design, Tree, Variant};
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
@@ -62,7 +62,14 @@ pub fn run(request: Request) -> Result<ExitCode> {
         crate::progress::spinner()
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
-    let imported = import(request.tree, variant, &plugin, &request.cache, &spinner)?;
+    let imported = crate::flexgripplus::import(
+        request.tree,
+        variant,
+        &plugin,
+        &request.cache,
+        &[],
+        &spinner,
+    )?;
     spinner.set_message("the imported GPGPU on flexpmu's engine and FlexGripPlus under GHDL");
     let comparison = rtl::compare(
         request.design,
@@ -187,123 +194,4 @@ fn print_report(report: &Report, show: usize) -> Result<()> {
         }
     );
     Ok(())
-}
-
-/// FlexGripPlus' GPGPU imported into flexpmu's IR.
-pub struct Imported {
-    pub netlist: RtlNetlist,
-    pub design: flexpmu_ir::Design,
-    /// Wall time of the import (the netlist made or taken from the cache
-    /// excluded).
-    pub seconds: f64,
-}
-
-/// FlexGripPlus of `tree` as `variant` through the plugin `plugin`: its
-/// netlist made (or taken from `cache`) and imported, the steps shown on
-/// `spinner`.
-pub fn import(
-    tree: &Tree,
-    variant: Variant,
-    plugin: &std::path::Path,
-    cache: &std::path::Path,
-    spinner: &ProgressBar,
-) -> Result<Imported> {
-    import_with_gates(tree, variant, plugin, cache, &[], spinner)
-}
-
-/// [`import`] with `gates` (FlexGripPlus units) mapped to gates
-/// (`flexpmu_cosim::rtl::gates`).
-pub fn import_with_gates(
-    tree: &Tree,
-    variant: Variant,
-    plugin: &std::path::Path,
-    cache: &std::path::Path,
-    gates: &[String],
-    spinner: &ProgressBar,
-) -> Result<Imported> {
-    let kit = match variant {
-        Variant::Kit => kit_sources()?,
-        Variant::Stock => Vec::new(),
-    };
-    let mut on_step = |step: &str| {
-        note_or_step(
-            spinner,
-            &format!("FlexGripPlus' RTL ({})", variant.name()),
-            step,
-        )
-    };
-    let mut netlist = RtlNetlist::prepare(tree, variant, &kit, plugin, cache, &mut on_step)?;
-    if !gates.is_empty() {
-        netlist = flexpmu_cosim::rtl::gates::at_gate_level(&netlist, gates, cache, &mut on_step)?;
-    }
-    spinner.set_message("importing FlexGripPlus' netlist into flexpmu's IR");
-    let started = Instant::now();
-    let design = netlist.import()?;
-    Ok(Imported {
-        netlist,
-        design,
-        seconds: started.elapsed().as_secs_f64(),
-    })
-}
-
-/// Shows `step` of `what` on `spinner`; a note (`note: …`) is printed to
-/// stay, above the spinner or on stderr when the spinner is not shown.
-pub fn note_or_step(spinner: &ProgressBar, what: &str, step: &str) {
-    if step.starts_with("note: ") {
-        crate::progress::note(spinner, step);
-    } else {
-        spinner.set_message(format!("{what}: {step}"));
-    }
-}
-
-/// Where FlexGripPlus, the plugin and the netlist's cache are, for the
-/// commands that import FlexGripPlus' RTL.
-#[derive(clap::Args, Clone, Default)]
-pub struct RtlSource {
-    /// FlexGripPlus' checkout (its repository or its `FlexGripPlus_4.4`
-    /// folder); default: the `FLEXGRIPPLUS` environment variable.
-    #[arg(long, value_name = "DIR")]
-    pub flexgripplus: Option<PathBuf>,
-    /// The ghdl-yosys-plugin: a built ghdl.so, or its source folder
-    /// (built once, with yosys-dev and libghdl-dev); default: the
-    /// GHDL_YOSYS_PLUGIN environment variable.
-    #[arg(long, value_name = "PATH")]
-    pub ghdl_plugin: Option<PathBuf>,
-    /// Where FlexGripPlus' netlist is kept (default: FLEXPMU_CACHE, else
-    /// $XDG_CACHE_HOME/flexpmu, else ~/.cache/flexpmu).
-    #[arg(long, value_name = "DIR")]
-    pub cache: Option<PathBuf>,
-}
-
-impl RtlSource {
-    /// The options given, by name.
-    pub fn given(&self) -> Vec<&'static str> {
-        [
-            (self.flexgripplus.is_some(), "--flexgripplus"),
-            (self.ghdl_plugin.is_some(), "--ghdl-plugin"),
-            (self.cache.is_some(), "--cache"),
-        ]
-        .into_iter()
-        .filter_map(|(given, name)| given.then_some(name))
-        .collect()
-    }
-
-    /// The checkout (the option, else `FLEXGRIPPLUS`).
-    pub fn tree(&self) -> Result<Tree> {
-        Ok(Tree::from_option_or_env(self.flexgripplus.as_deref())?)
-    }
-
-    /// The plugin (the option, else `GHDL_YOSYS_PLUGIN`).
-    pub fn plugin(&self) -> Result<PathBuf> {
-        Ok(flexpmu_tools::ghdl_plugin::locate(
-            self.ghdl_plugin.as_deref(),
-        )?)
-    }
-
-    /// The cache folder (the option, else the default).
-    pub fn cache(&self) -> PathBuf {
-        self.cache
-            .clone()
-            .unwrap_or_else(flexpmu_cosim::default_cache)
-    }
 }

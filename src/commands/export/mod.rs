@@ -24,7 +24,7 @@ use flexpmu_sim::pmu::scenario_runner::scenario_cycles;
 
 use flexpmu_tools::manifest::Origin;
 
-use super::ExportedDesignArg;
+use crate::args::designs::ExportedDesignArg;
 use crate::embedded;
 
 /// Which languages `export` writes.

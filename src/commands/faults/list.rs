@@ -12,7 +12,8 @@ use flexpmu_studies::faults::population::{population, sites_per_unit, Population
 use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{FaultModel, FaultSite, Target};
 
-use super::{prepare, rtl, table, ListArgs};
+use super::{prepare, rtl, ListArgs};
+use crate::output::table;
 
 pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
     let (slice, fgp);

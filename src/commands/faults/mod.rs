@@ -3,12 +3,11 @@
 //! fault list, a campaign (exhaustive, sampled, sharded, resumable), one
 //! fault on its own, and the merge of shard results. The campaigns
 //! themselves are `flexpmu_studies::faults` (and
-//! `flexpmu_cosim::rtl::faults`); this is their command line.
+//! `flexpmu_studies::rtl::faults`); this is their command line.
 
 mod list;
 mod merge;
 mod one;
-pub(crate) mod plan_file;
 mod report;
 pub(crate) mod rtl;
 mod run;
@@ -17,15 +16,17 @@ mod select;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
 use flexpmu_studies::faults::site::Class;
-use flexpmu_studies::faults::{Campaign, FaultModel, Options, Unit};
+use flexpmu_studies::faults::{Campaign, FaultModel, Options};
 
-use super::launch::{load_program, LaunchArgs};
+use crate::args::campaign::CampaignLaunch;
+use crate::args::core::CoreArgs;
+use crate::args::launch::load_program;
 
 #[derive(clap::Args)]
 pub struct FaultsArgs {
@@ -47,34 +48,12 @@ enum FaultsCommand {
     Select(SelectArgs),
 }
 
-/// The program and launch a campaign runs (as `flexpmu run` takes them).
-#[derive(clap::Args, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CampaignLaunch {
-    /// Program: `.sass` source, `.vhd` TP_instructions ROM or `.hex`
-    /// (`faults run` without one runs a --plan).
-    #[arg(value_name = "FILE")]
-    pub file: Option<PathBuf>,
-    #[command(flatten)]
-    pub launch: LaunchArgs,
-    /// Launch as the rbe suite does (one block of --threads, parameters
-    /// N, OUT, IN with IN[t] = t) instead of appendix A's vector addition:
-    /// for `examples/rbe/` kernels (those of `examples/structured/` and
-    /// `examples/selection/` run on the vector addition's launch).
-    #[arg(long, value_name = "N")]
-    pub loop_launch: Option<u32>,
-    /// Run s of a selector map's test (`--monitor-map` with selectors =
-    /// S): every PMEVENT CNT and RST of the kernel selects input s.
-    #[arg(long, value_name = "s")]
-    pub selector: Option<u8>,
-}
-
 #[derive(clap::Args)]
 struct ListArgs {
     #[command(flatten)]
     launch: CampaignLaunch,
     #[command(flatten)]
-    core: rtl::CoreArgs,
+    core: CoreArgs,
     /// Print JSON (with every site) instead of a table.
     #[arg(long)]
     json: bool,
@@ -112,7 +91,7 @@ struct RunArgs {
     #[command(flatten)]
     launch: CampaignLaunch,
     #[command(flatten)]
-    core: rtl::CoreArgs,
+    core: CoreArgs,
     /// Fault models: stuck-at (0 and 1, from cycle 0), flip (a register
     /// bit, once, at a random cycle of the golden run), or all.
     #[arg(long, value_enum, default_value_t = ModelChoice::All)]
@@ -274,15 +253,6 @@ pub fn faults(args: &FaultsArgs) -> Result<ExitCode> {
     }
 }
 
-impl CampaignLaunch {
-    /// The program's file (a plan gives it, else the command line must).
-    fn program(&self) -> Result<&std::path::Path> {
-        self.file
-            .as_deref()
-            .context("no program: give the program's FILE (`.sass`, `.vhd` or `.hex`)")
-    }
-}
-
 /// A launch ready for faults, and what describes it.
 struct Prepared {
     campaign: Campaign,
@@ -328,7 +298,7 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
         }
         None => launch.launch.iss()?,
     };
-    let bar = super::CycleBar::new("golden run", quiet);
+    let bar = crate::progress::CycleBar::new("golden run", quiet);
     let options = Options {
         matrix,
         ..Options::default()
@@ -366,25 +336,4 @@ fn models(arg: ModelChoice) -> Vec<FaultModel> {
         ModelChoice::Flip => vec![FaultModel::Flip],
         ModelChoice::All => FaultModel::ALL.to_vec(),
     }
-}
-
-/// `--unit` values checked.
-pub(crate) fn units(units: &[String]) -> Result<Vec<Unit>> {
-    Unit::all_of_slice(units).map_err(|e| anyhow!("--unit {e}"))
-}
-
-/// `--unit` values checked, or the GPU proper (decode, execute, ports)
-/// when none is given.
-pub(crate) fn units_or_gpu_proper(given: &[String]) -> Result<Vec<Unit>> {
-    Ok(match given.is_empty() {
-        true => Unit::gpu_proper(),
-        false => units(given)?,
-    })
-}
-
-pub(crate) fn table(header: &[&str]) -> comfy_table::Table {
-    let mut table = comfy_table::Table::new();
-    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    table.set_header(header.to_vec());
-    table
 }

@@ -5,7 +5,7 @@ use anyhow::Result;
 use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{CampaignInfo, Coverage, Outcome, Summary};
 
-use super::table;
+use crate::output::table;
 
 fn percent(x: f64) -> String {
     format!("{:.1}", 100.0 * x)

@@ -18,10 +18,13 @@ use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary, Ta
 
 use flexpmu_isa::source::shorten;
 
-use super::plan_file::{PlanFile, PlannedRtl};
 use super::report::print_summary;
-use super::{models, prepare, rtl, CampaignLaunch, ClassChoice, RunArgs};
-use crate::commands::launch::load_program;
+use super::{models, prepare, rtl, ClassChoice, RunArgs};
+use crate::args::campaign::{check_rtl_launch, CampaignLaunch};
+use crate::args::core::{refuse, units as chosen_units, CoreArgs};
+use crate::args::launch::load_program;
+use crate::args::plan_file::{PlanFile, PlannedRtl};
+use flexpmu_studies::faults::{NoneNamed, UnitsOf};
 
 /// `K/N` with K < N.
 fn parse_shard(text: &str) -> Result<(u64, u64)> {
@@ -116,10 +119,10 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
     // FlexGripPlus' units are known once it is imported (checked then).
     let units = match on_rtl {
         true => args.units.iter().map(|u| Unit::named(u.as_str())).collect(),
-        false => super::units(&args.units)?,
+        false => chosen_units(&args.units, &UnitsOf::Slice, NoneNamed::Every)?,
     };
     if on_rtl {
-        rtl::refuse(&[
+        refuse(&[
             ("--fault", args.fault.is_some()),
             ("--vcd", args.vcd.is_some()),
         ])?;
@@ -206,7 +209,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         true => {
             fgp = rtl::prepare(launch, &core, plan.seed, matrix, args.json)?;
             let names: Vec<String> = plan.units.iter().map(|u| u.to_string()).collect();
-            plan.units = rtl::units(&names, &fgp.campaign)?;
+            let of = UnitsOf::rtl(fgp.campaign.sites().iter().map(|s| s.unit.as_str()));
+            plan.units = chosen_units(&names, &of, NoneNamed::Every)?;
             (
                 &fgp.campaign,
                 &fgp.program,
@@ -359,7 +363,7 @@ fn write_plan(
     launch: &CampaignLaunch,
     plan: Plan,
     matrix: bool,
-    core: &rtl::CoreArgs,
+    core: &CoreArgs,
 ) -> Result<ExitCode> {
     let program = launch.program()?;
     let mut inputs = vec![("the program", program)];
@@ -372,7 +376,7 @@ fn write_plan(
     let fgp_rtl = match core.is_rtl()? {
         true => {
             // What `rtl::prepare` checks before its import, checked here.
-            rtl::check_launch(launch)?;
+            check_rtl_launch(launch)?;
             Some(PlannedRtl::of(core)?)
         }
         false => None,

@@ -10,15 +10,16 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use flexpmu_hdl::pmu::SELECTOR_CHOICES;
 use flexpmu_studies::faults::results_file::CampaignInfo;
-use flexpmu_studies::faults::Unit;
+use flexpmu_studies::faults::{NoneNamed, NotAUnit, Unit, UnitsOf};
 use flexpmu_studies::monitors::candidates::Candidate;
 use flexpmu_studies::monitors::comparison::{compare, Comparison, Method, Settings};
-use flexpmu_studies::monitors::kernels::{read_kernels, UnitsOf};
+use flexpmu_studies::monitors::kernels::{read_kernels, UnitChooser};
 use flexpmu_studies::monitors::selection::{monitor_map, Kernel, Pair, Pick};
 
 use crate::output::{check_output, check_outputs_in, write_output};
 
-use super::{table, SelectArgs};
+use super::SelectArgs;
+use crate::output::table;
 
 const SVG_MARKER: &str = "<!-- flexpmu faults select -->";
 const MAP_MARKER: &str = "flexpmu monitor map";
@@ -32,7 +33,7 @@ const RANDOM_WRITTEN: usize = 5;
 /// each kernel's campaign and first file; notes shown on stderr.
 type Kernels = (Vec<Kernel>, Vec<Candidate>, Vec<(CampaignInfo, String)>);
 
-fn kernels(files: &[PathBuf], units: UnitsOf) -> Result<Kernels> {
+fn kernels(files: &[PathBuf], units: UnitChooser) -> Result<Kernels> {
     let read = read_kernels(files, units)?;
     for note in &read.notes {
         eprintln!("note: {note}");
@@ -59,34 +60,21 @@ fn baseline_files(dir: &std::path::Path) -> Vec<(PathBuf, String)> {
 pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     // The units each campaign's kernel is taken on: those given, or the
     // GPU proper (on FlexGripPlus' RTL, the SM's units but the kit's).
-    let slice_units = match args.units.is_empty() {
-        true => Unit::gpu_proper(),
-        false => Vec::new(),
-    };
     let used: RefCell<Vec<Unit>> = RefCell::new(Vec::new());
     let units_of = |info: &CampaignInfo| -> Result<Vec<Unit>, String> {
-        let units = match super::rtl::ran_on_rtl(info) {
-            false if args.units.is_empty() => slice_units.clone(),
-            false => super::units(&args.units).map_err(|e| e.to_string())?,
-            true => {
-                let have: Vec<&str> = info.population.keys().map(String::as_str).collect();
-                if let Some(missing) = args.units.iter().find(|u| !have.contains(&u.as_str())) {
-                    return Err(format!(
-                        "--unit {}: the campaign (on FlexGripPlus' RTL) has faults in {}",
-                        flexpmu_isa::source::shorten(missing),
-                        have.join(", ")
-                    ));
-                }
-                match args.units.is_empty() {
-                    true => have
-                        .into_iter()
-                        .filter(|u| flexpmu_cosim::rtl::units::gpu_proper(u))
-                        .map(Unit::named)
-                        .collect(),
-                    false => args.units.iter().map(|u| Unit::named(u.as_str())).collect(),
-                }
-            }
+        let of = match crate::args::core::ran_on_rtl(info) {
+            false => UnitsOf::Slice,
+            true => UnitsOf::rtl(info.population.keys().map(String::as_str)),
         };
+        let units = of
+            .choose(&args.units, NoneNamed::GpuProper)
+            .map_err(|e| match e {
+                NotAUnit::Rtl { name, known } => format!(
+                    "--unit {name}: the campaign (on FlexGripPlus' RTL) has faults in {}",
+                    known.join(", ")
+                ),
+                e => format!("--unit {e}"),
+            })?;
         let mut used = used.borrow_mut();
         for unit in &units {
             if !used.contains(unit) {
@@ -170,7 +158,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     // A monitor map names the SM slice's signals.
     let on_rtl = train_campaigns
         .iter()
-        .any(|(info, _)| super::rtl::ran_on_rtl(info));
+        .any(|(info, _)| crate::args::core::ran_on_rtl(info));
     if on_rtl {
         if let Some((option, _)) = outputs.iter().find(|(o, _)| *o != "--svg") {
             bail!("{option} writes a monitor map of the SM slice's signals; these campaigns ran on FlexGripPlus' RTL, whose signals a map cannot name (the chosen signals are printed: wire them as `monitor_in(k) <= …` in streaming_multiprocessor.vhd); leave it out");

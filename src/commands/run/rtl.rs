@@ -12,18 +12,20 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use flexpmu_cosim::rtl::observe;
-use flexpmu_cosim::{Options, Prepared, Variant};
+use flexpmu_flexgripplus::rtl::observe;
+use flexpmu_flexgripplus::{Options, Prepared, Variant};
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::engine::compiled::trace::{CompiledTrace, TracePlan};
 use flexpmu_sim::engine::compiled::CompiledSim;
 use flexpmu_sim::gpu::sm::timing::Timing;
 use indicatif::ProgressBar;
 
-use super::super::cosim::rtl::{import, RtlSource};
-use super::super::cosim::{print_report, Bars};
-use super::super::launch::LaunchArgs;
-use super::super::{finish_waveform, WaveformArgs};
+use crate::args::core::RtlSource;
+use crate::args::launch::LaunchArgs;
+use crate::args::waveform::{finish_waveform, WaveformArgs};
+use crate::cosim_report::print_report;
+use crate::flexgripplus::import;
+use crate::progress::Bars;
 
 /// The options only `--core fgp-rtl` takes.
 #[derive(clap::Args, Clone, Default)]
@@ -33,7 +35,7 @@ pub struct FgpArgs {
     /// The instance of FlexGripPlus' GPGPU whose signals the waveform
     /// records, with every instance below it (a path of instance names
     /// joined by `.`, as in the waveform; `top`: everything).
-    #[arg(long, value_name = "PATH", default_value = flexpmu_cosim::rtl::SM_INSTANCE)]
+    #[arg(long, value_name = "PATH", default_value = flexpmu_flexgripplus::rtl::SM_INSTANCE)]
     pub scope: String,
 }
 
@@ -42,7 +44,7 @@ impl FgpArgs {
     /// `--core fgp-rtl`).
     pub fn given(&self) -> Vec<&'static str> {
         let mut given = self.source.given();
-        if self.scope != flexpmu_cosim::rtl::SM_INSTANCE {
+        if self.scope != flexpmu_flexgripplus::rtl::SM_INSTANCE {
             given.push("--scope");
         }
         given
@@ -67,7 +69,7 @@ fn check(launch: &LaunchArgs, waveform: &WaveformArgs, fgp: &FgpArgs) -> Result<
     if launch.sm.monitor_map.is_some() {
         bail!("--monitor-map: the kit's PMU in FlexGripPlus' RTL counts the built-in monitor map's channels (leave out --monitor-map)");
     }
-    if fgp.scope != flexpmu_cosim::rtl::SM_INSTANCE
+    if fgp.scope != flexpmu_flexgripplus::rtl::SM_INSTANCE
         && waveform.vcd.is_none()
         && waveform.fst.is_none()
     {
@@ -75,7 +77,7 @@ fn check(launch: &LaunchArgs, waveform: &WaveformArgs, fgp: &FgpArgs) -> Result<
             "--scope chooses what the waveform records: give --vcd or --fst, or leave out --scope"
         );
     }
-    flexpmu_cosim::whole_warps(launch.threads)?;
+    flexpmu_flexgripplus::whole_warps(launch.threads)?;
     Ok(())
 }
 
@@ -109,7 +111,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
         crate::progress::spinner()
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
-    let imported = import(&tree, variant, &plugin, &cache, &spinner)?;
+    let imported = import(&tree, variant, &plugin, &cache, &[], &spinner)?;
     spinner.finish_and_clear();
     if waveform.is_some() {
         check_scope(&imported.design, &fgp.scope)?;
@@ -124,9 +126,9 @@ pub fn run(request: Request) -> Result<ExitCode> {
         &mut progress,
     )
     .with_context(|| format!("{}: the SM slice beside FlexGripPlus", listing.file))?;
-    flexpmu_cosim::Progress::step(
+    flexpmu_flexgripplus::Progress::step(
         &mut progress,
-        flexpmu_cosim::Runner::ImportedRtl.describe(),
+        flexpmu_flexgripplus::Runner::ImportedRtl.describe(),
         Some(prepared.slice_cycles()),
     );
     // The waveform's plan needs the compiled design: made at the first
@@ -140,7 +142,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
     let observed = observe(
         &imported.design,
         prepared.fgp_launch(),
-        &mut |cycle| flexpmu_cosim::Progress::cycle(&mut progress, cycle),
+        &mut |cycle| flexpmu_flexgripplus::Progress::cycle(&mut progress, cycle),
         &mut |period, sim| {
             let (Some(waveform), None) = (&waveform, &failed) else {
                 return;
@@ -171,7 +173,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
             .map(|e| e as &(dyn std::error::Error + 'static)),
     )?;
     let report = prepared
-        .report(flexpmu_cosim::Runner::ImportedRtl, &observed)
+        .report(flexpmu_flexgripplus::Runner::ImportedRtl, &observed)
         .with_context(|| format!("{}: checking FlexGripPlus' run", listing.file))?;
     progress.finish();
     if json {
@@ -202,7 +204,7 @@ fn record(
     let trace = match trace {
         Some(trace) => trace,
         None => {
-            let top = flexpmu_cosim::rtl::TOP;
+            let top = flexpmu_flexgripplus::rtl::TOP;
             let plan = TracePlan::of_scope(sim, top, scope).map_err(std::io::Error::other)?;
             let out = waveform.output().map_err(std::io::Error::other)?;
             trace.insert(CompiledTrace::new(out, plan, top, period_ps)?)

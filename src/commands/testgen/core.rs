@@ -8,19 +8,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use flexpmu_cosim::rtl::testgen::RtlCore;
-use flexpmu_cosim::rtl::ImportedGpgpu;
-use flexpmu_cosim::Variant;
+use flexpmu_flexgripplus::rtl::ImportedGpgpu;
+use flexpmu_flexgripplus::Variant;
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_studies::faults::{Faults, Unit};
+use flexpmu_studies::rtl::testgen::RtlCore;
 use flexpmu_studies::testgen::{Core, SliceCore};
 use indicatif::ProgressBar;
 
-use crate::commands::cosim::rtl::import_with_gates;
-use crate::commands::faults::plan_file::PlannedRtl;
-use crate::commands::faults::rtl::{self, CoreArgs};
-use crate::commands::faults::CampaignLaunch;
-use crate::commands::launch::LaunchArgs;
+use crate::args::campaign::check_rtl_launch;
+use crate::args::campaign::CampaignLaunch;
+use crate::args::core::{units, CoreArgs};
+use crate::args::launch::LaunchArgs;
+use crate::args::plan_file::PlannedRtl;
+use crate::flexgripplus::import;
+use flexpmu_studies::faults::{NoneNamed, UnitsOf};
 
 /// On FlexGripPlus' RTL, the kernel and the baselines are measured on a
 /// sample for this margin (at 99 % confidence) unless --margin says: its
@@ -68,14 +70,14 @@ pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Res
             .context("appendix A on this launch")?;
         return Ok(Chosen {
             core,
-            units: crate::commands::faults::units_or_gpu_proper(args.units)?,
+            units: units(args.units, &UnitsOf::Slice, NoneNamed::GpuProper)?,
             appendix_cycles,
             every_fault: margin.map_or(Faults::Exhaustive, Faults::Margin),
             recorded: None,
             planned: None,
         });
     }
-    rtl::check_launch(&CampaignLaunch {
+    check_rtl_launch(&CampaignLaunch {
         file: None,
         launch: args.launch.clone(),
         loop_launch: None,
@@ -89,7 +91,7 @@ pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Res
         false => crate::progress::spinner(),
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
-    let imported = import_with_gates(
+    let imported = import(
         &source.tree()?,
         Variant::Kit,
         &source.plugin()?,
@@ -106,19 +108,8 @@ pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Res
         .campaign(appendix_a, iss, args.seed)
         .context("appendix A on FlexGripPlus' RTL")?;
     spinner.finish_and_clear();
-    let units = match args.units.is_empty() {
-        true => {
-            let mut units: Vec<&str> = appendix.sites().iter().map(|s| s.unit.as_str()).collect();
-            units.sort_unstable();
-            units.dedup();
-            units
-                .into_iter()
-                .filter(|u| flexpmu_cosim::rtl::units::gpu_proper(u))
-                .map(Unit::named)
-                .collect()
-        }
-        false => rtl::units(args.units, appendix.as_ref())?,
-    };
+    let of = UnitsOf::rtl(appendix.sites().iter().map(|s| s.unit.as_str()));
+    let units = units(args.units, &of, NoneNamed::GpuProper)?;
     Ok(Chosen {
         appendix_cycles: appendix.golden_cycles(),
         core: Arc::new(core),

@@ -14,12 +14,12 @@ use flexpmu_studies::faults::{sampling, FaultModel, Unit};
 use flexpmu_studies::testgen::baselines::Baseline;
 use flexpmu_studies::testgen::expected::Expected;
 use flexpmu_studies::testgen::measure::{Measure, Measured};
-use flexpmu_studies::testgen::search::{Evaluate, Threads};
+use flexpmu_studies::testgen::search::{Evaluate, ResumeError, Threads};
 use flexpmu_studies::testgen::{self, Judge, Settings, State, Tally};
 use flexpmu_tools::files;
 
-use super::faults::rtl::CoreArgs;
-use super::launch::LaunchArgs;
+use crate::args::core::CoreArgs;
+use crate::args::launch::LaunchArgs;
 
 mod core;
 mod slurm;
@@ -412,37 +412,15 @@ fn resume(path: &Path, settings: &Settings) -> Result<State> {
             path.display()
         )
     })?;
-    // More (or fewer) generations go on with the same search.
-    let same = Settings {
-        generations: settings.generations,
-        ..state.settings.clone()
-    };
-    if same != *settings {
-        bail!(
-            "{}: a search of other settings: give {} to resume it, or leave out --resume",
-            path.display(),
-            same.differences(settings).join(", ")
-        );
-    }
-    if state.history.len() > settings.generations {
-        bail!(
-            "--generations {}: {} holds a search of {} generations already; give --generations {} or more to resume it",
-            settings.generations,
-            path.display(),
-            state.history.len(),
-            state.history.len()
-        );
-    }
-    if state.population.len() != settings.population && !state.history.is_empty() {
-        bail!(
-            "{}: its population does not hold {} programs",
-            path.display(),
-            settings.population
-        );
-    }
-    Ok(State {
-        settings: same,
-        ..state
+    state.resumed(settings).map_err(|e| match e {
+        ResumeError::FewerGenerations { .. } => {
+            anyhow::anyhow!(
+                "--generations {}: {} {e}",
+                settings.generations,
+                path.display()
+            )
+        }
+        e => anyhow::anyhow!("{}: {e}", path.display()),
     })
 }
 
@@ -486,7 +464,7 @@ fn print_tables(
     population: &Population,
 ) -> Result<()> {
     let all_name = "all".to_string();
-    let mut table = super::faults::table(&[
+    let mut table = crate::output::table(&[
         "program",
         "cycles",
         "faults",
@@ -531,7 +509,7 @@ fn print_tables(
     if sampled {
         header.push("± (99 %)");
     }
-    let mut table = super::faults::table(&header);
+    let mut table = crate::output::table(&header);
     for (unit, t) in rows {
         let mut row = vec![
             unit.clone(),

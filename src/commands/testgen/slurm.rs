@@ -19,9 +19,9 @@ use flexpmu_studies::testgen::search::{Candidate, Evaluate};
 use flexpmu_studies::testgen::{Judge, Score};
 use flexpmu_tools::files;
 
-use crate::commands::faults::plan_file::{PlanFile, PlannedRtl};
-use crate::commands::faults::CampaignLaunch;
-use crate::commands::launch::LaunchArgs;
+use crate::args::campaign::CampaignLaunch;
+use crate::args::launch::LaunchArgs;
+use crate::args::plan_file::{PlanFile, PlannedRtl};
 use crate::output::write_output;
 
 /// The shard task, as `scripts/slurm/` has it (written beside the jobs'

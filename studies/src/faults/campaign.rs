@@ -6,6 +6,8 @@
 //! a run stops at a checkpoint where its state equals the golden run's
 //! and the fault cannot act again.
 
+use std::sync::atomic::AtomicBool;
+
 use flexpmu_sim::engine::compiled::faults::{Fault, FaultModel, Site};
 use flexpmu_sim::engine::Engine;
 use flexpmu_sim::gpu::iss::Iss;
@@ -14,6 +16,7 @@ use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmConfig, SmE
 
 use super::budget::Budget;
 use super::digests::BlockWatch;
+use super::driver;
 use super::golden::{CycleProgress, Golden};
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec};
 use super::outcome::{classify, differences, Differences, Outcome};
@@ -422,49 +425,45 @@ impl Campaign {
         threads: usize,
         on_result: &(dyn Fn(FaultResult) -> bool + Sync),
     ) -> Result<(), CampaignError> {
-        let workers = Workers::new(threads, on_result)?;
         if !self.shortcuts {
+            let workers = Workers::new(threads, on_result)?;
             workers.each(faults, &|fault| self.run(fault));
             return workers.finish();
         }
-        // Faults never activated are masked without running.
-        let mut grouped = Vec::new();
-        for fault in faults {
-            if workers.stopped() {
-                break;
-            }
-            match self.activated(fault) {
-                true => grouped.push(*fault),
-                false => workers.report(Ok(self.result(fault, 0, Outcome::Masked))),
-            }
-        }
-        grouped.sort_by_key(|f| (f.model == FaultModel::Flip, self.flip_cycle(f), f.id));
-        let size = grouped
-            .len()
-            .div_ceil(threads.max(1))
-            .clamp(1, group::GROUP_SIZE);
-        let shared = &workers;
-        shared.pool.scope(|scope| {
-            for group in grouped.chunks(size) {
-                scope.spawn(move |scope| {
-                    if shared.stopped() {
-                        return;
-                    }
-                    let done = |done: group::Done| match done {
-                        group::Done::Result(result) => shared.report(Ok(result)),
-                        group::Done::Alone(alone) => scope.spawn(move |_| {
-                            if !shared.stopped() {
-                                shared.report(self.run_alone(&alone));
-                            }
-                        }),
-                    };
-                    if let Err(e) = self.run_group(group, shared.stop_flag(), &done) {
-                        shared.report(Err(e));
-                    }
-                });
-            }
-        });
-        workers.finish()
+        driver::run_grouped(self, faults, threads, on_result)?;
+        Ok(())
+    }
+}
+
+impl driver::Grouped for Campaign {
+    type Counts = driver::Uncounted;
+    const GROUP_SIZE: usize = group::GROUP_SIZE;
+
+    fn activated(&self, fault: &FaultSpec) -> bool {
+        Campaign::activated(self, fault)
+    }
+
+    fn never_activated(&self, fault: &FaultSpec) -> Result<FaultResult, CampaignError> {
+        Ok(self.result(fault, 0, Outcome::Masked))
+    }
+
+    fn acts_from(&self, fault: &FaultSpec) -> u64 {
+        self.flip_cycle(fault)
+    }
+
+    fn ride_group<'s>(
+        &'s self,
+        group: &[FaultSpec],
+        stop: &AtomicBool,
+        done: &(dyn Fn(driver::Done<'s>) + Sync),
+    ) -> Result<driver::Uncounted, CampaignError> {
+        self.run_group(group, stop, &|finished| match finished {
+            group::Done::Result(result) => done(driver::Done::Result(Ok(result))),
+            group::Done::Alone(alone) => done(driver::Done::Alone(Box::new(move || {
+                self.run_alone(&alone)
+            }))),
+        })?;
+        Ok(driver::Uncounted)
     }
 }
 

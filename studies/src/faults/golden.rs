@@ -3,7 +3,7 @@
 //! flips from and to stop faulty runs at, which values each fault site
 //! took, and what the core showed in each cycle.
 
-use flexpmu_sim::engine::compiled::faults::SiteKind;
+use flexpmu_sim::engine::compiled::{site_node, SiteValues};
 use flexpmu_sim::gpu::sm::PROGRESS_CYCLES;
 use flexpmu_sim::gpu::sm::{Checkpoint, CoreSim, HarnessState, RunObserver, Sm, SmRun};
 
@@ -23,10 +23,9 @@ pub struct Golden {
     /// Checkpoints, ascending by cycle, every `spacing` cycles.
     checkpoints: Vec<Checkpoint>,
     spacing: u64,
-    /// Per site, per interval j of `seen_every` cycles: the bits that
-    /// were 1 and the bits that were 0 from interval j on.
-    site_values: Vec<Vec<(u64, u64)>>,
-    seen_every: u64,
+    /// Per site, the values its bits took from each interval of the run
+    /// on (the one activation test, `flexpmu_sim`'s).
+    site_values: Vec<SiteValues>,
     /// What a counter on each candidate counted (with the matrix on).
     pub counts: Option<GoldenCounts>,
 }
@@ -74,30 +73,9 @@ impl Golden {
         });
         let seen = sm.take_values_seen().unwrap_or_default();
         let state_nodes = sm.state_nodes().ok_or(CampaignError::NotCompiled)?;
-        let intervals = seen.ones.len();
         let site_values = sites
             .iter()
-            .map(|site| {
-                let node = match site.kind {
-                    SiteKind::Net(node) => Some(node),
-                    SiteKind::Register(r) => state_nodes.get(r).copied().flatten(),
-                    // A memory's words are not nodes: never skipped.
-                    SiteKind::Memory(_) => None,
-                };
-                // Suffix unions: from interval j on. A register no node
-                // reads: both values, always (never skipped).
-                let mut from = vec![(u64::MAX, u64::MAX); intervals + 1];
-                if let Some(n) = node {
-                    from[intervals] = (0, 0);
-                    for j in (0..intervals).rev() {
-                        from[j] = (
-                            from[j + 1].0 | seen.ones[j][n],
-                            from[j + 1].1 | seen.zeros[j][n],
-                        );
-                    }
-                }
-                from
-            })
+            .map(|site| seen.site_values(site_node(&site.kind, &state_nodes)))
             .collect();
         Ok(Golden {
             run,
@@ -105,7 +83,6 @@ impl Golden {
             checkpoints: recorder.checkpoints,
             spacing: recorder.spacing,
             site_values,
-            seen_every: seen.every.max(1),
             counts,
         })
     }
@@ -134,15 +111,7 @@ impl Golden {
     /// than `model`'s stuck one at some cycle from `cycle` on (a flip:
     /// always). Conservative: the interval holding `cycle` counts whole.
     pub fn activated_from(&self, site: usize, bit: usize, model: FaultModel, cycle: u64) -> bool {
-        let from = &self.site_values[site];
-        let j = ((cycle / self.seen_every) as usize).min(from.len() - 1);
-        let (ones, zeros) = from[j];
-        let bit = 1u64 << bit;
-        match model {
-            FaultModel::StuckAt0 => ones & bit != 0,
-            FaultModel::StuckAt1 => zeros & bit != 0,
-            FaultModel::Flip => true,
-        }
+        self.site_values[site].activated_from(bit, model, cycle)
     }
 }
 

@@ -239,9 +239,7 @@ pub fn fault_cycle(fault: &FaultSpec, name: &str, seed: u64, golden_cycles: u64)
     match fault.model {
         FaultModel::Flip => {
             // FNV-1a: stable across Rust versions, unlike `DefaultHasher`.
-            let digest = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-            });
+            let digest = flexpmu_tools::manifest::digest(name.as_bytes());
             let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ digest);
             rng.gen_range(0..golden_cycles.max(1))
         }

@@ -16,9 +16,11 @@
 //! the results file a campaign streams, resumes and merges:
 //! [`results_file`], [`merge`].
 
+pub mod bench;
 pub mod budget;
 pub mod campaign;
 pub mod digests;
+pub mod driver;
 mod error;
 pub mod golden;
 pub mod list;
@@ -47,4 +49,4 @@ pub use results_file::CampaignInfo;
 pub use site::FaultSite;
 pub use summary::{Coverage, Summary};
 pub use target::Target;
-pub use unit::{Unit, UnknownUnit, GPU_PROPER, UNITS};
+pub use unit::{NoneNamed, NotAUnit, Unit, UnitsOf, UnknownUnit, GPU_PROPER, UNITS};

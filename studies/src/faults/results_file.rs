@@ -208,13 +208,16 @@ pub fn decode_ids(hex: &str) -> Result<Vec<u64>, String> {
 /// A digest of a program's words (FNV-1a, 64 bits, as 16 hex digits):
 /// two campaigns on different programs of the same name differ in it.
 pub fn program_digest(program: &[u32]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for word in program {
-        for byte in word.to_le_bytes() {
-            h = (h ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    format!("{h:016x}")
+    format!("{:016x}", words_digest(program))
+}
+
+/// FNV-1a of words, each little-endian (the tools' digest,
+/// `flexpmu_tools::manifest`, over a program's bytes).
+pub fn words_digest(words: &[u32]) -> u64 {
+    use flexpmu_tools::manifest::{digest_more, DIGEST_START};
+    words
+        .iter()
+        .fold(DIGEST_START, |h, w| digest_more(h, &w.to_le_bytes()))
 }
 
 /// Why a results file cannot be read or written; each names its file

@@ -3,7 +3,7 @@
 //! golden run's length (the flips' cycles are drawn in it), the
 //! detection matrix if it keeps one, and the faults run to their
 //! outcomes. The SM slice's [`Campaign`](super::Campaign) is one; an
-//! imported netlist's campaign (FlexGripPlus' own RTL, in `flexpmu-cosim`)
+//! imported netlist's campaign (FlexGripPlus' own RTL, `crate::rtl::faults`)
 //! is another, so `faults run` and its results files serve both.
 
 use std::sync::atomic::{AtomicBool, Ordering};

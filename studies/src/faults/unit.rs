@@ -71,6 +71,81 @@ impl Unit {
     }
 }
 
+/// The units a core's faults can be in, against which the units a user
+/// names are checked: the SM slice's, or those of FlexGripPlus' imported
+/// GPGPU that its sites (or a results file's population) hold.
+#[derive(Clone, Debug)]
+pub enum UnitsOf {
+    /// The SM slice's [`UNITS`].
+    Slice,
+    /// The units of an imported netlist's sites, by name.
+    Rtl(Vec<String>),
+}
+
+/// What to take when no unit is named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoneNamed {
+    /// Every unit (an empty list: a campaign's faults on every unit).
+    Every,
+    /// The GPU proper: on the SM slice [`GPU_PROPER`], on FlexGripPlus'
+    /// GPGPU the SM's own units (neither the board's nor the kit's,
+    /// `flexpmu_flexgripplus::rtl::units::gpu_proper`).
+    GpuProper,
+}
+
+/// A unit named that is not one of a core's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotAUnit {
+    /// Not one of the SM slice's.
+    #[error(transparent)]
+    Slice(#[from] UnknownUnit),
+    /// Not one the imported netlist's sites are in.
+    #[error("{name}: FlexGripPlus' units are {}", known.join(", "))]
+    Rtl {
+        /// The name given (shortened if long).
+        name: String,
+        /// The core's units, sorted.
+        known: Vec<String>,
+    },
+}
+
+impl UnitsOf {
+    /// The units of an imported netlist's sites (`names`, in any order,
+    /// repeated or not).
+    pub fn rtl<'a>(names: impl IntoIterator<Item = &'a str>) -> UnitsOf {
+        let mut known: Vec<String> = names.into_iter().map(str::to_string).collect();
+        known.sort_unstable();
+        known.dedup();
+        UnitsOf::Rtl(known)
+    }
+
+    /// The units `given` (`--unit`'s), each checked; none given, what
+    /// `none` says. The one unit policy of campaigns, selections and
+    /// test programs on either core.
+    pub fn choose(&self, given: &[String], none: NoneNamed) -> Result<Vec<Unit>, NotAUnit> {
+        match (self, given.is_empty(), none) {
+            (_, true, NoneNamed::Every) => Ok(Vec::new()),
+            (UnitsOf::Slice, true, NoneNamed::GpuProper) => Ok(Unit::gpu_proper()),
+            (UnitsOf::Rtl(known), true, NoneNamed::GpuProper) => Ok(known
+                .iter()
+                .filter(|u| flexpmu_flexgripplus::rtl::units::gpu_proper(u))
+                .map(|u| Unit::named(u.as_str()))
+                .collect()),
+            (UnitsOf::Slice, false, _) => Ok(Unit::all_of_slice(given)?),
+            (UnitsOf::Rtl(known), false, _) => given
+                .iter()
+                .map(|name| match known.contains(name) {
+                    true => Ok(Unit::named(name.as_str())),
+                    false => Err(NotAUnit::Rtl {
+                        name: flexpmu_isa::source::shorten(name),
+                        known: known.clone(),
+                    }),
+                })
+                .collect(),
+        }
+    }
+}
+
 impl fmt::Display for Unit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -112,5 +187,49 @@ mod tests {
             r#"["decode","ports"]"#
         );
         assert_eq!(Unit::slice().len(), UNITS.len());
+    }
+
+    #[test]
+    fn units_named_are_checked_and_none_named_is_every_unit_or_the_gpu_proper() {
+        let given = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let slice = UnitsOf::Slice;
+        assert_eq!(
+            slice.choose(&[], NoneNamed::Every).unwrap(),
+            Vec::<Unit>::new()
+        );
+        assert_eq!(
+            slice.choose(&[], NoneNamed::GpuProper).unwrap(),
+            ["decode", "execute", "ports"]
+        );
+        assert_eq!(
+            slice
+                .choose(&given(&["pmu"]), NoneNamed::GpuProper)
+                .unwrap(),
+            ["pmu"]
+        );
+        assert_eq!(
+            slice
+                .choose(&given(&["gpu"]), NoneNamed::Every)
+                .unwrap_err()
+                .to_string(),
+            "gpu: expected one of decode, execute, hooks, pmu, ports"
+        );
+        let rtl = UnitsOf::rtl(["uwarpunit", "top", "uflexpmupmu", "upipelinedecode", "top"]);
+        assert_eq!(
+            rtl.choose(&[], NoneNamed::GpuProper).unwrap(),
+            ["upipelinedecode", "uwarpunit"]
+        );
+        assert_eq!(
+            rtl.choose(&given(&["top"]), NoneNamed::GpuProper).unwrap(),
+            ["top"]
+        );
+        assert_eq!(
+            rtl.choose(&given(&["decode"]), NoneNamed::Every)
+                .unwrap_err(),
+            NotAUnit::Rtl {
+                name: "decode".into(),
+                known: given(&["top", "uflexpmupmu", "upipelinedecode", "uwarpunit"])
+            }
+        );
     }
 }

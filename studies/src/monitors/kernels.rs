@@ -48,11 +48,11 @@ pub enum KernelsError {
 
 /// The units a campaign's kernel is taken on (why not, for units it
 /// does not have).
-pub type UnitsOf<'a> = &'a dyn Fn(&CampaignInfo) -> Result<Vec<Unit>, String>;
+pub type UnitChooser<'a> = &'a dyn Fn(&CampaignInfo) -> Result<Vec<Unit>, String>;
 
 /// The kernels of `files` (one per campaign), each on the faults of the
 /// units `units` gives for its campaign.
-pub fn read_kernels(files: &[PathBuf], units: UnitsOf) -> Result<Kernels, KernelsError> {
+pub fn read_kernels(files: &[PathBuf], units: UnitChooser) -> Result<Kernels, KernelsError> {
     // Each file read once, grouped by campaign.
     let mut groups: Vec<Vec<(PathBuf, ResultsFile)>> = Vec::new();
     for path in files {

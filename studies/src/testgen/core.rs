@@ -2,7 +2,7 @@
 //! runs on. The search, the finalists, the measurement and the baselines
 //! see a core through this interface only, so a test can be evolved on
 //! flexpmu's SM slice ([`SliceCore`], here) or on FlexGripPlus' own
-//! imported RTL (`flexpmu_cosim::rtl::testgen`).
+//! imported RTL (`flexpmu_studies::rtl::testgen`).
 
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};

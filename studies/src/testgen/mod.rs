@@ -18,6 +18,7 @@
 
 pub mod baselines;
 pub mod core;
+pub mod deployed;
 pub mod error;
 pub mod expected;
 pub mod finalists;

@@ -145,15 +145,49 @@ const CANDIDATE_TITLE: &str = "testgen candidate";
 
 /// FNV-1a of a program's words: stable across runs and Rust versions.
 pub fn digest(words: &[u32]) -> u64 {
-    words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        })
+    crate::faults::results_file::words_digest(words)
+}
+
+/// Why a search's state cannot go on under the settings asked for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResumeError {
+    /// Settings other than the generations differ, each as
+    /// [`Settings::differences`] names it.
+    #[error("a search of other settings: give {} to resume it, or leave out --resume", .0.join(", "))]
+    OtherSettings(Vec<String>),
+    /// More generations done than asked for.
+    #[error("holds a search of {done} generations already; give --generations {done} or more to resume it")]
+    FewerGenerations { done: usize },
+    /// A population of another size.
+    #[error("its population does not hold {0} programs")]
+    Population(usize),
 }
 
 impl State {
+    /// This state gone on with under `settings`: the same search (more or
+    /// fewer generations go on with it), or why not.
+    pub fn resumed(self, settings: &Settings) -> Result<State, ResumeError> {
+        let same = Settings {
+            generations: settings.generations,
+            ..self.settings.clone()
+        };
+        if same != *settings {
+            return Err(ResumeError::OtherSettings(same.differences(settings)));
+        }
+        if self.history.len() > settings.generations {
+            return Err(ResumeError::FewerGenerations {
+                done: self.history.len(),
+            });
+        }
+        if self.population.len() != settings.population && !self.history.is_empty() {
+            return Err(ResumeError::Population(settings.population));
+        }
+        Ok(State {
+            settings: same,
+            ..self
+        })
+    }
+
     /// A search not started.
     pub fn new(settings: Settings) -> State {
         State {

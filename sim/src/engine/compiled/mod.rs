@@ -10,6 +10,7 @@
 //! [`rust_source`]), which runs instead of the loop when its fingerprint
 //! matches the netlist's.
 
+mod activation;
 mod activity;
 pub mod concurrent;
 pub mod faults;
@@ -23,6 +24,7 @@ mod values_seen;
 use flexpmu_generated::GeneratedCode;
 use flexpmu_ir::Design;
 
+pub use activation::{site_node, SiteValues};
 use activity::{Activity, Fanout};
 use instr::{mask, Instr};
 pub use netlist::{Memory, Netlist, NetlistError, Node, Op, WritePort};

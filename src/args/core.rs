@@ -1,0 +1,143 @@
+//! The core a command runs on (`--core`: the SM slice or FlexGripPlus'
+//! imported GPGPU), the FlexGripPlus units at gate level (`--gates`) and
+//! where FlexGripPlus, the plugin and the netlist's cache are.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use flexpmu_flexgripplus::Tree;
+use flexpmu_studies::faults::{NoneNamed, Unit, UnitsOf};
+
+/// What a kernel runs on (`run --core`), or a campaign injects its faults
+/// into (`faults --core`, `testgen --core`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Core {
+    /// flexpmu's SM slice: the SM core in rust-hdl with its harness.
+    Slice,
+    /// FlexGripPlus 4.4's GPGPU, its RTL imported into flexpmu.
+    FgpRtl,
+}
+
+/// What a campaign injects its faults into.
+#[derive(clap::Args, Clone)]
+pub struct CoreArgs {
+    /// What the faults are injected into: flexpmu's SM slice, or
+    /// FlexGripPlus 4.4's GPGPU with the PMU kit (its RTL imported into
+    /// flexpmu and run on the compiled engine; sites are its nets and
+    /// flip-flops, units its entities).
+    #[arg(long, value_enum, default_value_t = Core::Slice)]
+    pub core: Core,
+    /// With `--core fgp-rtl`: this FlexGripPlus unit (`upipelinedecode`,
+    /// `uwarpunit`, …) at gate level, its combinational logic mapped by
+    /// Yosys to AND, OR, XOR, MUX and NOT gates (its flip-flops and
+    /// memories as they are), the rest of the GPGPU at RTL; repeatable.
+    #[arg(long, value_name = "UNIT")]
+    pub gates: Vec<String>,
+    #[command(flatten)]
+    pub source: RtlSource,
+}
+
+impl CoreArgs {
+    /// Whether the campaign is on FlexGripPlus' RTL; an error for
+    /// FlexGripPlus' options without it.
+    pub fn is_rtl(&self) -> Result<bool> {
+        if self.core == Core::FgpRtl {
+            return Ok(true);
+        }
+        let mut given = self.source.given();
+        if !self.gates.is_empty() {
+            given.push("--gates");
+        }
+        if let Some(option) = given.first() {
+            bail!("{option} is for `--core fgp-rtl` (FlexGripPlus' imported RTL): add --core fgp-rtl or leave out {option}");
+        }
+        Ok(false)
+    }
+}
+
+/// Refuses the first of `given` (an option and whether it was given):
+/// what a campaign on FlexGripPlus' RTL does not take.
+pub fn refuse(given: &[(&str, bool)]) -> Result<()> {
+    match given.iter().find(|(_, given)| *given) {
+        Some((option, _)) => bail!("{option} is not taken with `--core fgp-rtl` (a campaign on FlexGripPlus' imported RTL): leave out {option}"),
+        None => Ok(()),
+    }
+}
+
+impl CoreArgs {
+    /// The core as a results file records it: `fgp-rtl`, and the units
+    /// at gate level (`fgp-rtl gates=upipelinedecode`).
+    pub fn recorded(&self) -> String {
+        match self.gates.is_empty() {
+            true => "fgp-rtl".to_string(),
+            false => format!("fgp-rtl gates={}", self.gates.join(",")),
+        }
+    }
+}
+
+/// Whether a results file's campaign ran on FlexGripPlus' RTL (its
+/// recorded core, [`CoreArgs::recorded`]).
+pub fn ran_on_rtl(info: &flexpmu_studies::faults::results_file::CampaignInfo) -> bool {
+    info.core
+        .as_deref()
+        .is_some_and(|core| core == "fgp-rtl" || core.starts_with("fgp-rtl "))
+}
+
+/// Where FlexGripPlus, the plugin and the netlist's cache are, for the
+/// commands that import FlexGripPlus' RTL.
+#[derive(clap::Args, Clone, Default)]
+pub struct RtlSource {
+    /// FlexGripPlus' checkout (its repository or its `FlexGripPlus_4.4`
+    /// folder); default: the `FLEXGRIPPLUS` environment variable.
+    #[arg(long, value_name = "DIR")]
+    pub flexgripplus: Option<PathBuf>,
+    /// The ghdl-yosys-plugin: a built ghdl.so, or its source folder
+    /// (built once, with yosys-dev and libghdl-dev); default: the
+    /// GHDL_YOSYS_PLUGIN environment variable.
+    #[arg(long, value_name = "PATH")]
+    pub ghdl_plugin: Option<PathBuf>,
+    /// Where FlexGripPlus' netlist is kept (default: FLEXPMU_CACHE, else
+    /// $XDG_CACHE_HOME/flexpmu, else ~/.cache/flexpmu).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+}
+
+impl RtlSource {
+    /// The options given, by name.
+    pub fn given(&self) -> Vec<&'static str> {
+        [
+            (self.flexgripplus.is_some(), "--flexgripplus"),
+            (self.ghdl_plugin.is_some(), "--ghdl-plugin"),
+            (self.cache.is_some(), "--cache"),
+        ]
+        .into_iter()
+        .filter_map(|(given, name)| given.then_some(name))
+        .collect()
+    }
+
+    /// The checkout (the option, else `FLEXGRIPPLUS`).
+    pub fn tree(&self) -> Result<Tree> {
+        Ok(Tree::from_option_or_env(self.flexgripplus.as_deref())?)
+    }
+
+    /// The plugin (the option, else `GHDL_YOSYS_PLUGIN`).
+    pub fn plugin(&self) -> Result<PathBuf> {
+        Ok(flexpmu_tools::ghdl_plugin::locate(
+            self.ghdl_plugin.as_deref(),
+        )?)
+    }
+
+    /// The cache folder (the option, else the default).
+    pub fn cache(&self) -> PathBuf {
+        self.cache
+            .clone()
+            .unwrap_or_else(flexpmu_flexgripplus::default_cache)
+    }
+}
+
+/// `--unit`'s values checked against the core's units (`of`); none given,
+/// what `none` says ([`UnitsOf::choose`]).
+pub fn units(given: &[String], of: &UnitsOf, none: NoneNamed) -> Result<Vec<Unit>> {
+    of.choose(given, none)
+        .map_err(|e| anyhow::anyhow!("--unit {e}"))
+}
