@@ -182,6 +182,21 @@ impl CycleBar {
     pub fn finish(self) {}
 }
 
+/// A library's run told on the bar: each step its prefix, its cycles
+/// the bound the bar shows.
+impl flexpmu_sim::progress::Progress for CycleBar {
+    fn step(&mut self, what: &str, cycles: Option<u64>) {
+        self.0.set_prefix(what.to_string());
+        if let Some(bound) = cycles {
+            self.at(0, bound);
+        }
+    }
+
+    fn cycle(&mut self, cycle: u64) {
+        self.0.set_position(cycle);
+    }
+}
+
 impl Drop for CycleBar {
     fn drop(&mut self) {
         self.0.finish_and_clear();
@@ -234,7 +249,7 @@ impl Bars {
     }
 }
 
-impl flexpmu_flexgripplus::Progress for Bars {
+impl flexpmu_sim::progress::Progress for Bars {
     fn step(&mut self, what: &str, expected_cycles: Option<u64>) {
         match expected_cycles {
             Some(cycles) => {

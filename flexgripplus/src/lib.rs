@@ -43,6 +43,7 @@ use flexpmu_sim::gpu::iss::{IssError, FLEXGRIPPLUS_GMEM_ADDR_BITS, WARP_SIZE};
 use flexpmu_sim::gpu::sm::timing::Timing;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig, SmError, SmRun};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_sim::progress::Progress;
 use flexpmu_tools::ToolError;
 
 pub use compare::{Comparison, Divergence, Kind};
@@ -145,22 +146,6 @@ impl Default for Options {
 /// (3,131 against 3,127 cycles on one warp; 164,291 against 163,913 on
 /// 4 × 512 threads).
 pub const DEFAULT_TOLERANCE_PERCENT: f64 = 1.0;
-
-/// What a co-simulation's caller hears as it goes.
-pub trait Progress {
-    /// A new step (e.g. "flexpmu's SM slice", "FlexGripPlus under GHDL").
-    fn step(&mut self, what: &str, expected_cycles: Option<u64>);
-    /// The simulation of the current step has reached `cycle`.
-    fn cycle(&mut self, cycle: u64);
-}
-
-/// No progress shown.
-pub struct Quiet;
-
-impl Progress for Quiet {
-    fn step(&mut self, _: &str, _: Option<u64>) {}
-    fn cycle(&mut self, _: u64) {}
-}
 
 /// One kernel on one launch, on FlexGripPlus and on flexpmu.
 #[derive(Clone, Debug, serde::Serialize)]

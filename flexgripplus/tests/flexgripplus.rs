@@ -13,12 +13,13 @@ use std::sync::OnceLock;
 mod common;
 use common::{cache, shared, workspace};
 
-use flexpmu_flexgripplus::{cosimulate, kit_sources, Design, Kind, Options, Quiet, Tree, Variant};
+use flexpmu_flexgripplus::{cosimulate, kit_sources, Design, Kind, Options, Tree, Variant};
 use flexpmu_isa::asm::assemble;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_sim::progress::Quiet;
 
 /// FlexGripPlus' checkout, or None (said on stderr) where there is none.
 fn tree() -> Option<Tree> {

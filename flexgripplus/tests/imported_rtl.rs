@@ -17,13 +17,14 @@ use flexpmu_flexgripplus::launch::FgpLaunch;
 use flexpmu_flexgripplus::rtl::{self, RtlComparison, RtlNetlist};
 use flexpmu_flexgripplus::simulate::Watch;
 use flexpmu_flexgripplus::{
-    cosimulate, kit_sources, Design, FlexGripPlus, Options, Quiet, Report, Tree, Variant,
+    cosimulate, kit_sources, Design, FlexGripPlus, Options, Report, Tree, Variant,
 };
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_sim::progress::Quiet;
 
 fn appendix_a() -> Listing {
     Listing::load(&workspace().join("examples/appendix_a.sass")).unwrap()

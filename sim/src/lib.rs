@@ -21,4 +21,5 @@
 pub mod engine;
 pub mod gpu;
 pub mod pmu;
+pub mod progress;
 pub mod waveform;

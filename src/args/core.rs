@@ -65,22 +65,11 @@ pub fn refuse(given: &[(&str, bool)]) -> Result<()> {
 }
 
 impl CoreArgs {
-    /// The core as a results file records it: `fgp-rtl`, and the units
-    /// at gate level (`fgp-rtl gates=upipelinedecode`).
+    /// The core as a results file records it
+    /// ([`flexpmu_studies::faults::results_file::rtl_core`]).
     pub fn recorded(&self) -> String {
-        match self.gates.is_empty() {
-            true => "fgp-rtl".to_string(),
-            false => format!("fgp-rtl gates={}", self.gates.join(",")),
-        }
+        flexpmu_studies::faults::results_file::rtl_core(&self.gates)
     }
-}
-
-/// Whether a results file's campaign ran on FlexGripPlus' RTL (its
-/// recorded core, [`CoreArgs::recorded`]).
-pub fn ran_on_rtl(info: &flexpmu_studies::faults::results_file::CampaignInfo) -> bool {
-    info.core
-        .as_deref()
-        .is_some_and(|core| core == "fgp-rtl" || core.starts_with("fgp-rtl "))
 }
 
 /// Where FlexGripPlus, the plugin and the netlist's cache are, for the

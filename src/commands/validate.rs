@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use flexpmu_studies::validate::{self, rbe, EventReport, Options, Progress, Verdict};
+use flexpmu_studies::validate::{self, rbe, EventReport, Options, Verdict};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::args::launch::SmArgs;
@@ -106,17 +106,7 @@ pub fn validate(args: &ValidateArgs) -> Result<ExitCode> {
         prepare: None,
         max_point_cycles: args.max_cycles,
     };
-    let reports = validate::validate(&rbes, &options, &mut |progress| match progress {
-        Progress::Running { rbe, n, cycles } => {
-            bar.set_prefix(rbe.to_string());
-            bar.set_message(format!("(N = {n}: {} M cycles)", cycles / 1_000_000));
-        }
-        Progress::Done { rbe, .. } => {
-            bar.set_prefix(rbe.to_string());
-            bar.set_message("");
-            bar.inc(1);
-        }
-    });
+    let reports = validate::validate(&rbes, &options, &mut RunsBar(&bar));
     bar.finish_and_clear();
     let reports = reports?;
     if let Some(svg) = &args.svg {
@@ -299,5 +289,26 @@ fn counter_name(report: &EventReport) -> String {
     match report.selection {
         0 => format!("CNT{}", report.counter),
         s => format!("CNT{} SEL{s}", report.counter),
+    }
+}
+
+/// The validation's points on a bar of runs: each point's rbe and N its
+/// prefix, its cycles in millions while it runs.
+struct RunsBar<'a>(&'a ProgressBar);
+
+impl flexpmu_sim::progress::Progress for RunsBar<'_> {
+    fn step(&mut self, what: &str, _: Option<u64>) {
+        self.0.set_prefix(what.to_string());
+        self.0.set_message("");
+    }
+
+    fn cycle(&mut self, cycle: u64) {
+        self.0
+            .set_message(format!("({} M cycles)", cycle / 1_000_000));
+    }
+
+    fn done(&mut self) {
+        self.0.set_message("");
+        self.0.inc(1);
     }
 }

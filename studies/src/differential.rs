@@ -14,12 +14,11 @@ use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_sim::progress::Progress;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use flexpmu_flexgripplus::{
-    cosimulate, CosimError, FlexGripPlus, Options, Progress, Report, Variant,
-};
+use flexpmu_flexgripplus::{cosimulate, CosimError, FlexGripPlus, Options, Report, Variant};
 
 /// Where a case's kernel comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -204,7 +203,7 @@ pub fn run_all(
                     &case,
                     config,
                     options,
-                    &mut flexpmu_flexgripplus::Quiet,
+                    &mut flexpmu_sim::progress::Quiet,
                 )
                 .map_err(|e| format!("{e:#}"));
                 let outcome = Outcome { case, report };

@@ -18,9 +18,10 @@ use common::{cache, shared};
 
 use flexpmu_flexgripplus::rtl::{self, RtlNetlist};
 use flexpmu_flexgripplus::simulate::Watch;
-use flexpmu_flexgripplus::{kit_sources, Design, Options, Quiet, Tree, Variant};
+use flexpmu_flexgripplus::{kit_sources, Design, Options, Tree, Variant};
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_sim::gpu::sm::SmConfig;
+use flexpmu_sim::progress::Quiet;
 use flexpmu_studies::differential as campaign;
 
 /// FlexGripPlus with the kit prepared for GHDL, made once per test

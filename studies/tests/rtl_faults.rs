@@ -12,12 +12,13 @@ use std::sync::OnceLock;
 
 use flexpmu_export::flexgripplus::channels::CHANNELS;
 use flexpmu_flexgripplus::rtl::RtlNetlist;
-use flexpmu_flexgripplus::{kit_sources, Quiet, Tree, Variant};
+use flexpmu_flexgripplus::{kit_sources, Tree, Variant};
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::{Sm, SmConfig};
 use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_sim::progress::Quiet;
 use flexpmu_studies::faults::list::{draw, FaultList, FaultSpec, Sampling};
 use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{FaultModel, FaultSite, Outcome, Target, Unit};

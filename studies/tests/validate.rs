@@ -22,7 +22,7 @@ fn suite() -> Vec<rbe::Rbe> {
 }
 
 fn run(rbes: &[rbe::Rbe], options: &Options) -> Vec<EventReport> {
-    validate(rbes, options, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"))
+    validate(rbes, options, &mut flexpmu_sim::progress::Quiet).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The reports that are not trusted.

@@ -298,20 +298,14 @@ fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Res
         }
         None => launch.launch.iss()?,
     };
-    let bar = crate::progress::CycleBar::new("golden run", quiet);
+    let mut bar = crate::progress::CycleBar::new("golden run", quiet);
     let options = Options {
         matrix,
         ..Options::default()
     };
-    let campaign = Campaign::with_progress(
-        &iss,
-        &program,
-        config.clone(),
-        seed,
-        &options,
-        &|cycle, bound| bar.at(cycle, bound),
-    )
-    .with_context(|| format!("{}: the fault-free run failed", file.display()))?;
+    let campaign =
+        Campaign::with_progress(&iss, &program, config.clone(), seed, &options, &mut bar)
+            .with_context(|| format!("{}: the fault-free run failed", file.display()))?;
     bar.finish();
     let name = file_name(file);
     Ok(Prepared {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use flexpmu_hdl::pmu::SELECTOR_CHOICES;
 use flexpmu_studies::faults::results_file::CampaignInfo;
-use flexpmu_studies::faults::{NoneNamed, NotAUnit, Unit, UnitsOf};
+use flexpmu_studies::faults::{NoneNamed, NotAUnit, Unit};
 use flexpmu_studies::monitors::candidates::Candidate;
 use flexpmu_studies::monitors::comparison::{compare, Comparison, Method, Settings};
 use flexpmu_studies::monitors::kernels::{read_kernels, UnitChooser};
@@ -62,11 +62,8 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
     // GPU proper (on FlexGripPlus' RTL, the SM's units but the kit's).
     let used: RefCell<Vec<Unit>> = RefCell::new(Vec::new());
     let units_of = |info: &CampaignInfo| -> Result<Vec<Unit>, String> {
-        let of = match crate::args::core::ran_on_rtl(info) {
-            false => UnitsOf::Slice,
-            true => UnitsOf::rtl(info.population.keys().map(String::as_str)),
-        };
-        let units = of
+        let units = info
+            .units_of()
             .choose(&args.units, NoneNamed::GpuProper)
             .map_err(|e| match e {
                 NotAUnit::Rtl { name, known } => format!(
@@ -156,9 +153,7 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         (test, test_candidates)
     };
     // A monitor map names the SM slice's signals.
-    let on_rtl = train_campaigns
-        .iter()
-        .any(|(info, _)| crate::args::core::ran_on_rtl(info));
+    let on_rtl = train_campaigns.iter().any(|(info, _)| info.on_rtl());
     if on_rtl {
         if let Some((option, _)) = outputs.iter().find(|(o, _)| *o != "--svg") {
             bail!("{option} writes a monitor map of the SM slice's signals; these campaigns ran on FlexGripPlus' RTL, whose signals a map cannot name (the chosen signals are printed: wire them as `monitor_in(k) <= …` in streaming_multiprocessor.vhd); leave it out");

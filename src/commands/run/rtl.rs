@@ -126,7 +126,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
         &mut progress,
     )
     .with_context(|| format!("{}: the SM slice beside FlexGripPlus", listing.file))?;
-    flexpmu_flexgripplus::Progress::step(
+    flexpmu_sim::progress::Progress::step(
         &mut progress,
         flexpmu_flexgripplus::Runner::ImportedRtl.describe(),
         Some(prepared.slice_cycles()),
@@ -142,7 +142,7 @@ pub fn run(request: Request) -> Result<ExitCode> {
     let observed = observe(
         &imported.design,
         prepared.fgp_launch(),
-        &mut |cycle| flexpmu_flexgripplus::Progress::cycle(&mut progress, cycle),
+        &mut |cycle| flexpmu_sim::progress::Progress::cycle(&mut progress, cycle),
         &mut |period, sim| {
             let (Some(waveform), None) = (&waveform, &failed) else {
                 return;

@@ -17,7 +17,9 @@ use flexpmu_sim::gpu::sm::{CoreSim, HarnessState, RunObserver, Sm, SmConfig, SmE
 use super::budget::Budget;
 use super::digests::BlockWatch;
 use super::driver;
-use super::golden::{CycleProgress, Golden};
+use flexpmu_sim::progress::{Progress, Quiet};
+
+use super::golden::Golden;
 use super::list::{bit_name, fault_cycle, FaultList, FaultSpec};
 use super::outcome::{classify, differences, Differences, Outcome};
 use super::result::FaultResult;
@@ -120,7 +122,7 @@ impl Campaign {
         seed: u64,
         options: &Options,
     ) -> Result<Self, CampaignError> {
-        Self::with_progress(iss, program, config, seed, options, &|_, _| {})
+        Self::with_progress(iss, program, config, seed, options, &mut Quiet)
     }
 
     /// [`Campaign::with_options`], telling `progress` how far the golden
@@ -131,7 +133,7 @@ impl Campaign {
         config: SmConfig,
         seed: u64,
         options: &Options,
-        progress: CycleProgress,
+        progress: &mut dyn Progress,
     ) -> Result<Self, CampaignError> {
         let config = faulty_config(config);
         let mapped = config.monitor_map.as_deref().is_some_and(|m| !m.is_today());

@@ -6,6 +6,7 @@
 use flexpmu_sim::engine::compiled::{site_node, SiteValues};
 use flexpmu_sim::gpu::sm::PROGRESS_CYCLES;
 use flexpmu_sim::gpu::sm::{Checkpoint, CoreSim, HarnessState, RunObserver, Sm, SmRun};
+use flexpmu_sim::progress::Progress;
 
 use super::budget::Budget;
 use super::digests::BlockDigests;
@@ -38,12 +39,12 @@ impl Golden {
         sites: &[FaultSite],
         budget: &Budget,
         matrix: Option<&Matrix>,
-        progress: CycleProgress,
+        progress: &mut dyn Progress,
     ) -> Result<Golden, CampaignError> {
         sm.record_values_seen(budget.checkpoint_cycles, budget.values_seen_intervals)?;
+        progress.step("golden run", Some(sm.max_cycles()));
         let mut recorder = Recorder {
             progress,
-            bound: sm.max_cycles(),
             matrix: matrix.map(|m| (m, m.start_golden())),
             counts_at: Vec::new(),
             digests: BlockDigests::new(budget.digest_block, budget.digest_blocks),
@@ -117,13 +118,10 @@ impl Golden {
 
 /// The golden run's observer: every cycle's digest and counts, and
 /// checkpoints (with the counts as of each) within the budget.
-/// Told the golden run's cycle and the run's bound (its most cycles)
-/// every [`PROGRESS_CYCLES`] cycles.
-pub type CycleProgress<'a> = &'a dyn Fn(u64, u64);
-
+/// Tells its progress the golden run's cycle every [`PROGRESS_CYCLES`]
+/// cycles.
 struct Recorder<'a> {
-    progress: CycleProgress<'a>,
-    bound: u64,
+    progress: &'a mut dyn Progress,
     matrix: Option<(&'a Matrix, MonitorCounts)>,
     /// The counts as of each checkpoint kept.
     counts_at: Vec<MonitorCounts>,
@@ -169,7 +167,7 @@ impl Recorder<'_> {
 impl RunObserver for Recorder<'_> {
     fn cycle(&mut self, cycle: u64, core: &CoreSim) {
         if cycle.is_multiple_of(PROGRESS_CYCLES) {
-            (self.progress)(cycle, self.bound);
+            self.progress.cycle(cycle);
         }
         self.digests.push(core.digest());
         if let Some((matrix, counts)) = &mut self.matrix {

@@ -93,7 +93,34 @@ fn is_logic(class: &Class) -> bool {
     *class == Class::Logic
 }
 
+/// The core a results file records for a campaign on FlexGripPlus'
+/// imported GPGPU: `fgp-rtl`, and the units at gate level
+/// (`fgp-rtl gates=upipelinedecode`).
+pub fn rtl_core(gates: &[String]) -> String {
+    match gates.is_empty() {
+        true => "fgp-rtl".to_string(),
+        false => format!("fgp-rtl gates={}", gates.join(",")),
+    }
+}
+
 impl CampaignInfo {
+    /// Whether the campaign ran on FlexGripPlus' imported GPGPU (its
+    /// recorded core, [`rtl_core`]).
+    pub fn on_rtl(&self) -> bool {
+        self.core
+            .as_deref()
+            .is_some_and(|core| core == "fgp-rtl" || core.starts_with("fgp-rtl "))
+    }
+
+    /// The units its faults can be in: the SM slice's, or those the
+    /// imported GPGPU's population holds.
+    pub fn units_of(&self) -> super::UnitsOf {
+        match self.on_rtl() {
+            false => super::UnitsOf::Slice,
+            true => super::UnitsOf::rtl(self.population.keys().map(String::as_str)),
+        }
+    }
+
     pub fn population_total(&self) -> u64 {
         self.population.values().flat_map(|m| m.values()).sum()
     }

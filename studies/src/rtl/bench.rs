@@ -8,12 +8,13 @@
 use std::time::Instant;
 
 use flexpmu_eda::fault_injection::Simulator;
-use flexpmu_flexgripplus::{CosimError, Quiet};
+use flexpmu_flexgripplus::CosimError;
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_sim::progress::Quiet;
 use flexpmu_tools::runner::Scratch;
 
 use super::faults::RtlCampaign;

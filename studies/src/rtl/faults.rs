@@ -48,6 +48,7 @@ use flexpmu_sim::gpu::gpgpu_rtl::RtlGpgpu;
 use flexpmu_sim::gpu::iss::LaunchState;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
+use flexpmu_sim::progress::Progress;
 
 use super::matrix::{Counting, GoldenMatrix};
 
@@ -59,9 +60,7 @@ use flexpmu_flexgripplus::rtl::units::unit;
 use flexpmu_flexgripplus::rtl::{ImportedGpgpu, SM_INSTANCE};
 use flexpmu_flexgripplus::streams::{Placement, Streams};
 use flexpmu_flexgripplus::trace::Observed;
-use flexpmu_flexgripplus::{
-    CosimError, Divergence, Kind, Options, Prepared, Progress, Runner, Variant,
-};
+use flexpmu_flexgripplus::{CosimError, Divergence, Kind, Options, Prepared, Runner, Variant};
 
 /// The kit PMU's counters.
 pub const COUNTERS: usize = 16;

@@ -15,7 +15,7 @@ use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 use super::faults::RtlCampaign;
 use flexpmu_flexgripplus::rtl::ImportedGpgpu;
-use flexpmu_flexgripplus::Quiet;
+use flexpmu_sim::progress::Quiet;
 
 /// The name candidates' listings carry (messages name the program by it).
 const PROGRAM: &str = "testgen candidate";

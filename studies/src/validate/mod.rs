@@ -33,6 +33,7 @@ use flexpmu_isa::pmevent::PmuCommand;
 use fit::Line;
 use flexpmu_sim::gpu::iss::{Geometry, GlobalMemory, Iss, IssError};
 use flexpmu_sim::gpu::sm::{CoreSim, Sm, SmConfig, SmError};
+use flexpmu_sim::progress::Progress;
 use iss_events::IssEvents;
 use rbe::{Launch, Rbe, RbeError};
 
@@ -135,16 +136,8 @@ pub enum ValidateError {
     TooLong { rbe: String, n: u32, cycles: u64 },
 }
 
-/// How far validation is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Progress<'a> {
-    /// A point is running (every [`PROGRESS_CYCLES`] cycles).
-    Running { rbe: &'a str, n: u32, cycles: u64 },
-    /// A point is done.
-    Done { rbe: &'a str, n: u32 },
-}
-
-/// Cycles between two [`Progress::Running`] reports.
+/// Cycles between two reports of a point's cycle (each point is a step
+/// of the validation's progress, `rbe (N = n)`, done when measured).
 pub const PROGRESS_CYCLES: u64 = 1 << 20;
 
 /// Alters the SM before a run (arms a fault, in the procedure's own
@@ -203,7 +196,7 @@ fn run_point(
     rbe: &Rbe,
     n: u32,
     options: &Options,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn Progress,
 ) -> Result<Vec<(u64, Option<u64>)>, ValidateError> {
     let iss_error = |source| ValidateError::Iss {
         rbe: rbe.name.clone(),
@@ -226,13 +219,10 @@ fn run_point(
     if sm.max_cycles() > bound {
         sm.set_max_cycles(bound);
     }
+    progress.step(&format!("{} (N = {n})", rbe.name), Some(sm.max_cycles()));
     let mut report = |cycle: u64, _: &CoreSim| {
         if cycle > 0 && cycle.is_multiple_of(PROGRESS_CYCLES) {
-            progress(Progress::Running {
-                rbe: &rbe.name,
-                n,
-                cycles: cycle,
-            });
+            progress.cycle(cycle);
         }
     };
     let run = match sm.run_observed(&mut report) {
@@ -313,7 +303,7 @@ fn run_point(
 pub fn validate(
     rbes: &[Rbe],
     options: &Options,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn Progress,
 ) -> Result<Vec<EventReport>, ValidateError> {
     let mut reports = Vec::new();
     for rbe in rbes {
@@ -334,7 +324,7 @@ pub fn validate(
                     iss,
                 });
             }
-            progress(Progress::Done { rbe: &rbe.name, n });
+            progress.done();
         }
         let config = config_for(rbe, options);
         for (expect, points) in rbe.expects.iter().zip(measured) {
