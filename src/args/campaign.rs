@@ -11,8 +11,7 @@ use super::core::refuse;
 use crate::args::launch::LaunchArgs;
 
 /// The program and launch a campaign runs (as `flexpmu run` takes them).
-#[derive(clap::Args, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(clap::Args, Clone)]
 pub struct CampaignLaunch {
     /// Program: `.sass` source, `.vhd` TP_instructions ROM or `.hex`
     /// (`faults run` without one runs a --plan).

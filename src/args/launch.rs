@@ -16,8 +16,7 @@ use flexpmu_sim::gpu::sm::{SmConfig, DEFAULT_BLOCKS_PER_CORE, MAX_BLOCKS_PER_COR
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 /// How the SM slice runs: its timing, residency, PMU and engine.
-#[derive(clap::Args, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(clap::Args, Clone)]
 pub struct SmArgs {
     /// Stage timing: FlexGripPlus 4.4's (block set-up, stage state
     /// machines, rounds) or the simple model (every stage as fast as the
@@ -103,18 +102,7 @@ impl SmArgs {
 }
 
 /// The global memory a launch runs in.
-#[derive(
-    clap::ValueEnum,
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MemoryKind {
     /// FlexGripPlus' own: a flat byte array (`--gmem-bits` wide) whose
     /// address wraps; a wrong pointer reads or overwrites another word,
@@ -128,8 +116,7 @@ pub enum MemoryKind {
 
 /// A launch of the vector-addition kernel's shape: the grid, its global
 /// memory, and how the SM slice runs it.
-#[derive(clap::Args, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(clap::Args, Clone)]
 pub struct LaunchArgs {
     /// Threads per block (1 to 512).
     #[arg(long, default_value_t = 32)]

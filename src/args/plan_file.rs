@@ -1,180 +1,128 @@
-//! A campaign written down whole: the program and launch (as `faults run`
-//! takes them), the plan (`flexpmu_studies::faults::Plan`: models, units,
-//! which faults, seed, confidence) and whether the detection matrix is
-//! counted. `faults run --plan FILE --shard K/N` runs shard K of it: a
-//! generation of `testgen --slurm-shards` writes one per program and each
-//! SLURM task runs it, so a task runs the campaign the driver planned,
-//! not one rebuilt from command-line options.
+//! A campaign's options as its plan file records them
+//! (`flexpmu_studies::faults::plan_file`, the file's format and checks)
+//! and back: the program and launch, and where FlexGripPlus is.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
-use flexpmu_isa::source::read_text;
-use flexpmu_studies::faults::site::Class;
-use flexpmu_studies::faults::{Faults, Plan, Unit};
+use anyhow::Result;
+use flexpmu_studies::faults::plan_file::{
+    absolute, LaunchRecord, Memory, PlannedLaunch, PlannedRtl, SmRecord,
+};
 
 use super::campaign::CampaignLaunch;
-use super::core::CoreArgs;
-use crate::args::core::Core;
-use crate::args::core::RtlSource;
+use super::core::{Core, CoreArgs, RtlSource};
+use super::launch::{LaunchArgs, MemoryKind, SmArgs};
 
-/// The first field of every plan file, and its version.
-const FORMAT: &str = "flexpmu campaign plan 1";
-
-/// A plan file's size at most (a plan of listed faults is the largest).
-const MAX_BYTES: u64 = 64 << 20;
-
-#[derive(serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PlanFile {
-    format: String,
-    /// The program (by absolute path) and its launch.
-    pub campaign: CampaignLaunch,
-    /// The faults it runs; its shard is `--shard`'s, not the file's.
-    pub plan: Plan,
-    /// Whether every run counts the candidate signals.
-    pub matrix: bool,
-    /// A campaign on FlexGripPlus' RTL (absent: on the SM slice).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fgp_rtl: Option<PlannedRtl>,
-}
-
-/// Where a planned campaign on FlexGripPlus' RTL finds it (absolute
-/// paths, resolved when the plan was written, so that every task imports
-/// the same checkout with the same plugin into the same cache), and which
-/// of its units are at gate level.
-#[derive(Clone, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PlannedRtl {
-    pub flexgripplus: PathBuf,
-    pub ghdl_plugin: PathBuf,
-    pub cache: PathBuf,
-    pub gates: Vec<String>,
-}
-
-impl PlannedRtl {
-    /// `core`'s FlexGripPlus, plugin and cache resolved (options, else the
-    /// environment) and made absolute.
-    pub fn of(core: &CoreArgs) -> Result<PlannedRtl> {
-        let absolute = |path: &Path| -> Result<PathBuf> {
-            std::path::absolute(path)
-                .with_context(|| format!("{}: cannot make the path absolute", path.display()))
-        };
-        Ok(PlannedRtl {
-            flexgripplus: absolute(&core.source.tree()?.root)?,
-            ghdl_plugin: absolute(&core.source.plugin()?)?,
-            cache: absolute(&core.source.cache())?,
-            gates: core.gates.clone(),
-        })
-    }
-
-    /// The options that give this core.
-    pub fn core_args(&self) -> CoreArgs {
-        CoreArgs {
-            core: Core::FgpRtl,
-            gates: self.gates.clone(),
-            source: RtlSource {
-                flexgripplus: Some(self.flexgripplus.clone()),
-                ghdl_plugin: Some(self.ghdl_plugin.clone()),
-                cache: Some(self.cache.clone()),
+/// The program and launch as a plan records them.
+pub fn planned(campaign: &CampaignLaunch) -> PlannedLaunch {
+    let LaunchArgs {
+        threads,
+        blocks,
+        memory,
+        gmem_bits,
+        ref sm,
+    } = campaign.launch;
+    PlannedLaunch {
+        file: campaign.file.clone(),
+        launch: LaunchRecord {
+            threads,
+            blocks,
+            memory: match memory {
+                MemoryKind::Flexgripplus => Memory::Flexgripplus,
+                MemoryKind::Protected => Memory::Protected,
             },
-        }
+            gmem_bits,
+            sm: SmRecord {
+                timing: sm.timing,
+                blocks_per_core: sm.blocks_per_core,
+                registers: sm.registers,
+                no_pmu: sm.no_pmu,
+                engine: sm.engine,
+                monitor_map: sm.monitor_map.clone(),
+            },
+        },
+        loop_launch: campaign.loop_launch,
+        selector: campaign.selector,
     }
 }
 
-impl PlanFile {
-    /// A plan of `campaign` (its program and monitor map made absolute,
-    /// so that a task in another folder finds them).
-    pub fn new(
-        mut campaign: CampaignLaunch,
-        plan: Plan,
-        matrix: bool,
-        fgp_rtl: Option<PlannedRtl>,
-    ) -> Result<PlanFile> {
-        let absolute = |path: &Path| -> Result<PathBuf> {
-            std::path::absolute(path)
-                .with_context(|| format!("{}: cannot make the path absolute", path.display()))
-        };
-        if let Some(file) = &campaign.file {
-            campaign.file = Some(absolute(file)?);
-        }
-        if let Some(map) = &campaign.launch.sm.monitor_map {
-            campaign.launch.sm.monitor_map = Some(absolute(map)?);
-        }
-        Ok(PlanFile {
-            format: FORMAT.to_string(),
-            campaign,
-            plan: Plan {
-                shard: (0, 1),
-                ..plan
+/// The options a plan's program and launch are.
+pub fn campaign(planned: &PlannedLaunch) -> CampaignLaunch {
+    let launch = &planned.launch;
+    let sm = &launch.sm;
+    CampaignLaunch {
+        file: planned.file.clone(),
+        launch: LaunchArgs {
+            threads: launch.threads,
+            blocks: launch.blocks,
+            memory: match launch.memory {
+                Memory::Flexgripplus => MemoryKind::Flexgripplus,
+                Memory::Protected => MemoryKind::Protected,
             },
-            matrix,
-            fgp_rtl,
-        })
+            gmem_bits: launch.gmem_bits,
+            sm: SmArgs {
+                timing: sm.timing,
+                blocks_per_core: sm.blocks_per_core,
+                registers: sm.registers,
+                no_pmu: sm.no_pmu,
+                engine: sm.engine,
+                monitor_map: sm.monitor_map.clone(),
+            },
+        },
+        loop_launch: planned.loop_launch,
+        selector: planned.selector,
     }
+}
 
-    /// The plan file's text (JSON).
-    pub fn text(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a plan serialises") + "\n"
+/// `core`'s FlexGripPlus, plugin and cache resolved (options, else the
+/// environment) and made absolute.
+pub fn planned_rtl(core: &CoreArgs) -> Result<PlannedRtl> {
+    Ok(PlannedRtl {
+        flexgripplus: absolute(&core.source.tree()?.root)?,
+        ghdl_plugin: absolute(&core.source.plugin()?)?,
+        cache: absolute(&core.source.cache())?,
+        gates: core.gates.clone(),
+    })
+}
+
+/// The options that give a plan's core.
+pub fn core_args(planned: &PlannedRtl) -> CoreArgs {
+    let some = |path: &PathBuf| Some(path.clone());
+    CoreArgs {
+        core: Core::FgpRtl,
+        gates: planned.gates.clone(),
+        source: RtlSource {
+            flexgripplus: some(&planned.flexgripplus),
+            ghdl_plugin: some(&planned.ghdl_plugin),
+            cache: some(&planned.cache),
+        },
     }
+}
 
-    /// Reads a plan file; a file that is not one is refused with where
-    /// and why.
-    pub fn load(path: &Path) -> Result<PlanFile> {
-        let text = read_text(path, MAX_BYTES)?;
-        let file: PlanFile = serde_json::from_str(&text).map_err(|e| {
-            anyhow::anyhow!(
-                "{}: line {}, column {}: not a flexpmu campaign plan: {e}",
-                path.display(),
-                e.line(),
-                e.column()
-            )
-        })?;
-        if file.format != FORMAT {
-            bail!(
-                "{}: a plan of format {:?}: this flexpmu reads {FORMAT:?}",
-                path.display(),
-                file.format
-            );
-        }
-        if file.campaign.file.is_none() {
-            bail!("{}: the plan names no program", path.display());
-        }
-        file.check()
-            .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
-        Ok(file)
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// What the options' checks would refuse, refused in a plan too.
-    fn check(&self) -> Result<(), String> {
-        let plan = &self.plan;
-        if plan.models.is_empty() {
-            return Err("`models` is empty: a campaign needs a fault model".into());
-        }
-        // FlexGripPlus' units are known once it is imported.
-        if self.fgp_rtl.is_none() {
-            for unit in &plan.units {
-                Unit::of_slice(unit.as_str()).map_err(|e| format!("`units`: {e}"))?;
-            }
-        }
-        if self.fgp_rtl.is_none() && plan.class != Class::Logic {
-            return Err(format!(
-                "`class` {:?}: the SM slice's sites are all logic",
-                plan.class.name()
-            ));
-        }
-        if !(0.5..1.0).contains(&plan.confidence) {
-            return Err(format!(
-                "`confidence` {}: expected a level between 0.5 and 1",
-                plan.confidence
-            ));
-        }
-        match plan.faults {
-            Faults::Sample(0) => Err("a sample of 0 faults: expected at least 1".into()),
-            Faults::Margin(e) if !(e > 0.0 && e < 0.5) => Err(format!(
-                "a margin of {e}: expected a fraction between 0 and 0.5"
-            )),
-            _ => Ok(()),
-        }
+    #[test]
+    fn a_campaigns_options_come_back_from_its_plan_as_they_went() {
+        let mut options = CampaignLaunch {
+            file: Some("k.sass".into()),
+            launch: LaunchArgs {
+                threads: 96,
+                blocks: 3,
+                memory: MemoryKind::Protected,
+                gmem_bits: Some(20),
+                ..LaunchArgs::default()
+            },
+            loop_launch: Some(7),
+            selector: Some(1),
+        };
+        options.launch.sm.registers = Some(12);
+        options.launch.sm.no_pmu = true;
+        options.launch.sm.monitor_map = Some("m.toml".into());
+        let back = campaign(&planned(&options));
+        assert_eq!(planned(&back), planned(&options));
+        assert_eq!(back.launch.memory, MemoryKind::Protected);
+        assert_eq!(back.launch.sm.registers, Some(12));
     }
 }

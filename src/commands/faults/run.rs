@@ -23,7 +23,8 @@ use super::{models, prepare, rtl, ClassChoice, RunArgs};
 use crate::args::campaign::{check_rtl_launch, CampaignLaunch};
 use crate::args::core::{refuse, units as chosen_units, CoreArgs};
 use crate::args::launch::load_program;
-use crate::args::plan_file::{PlanFile, PlannedRtl};
+use crate::args::plan_file::{self, core_args, planned, planned_rtl};
+use flexpmu_studies::faults::plan_file::PlanFile;
 use flexpmu_studies::faults::{NoneNamed, UnitsOf};
 
 /// `K/N` with K < N.
@@ -112,7 +113,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         None => None,
     };
     let core = match written.as_ref().and_then(|w| w.fgp_rtl.as_ref()) {
-        Some(planned) => planned.core_args(),
+        Some(rtl) => core_args(rtl),
         None => args.core.clone(),
     };
     let on_rtl = core.is_rtl()?;
@@ -151,15 +152,16 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         return super::one::run_one(args, spec);
     }
     // The campaign: a plan written down, or the options.
-    let (launch, mut plan, matrix) = match &written {
-        Some(written) => {
+    let from_plan = written.as_ref().map(|w| plan_file::campaign(&w.campaign));
+    let (launch, mut plan, matrix) = match (&written, &from_plan) {
+        (Some(written), Some(campaign)) => {
             let plan = Plan {
                 shard: shard.unwrap_or((0, 1)),
                 ..written.plan.clone()
             };
-            (&written.campaign, plan, written.matrix)
+            (campaign, plan, written.matrix)
         }
-        None => (&args.launch, plan_of(args, shard, units)?, !args.no_matrix),
+        _ => (&args.launch, plan_of(args, shard, units)?, !args.no_matrix),
     };
     if let Some(path) = &args.write_plan {
         return write_plan(path, args, launch, plan, matrix, &core);
@@ -209,8 +211,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         true => {
             fgp = rtl::prepare(launch, &core, plan.seed, matrix, args.json)?;
             let names: Vec<String> = plan.units.iter().map(|u| u.to_string()).collect();
-            let of = UnitsOf::rtl(fgp.campaign.sites().iter().map(|s| s.unit.as_str()));
-            plan.units = chosen_units(&names, &of, NoneNamed::Every)?;
+            plan.units = chosen_units(&names, &fgp.campaign.units_of(), NoneNamed::Every)?;
             (
                 &fgp.campaign,
                 &fgp.program,
@@ -377,13 +378,13 @@ fn write_plan(
         true => {
             // What `rtl::prepare` checks before its import, checked here.
             check_rtl_launch(launch)?;
-            Some(PlannedRtl::of(core)?)
+            Some(planned_rtl(core)?)
         }
         false => None,
     };
     load_program(program, &launch.launch.sm)?;
     launch.launch.sm.config()?;
-    let file = PlanFile::new(launch.clone(), plan, matrix, fgp_rtl)?;
+    let file = PlanFile::new(planned(launch), plan, matrix, fgp_rtl)?;
     crate::output::write_output(path, &file.text())?;
     if !args.json {
         outln!("wrote {}", path.display());

@@ -20,8 +20,9 @@ use crate::args::campaign::check_rtl_launch;
 use crate::args::campaign::CampaignLaunch;
 use crate::args::core::{units, CoreArgs};
 use crate::args::launch::LaunchArgs;
-use crate::args::plan_file::PlannedRtl;
+use crate::args::plan_file::planned_rtl;
 use crate::flexgripplus::import;
+use flexpmu_studies::faults::plan_file::PlannedRtl;
 use flexpmu_studies::faults::{NoneNamed, UnitsOf};
 
 /// On FlexGripPlus' RTL, the kernel and the baselines are measured on a
@@ -84,7 +85,7 @@ pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Res
         selector: None,
     })?;
     let config = args.launch.sm.config()?;
-    let planned = PlannedRtl::of(args.core)?;
+    let planned = planned_rtl(args.core)?;
     let source = &args.core.source;
     let spinner = match quiet {
         true => ProgressBar::hidden(),
@@ -108,8 +109,7 @@ pub fn choose(args: &Options, iss: &Iss, appendix_a: &[u32], quiet: bool) -> Res
         .campaign(appendix_a, iss, args.seed)
         .context("appendix A on FlexGripPlus' RTL")?;
     spinner.finish_and_clear();
-    let of = UnitsOf::rtl(appendix.sites().iter().map(|s| s.unit.as_str()));
-    let units = units(args.units, &of, NoneNamed::GpuProper)?;
+    let units = units(args.units, &appendix.units_of(), NoneNamed::GpuProper)?;
     Ok(Chosen {
         appendix_cycles: appendix.golden_cycles(),
         core: Arc::new(core),

@@ -21,8 +21,9 @@ use flexpmu_tools::files;
 
 use crate::args::campaign::CampaignLaunch;
 use crate::args::launch::LaunchArgs;
-use crate::args::plan_file::{PlanFile, PlannedRtl};
+use crate::args::plan_file::planned;
 use crate::output::write_output;
+use flexpmu_studies::faults::plan_file::{PlanFile, PlannedRtl};
 
 /// The shard task, as `scripts/slurm/` has it (written beside the jobs'
 /// files, so a run needs no checkout of the repository).
@@ -121,12 +122,12 @@ impl Evaluate for Slurm<'_> {
                 selector: None,
             };
             let plan = PlanFile::new(
-                campaign,
+                planned(&campaign),
                 self.judge.plan().clone(),
                 false,
                 self.fgp_rtl.clone(),
             )
-            .map_err(io)?;
+            .map_err(|e| io(e.into()))?;
             let plan_path = dir.join("plan.json");
             write_output(&plan_path, &plan.text()).map_err(io)?;
             let mut args: Vec<String> = vec!["--parsable".into()];

@@ -27,6 +27,7 @@ pub mod list;
 pub mod merge;
 pub mod outcome;
 pub mod plan;
+pub mod plan_file;
 pub mod population;
 pub mod result;
 pub mod results_file;

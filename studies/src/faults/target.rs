@@ -15,6 +15,7 @@ use super::error::CampaignError;
 use super::list::FaultSpec;
 use super::result::FaultResult;
 use super::site::FaultSite;
+use super::unit::UnitsOf;
 use crate::monitors::matrix::MatrixInfo;
 
 /// A core a campaign runs faults on, its golden run done.
@@ -24,6 +25,12 @@ pub trait Target: Sync {
 
     /// Cycles of the golden run.
     fn golden_cycles(&self) -> u64;
+
+    /// The units its faults can be in, against which a user's units are
+    /// checked ([`UnitsOf::choose`]): the SM slice's by default.
+    fn units_of(&self) -> UnitsOf {
+        UnitsOf::Slice
+    }
 
     /// The detection matrix's record for a results file (None: no matrix).
     fn matrix_info(&self) -> Option<MatrixInfo> {

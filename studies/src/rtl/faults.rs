@@ -33,7 +33,7 @@
 use crate::faults::list::{bit_name, fault_cycle, FaultSpec};
 use crate::faults::outcome::{completed_outcome, counters_differing};
 use crate::faults::target::Workers;
-use crate::faults::{CampaignError, FaultResult, FaultSite, Outcome, Target, Unit};
+use crate::faults::{CampaignError, FaultResult, FaultSite, Outcome, Target, Unit, UnitsOf};
 use crate::monitors::candidates::Source;
 use crate::monitors::matrix::{Matrix, MatrixInfo};
 use crate::monitors::revealed::Revealed;
@@ -635,6 +635,11 @@ impl Target for RtlCampaign {
 
     fn golden_cycles(&self) -> u64 {
         self.golden.cycles
+    }
+
+    /// The units of its sites.
+    fn units_of(&self) -> UnitsOf {
+        UnitsOf::rtl(self.sites.iter().map(|s| s.unit.as_str()))
     }
 
     fn matrix_info(&self) -> Option<MatrixInfo> {
