@@ -24,7 +24,6 @@ use super::list::{bit_name, fault_cycle, FaultList, FaultSpec};
 use super::outcome::{classify, differences, Differences, Outcome};
 use super::result::FaultResult;
 use super::site::FaultSite;
-use super::target::Workers;
 use super::unit::Unit;
 use crate::faults::error::CampaignError;
 use crate::monitors::candidates::BuiltChannel;
@@ -427,12 +426,7 @@ impl Campaign {
         threads: usize,
         on_result: &(dyn Fn(FaultResult) -> bool + Sync),
     ) -> Result<(), CampaignError> {
-        if !self.shortcuts {
-            let workers = Workers::new(threads, on_result)?;
-            workers.each(faults, &|fault| self.run(fault));
-            return workers.finish();
-        }
-        driver::run_grouped(self, faults, threads, on_result)?;
+        driver::run_all(self, faults, threads, self.shortcuts, on_result)?;
         Ok(())
     }
 }
@@ -451,6 +445,10 @@ impl driver::Grouped for Campaign {
 
     fn acts_from(&self, fault: &FaultSpec) -> u64 {
         self.flip_cycle(fault)
+    }
+
+    fn run_from_power_up(&self, fault: &FaultSpec) -> Result<FaultResult, CampaignError> {
+        self.run(fault)
     }
 
     fn ride_group<'s>(

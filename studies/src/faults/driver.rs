@@ -53,6 +53,9 @@ pub trait Grouped: Sync {
     /// The cycle the fault acts from.
     fn acts_from(&self, fault: &FaultSpec) -> u64;
 
+    /// The fault run alone from power-up.
+    fn run_from_power_up(&self, fault: &FaultSpec) -> Result<FaultResult, CampaignError>;
+
     /// Runs `group`, each fault `done` as it ends, until `stop` is set.
     fn ride_group<'s>(
         &'s self,
@@ -60,6 +63,26 @@ pub trait Grouped: Sync {
         stop: &AtomicBool,
         done: &(dyn Fn(Done<'s>) + Sync),
     ) -> Result<Self::Counts, CampaignError>;
+}
+
+/// Runs `faults` of `core` on `threads` threads as a campaign does: in
+/// groups ([`run_grouped`]) with `grouped`, else each alone from
+/// power-up (every shortcut off); each result handed to `on_result` as
+/// it comes, `on_result`'s false stopping the faults not yet started.
+pub fn run_all<C: Grouped>(
+    core: &C,
+    faults: &[FaultSpec],
+    threads: usize,
+    grouped: bool,
+    on_result: &(dyn Fn(FaultResult) -> bool + Sync),
+) -> Result<C::Counts, CampaignError> {
+    if grouped {
+        return run_grouped(core, faults, threads, on_result);
+    }
+    let workers = Workers::new(threads, on_result)?;
+    workers.each(faults, &|fault| core.run_from_power_up(fault));
+    workers.finish()?;
+    Ok(C::Counts::default())
 }
 
 /// Runs `faults` of `core` on `threads` threads, handing each result to

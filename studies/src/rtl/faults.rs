@@ -32,7 +32,6 @@
 
 use crate::faults::list::{bit_name, fault_cycle, FaultSpec};
 use crate::faults::outcome::{completed_outcome, counters_differing};
-use crate::faults::target::Workers;
 use crate::faults::{CampaignError, FaultResult, FaultSite, Outcome, Target, Unit, UnitsOf};
 use crate::monitors::candidates::Source;
 use crate::monitors::matrix::{Matrix, MatrixInfo};
@@ -662,11 +661,7 @@ impl Target for RtlCampaign {
         threads: usize,
         on_result: &(dyn Fn(FaultResult) -> bool + Sync),
     ) -> Result<(), CampaignError> {
-        if !self.shortcuts {
-            let workers = Workers::new(threads, on_result)?;
-            workers.each(faults, &|fault| self.run(fault));
-            return workers.finish();
-        }
-        self.run_riding(faults, threads, on_result).map(|_| ())
+        crate::faults::driver::run_all(self, faults, threads, self.shortcuts, on_result)?;
+        Ok(())
     }
 }

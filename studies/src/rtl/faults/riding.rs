@@ -211,6 +211,10 @@ impl driver::Grouped for RtlCampaign {
         self.fault_cycle(fault)
     }
 
+    fn run_from_power_up(&self, fault: &FaultSpec) -> Result<FaultResult, CampaignError> {
+        self.run(fault)
+    }
+
     fn ride_group<'s>(
         &'s self,
         group: &[FaultSpec],
