@@ -57,7 +57,7 @@
 //! (what the behavioural units keep of a pass while execute holds it),
 //! `write_stage.rs` (a pass's results into registers and memory),
 //! `core_ports.rs` (what the behavioural units present to [`SmCore`] and
-//! what the PMU sees), `core_sim.rs` (the core on either engine),
+//! what the PMU sees), `core_sim.rs` (the core on either engine; `compiled_core.rs` the core compiled, its ports found in the netlist),
 //! `timing.rs` (stage costs, set-up). Around them: this file (the SM,
 //! its units' state between edges, one cycle's work), `config.rs`
 //! (options and limits), `shared_memory.rs` (the core's `g[]` array as
@@ -70,6 +70,7 @@
 //! the core riding one golden run, carried by its harness.
 
 mod checkpoint;
+mod compiled_core;
 mod config;
 mod core_ports;
 mod core_sim;
