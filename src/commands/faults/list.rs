@@ -12,28 +12,15 @@ use flexpmu_studies::faults::population::{population, sites_per_unit, Population
 use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{FaultModel, FaultSite, Target};
 
-use super::{prepare, rtl, ListArgs};
+use super::{open, ListArgs};
 use crate::output::table;
 
 pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
-    let (slice, fgp);
-    let (campaign, name, what): (&dyn Target, &str, &str) = match args.core.is_rtl()? {
-        true => {
-            fgp = rtl::prepare(&args.launch, &args.core, 1, false, args.json)?;
-            (
-                &fgp.campaign,
-                &fgp.name,
-                "FlexGripPlus' GPGPU's fault sites and faults, in its units (cycles from power-up: reset and the launch's configuration writes included); the logic (nets and flip-flops)",
-            )
-        }
-        false => {
-            slice = prepare(&args.launch, 1, false, args.json)?;
-            (
-                &slice.campaign,
-                &slice.name,
-                "the SM core's fault sites and faults",
-            )
-        }
+    let opened = open(&args.launch, &args.core, 1, false, args.json)?;
+    let (campaign, name): (&dyn Target, &str) = (&*opened.campaign, &opened.name);
+    let what = match opened.core {
+        Some(_) => "FlexGripPlus' GPGPU's fault sites and faults, in its units (cycles from power-up: reset and the launch's configuration writes included); the logic (nets and flip-flops)",
+        None => "the SM core's fault sites and faults",
     };
     let (memories, logic): (Vec<FaultSite>, Vec<FaultSite>) = campaign
         .sites()

@@ -253,6 +253,55 @@ pub fn faults(args: &FaultsArgs) -> Result<ExitCode> {
     }
 }
 
+/// A campaign ready for faults on the core `--core` names (the SM slice
+/// or FlexGripPlus' imported GPGPU), and what describes it: the one
+/// place a command opens either core.
+struct Opened {
+    campaign: Box<dyn flexpmu_studies::faults::Target>,
+    program: Vec<u32>,
+    /// The program's file name.
+    name: String,
+    /// A monitor map's labels (on the SM slice, a map not today's).
+    monitor_map: Option<Vec<String>>,
+    /// The core as a results file records it (None: the SM slice).
+    core: Option<String>,
+}
+
+/// `launch` on `core`, its golden run done (counting the candidates with
+/// `matrix`; progress unless `quiet`).
+fn open(
+    launch: &CampaignLaunch,
+    core: &CoreArgs,
+    seed: u64,
+    matrix: bool,
+    quiet: bool,
+) -> Result<Opened> {
+    if core.is_rtl()? {
+        let fgp = rtl::prepare(launch, core, seed, matrix, quiet)?;
+        return Ok(Opened {
+            campaign: Box::new(fgp.campaign),
+            program: fgp.program,
+            name: fgp.name,
+            monitor_map: None,
+            core: Some(core.recorded()),
+        });
+    }
+    let slice = prepare(launch, seed, matrix, quiet)?;
+    let monitor_map = slice
+        .config
+        .monitor_map
+        .as_deref()
+        .filter(|map| !map.is_today())
+        .map(|map| map.labels());
+    Ok(Opened {
+        campaign: Box::new(slice.campaign),
+        program: slice.program,
+        name: slice.name,
+        monitor_map,
+        core: None,
+    })
+}
+
 /// A launch ready for faults, and what describes it.
 struct Prepared {
     campaign: Campaign,

@@ -19,7 +19,7 @@ use flexpmu_studies::faults::{FaultModel, FaultResult, Faults, Plan, Summary, Ta
 use flexpmu_isa::source::shorten;
 
 use super::report::print_summary;
-use super::{models, prepare, rtl, ClassChoice, RunArgs};
+use super::{models, open, ClassChoice, RunArgs};
 use crate::args::campaign::{check_rtl_launch, CampaignLaunch};
 use crate::args::core::{refuse, units as chosen_units, CoreArgs};
 use crate::args::launch::load_program;
@@ -205,36 +205,14 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         monitor_map,
         core,
     };
-    let (slice, fgp);
-    let (campaign, program, name, record): (&dyn Target, &[u32], &str, LaunchRecord) = match on_rtl
-    {
-        true => {
-            fgp = rtl::prepare(launch, &core, plan.seed, matrix, args.json)?;
-            let names: Vec<String> = plan.units.iter().map(|u| u.to_string()).collect();
-            plan.units = chosen_units(&names, &fgp.campaign.units_of(), NoneNamed::Every)?;
-            (
-                &fgp.campaign,
-                &fgp.program,
-                &fgp.name,
-                record(None, Some(core.recorded())),
-            )
-        }
-        false => {
-            slice = prepare(launch, plan.seed, matrix, args.json)?;
-            let map = slice
-                .config
-                .monitor_map
-                .as_deref()
-                .filter(|map| !map.is_today())
-                .map(|map| map.labels());
-            (
-                &slice.campaign,
-                &slice.program,
-                &slice.name,
-                record(map, None),
-            )
-        }
-    };
+    let opened = open(launch, &core, plan.seed, matrix, args.json)?;
+    // The units given, checked against the core's own (FlexGripPlus'
+    // are known once it is imported).
+    let names: Vec<String> = plan.units.iter().map(|u| u.to_string()).collect();
+    plan.units = chosen_units(&names, &opened.campaign.units_of(), NoneNamed::Every)?;
+    let campaign: &dyn Target = &*opened.campaign;
+    let (program, name) = (&opened.program[..], &opened.name[..]);
+    let record = record(opened.monitor_map.clone(), opened.core.clone());
     let planned = plan.apply(campaign).map_err(|e| match &args.faults_of {
         Some(path) => anyhow::anyhow!("--faults-of {}: {e} (--unit, --model)", path.display()),
         None => e.into(),
