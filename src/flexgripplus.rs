@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use flexpmu_flexgripplus::rtl::Imported;
-use flexpmu_flexgripplus::{default_cache, kit_sources, Design, Tree, Variant};
+use flexpmu_flexgripplus::{default_cache, Design, Tree, Variant};
 use indicatif::ProgressBar;
 
 use crate::progress::note_or_step;
@@ -38,10 +38,7 @@ pub fn import(
 /// the cache), saying so on stderr when it is analysed.
 pub fn prepare(tree: &Tree, variant: Variant, cache: Option<PathBuf>) -> Result<Design> {
     let cache = cache.unwrap_or_else(default_cache);
-    let kit = match variant {
-        Variant::Kit => kit_sources()?,
-        Variant::Stock => Vec::new(),
-    };
+    let kit = flexpmu_flexgripplus::sources_of(variant)?;
     let spinner = crate::progress::spinner();
     spinner.enable_steady_tick(Duration::from_millis(200));
     let design = Design::prepare(tree, variant, &kit, &cache, &mut |step| {

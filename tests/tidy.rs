@@ -134,19 +134,23 @@ fn facades() -> Vec<String> {
         .collect()
 }
 
+/// Every Rust file under `src` with its text.
+fn sources(src: &Path) -> Vec<(PathBuf, String)> {
+    files(src, ".rs")
+        .into_iter()
+        .map(|path| {
+            let text = read(&path);
+            (path, text)
+        })
+        .collect()
+}
+
 #[test]
 fn no_two_files_of_a_crate_import_each_other() {
     let facades = facades();
     let mut found = Vec::new();
     for src in crates() {
-        let sources: Vec<(PathBuf, String)> = files(&src, ".rs")
-            .into_iter()
-            .map(|path| {
-                let text = read(&path);
-                (path, text)
-            })
-            .collect();
-        let krate = Crate::new(&src, &sources);
+        let krate = Crate::new(&src, &sources(&src));
         for (a, b) in two_way_imports(&krate) {
             let (a, b) = (relative(&a), relative(&b));
             if !facades.contains(&a) && !facades.contains(&b) {
@@ -174,14 +178,7 @@ const COMMANDS: &str = "src/commands";
 #[test]
 fn no_command_imports_another() {
     let src = root().join("src");
-    let sources: Vec<(PathBuf, String)> = files(&src, ".rs")
-        .into_iter()
-        .map(|path| {
-            let text = read(&path);
-            (path, text)
-        })
-        .collect();
-    let krate = Crate::new(&src, &sources);
+    let krate = Crate::new(&src, &sources(&src));
     let found: Vec<String> = commands_importing_others(&krate, &root().join(COMMANDS))
         .iter()
         .map(|(a, b)| format!("{} imports {}", relative(a), relative(b)))

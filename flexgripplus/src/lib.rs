@@ -92,6 +92,15 @@ impl CosimError {
     }
 }
 
+/// The kit's VHDL `variant` applies to FlexGripPlus: [`kit_sources`]
+/// with the kit, none stock.
+pub fn sources_of(variant: Variant) -> Result<Vec<KitFile>, CosimError> {
+    match variant {
+        Variant::Kit => kit_sources(),
+        Variant::Stock => Ok(Vec::new()),
+    }
+}
+
 /// The kit's VHDL as flexpmu exports it (the PMU of the SM slice and the
 /// hooks), in analysis order.
 pub fn kit_sources() -> Result<Vec<KitFile>, CosimError> {

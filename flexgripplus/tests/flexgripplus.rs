@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 mod common;
 use common::{cache, shared, workspace};
 
-use flexpmu_flexgripplus::{cosimulate, kit_sources, Design, Kind, Options, Tree, Variant};
+use flexpmu_flexgripplus::{cosimulate, sources_of, Design, Kind, Options, Tree, Variant};
 use flexpmu_isa::asm::assemble;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
@@ -37,10 +37,7 @@ fn design(variant: Variant) -> Option<&'static Design> {
     };
     cell.get_or_init(|| {
         let tree = tree()?;
-        let kit = match variant {
-            Variant::Kit => kit_sources().unwrap(),
-            Variant::Stock => Vec::new(),
-        };
+        let kit = sources_of(variant).unwrap();
         Some(Design::prepare(&tree, variant, &kit, &cache(), &mut |_| {}).unwrap())
     })
     .as_ref()

@@ -11,13 +11,13 @@
 use std::sync::OnceLock;
 
 mod common;
-use common::{cache, shared, workspace};
+use common::{cache, netlist, shared, workspace};
 
 use flexpmu_flexgripplus::launch::FgpLaunch;
-use flexpmu_flexgripplus::rtl::{self, RtlComparison, RtlNetlist};
+use flexpmu_flexgripplus::rtl::{self, RtlComparison};
 use flexpmu_flexgripplus::simulate::Watch;
 use flexpmu_flexgripplus::{
-    cosimulate, kit_sources, Design, FlexGripPlus, Options, Report, Tree, Variant,
+    cosimulate, sources_of, Design, FlexGripPlus, Options, Report, Tree, Variant,
 };
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
@@ -52,17 +52,9 @@ fn prepared(variant: Variant) -> Option<&'static (IrDesign, Design)> {
         Variant::Stock => &STOCK,
     };
     cell.get_or_init(|| {
-        let dir = shared("FLEXGRIPPLUS", "flexgripplus")?;
-        let plugin = shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")?;
-        let tree = Tree::locate(&dir).unwrap();
-        let kit = match variant {
-            Variant::Kit => kit_sources().unwrap(),
-            Variant::Stock => Vec::new(),
-        };
-        let netlist = RtlNetlist::prepare(&tree, variant, &kit, &plugin, &cache(), &mut |s| {
-            eprintln!("{s}")
-        })
-        .unwrap();
+        let netlist = netlist(variant)?;
+        let tree = Tree::locate(&shared("FLEXGRIPPLUS", "flexgripplus")?).unwrap();
+        let kit = sources_of(variant).unwrap();
         let design =
             Design::prepare(&tree, variant, &kit, &cache(), &mut |s| eprintln!("{s}")).unwrap();
         Some((netlist.import().unwrap(), design))

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use flexpmu_flexgripplus::rtl::RtlNetlist;
-use flexpmu_flexgripplus::{kit_sources, Variant};
+use flexpmu_flexgripplus::Variant;
 use flexpmu_sim::engine::compiled::CompiledSim;
 use indicatif::ProgressBar;
 
@@ -102,10 +102,7 @@ fn import_command(args: &ImportArgs) -> Result<ExitCode> {
         false => Some(args.source.plugin()?),
     };
     let tree = args.source.tree()?;
-    let kit = match variant {
-        Variant::Kit => kit_sources()?,
-        Variant::Stock => Vec::new(),
-    };
+    let kit = flexpmu_flexgripplus::sources_of(variant)?;
     let patch = RtlNetlist::rewrites(&tree, variant, &kit)?;
     let Some(plugin) = plugin else {
         outln!("{patch}");

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 mod common;
 use common::{cache, shared};
 
-use flexpmu_flexgripplus::rtl::{self, RtlNetlist};
+use flexpmu_flexgripplus::rtl;
 use flexpmu_flexgripplus::simulate::Watch;
 use flexpmu_flexgripplus::{kit_sources, Design, Options, Tree, Variant};
 use flexpmu_ir::Design as IrDesign;
@@ -48,18 +48,7 @@ fn design() -> Option<&'static Design> {
 /// FlexGripPlus with the kit imported (None where FlexGripPlus or the
 /// plugin is missing).
 fn imported() -> Option<IrDesign> {
-    let tree = Tree::locate(&shared("FLEXGRIPPLUS", "flexgripplus")?).unwrap();
-    let plugin = shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")?;
-    let netlist = RtlNetlist::prepare(
-        &tree,
-        Variant::Kit,
-        &kit_sources().unwrap(),
-        &plugin,
-        &cache(),
-        &mut |s| eprintln!("{s}"),
-    )
-    .unwrap();
-    Some(netlist.import().unwrap())
+    Some(common::netlist(Variant::Kit)?.import().unwrap())
 }
 
 /// A few kernels of the differential campaign, on one and two warps,

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use flexpmu_export::flexgripplus::channels::CHANNELS;
 use flexpmu_flexgripplus::rtl::RtlNetlist;
-use flexpmu_flexgripplus::{kit_sources, Tree, Variant};
+use flexpmu_flexgripplus::Variant;
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
 use flexpmu_sim::gpu::iss::Geometry;
@@ -27,7 +27,7 @@ use flexpmu_studies::rtl::oracle::Verdict;
 
 #[path = "../../flexgripplus/tests/common/mod.rs"]
 mod common;
-use common::{cache, shared, workspace};
+use common::{cache, workspace};
 #[path = "rtl_faults/icarus.rs"]
 mod icarus;
 #[path = "rtl_faults/oracle.rs"]
@@ -38,22 +38,7 @@ mod riding;
 /// FlexGripPlus' GPGPU with the kit read by Yosys, once per test process.
 fn netlist() -> Option<&'static RtlNetlist> {
     static KIT: OnceLock<Option<RtlNetlist>> = OnceLock::new();
-    KIT.get_or_init(|| {
-        let dir = shared("FLEXGRIPPLUS", "flexgripplus")?;
-        let plugin = shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")?;
-        let tree = Tree::locate(&dir).unwrap();
-        let netlist = RtlNetlist::prepare(
-            &tree,
-            Variant::Kit,
-            &kit_sources().unwrap(),
-            &plugin,
-            &cache(),
-            &mut |s| eprintln!("{s}"),
-        )
-        .unwrap();
-        Some(netlist)
-    })
-    .as_ref()
+    KIT.get_or_init(|| common::netlist(Variant::Kit)).as_ref()
 }
 
 /// FlexGripPlus with the kit, imported, once per test process.

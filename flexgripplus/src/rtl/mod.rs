@@ -111,10 +111,7 @@ pub fn import(
     gates: &[String],
     on_step: &mut dyn FnMut(&str),
 ) -> Result<Imported, CosimError> {
-    let kit = match variant {
-        Variant::Kit => crate::kit_sources()?,
-        Variant::Stock => Vec::new(),
-    };
+    let kit = crate::sources_of(variant)?;
     let mut netlist = RtlNetlist::prepare(tree, variant, &kit, plugin, cache, on_step)?;
     if !gates.is_empty() {
         netlist = gates::at_gate_level(&netlist, gates, cache, on_step)?;

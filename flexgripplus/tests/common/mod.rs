@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+use flexpmu_flexgripplus::rtl::RtlNetlist;
+use flexpmu_flexgripplus::{sources_of, Tree, Variant};
+
 pub fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -32,4 +35,20 @@ pub fn cache() -> PathBuf {
     std::env::var_os("FLEXPMU_CACHE")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace().join("target/flexpmu-cache"))
+}
+
+/// FlexGripPlus as `variant` read by Yosys through the plugin (made once,
+/// then from the cache), or None (said on stderr) where FlexGripPlus or
+/// the plugin is missing.
+#[allow(dead_code)] // not every test binary imports FlexGripPlus
+pub fn netlist(variant: Variant) -> Option<RtlNetlist> {
+    let tree = Tree::locate(&shared("FLEXGRIPPLUS", "flexgripplus")?).unwrap();
+    let plugin = shared("GHDL_YOSYS_PLUGIN", "ghdl-yosys-plugin")?;
+    let kit = sources_of(variant).unwrap();
+    Some(
+        RtlNetlist::prepare(&tree, variant, &kit, &plugin, &cache(), &mut |s| {
+            eprintln!("{s}")
+        })
+        .unwrap(),
+    )
 }
