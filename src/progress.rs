@@ -177,6 +177,21 @@ impl CycleBar {
         self.0.set_message(what.to_string());
     }
 
+    /// What shows each step of the task `what` before the run (e.g.
+    /// FlexGripPlus' import) on the bar; a note (`note: …`) is printed to
+    /// stay.
+    pub fn task(&self, what: &str) -> impl FnMut(&str) {
+        let (bar, what) = (self.0.clone(), what.to_string());
+        move |step| {
+            if step.starts_with("note: ") {
+                crate::progress::note(&bar, step);
+            } else {
+                bar.set_prefix(what.clone());
+                bar.set_message(step.to_string());
+            }
+        }
+    }
+
     /// The run is over: the bar goes (as it does when dropped, on an
     /// error).
     pub fn finish(self) {}

@@ -130,6 +130,20 @@ fn shards_merged_equal_the_whole_and_a_campaign_resumes() {
         stdout(&resumed)
     );
     assert!(stdout(&resumed).contains("20 taken from part.jsonl"));
+    // On the SM slice, every outcome no check catches is reported.
+    let apart = stdout(&resumed)
+        .lines()
+        .find(|l| l.starts_with("apart from the checks: "))
+        .map(str::to_string);
+    let apart = apart.unwrap_or_else(|| panic!("{}", stdout(&resumed)));
+    for outcome in ["due ", "hang ", "unmodelled "] {
+        assert!(apart.contains(outcome), "{apart}");
+    }
+    assert!(
+        !stdout(&resumed).contains("power-up"),
+        "{}",
+        stdout(&resumed)
+    );
     let part = std::fs::read_to_string(dir.path().join("part.jsonl")).unwrap();
     assert_eq!(part.lines().count(), 61);
     let again = json(&with(&["--out", "part.jsonl", "--resume", "--json"]));

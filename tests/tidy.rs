@@ -190,6 +190,48 @@ fn no_command_imports_another() {
     );
 }
 
+/// The one command whose modes are the two cores (`run`: a run on the SM
+/// slice, a co-simulation on the imported GPGPU), and so may name one.
+const CORE_MODES: &str = "src/commands/run/mod.rs";
+
+/// Where `text` names FlexGripPlus' core to branch on it (outside tests).
+fn names_a_core(text: &str) -> Vec<&'static str> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    [
+        "Core::FgpRtl",
+        "CoreKind::FgpRtl",
+        "CoreChoice::FgpRtl",
+        "on_rtl(",
+        "is_rtl(",
+    ]
+    .into_iter()
+    .filter(|name| code.contains(name))
+    .collect()
+}
+
+#[test]
+fn no_command_branches_on_the_core() {
+    let mut found = Vec::new();
+    for path in files(&root().join(COMMANDS), ".rs") {
+        let names = names_a_core(&read(&path));
+        if !names.is_empty() && relative(&path) != CORE_MODES {
+            found.push(format!("{}: {}", relative(&path), names.join(", ")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "these commands branch on which core a study runs on (ask the core's CoreKind or CoreChoice, studies/src/cores.rs):\n{}",
+        found.join("\n")
+    );
+    // The check on made-up files.
+    assert_eq!(names_a_core("if core == Core::FgpRtl {}"), ["Core::FgpRtl"]);
+    assert_eq!(names_a_core("if info.on_rtl() {}"), ["on_rtl("]);
+    assert!(names_a_core("kind.fixed_launch()").is_empty());
+    assert!(
+        names_a_core("fn f() {}\n#[cfg(test)]\nmod t { const C: Core = Core::FgpRtl; }").is_empty()
+    );
+}
+
 /// The crate whose runner starts every external process.
 const TOOLS_CRATE: &str = "eda/tools/src";
 

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use flexpmu_flexgripplus::Tree;
+use flexpmu_studies::cores::{CoreChoice, CoreKind};
+use flexpmu_studies::faults::plan_file::{absolute, PlannedRtl};
 use flexpmu_studies::faults::{NoneNamed, Unit, UnitsOf};
 
 /// What a kernel runs on (`run --core`), or a campaign injects its faults
@@ -38,11 +40,25 @@ pub struct CoreArgs {
 }
 
 impl CoreArgs {
-    /// Whether the campaign is on FlexGripPlus' RTL; an error for
-    /// FlexGripPlus' options without it.
-    pub fn is_rtl(&self) -> Result<bool> {
+    /// The core a plan file's campaign runs on, as its options.
+    pub fn of_plan(planned: &PlannedRtl) -> CoreArgs {
+        let some = |path: &PathBuf| Some(path.clone());
+        CoreArgs {
+            core: Core::FgpRtl,
+            gates: planned.gates.clone(),
+            source: RtlSource {
+                flexgripplus: some(&planned.flexgripplus),
+                ghdl_plugin: some(&planned.ghdl_plugin),
+                cache: some(&planned.cache),
+            },
+        }
+    }
+
+    /// Which core is chosen (nothing looked for yet); an error for
+    /// FlexGripPlus' options without `--core fgp-rtl`.
+    pub fn kind(&self) -> Result<CoreKind> {
         if self.core == Core::FgpRtl {
-            return Ok(true);
+            return Ok(CoreKind::FgpRtl);
         }
         let mut given = self.source.given();
         if !self.gates.is_empty() {
@@ -51,7 +67,21 @@ impl CoreArgs {
         if let Some(option) = given.first() {
             bail!("{option} is for `--core fgp-rtl` (FlexGripPlus' imported RTL): add --core fgp-rtl or leave out {option}");
         }
-        Ok(false)
+        Ok(CoreKind::Slice)
+    }
+
+    /// The core chosen, FlexGripPlus' checkout, plugin and cache found
+    /// (options, else the environment) and made absolute.
+    pub fn choice(&self) -> Result<CoreChoice> {
+        Ok(match self.kind()? {
+            CoreKind::Slice => CoreChoice::Slice,
+            CoreKind::FgpRtl => CoreChoice::FgpRtl(PlannedRtl {
+                flexgripplus: absolute(&self.source.tree()?.root)?,
+                ghdl_plugin: absolute(&self.source.plugin()?)?,
+                cache: absolute(&self.source.cache())?,
+                gates: self.gates.clone(),
+            }),
+        })
     }
 }
 
@@ -61,14 +91,6 @@ pub fn refuse(given: &[(&str, bool)]) -> Result<()> {
     match given.iter().find(|(_, given)| *given) {
         Some((option, _)) => bail!("{option} is not taken with `--core fgp-rtl` (a campaign on FlexGripPlus' imported RTL): leave out {option}"),
         None => Ok(()),
-    }
-}
-
-impl CoreArgs {
-    /// The core as a results file records it
-    /// ([`flexpmu_studies::faults::results_file::rtl_core`]).
-    pub fn recorded(&self) -> String {
-        flexpmu_studies::faults::results_file::rtl_core(&self.gates)
     }
 }
 

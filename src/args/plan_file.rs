@@ -1,16 +1,10 @@
 //! A campaign's options as its plan file records them
 //! (`flexpmu_studies::faults::plan_file`, the file's format and checks)
-//! and back: the program and launch, and where FlexGripPlus is.
+//! and back: the program and launch.
 
-use std::path::PathBuf;
-
-use anyhow::Result;
-use flexpmu_studies::faults::plan_file::{
-    absolute, LaunchRecord, Memory, PlannedLaunch, PlannedRtl, SmRecord,
-};
+use flexpmu_studies::faults::plan_file::{LaunchRecord, Memory, PlannedLaunch, SmRecord};
 
 use super::campaign::CampaignLaunch;
-use super::core::{Core, CoreArgs, RtlSource};
 use super::launch::{LaunchArgs, MemoryKind, SmArgs};
 
 /// The program and launch as a plan records them.
@@ -71,31 +65,6 @@ pub fn campaign(planned: &PlannedLaunch) -> CampaignLaunch {
         },
         loop_launch: planned.loop_launch,
         selector: planned.selector,
-    }
-}
-
-/// `core`'s FlexGripPlus, plugin and cache resolved (options, else the
-/// environment) and made absolute.
-pub fn planned_rtl(core: &CoreArgs) -> Result<PlannedRtl> {
-    Ok(PlannedRtl {
-        flexgripplus: absolute(&core.source.tree()?.root)?,
-        ghdl_plugin: absolute(&core.source.plugin()?)?,
-        cache: absolute(&core.source.cache())?,
-        gates: core.gates.clone(),
-    })
-}
-
-/// The options that give a plan's core.
-pub fn core_args(planned: &PlannedRtl) -> CoreArgs {
-    let some = |path: &PathBuf| Some(path.clone());
-    CoreArgs {
-        core: Core::FgpRtl,
-        gates: planned.gates.clone(),
-        source: RtlSource {
-            flexgripplus: some(&planned.flexgripplus),
-            ghdl_plugin: some(&planned.ghdl_plugin),
-            cache: some(&planned.cache),
-        },
     }
 }
 

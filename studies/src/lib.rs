@@ -17,6 +17,8 @@
 //!   imported (`flexpmu-flexgripplus`): its fault campaigns, detection
 //!   matrix, test-program core and the fault oracle under Icarus and
 //!   Verilator;
+//! * [`cores`]: the two cores studies run on (the SM slice, FlexGripPlus'
+//!   imported GPGPU) as one choice, and the one place either is opened;
 //! * [`differential`]: random kernels co-simulated on FlexGripPlus under
 //!   GHDL, the SM slice and the reference ISS, every divergence named.
 //!
@@ -25,6 +27,7 @@
 //! which faults, what counts as detected, what a counter should read —
 //! is here.
 
+pub mod cores;
 pub mod differential;
 pub mod faults;
 pub mod monitors;

@@ -18,10 +18,7 @@ use crate::output::table;
 pub(super) fn list(args: &ListArgs) -> Result<ExitCode> {
     let opened = open(&args.launch, &args.core, 1, false, args.json)?;
     let (campaign, name): (&dyn Target, &str) = (&*opened.campaign, &opened.name);
-    let what = match opened.core {
-        Some(_) => "FlexGripPlus' GPGPU's fault sites and faults, in its units (cycles from power-up: reset and the launch's configuration writes included); the logic (nets and flip-flops)",
-        None => "the SM core's fault sites and faults",
-    };
+    let what = args.core.kind()?.sites_described();
     let (memories, logic): (Vec<FaultSite>, Vec<FaultSite>) = campaign
         .sites()
         .iter()

@@ -9,24 +9,22 @@ mod list;
 mod merge;
 mod one;
 mod report;
-pub(crate) mod rtl;
 mod run;
 mod select;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
-use flexpmu_sim::engine::Engine;
+use anyhow::{Context, Result};
 use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
 use flexpmu_studies::faults::site::Class;
 use flexpmu_studies::faults::{Campaign, FaultModel, Options};
 
-use crate::args::campaign::CampaignLaunch;
+use crate::args::campaign::{CampaignLaunch, Launched};
 use crate::args::core::CoreArgs;
-use crate::args::launch::load_program;
+use flexpmu_studies::cores::CoreKind;
 
 #[derive(clap::Args)]
 pub struct FaultsArgs {
@@ -254,8 +252,7 @@ pub fn faults(args: &FaultsArgs) -> Result<ExitCode> {
 }
 
 /// A campaign ready for faults on the core `--core` names (the SM slice
-/// or FlexGripPlus' imported GPGPU), and what describes it: the one
-/// place a command opens either core.
+/// or FlexGripPlus' imported GPGPU), and what describes it.
 struct Opened {
     campaign: Box<dyn flexpmu_studies::faults::Target>,
     program: Vec<u32>,
@@ -276,93 +273,60 @@ fn open(
     matrix: bool,
     quiet: bool,
 ) -> Result<Opened> {
-    if core.is_rtl()? {
-        let fgp = rtl::prepare(launch, core, seed, matrix, quiet)?;
-        return Ok(Opened {
-            campaign: Box::new(fgp.campaign),
-            program: fgp.program,
-            name: fgp.name,
-            monitor_map: None,
-            core: Some(core.recorded()),
-        });
-    }
-    let slice = prepare(launch, seed, matrix, quiet)?;
-    let monitor_map = slice
-        .config
-        .monitor_map
-        .as_deref()
-        .filter(|map| !map.is_today())
-        .map(|map| map.labels());
+    let launched = launch.launched(core.kind()?)?;
+    let core = core.choice()?;
+    let file = launch.program()?;
+    let mut bar = crate::progress::CycleBar::new("golden run", quiet);
+    let mut task = bar.task("FlexGripPlus' RTL (kit)");
+    let opened = core.campaign(&launched.opening(), seed, matrix, &mut task, &mut bar)?;
+    bar.finish();
     Ok(Opened {
-        campaign: Box::new(slice.campaign),
-        program: slice.program,
-        name: slice.name,
-        monitor_map,
-        core: None,
+        campaign: opened.campaign,
+        program: launched.listing.words,
+        name: file_name(file),
+        monitor_map: opened.monitor_map,
+        core: opened.core,
     })
 }
 
-/// A launch ready for faults, and what describes it.
+/// A launch on the SM slice ready for one fault, and what describes it.
 struct Prepared {
     campaign: Campaign,
     iss: Iss,
     program: Vec<u32>,
     config: SmConfig,
-    /// The program's file name.
-    name: String,
 }
 
-/// Loads the program, runs the golden run (counting the candidates with
-/// `matrix`; with a spinner unless `quiet`).
+/// [`open`] on the SM slice, the campaign itself kept.
 fn prepare(launch: &CampaignLaunch, seed: u64, matrix: bool, quiet: bool) -> Result<Prepared> {
-    // The same launch options as `flexpmu run`; a campaign injects faults
-    // into the compiled core, and measures what the PMU adds.
-    if launch.launch.sm.no_pmu {
-        bail!("--no-pmu: a campaign measures what the PMU adds; it needs the PMU");
-    }
-    if launch.launch.sm.engine != Engine::Compiled {
-        bail!(
-            "--engine {}: faults are injected on the compiled engine",
-            launch.launch.sm.engine.name()
-        );
-    }
+    let launched = launch.launched(CoreKind::Slice)?;
     let file = launch.program()?;
-    let config = launch.launch.sm.config()?;
-    let mut program = load_program(file, &launch.launch.sm)?;
-    if let Some(selector) = launch.selector {
-        let selectors = config.selectors();
-        if usize::from(selector) >= selectors {
-            bail!(
-                "--selector {selector}: the PMU has {selectors} input(s) per channel (a monitor map's `selectors = S` gives more)"
-            );
-        }
-        program = flexpmu_isa::g80::selectors::with_selector(&program, selector)?;
-    }
-    let iss = match launch.loop_launch {
-        Some(n) => {
-            if launch.launch.blocks != 1 {
-                bail!("--loop-launch runs one block: leave out --blocks");
-            }
-            flexpmu_studies::validate::loop_launch(launch.launch.threads, n)?
-        }
-        None => launch.launch.iss()?,
-    };
     let mut bar = crate::progress::CycleBar::new("golden run", quiet);
     let options = Options {
         matrix,
         ..Options::default()
     };
-    let campaign =
-        Campaign::with_progress(&iss, &program, config.clone(), seed, &options, &mut bar)
-            .with_context(|| format!("{}: the fault-free run failed", file.display()))?;
+    let Launched {
+        listing,
+        iss,
+        config,
+        ..
+    } = launched;
+    let campaign = Campaign::with_progress(
+        &iss,
+        &listing.words,
+        config.clone(),
+        seed,
+        &options,
+        &mut bar,
+    )
+    .with_context(|| format!("{}: the fault-free run failed", file.display()))?;
     bar.finish();
-    let name = file_name(file);
     Ok(Prepared {
         campaign,
         iss,
-        program,
+        program: listing.words,
         config,
-        name,
     })
 }
 

@@ -11,15 +11,9 @@ fn percent(x: f64) -> String {
     format!("{:.1}", 100.0 * x)
 }
 
-/// The outcomes a campaign on `info`'s core can have: on FlexGripPlus'
-/// RTL neither `due` (it has no memory protection) nor `unmodelled` (the
-/// RTL is the model).
+/// The outcomes a campaign on `info`'s core can have.
 fn outcomes(info: &CampaignInfo) -> Vec<Outcome> {
-    let rtl = info.core.is_some();
-    Outcome::ALL
-        .into_iter()
-        .filter(|o| !rtl || !matches!(o, Outcome::Due | Outcome::Unmodelled))
-        .collect()
+    info.kind().outcomes()
 }
 
 /// The coverage columns of one row: the checks, then what no check
@@ -87,11 +81,7 @@ pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()
     t.add_row(row);
     let t = format!("{coverage}\noutcomes per unit and model:\n{t}");
     let c = summary.coverage;
-    let cycles = match info.core.as_deref().and_then(|c| c.split_once(" gates=")) {
-        Some((_, units)) => format!("cycles fault-free from power-up on FlexGripPlus' imported RTL, {units} at gate level (AND, OR, XOR, MUX, NOT), the rest at RTL"),
-        None if info.core.is_some() => "cycles fault-free from power-up on FlexGripPlus' imported RTL".to_string(),
-        None => "cycles fault-free".to_string(),
-    };
+    let cycles = info.kind().cycles_described(info.gate_level());
     let class = match info.class {
         Class::Logic => "",
         Class::Memory => " on the words of the SM's memories",
@@ -132,18 +122,24 @@ pub(super) fn print_summary(summary: &Summary, info: &CampaignInfo) -> Result<()
         with_margin(c.output_counters, m.output_counters),
         percent(c.output_counters - c.output)
     );
-    match info.core {
-        Some(_) => outln!(
-            "apart from the checks: hang {} (a watchdog's)",
-            with_margin(c.hang, m.hang)
+    // What no check catches, of the outcomes the core can have.
+    let uncaught: Vec<String> = [
+        (Outcome::Due, c.due, m.due, "traps of a protected memory"),
+        (Outcome::Hang, c.hang, m.hang, "a watchdog's"),
+        (
+            Outcome::Unmodelled,
+            c.unmodelled,
+            m.unmodelled,
+            "runs that left what the model implements: neither caught nor masked",
         ),
-        None => outln!(
-            "apart from the checks: due {} (traps of a protected memory), hang {} (a watchdog's), unmodelled {} (runs that left what the model implements: neither caught nor masked)",
-            with_margin(c.due, m.due),
-            with_margin(c.hang, m.hang),
-            with_margin(c.unmodelled, m.unmodelled)
-        ),
-    }
+    ]
+    .into_iter()
+    .filter(|(outcome, ..)| shown.contains(outcome))
+    .map(|(outcome, value, margin, what)| {
+        format!("{} {} ({what})", outcome.name(), with_margin(value, margin))
+    })
+    .collect();
+    outln!("apart from the checks: {}", uncaught.join(", "));
     let caught: Vec<String> = summary
         .detections_per_counter
         .iter()

@@ -20,12 +20,11 @@ use flexpmu_isa::source::shorten;
 
 use super::report::print_summary;
 use super::{models, open, ClassChoice, RunArgs};
-use crate::args::campaign::{check_rtl_launch, CampaignLaunch};
+use crate::args::campaign::CampaignLaunch;
 use crate::args::core::{refuse, units as chosen_units, CoreArgs};
-use crate::args::launch::load_program;
-use crate::args::plan_file::{self, core_args, planned, planned_rtl};
+use crate::args::plan_file::{self, planned};
 use flexpmu_studies::faults::plan_file::PlanFile;
-use flexpmu_studies::faults::{NoneNamed, UnitsOf};
+use flexpmu_studies::faults::NoneNamed;
 
 /// `K/N` with K < N.
 fn parse_shard(text: &str) -> Result<(u64, u64)> {
@@ -113,22 +112,23 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode> {
         None => None,
     };
     let core = match written.as_ref().and_then(|w| w.fgp_rtl.as_ref()) {
-        Some(rtl) => core_args(rtl),
+        Some(rtl) => CoreArgs::of_plan(rtl),
         None => args.core.clone(),
     };
-    let on_rtl = core.is_rtl()?;
-    // FlexGripPlus' units are known once it is imported (checked then).
-    let units = match on_rtl {
-        true => args.units.iter().map(|u| Unit::named(u.as_str())).collect(),
-        false => chosen_units(&args.units, &UnitsOf::Slice, NoneNamed::Every)?,
+    let kind = core.kind()?;
+    // The units given, checked where the core's are known before it is
+    // opened (FlexGripPlus' once it is imported, checked then).
+    let units = match kind.units_before_opening() {
+        Some(of) => chosen_units(&args.units, &of, NoneNamed::Every)?,
+        None => args.units.iter().map(|u| Unit::named(u.as_str())).collect(),
     };
-    if on_rtl {
+    if !kind.watches_one_fault() {
         refuse(&[
             ("--fault", args.fault.is_some()),
             ("--vcd", args.vcd.is_some()),
         ])?;
     }
-    if args.class.is_some() && !on_rtl {
+    if args.class.is_some() && kind.classes().len() < 2 {
         bail!("--class is for `--core fgp-rtl`: the SM slice's sites are all logic (nets and flip-flops); leave out --class");
     }
     if args.vcd.is_some() && args.fault.is_none() {
@@ -352,16 +352,9 @@ fn write_plan(
     crate::output::check_distinct(&[("--write-plan", path)], &inputs)?;
     // A plan flexpmu wrote is flexpmu's to replace.
     crate::output::check_output(path, args.force || PlanFile::load(path).is_ok(), &[])?;
-    let fgp_rtl = match core.is_rtl()? {
-        true => {
-            // What `rtl::prepare` checks before its import, checked here.
-            check_rtl_launch(launch)?;
-            Some(planned_rtl(core)?)
-        }
-        false => None,
-    };
-    load_program(program, &launch.launch.sm)?;
-    launch.launch.sm.config()?;
+    // What opening the campaign checks before its golden run.
+    launch.launched(core.kind()?)?;
+    let fgp_rtl = core.choice()?.planned().cloned();
     let file = PlanFile::new(planned(launch), plan, matrix, fgp_rtl)?;
     crate::output::write_output(path, &file.text())?;
     if !args.json {

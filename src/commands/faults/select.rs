@@ -153,8 +153,10 @@ pub(super) fn select(args: &SelectArgs) -> Result<ExitCode> {
         (test, test_candidates)
     };
     // A monitor map names the SM slice's signals.
-    let on_rtl = train_campaigns.iter().any(|(info, _)| info.on_rtl());
-    if on_rtl {
+    let maps = train_campaigns
+        .iter()
+        .all(|(info, _)| info.kind().takes_monitor_maps());
+    if !maps {
         if let Some((option, _)) = outputs.iter().find(|(o, _)| *o != "--svg") {
             bail!("{option} writes a monitor map of the SM slice's signals; these campaigns ran on FlexGripPlus' RTL, whose signals a map cannot name (the chosen signals are printed: wire them as `monitor_in(k) <= …` in streaming_multiprocessor.vhd); leave it out");
         }

@@ -176,7 +176,7 @@ pub fn testgen(args: &TestgenArgs) -> Result<ExitCode> {
         margin: args.margin,
         seed: args.seed,
     };
-    let chosen = core::choose(&options, &iss, &appendix_a, args.json)?;
+    let chosen = core::choose(&options, &appendix_a, args.json)?;
     // The folder is made once the core ran appendix A: what fails before
     // leaves nothing.
     // Locked while the search writes it: a second search on the same

@@ -19,6 +19,7 @@
 pub mod bench;
 pub mod budget;
 pub mod campaign;
+pub mod core_kind;
 pub mod digests;
 pub mod driver;
 mod error;
@@ -39,6 +40,7 @@ mod unit;
 
 pub use budget::Budget;
 pub use campaign::{Campaign, FaultRun, Options};
+pub use core_kind::CoreKind;
 pub use error::CampaignError;
 pub use flexpmu_sim::engine::compiled::faults::FaultModel;
 pub use golden::Golden;

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::result::FaultResult;
 use crate::faults::site::Class;
-use crate::faults::Unit;
+use crate::faults::{CoreKind, Unit};
 use crate::monitors::matrix::MatrixInfo;
 
 /// The longest results line read back (a fault's line is about 200
@@ -104,20 +104,32 @@ pub fn rtl_core(gates: &[String]) -> String {
 }
 
 impl CampaignInfo {
-    /// Whether the campaign ran on FlexGripPlus' imported GPGPU (its
-    /// recorded core, [`rtl_core`]).
-    pub fn on_rtl(&self) -> bool {
-        self.core
+    /// The core the campaign ran on (its recorded core, [`rtl_core`]).
+    pub fn kind(&self) -> CoreKind {
+        match self
+            .core
             .as_deref()
             .is_some_and(|core| core == "fgp-rtl" || core.starts_with("fgp-rtl "))
+        {
+            true => CoreKind::FgpRtl,
+            false => CoreKind::Slice,
+        }
+    }
+
+    /// The units at gate level (as [`rtl_core`] records them), if any.
+    pub fn gate_level(&self) -> Option<&str> {
+        self.core
+            .as_deref()
+            .and_then(|core| core.split_once(" gates="))
+            .map(|(_, units)| units)
     }
 
     /// The units its faults can be in: the SM slice's, or those the
     /// imported GPGPU's population holds.
     pub fn units_of(&self) -> super::UnitsOf {
-        match self.on_rtl() {
-            false => super::UnitsOf::Slice,
-            true => super::UnitsOf::rtl(self.population.keys().map(String::as_str)),
+        match self.kind().units_before_opening() {
+            Some(units) => units,
+            None => super::UnitsOf::rtl(self.population.keys().map(String::as_str)),
         }
     }
 
