@@ -25,7 +25,6 @@ use crate::faults::plan_file::PlannedRtl;
 use crate::faults::{results_file, Campaign, CampaignError, Options, Target, UnitsOf};
 
 pub use crate::faults::core_kind::{CoreKind, RTL_MARGIN};
-use crate::rtl::faults::RtlCampaign;
 use crate::rtl::testgen::RtlCore;
 use crate::testgen::error::JudgeError;
 use crate::testgen::{Core, SliceCore};
@@ -162,7 +161,7 @@ impl CoreChoice {
             CoreChoice::FgpRtl(at) => {
                 let vector_add = opening.vector_add.ok_or(OpenError::Launch(LAUNCH))?;
                 let imported = at.import(on_step)?;
-                let campaign = RtlCampaign::new(
+                let campaign = Campaign::on_design(
                     &imported.design,
                     opening.listing,
                     vector_add,

@@ -9,7 +9,7 @@ use flexpmu_sim::gpu::iss::{Geometry, MemoryModel};
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_studies::faults::list::{draw, Sampling};
-use flexpmu_studies::faults::{Campaign, FaultList, FaultModel, FaultResult, Outcome};
+use flexpmu_studies::faults::{Campaign, FaultList, FaultModel, FaultResult, OnSlice, Outcome};
 use flexpmu_studies::monitors::candidates::Mode;
 
 fn appendix() -> Vec<u32> {
@@ -17,21 +17,21 @@ fn appendix() -> Vec<u32> {
     assemble_file(Path::new(&path)).unwrap().values()
 }
 
-fn one_warp(seed: u64) -> Campaign {
+fn one_warp(seed: u64) -> Campaign<OnSlice> {
     let iss = VectorAdd::new(Geometry::threads(32).unwrap())
         .iss()
         .unwrap();
     Campaign::new(&iss, &appendix(), SmConfig::default(), seed).unwrap()
 }
 
-fn outcome(campaign: &Campaign, site: &str, model: FaultModel) -> FaultResult {
+fn outcome(campaign: &Campaign<OnSlice>, site: &str, model: FaultModel) -> FaultResult {
     let fault =
         FaultList::find(campaign.sites(), site, model).unwrap_or_else(|e| panic!("{site}: {e}"));
     campaign.run(&fault).unwrap()
 }
 
 fn run_all(
-    campaign: &Campaign,
+    campaign: &Campaign<OnSlice>,
     faults: &[flexpmu_studies::faults::FaultSpec],
     threads: usize,
 ) -> Vec<FaultResult> {
@@ -449,7 +449,7 @@ fn revealed_in_runs(
     iss: &flexpmu_sim::gpu::iss::Iss,
     program: &[u32],
     map: &flexpmu_ir::monitor_map::MonitorMap,
-    today: &Campaign,
+    today: &Campaign<OnSlice>,
     results: &[FaultResult],
 ) -> u64 {
     use std::collections::{HashMap, HashSet};

@@ -21,8 +21,9 @@ use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_sim::progress::Quiet;
 use flexpmu_studies::faults::list::{draw, FaultList, FaultSpec, Sampling};
 use flexpmu_studies::faults::site::Class;
-use flexpmu_studies::faults::{FaultModel, FaultSite, Outcome, Target, Unit};
-use flexpmu_studies::rtl::faults::RtlCampaign;
+use flexpmu_studies::faults::Campaign;
+use flexpmu_studies::faults::{FaultModel, FaultSite, Outcome, Unit};
+use flexpmu_studies::rtl::faults::OnGpgpu;
 use flexpmu_studies::rtl::oracle::Verdict;
 
 #[path = "../../flexgripplus/tests/common/mod.rs"]
@@ -53,15 +54,15 @@ fn listing() -> Listing {
 }
 
 /// Appendix A on one warp, its golden run done, once per test process.
-fn appendix_a() -> Option<&'static RtlCampaign> {
-    static CAMPAIGN: OnceLock<Option<RtlCampaign>> = OnceLock::new();
+fn appendix_a() -> Option<&'static Campaign<OnGpgpu>> {
+    static CAMPAIGN: OnceLock<Option<Campaign<OnGpgpu>>> = OnceLock::new();
     CAMPAIGN
         .get_or_init(|| {
             let imported = imported()?;
             let listing = listing();
             let geometry = Geometry::new([32, 1, 1], [1, 1]).unwrap();
             let started = std::time::Instant::now();
-            let campaign = RtlCampaign::new(
+            let campaign = Campaign::on_design(
                 imported,
                 &listing,
                 &VectorAdd::new(geometry),
@@ -82,7 +83,7 @@ fn appendix_a() -> Option<&'static RtlCampaign> {
 }
 
 /// The fault on `site` (a bit as `site[b]`) with `model`.
-fn fault(campaign: &RtlCampaign, site: &str, model: FaultModel) -> FaultSpec {
+fn fault(campaign: &Campaign<OnGpgpu>, site: &str, model: FaultModel) -> FaultSpec {
     FaultList::find(campaign.sites(), site, model).unwrap_or_else(|e| panic!("{site}: {e}"))
 }
 
@@ -342,7 +343,7 @@ fn the_detection_matrix_counts_as_the_kit_pmu_does() {
     // Two blocks in two rounds: the SM's reset between them clears the
     // counters, and the matrix's channels with them (mutant that fails
     // it: the counts taken at the end, not as the reset rose).
-    let rounds = RtlCampaign::new(
+    let rounds = Campaign::on_design(
         imported().unwrap(),
         &listing(),
         &VectorAdd::new(Geometry::new([32, 1, 1], [2, 1]).unwrap()),

@@ -20,7 +20,7 @@ use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_studies::faults::plan::DEFAULT_CONFIDENCE;
 use flexpmu_studies::faults::site::Class;
-use flexpmu_studies::faults::{Campaign, FaultModel, Options};
+use flexpmu_studies::faults::{Campaign, FaultModel, OnSlice, Options};
 
 use crate::args::campaign::{CampaignLaunch, Launched};
 use crate::args::core::CoreArgs;
@@ -291,7 +291,7 @@ fn open(
 
 /// A launch on the SM slice ready for one fault, and what describes it.
 struct Prepared {
-    campaign: Campaign,
+    campaign: Campaign<OnSlice>,
     iss: Iss,
     program: Vec<u32>,
     config: SmConfig,

@@ -7,8 +7,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use flexpmu_isa::source::shorten;
 use flexpmu_sim::gpu::iss::GlobalMemory;
 use flexpmu_sim::gpu::sm::{PmuRead, Sm};
-use flexpmu_studies::faults::campaign::faulty_config;
 use flexpmu_studies::faults::list::FindError;
+use flexpmu_studies::faults::on_slice::faulty_config;
 use flexpmu_studies::faults::{FaultList, FaultModel};
 
 use super::{prepare, RunArgs};

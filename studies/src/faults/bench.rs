@@ -10,7 +10,7 @@ use flexpmu_sim::gpu::vector_add::{thesis, VectorAdd};
 use super::list::FaultSpec;
 use super::plan::{PlanError, DEFAULT_CONFIDENCE};
 use super::site::Class;
-use super::{Campaign, CampaignError, FaultModel, Faults, Plan};
+use super::{Campaign, CampaignError, FaultModel, Faults, OnSlice, Plan};
 
 /// Why the engine's campaign could not be made or run.
 #[derive(Debug, thiserror::Error)]
@@ -23,7 +23,7 @@ pub enum ThesisFaultsError {
 
 /// The thesis launch's campaign and the faults the engine runs.
 pub struct ThesisFaults {
-    campaign: Campaign,
+    campaign: Campaign<OnSlice>,
     faults: Vec<FaultSpec>,
 }
 

@@ -17,12 +17,13 @@ use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_sim::progress::Quiet;
 use flexpmu_tools::runner::Scratch;
 
-use super::faults::RtlCampaign;
+use super::faults::OnGpgpu;
 use super::oracle::{self, Replay, Verdict};
 use crate::faults::list::FaultSpec;
 use crate::faults::plan::DEFAULT_CONFIDENCE;
 use crate::faults::site::Class;
-use crate::faults::{FaultModel, Faults, Plan, Target};
+use crate::faults::Campaign;
+use crate::faults::{FaultModel, Faults, Plan};
 
 /// The fault engines' campaign: `listing` (appendix A) on one warp of
 /// FlexGripPlus' `imported` GPGPU, its golden run held to the ISS, and
@@ -31,10 +32,10 @@ pub fn one_warp_campaign(
     imported: &IrDesign,
     listing: &Listing,
     count: u64,
-) -> Result<(RtlCampaign, Vec<FaultSpec>), CosimError> {
+) -> Result<(Campaign<OnGpgpu>, Vec<FaultSpec>), CosimError> {
     let geometry =
         Geometry::new([32, 1, 1], [1, 1]).map_err(|e| CosimError::Launch(e.to_string()))?;
-    let campaign = RtlCampaign::new(
+    let campaign = Campaign::on_design(
         imported,
         listing,
         &VectorAdd::new(geometry),
@@ -90,7 +91,7 @@ pub struct FaultSpeed {
 /// runs them on one thread (copies riding a golden run, going on alone
 /// where they differ); each one's verdict, in the order of `faults`.
 pub fn engine_faults(
-    campaign: &RtlCampaign,
+    campaign: &Campaign<OnGpgpu>,
     faults: &[FaultSpec],
     on_fault: &mut (dyn FnMut() + Send),
 ) -> Result<(FaultSpeed, Vec<Verdict>), CosimError> {
@@ -135,7 +136,7 @@ pub fn engine_faults(
 /// first, untimed); each one's verdict against the fault-free run.
 pub fn faults_under(
     imported: &IrDesign,
-    campaign: &RtlCampaign,
+    campaign: &Campaign<OnGpgpu>,
     faults: &[FaultSpec],
     simulator: Simulator,
     on_fault: &mut dyn FnMut(),
@@ -186,7 +187,7 @@ pub fn differing(ours: &[Verdict], theirs: &[Verdict]) -> Vec<usize> {
 
 /// `faults` named with two simulators' verdicts on them, for an error.
 pub fn describe(
-    campaign: &RtlCampaign,
+    campaign: &Campaign<OnGpgpu>,
     faults: &[&FaultSpec],
     ours: (&str, &[Verdict]),
     theirs: (&str, &[Verdict]),
@@ -216,7 +217,7 @@ pub fn describe(
 /// faults it decided, by name.
 pub fn arbitrate(
     imported: &IrDesign,
-    campaign: &RtlCampaign,
+    campaign: &Campaign<OnGpgpu>,
     faults: &[FaultSpec],
     ours: &[Verdict],
     verilator: &[Verdict],

@@ -5,7 +5,7 @@
 //! held to the reference ISS first (a campaign on a launch the RTL gets
 //! wrong would measure nothing). Each fault then runs with the fault
 //! armed, as a faulty copy riding a golden run until a signal it is
-//! judged by differs and alone from there ([`riding`]; [`RtlCampaign::run`]
+//! judged by differs and alone from there ([`riding`]; [`Campaign::run`]
 //! runs one alone from power-up, to the same result), and is classified
 //! against the golden run by the first check that sees it:
 //!
@@ -30,9 +30,12 @@
 //! [`Class::Memory`](crate::faults::site::Class::Memory)), each in a FlexGripPlus
 //! unit ([`unit`]).
 
-use crate::faults::list::{bit_name, fault_cycle, FaultSpec};
+use crate::faults::driver::Done;
+use crate::faults::list::FaultSpec;
 use crate::faults::outcome::{completed_outcome, counters_differing};
-use crate::faults::{CampaignError, FaultResult, FaultSite, Outcome, Target, Unit, UnitsOf};
+use crate::faults::{
+    Campaign, CampaignError, FaultResult, FaultSite, OnCore, Outcome, Unit, UnitsOf,
+};
 use crate::monitors::candidates::Source;
 use crate::monitors::matrix::{Matrix, MatrixInfo};
 use crate::monitors::revealed::Revealed;
@@ -52,6 +55,9 @@ use flexpmu_sim::progress::Progress;
 use super::matrix::{Counting, GoldenMatrix};
 
 pub mod riding;
+
+use riding::Riding;
+use std::sync::atomic::AtomicBool;
 
 use flexpmu_flexgripplus::launch::FgpLaunch;
 use flexpmu_flexgripplus::rtl::probe::{self, Probe};
@@ -191,27 +197,24 @@ impl Seen {
     }
 }
 
-/// A campaign on FlexGripPlus' imported GPGPU: its golden run done.
+/// FlexGripPlus' imported GPGPU in a campaign: the launch's GPGPU ready
+/// to copy, its golden run done and what a faulty run is judged by.
 #[derive(Clone)]
-pub struct RtlCampaign {
+pub struct OnGpgpu {
     template: RtlGpgpu,
     probe: Probe,
     /// The launch of the faulty runs (their cycle bound).
     launch: FgpLaunch,
     state: LaunchState,
     warps_per_block: u32,
+    /// The sites as the engine arms them, in the order of the campaign's.
     engine_sites: Vec<Site>,
-    sites: Vec<FaultSite>,
     watch: Watch,
     reads: Reads,
     golden: Golden,
     /// The detection matrix, the golden run's counts in it (the matrix
     /// on).
     matrix: Option<GoldenMatrix>,
-    seed: u64,
-    /// Faults never activated are masked without running (off: every
-    /// fault runs, to check that this changes no result).
-    shortcuts: bool,
     /// What the fault-free run left, as a test's expected values.
     expected: Expected,
     /// The evaluation of faulty copies riding a golden run.
@@ -258,13 +261,13 @@ fn cycle_limit(golden: u64) -> u64 {
     golden.saturating_mul(2).saturating_add(10_000)
 }
 
-impl RtlCampaign {
+impl Campaign<OnGpgpu> {
     /// Runs `listing` on `launch` on `imported` (FlexGripPlus' GPGPU with
     /// the kit, imported) fault-free, checks it against the reference ISS
     /// (the SM slice as `config` beside it), and keeps what faulty runs
     /// are judged by; with `matrix`, the detection matrix's candidates
     /// counted in every run ([`super::matrix`]).
-    pub fn new(
+    pub fn on_design(
         imported: &IrDesign,
         listing: &Listing,
         launch: &VectorAdd,
@@ -272,12 +275,12 @@ impl RtlCampaign {
         seed: u64,
         matrix: bool,
         progress: &mut dyn Progress,
-    ) -> Result<RtlCampaign, CosimError> {
+    ) -> Result<Campaign<OnGpgpu>, CosimError> {
         let gpgpu = ImportedGpgpu::new(imported)?;
         Self::on(&gpgpu, listing, launch, config, seed, matrix, progress)
     }
 
-    /// [`RtlCampaign::new`] on the GPGPU compiled before (a judge's many
+    /// [`Campaign::on_design`] on the GPGPU compiled before (a judge's many
     /// campaigns compile it once).
     pub fn on(
         gpgpu: &ImportedGpgpu,
@@ -287,7 +290,7 @@ impl RtlCampaign {
         seed: u64,
         matrix: bool,
         progress: &mut dyn Progress,
-    ) -> Result<RtlCampaign, CosimError> {
+    ) -> Result<Campaign<OnGpgpu>, CosimError> {
         if !config.pmu {
             return Err(CosimError::Launch(
                 "a campaign measures what the kit's PMU adds: run with the PMU".into(),
@@ -418,60 +421,47 @@ impl RtlCampaign {
         };
         let riding = riding_copies(template.sim(), &watch, matrix.as_ref())
             .map_err(|e| CosimError::Launch(e.to_string()))?;
-        Ok(RtlCampaign {
+        let on_gpgpu = OnGpgpu {
             template,
             probe,
             launch: launch_of_faults,
             state,
             warps_per_block,
             engine_sites,
-            sites,
             watch,
             reads,
             golden,
             matrix,
-            seed,
-            shortcuts: true,
             expected,
             riding,
-        })
+        };
+        Ok(Campaign::of(on_gpgpu, sites, seed))
     }
 
     /// What the fault-free run left: the test's expected values on
     /// FlexGripPlus.
     pub fn expected(&self) -> &Expected {
-        &self.expected
-    }
-
-    /// Turns the shortcuts off or on: a stuck-at fault never activated
-    /// masked without running, and faults run as copies riding a golden
-    /// run in [`Target::run_all`] (off: each alone from power-up).
-    pub fn set_shortcuts(&mut self, on: bool) {
-        self.shortcuts = on;
-    }
-
-    /// Clock edges of the golden run, from power-up.
-    pub fn golden_cycles(&self) -> u64 {
-        self.golden.cycles
+        &self.core.expected
     }
 
     /// The engine's sites, in the order of [`Target::sites`] (for
     /// replaying a fault in another simulator).
     pub fn engine_sites(&self) -> &[Site] {
-        &self.engine_sites
+        &self.core.engine_sites
     }
 
     /// The launch the faulty runs take (their cycle bound included).
     pub fn launch(&self) -> &FgpLaunch {
-        &self.launch
+        &self.core.launch
     }
 
     /// The signals a run is watched through, in the order of its
     /// period digests (the SM's ports, the clock excepted, then the
     /// probe's signals): what `first_divergence` compares.
     pub fn watched(&self) -> Vec<String> {
-        let signals = &self.template.sim().netlist().signals;
-        self.watch
+        let signals = &self.core.template.sim().netlist().signals;
+        self.core
+            .watch
             .ports
             .iter()
             .map(|&i| signals[i].name.clone())
@@ -480,65 +470,43 @@ impl RtlCampaign {
 
     /// What the probe recorded of the golden run.
     pub fn golden_observed(&self) -> &Observed {
-        &self.golden.observed
+        &self.core.golden.observed
     }
 
     /// The kernel's PMU reads the golden run made (thread by thread).
     pub fn golden_reads(&self) -> &[Option<u32>] {
-        &self.golden.reads
+        &self.core.golden.reads
     }
 
     /// The detection matrix and the golden run's counts in it (the matrix
     /// on).
     pub fn matrix(&self) -> Option<&GoldenMatrix> {
-        self.matrix.as_ref()
+        self.core.matrix.as_ref()
     }
 
     /// The kit PMU's 16 counters at the end of the golden run.
     pub fn golden_counters(&self) -> [u64; COUNTERS] {
-        self.golden.counters
-    }
-
-    /// The cycle `fault` acts from: 0 for stuck-at, a flip's drawn from
-    /// the seed and its site's name over the golden run.
-    pub fn fault_cycle(&self, fault: &FaultSpec) -> u64 {
-        let name = bit_name(&self.sites[fault.site], fault.bit);
-        fault_cycle(fault, &name, self.seed, self.golden.cycles)
+        self.core.golden.counters
     }
 
     /// `fault` as a Verilog testbench injects it (for a third-party
     /// simulator's replay, [`super::oracle`]).
     pub fn verilog_fault(&self, fault: &FaultSpec) -> VerilogFault<'_> {
         VerilogFault {
-            site: &self.engine_sites[fault.site],
+            site: &self.core.engine_sites[fault.site],
             bit: fault.bit,
             model: fault.model,
             cycle: self.fault_cycle(fault),
         }
     }
 
-    /// Whether the golden run ever had the faulty bit at the other value
-    /// (a flip always acts; a flip-flop no node reads is run).
-    pub fn activated(&self, fault: &FaultSpec) -> bool {
-        self.golden.values.activated(
-            &self.engine_sites[fault.site].kind,
-            &self.golden.state_nodes,
-            |m| self.template.sim().netlist().memories[m].width,
-            fault.bit,
-            fault.model,
-        )
-    }
-
-    /// Runs `fault` to its outcome.
-    pub fn run(&self, fault: &FaultSpec) -> Result<FaultResult, CampaignError> {
+    /// Runs `fault` alone from power-up to its outcome.
+    fn run_from_power_up(&self, fault: &FaultSpec) -> Result<FaultResult, CampaignError> {
         let cycle = self.fault_cycle(fault);
-        if self.shortcuts && !self.activated(fault) {
-            return Ok(self.result(fault, cycle, Outcome::Masked, None, 0));
-        }
-        let mut gpgpu = self.template.clone();
+        let mut gpgpu = self.core.template.clone();
         gpgpu
             .arm_fault_in(
-                &self.engine_sites,
+                &self.core.engine_sites,
                 &Fault {
                     site: fault.site,
                     bit: fault.bit,
@@ -547,14 +515,14 @@ impl RtlCampaign {
                 },
             )
             .map_err(|e| CampaignError::Core(e.to_string()))?;
-        let matrix = self.matrix.as_ref().map(|m| &m.matrix);
+        let matrix = self.core.matrix.as_ref().map(|m| &m.matrix);
         let mut seen = Seen::counting(matrix.map(Counting::new));
         let observed = probe::run(
             &mut gpgpu,
-            self.probe.clone(),
-            &self.launch,
+            self.core.probe.clone(),
+            &self.core.launch,
             &mut |_| {},
-            &mut |_, sim| seen.sample(&self.watch, sim, matrix),
+            &mut |_, sim| seen.sample(&self.core.watch, sim, matrix),
         )
         .map_err(|e| CampaignError::Core(e.to_string()))?;
         Ok(self.judge(fault, cycle, gpgpu.sim(), &observed, &seen))
@@ -573,24 +541,25 @@ impl RtlCampaign {
         // The first cycle (clock edges before it) whose watched signals
         // differ: the digest at index c is period c - 1's, in cycle c. A
         // run that ends earlier than the golden one differs where it ends.
-        let first_divergence = (0..seen.ports.len().max(self.golden.ports.len()))
-            .find(|&p| seen.ports.get(p) != self.golden.ports.get(p))
+        let first_divergence = (0..seen.ports.len().max(self.core.golden.ports.len()))
+            .find(|&p| seen.ports.get(p) != self.core.golden.ports.get(p))
             .map(|p| p as u64);
         if observed.cycles().is_none() {
             return self.result(fault, cycle, Outcome::Hang, first_divergence, 0);
         }
-        let golden = &self.golden;
-        let memory = end.memory(self.watch.global) != golden.end.memory(self.watch.global);
+        let golden = &self.core.golden;
+        let memory =
+            end.memory(self.core.watch.global) != golden.end.memory(self.core.watch.global);
         let streams = Streams::of(
             observed,
             &Placement {
-                launch: &self.state,
-                warps_per_block: self.warps_per_block,
-                blocks_per_core: self.launch.blocks_per_core,
-                registers: self.launch.registers,
+                launch: &self.core.state,
+                warps_per_block: self.core.warps_per_block,
+                blocks_per_core: self.core.launch.blocks_per_core,
+                registers: self.core.launch.registers,
             },
         );
-        let reads = self.reads.values(&streams) != golden.reads;
+        let reads = self.core.reads.values(&streams) != golden.reads;
         let counters = counters_differing(&golden.counters, &seen.counters);
         let latent = first_divergence.is_some()
             || *observed != golden.observed
@@ -605,7 +574,7 @@ impl RtlCampaign {
 
     /// What the detection matrix reveals of a completed run that `seen`.
     fn revealed(&self, seen: &Seen) -> Revealed {
-        match (&self.matrix, &seen.counting) {
+        match (&self.core.matrix, &seen.counting) {
             (Some(golden), Some(counting)) => golden.row(counting),
             _ => Revealed::default(),
         }
@@ -627,18 +596,52 @@ impl RtlCampaign {
     }
 }
 
-impl Target for RtlCampaign {
-    fn sites(&self) -> &[FaultSite] {
-        &self.sites
-    }
+impl OnCore for OnGpgpu {
+    type Counts = Riding;
+    const GROUP_SIZE: usize = riding::GROUP_SIZE;
 
+    /// Clock edges of the golden run, from power-up.
     fn golden_cycles(&self) -> u64 {
         self.golden.cycles
     }
 
+    /// Whether the golden run ever had the faulty bit at the other value
+    /// (a flip always acts; a flip-flop no node reads is run).
+    fn activated(campaign: &Campaign<OnGpgpu>, fault: &FaultSpec) -> bool {
+        let core = &campaign.core;
+        core.golden.values.activated(
+            &core.engine_sites[fault.site].kind,
+            &core.golden.state_nodes,
+            |m| core.template.sim().netlist().memories[m].width,
+            fault.bit,
+            fault.model,
+        )
+    }
+
+    fn masked(campaign: &Campaign<OnGpgpu>, fault: &FaultSpec) -> FaultResult {
+        let cycle = campaign.fault_cycle(fault);
+        campaign.result(fault, cycle, Outcome::Masked, None, 0)
+    }
+
+    fn run_alone(
+        campaign: &Campaign<OnGpgpu>,
+        fault: &FaultSpec,
+    ) -> Result<FaultResult, CampaignError> {
+        campaign.run_from_power_up(fault)
+    }
+
+    fn ride_group<'s>(
+        campaign: &'s Campaign<OnGpgpu>,
+        group: &[FaultSpec],
+        stop: &AtomicBool,
+        done: &(dyn Fn(Done<'s>) + Sync),
+    ) -> Result<Riding, CampaignError> {
+        campaign.ride(group, stop, &|result| done(Done::Result(result)))
+    }
+
     /// The units of its sites.
-    fn units_of(&self) -> UnitsOf {
-        UnitsOf::rtl(self.sites.iter().map(|s| s.unit.as_str()))
+    fn units_of(campaign: &Campaign<OnGpgpu>) -> UnitsOf {
+        UnitsOf::rtl(campaign.sites.iter().map(|s| s.unit.as_str()))
     }
 
     fn matrix_info(&self) -> Option<MatrixInfo> {
@@ -653,15 +656,5 @@ impl Target for RtlCampaign {
             "{:016x}",
             flexpmu_sim::engine::compiled::rust_source::fingerprint(netlist)
         ))
-    }
-
-    fn run_all(
-        &self,
-        faults: &[FaultSpec],
-        threads: usize,
-        on_result: &(dyn Fn(FaultResult) -> bool + Sync),
-    ) -> Result<(), CampaignError> {
-        crate::faults::driver::run_all(self, faults, threads, self.shortcuts, on_result)?;
-        Ok(())
     }
 }

@@ -2,7 +2,7 @@
 //! IR (`flexpmu_flexgripplus::rtl`) and run on the compiled engine: the
 //! second core beside the SM slice.
 //!
-//! * [`faults`]: fault campaigns on the imported GPGPU (`RtlCampaign`,
+//! * [`faults`]: fault campaigns on the imported GPGPU (`Campaign<OnGpgpu>`,
 //!   a [`Target`](crate::faults::Target) like the slice's), its faulty
 //!   copies riding a golden run;
 //! * [`matrix`]: the detection matrix on the SM's own signals, what

@@ -1,6 +1,6 @@
 //! FlexGripPlus' imported GPGPU as a core test programs are judged on
 //! (`flexpmu testgen --core fgp-rtl`): each program a campaign on the
-//! RTL ([`RtlCampaign`]), its fault-free run held to the reference ISS,
+//! RTL ([`Campaign`] on [`OnGpgpu`]), its fault-free run held to the reference ISS,
 //! its cycles FlexGripPlus' own (clock edges from power-up, as its
 //! campaigns count them), its expected values what FlexGripPlus left.
 
@@ -13,7 +13,8 @@ use flexpmu_sim::gpu::iss::Iss;
 use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
-use super::faults::RtlCampaign;
+use super::faults::OnGpgpu;
+use crate::faults::Campaign;
 use flexpmu_flexgripplus::rtl::ImportedGpgpu;
 use flexpmu_sim::progress::Quiet;
 
@@ -51,14 +52,14 @@ impl RtlCore {
         &self.iss
     }
 
-    fn run(&self, program: &[u32], iss: &Iss, seed: u64) -> Result<RtlCampaign, JudgeError> {
+    fn run(&self, program: &[u32], iss: &Iss, seed: u64) -> Result<Campaign<OnGpgpu>, JudgeError> {
         if iss.geometry() != self.iss.geometry() || iss.params() != self.iss.params() {
             return Err(JudgeError::Core(
                 "FlexGripPlus' RTL judges programs on the launch it was set up with only".into(),
             ));
         }
         let listing = Listing::from_words(PROGRAM, program);
-        RtlCampaign::on(
+        Campaign::on(
             &self.gpgpu,
             &listing,
             &self.launch,

@@ -6,7 +6,8 @@
 
 use flexpmu_eda::fault_injection::{Simulator, VerilogFault};
 use flexpmu_ir::Design as IrDesign;
-use flexpmu_studies::rtl::faults::RtlCampaign;
+use flexpmu_studies::faults::Campaign;
+use flexpmu_studies::rtl::faults::OnGpgpu;
 use flexpmu_studies::rtl::oracle::{parse, Replay, ReplayRun};
 use flexpmu_tools::cache::kept_log;
 use rayon::prelude::*;
@@ -16,7 +17,7 @@ use std::sync::{OnceLock, RwLock};
 /// printed by flexpmu, the runs side by side.
 pub fn runs(
     imported: &IrDesign,
-    campaign: &RtlCampaign,
+    campaign: &Campaign<OnGpgpu>,
     faults: &[Option<VerilogFault>],
     dir: &std::path::Path,
 ) -> Vec<ReplayRun> {

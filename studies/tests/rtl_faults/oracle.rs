@@ -69,7 +69,7 @@ fn icarus_agrees_on_chosen_faults_and_on_every_unit() {
 /// `list` that `keep` admits), the models taken in turn from unit to unit
 /// (the next one where a unit has none of its turn's).
 fn one_per_unit(
-    campaign: &RtlCampaign,
+    campaign: &Campaign<OnGpgpu>,
     list: &FaultList,
     units: &[&str],
     seed: u64,
@@ -138,7 +138,7 @@ fn icarus_agrees_on_gate_level_faults() {
     })
     .unwrap();
     let imported = gates.import().unwrap();
-    let campaign = RtlCampaign::new(
+    let campaign = Campaign::on_design(
         &imported,
         &listing(),
         &VectorAdd::new(Geometry::new([32, 1, 1], [1, 1]).unwrap()),

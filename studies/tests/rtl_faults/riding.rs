@@ -1,4 +1,4 @@
-//! Faults as copies riding one golden run (`RtlCampaign::run_riding`,
+//! Faults as copies riding one golden run (`Campaign<OnGpgpu>::run_riding`,
 //! what `faults run --core fgp-rtl` does) against the same faults run
 //! alone from power-up.
 

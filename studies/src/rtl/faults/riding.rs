@@ -17,7 +17,7 @@
 //! golden run's end ends with it: masked, or latent where a flip-flop or
 //! memory word differs.
 //!
-//! The results are those of [`RtlCampaign::run`] fault by fault (a test
+//! The results are those of [`Campaign::run`] fault by fault (a test
 //! holds them equal).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,12 +29,13 @@ use crate::faults::{CampaignError, FaultResult};
 use flexpmu_sim::engine::compiled::concurrent::FaultyCopy;
 use flexpmu_sim::engine::compiled::faults::Fault;
 
-use super::{probe, Counting, RtlCampaign, Seen};
+use super::{probe, Counting, OnGpgpu, Seen};
+use crate::faults::Campaign;
 
 /// Faults a golden run carries at most: each group pays a golden run
 /// (two minutes on the thesis launch), and a copy holds little (its
 /// differences and its last settle's reads).
-pub(super) const GROUP_SIZE: usize = 1024;
+pub(crate) const GROUP_SIZE: usize = 1024;
 
 /// How the copies of a campaign's activated faults ended.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,7 +64,7 @@ struct Rider {
     copy: FaultyCopy,
 }
 
-impl RtlCampaign {
+impl Campaign<OnGpgpu> {
     /// Runs `faults` as copies riding one golden run, handing each result
     /// to `report` as it comes; stops early when `stop` is set.
     pub(super) fn ride(
@@ -74,7 +75,7 @@ impl RtlCampaign {
     ) -> Result<Riding, CampaignError> {
         let mut counts = Riding::default();
         let core = |e: &dyn std::fmt::Display| CampaignError::Core(e.to_string());
-        let mut concurrent = self.riding.clone();
+        let mut concurrent = self.core.riding.clone();
         let mut riders = Vec::with_capacity(faults.len());
         for fault in faults {
             let cycle = self.fault_cycle(fault);
@@ -88,14 +89,16 @@ impl RtlCampaign {
                 fault: *fault,
                 cycle,
                 copy: concurrent
-                    .copy(&self.engine_sites, &armed)
+                    .copy(&self.core.engine_sites, &armed)
                     .map_err(|e| core(&e))?,
             });
         }
-        let matrix = self.matrix.as_ref().map(|m| &m.matrix);
-        let mut golden = self.template.clone();
-        let mut run = golden.begin(&self.launch.rtl()).map_err(|e| core(&e))?;
-        let mut probe = self.probe.clone();
+        let matrix = self.core.matrix.as_ref().map(|m| &m.matrix);
+        let mut golden = self.core.template.clone();
+        let mut run = golden
+            .begin(&self.core.launch.rtl())
+            .map_err(|e| core(&e))?;
+        let mut probe = self.core.probe.clone();
         let mut seen = Seen::counting(matrix.map(Counting::new));
         // Copies that follow the golden run for good, judged at its end.
         let mut followers = Vec::new();
@@ -121,13 +124,13 @@ impl RtlCampaign {
                     let mut probe = probe.clone();
                     let mut seen = seen.clone();
                     probe.sample(period, alone.sim());
-                    seen.sample(&self.watch, alone.sim(), matrix);
+                    seen.sample(&self.core.watch, alone.sim(), matrix);
                     let observed = probe::go_on(
                         &mut alone,
                         run.clone(),
                         probe,
                         &mut |_| {},
-                        &mut |_, sim| seen.sample(&self.watch, sim, matrix),
+                        &mut |_, sim| seen.sample(&self.core.watch, sim, matrix),
                     )
                     .map_err(|e| core(&e));
                     report(observed.map(|observed| {
@@ -141,7 +144,7 @@ impl RtlCampaign {
                     // global memory's, written past the SM's ports).
                     let rider = riders.swap_remove(i);
                     counts.to_the_end += 1;
-                    let global = self.watch.global;
+                    let global = self.core.watch.global;
                     let memory = concurrent.words_differing().iter().any(|&(m, w, v)| {
                         m as usize == global && sim.memory(global)[w as usize] != v
                     });
@@ -160,7 +163,7 @@ impl RtlCampaign {
                 i += 1;
             }
             probe.sample(period, golden.sim());
-            seen.sample(&self.watch, golden.sim(), matrix);
+            seen.sample(&self.core.watch, golden.sim(), matrix);
             if ending.is_some() {
                 break;
             }
@@ -178,7 +181,7 @@ impl RtlCampaign {
     }
 }
 
-impl RtlCampaign {
+impl Campaign<OnGpgpu> {
     /// Runs `faults` on `threads` threads as [`Target::run_all`] does
     /// with the shortcuts on (the one grouped driver,
     /// [`driver::run_grouped`], over copies riding a golden run each,
@@ -192,35 +195,5 @@ impl RtlCampaign {
         on_result: &(dyn Fn(FaultResult) -> bool + Sync),
     ) -> Result<Riding, CampaignError> {
         driver::run_grouped(self, faults, threads, on_result)
-    }
-}
-
-impl driver::Grouped for RtlCampaign {
-    type Counts = Riding;
-    const GROUP_SIZE: usize = GROUP_SIZE;
-
-    fn activated(&self, fault: &FaultSpec) -> bool {
-        RtlCampaign::activated(self, fault)
-    }
-
-    fn never_activated(&self, fault: &FaultSpec) -> Result<FaultResult, CampaignError> {
-        self.run(fault)
-    }
-
-    fn acts_from(&self, fault: &FaultSpec) -> u64 {
-        self.fault_cycle(fault)
-    }
-
-    fn run_from_power_up(&self, fault: &FaultSpec) -> Result<FaultResult, CampaignError> {
-        self.run(fault)
-    }
-
-    fn ride_group<'s>(
-        &'s self,
-        group: &[FaultSpec],
-        stop: &AtomicBool,
-        done: &(dyn Fn(driver::Done<'s>) + Sync),
-    ) -> Result<Riding, CampaignError> {
-        self.ride(group, stop, &|result| done(driver::Done::Result(result)))
     }
 }

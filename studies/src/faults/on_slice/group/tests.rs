@@ -12,10 +12,11 @@ use flexpmu_sim::gpu::sm::SmConfig;
 use flexpmu_sim::gpu::vector_add::VectorAdd;
 
 use crate::faults::list::{draw, Sampling};
+use crate::faults::on_slice::OnSlice;
 use crate::faults::FaultModel;
 use crate::faults::{Budget, Campaign, FaultResult, FaultSpec, Options, Outcome, Unit, UNITS};
 
-fn campaign(threads: u32, budget: Budget) -> Campaign {
+fn campaign(threads: u32, budget: Budget) -> Campaign<OnSlice> {
     let path = format!("{}/../examples/appendix_a.sass", env!("CARGO_MANIFEST_DIR"));
     let program = assemble_file(Path::new(&path)).unwrap().values();
     let iss = VectorAdd::new(Geometry::threads(threads).unwrap())
@@ -30,7 +31,7 @@ fn campaign(threads: u32, budget: Budget) -> Campaign {
 
 /// Stuck-at faults and flips of every unit, activated ones (the rest
 /// never reach a group).
-fn sample(campaign: &Campaign, per_unit: u64, seed: u64) -> Vec<FaultSpec> {
+fn sample(campaign: &Campaign<OnSlice>, per_unit: u64, seed: u64) -> Vec<FaultSpec> {
     let mut faults = Vec::new();
     for (k, unit) in UNITS.iter().enumerate() {
         let list = campaign.fault_list(&FaultModel::ALL, &[Unit::named(*unit)]);
@@ -59,14 +60,14 @@ fn differences(a: &[FaultResult], b: &[FaultResult]) -> Vec<(FaultResult, FaultR
         .collect()
 }
 
-fn alone(campaign: &Campaign, faults: &[FaultSpec]) -> Vec<FaultResult> {
+fn alone(campaign: &Campaign<OnSlice>, faults: &[FaultSpec]) -> Vec<FaultResult> {
     faults
         .par_iter()
         .map(|f| campaign.run(f).unwrap())
         .collect()
 }
 
-fn grouped(campaign: &Campaign, faults: &[FaultSpec]) -> Vec<FaultResult> {
+fn grouped(campaign: &Campaign<OnSlice>, faults: &[FaultSpec]) -> Vec<FaultResult> {
     let results = Mutex::new(Vec::new());
     campaign
         .run_all(faults, 2, &|r| {
@@ -123,7 +124,7 @@ fn groups_give_the_results_of_runs_alone_and_a_late_exit_does_not() {
     let expected = alone(&campaign, &faults);
     assert_varied(&expected);
     assert_eq!(differences(&grouped(&campaign, &faults), &expected), []);
-    campaign.eject_delay = 1;
+    campaign.core.eject_delay = 1;
     let late = differences(&grouped(&campaign, &faults), &expected);
     assert!(!late.is_empty(), "leaving one cycle late changed no result");
 }

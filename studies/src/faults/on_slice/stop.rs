@@ -6,12 +6,12 @@
 
 use flexpmu_sim::engine::compiled::faults::FaultModel;
 
-use super::{Campaign, FaultResult};
+use super::{Campaign, FaultResult, OnSlice};
 use crate::faults::list::FaultSpec;
 use crate::faults::outcome::Outcome;
 use crate::monitors::counts::MonitorCounts;
 
-impl Campaign {
+impl Campaign<OnSlice> {
     /// Whether a run of `fault` (acting from `cycle`) stops at checkpoint
     /// `at`: the fault cannot act again from there (a flip done, a
     /// stuck-at bit the golden run keeps at its stuck value from there),
@@ -29,6 +29,7 @@ impl Campaign {
         let done = match fault.model {
             FaultModel::Flip => at > cycle,
             _ => !self
+                .core
                 .golden
                 .activated_from(fault.site, fault.bit, fault.model, at),
         };

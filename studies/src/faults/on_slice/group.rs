@@ -4,7 +4,7 @@
 //! to the golden run's end with its differences (its result judged from
 //! them), stopped at a checkpoint by the early-stop rule
 //! ([`Campaign::stops_at`]), or left, its run going on alone from its
-//! last checkpoint on the serial path ([`Campaign::run_alone`]). Every
+//! last checkpoint on the serial path ([`Campaign::go_on_alone`]). Every
 //! result is the one a run alone gives (a test holds them equal, fault
 //! by fault).
 //!
@@ -19,7 +19,7 @@ use flexpmu_sim::gpu::sm::group::{
 };
 use flexpmu_sim::gpu::sm::CoreSim;
 
-use super::{engine_fault, Campaign, FaultResult, Start};
+use super::{engine_fault, Campaign, FaultResult, OnSlice, Start};
 use crate::faults::error::CampaignError;
 use crate::faults::list::FaultSpec;
 use crate::faults::outcome::{completed_outcome, counters_differing};
@@ -85,7 +85,7 @@ impl CandidatesBySource {
     }
 }
 
-impl Campaign {
+impl Campaign<OnSlice> {
     /// Runs `faults` (activated ones; flips sorted by cycle run best) as
     /// a group, handing each fault's result or run alone to `done` as
     /// soon as it is known. Stops, leaving the rest out, once `stop` is
@@ -96,13 +96,13 @@ impl Campaign {
         stop: &AtomicBool,
         done: &(dyn Fn(Done) + Sync),
     ) -> Result<(), CampaignError> {
-        let cycles: Vec<u64> = faults.iter().map(|f| self.flip_cycle(f)).collect();
+        let cycles: Vec<u64> = faults.iter().map(|f| self.fault_cycle(f)).collect();
         // The group starts at the checkpoint before its first fault acts.
         let first = cycles.iter().copied().min().unwrap_or(0);
         let (sm, state) = self.start_before(first)?;
         // The channels' windows are read in every cycle (the matrix on).
         let (mut nodes, mut registers) = (Vec::new(), Vec::new());
-        if let Some(matrix) = &self.matrix {
+        if let Some(matrix) = &self.core.matrix {
             for source in matrix.windows.sources() {
                 match source {
                     Source::Node(n) => nodes.push(n),
@@ -111,7 +111,7 @@ impl Campaign {
             }
         }
         let mut group = Group::new(&sm, &nodes, &registers)?;
-        group.leave_late(self.eject_delay);
+        group.leave_late(self.core.eject_delay);
         for (fault, &cycle) in faults.iter().zip(&cycles) {
             let member = Member {
                 fault: *fault,
@@ -119,10 +119,10 @@ impl Campaign {
                 own: Vec::new(),
                 own_at_checkpoint: Vec::new(),
             };
-            group.join(member, &self.engine_sites, &engine_fault(fault, cycle))?;
+            group.join(member, &self.core.engine_sites, &engine_fault(fault, cycle))?;
         }
         let counts = self.counts_from(state.as_ref());
-        let by_source = match (&self.matrix, sm.compiled_core()) {
+        let by_source = match (&self.core.matrix, sm.compiled_core()) {
             (Some(matrix), Some(core)) => Some(CandidatesBySource::of(
                 matrix,
                 core.values().len(),
@@ -141,17 +141,18 @@ impl Campaign {
     }
 
     /// Runs a fault that left its group alone, from where it left.
-    pub(super) fn run_alone(&self, alone: &Alone) -> Result<FaultResult, CampaignError> {
+    pub(super) fn go_on_alone(&self, alone: &Alone) -> Result<FaultResult, CampaignError> {
         let Some((from, own)) = &alone.from else {
             // From the start: it finds its first divergence itself.
             return self.run(&alone.fault);
         };
         let checkpoint = self
+            .core
             .golden
             .checkpoint_at(from.cycle())
             .ok_or_else(|| CampaignError::NoCheckpoint(from.cycle()))?;
         let (sm, state) = checkpoint.fork()?;
-        let counts = self.matrix.as_ref().and(
+        let counts = self.core.matrix.as_ref().and(
             self.golden_counts()
                 .and_then(|g| g.at(from.cycle()))
                 .map(|c| c.with_candidates(own).counting_only()),
@@ -162,14 +163,14 @@ impl Campaign {
             counts,
             first_divergence: alone.first_divergence,
         };
-        let cycle = self.flip_cycle(&alone.fault);
+        let cycle = self.fault_cycle(&alone.fault);
         Ok(self.run_start(sm, start, &alone.fault, cycle, true)?.result)
     }
 }
 
 /// The group's caller: the campaign's rules on each copy.
 struct GroupWatch<'a> {
-    campaign: &'a Campaign,
+    campaign: &'a Campaign<OnSlice>,
     /// The golden run's counts (the matrix on).
     counts: Option<MonitorCounts>,
     by_source: Option<CandidatesBySource>,
@@ -185,7 +186,7 @@ impl GroupWatch<'_> {
     /// judges a completed run.
     fn result_at_end(&self, rode: &Rode<Member>) -> FaultResult {
         let campaign = self.campaign;
-        let golden = &campaign.golden.run;
+        let golden = &campaign.core.golden.run;
         let member = &rode.data;
         let counters = counters_differing(&golden.counters_at_end, &rode.counters_at_end);
         let outcome = completed_outcome(
@@ -212,7 +213,7 @@ impl GroupWatch<'_> {
 impl GroupObserver<Member> for GroupWatch<'_> {
     fn rider_cycle(&mut self, member: &mut Member, copy: &RiderCycle) {
         let (Some(counts), Some(by), Some(matrix)) =
-            (&self.counts, &self.by_source, &self.campaign.matrix)
+            (&self.counts, &self.by_source, &self.campaign.core.matrix)
         else {
             return;
         };
@@ -243,20 +244,20 @@ impl GroupObserver<Member> for GroupWatch<'_> {
     }
 
     fn cycle(&mut self, cycle: u64, core: &CoreSim) {
-        if let (Some(counts), Some(matrix)) = (&mut self.counts, &self.campaign.matrix) {
+        if let (Some(counts), Some(matrix)) = (&mut self.counts, &self.campaign.core.matrix) {
             matrix.observe(counts, cycle, core);
         }
     }
 
     fn checkpoint_every(&self) -> Option<u64> {
-        Some(self.campaign.golden.checkpoint_spacing())
+        Some(self.campaign.core.golden.checkpoint_spacing())
     }
 
     fn checkpoint(&mut self, at: u64) -> Checkpoint {
         if self.stop.load(Ordering::Relaxed) {
             return Checkpoint::Abandon;
         }
-        match self.campaign.golden.checkpoint_at(at) {
+        match self.campaign.core.golden.checkpoint_at(at) {
             Some(_) => Checkpoint::Riders,
             None => Checkpoint::Pass,
         }
