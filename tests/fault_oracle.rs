@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use flexpmu_eda::fault_injection::{first_mismatch, replay_faults, VerilogFault};
+use flexpmu_eda::fault_injection::{run_every_fault, FaultOracle, VectorOracle, VerilogFault};
 use flexpmu_eda::golden;
 use flexpmu_eda::testbench::ExportFiles;
 use flexpmu_ir::registry;
@@ -96,18 +96,28 @@ fn icarus_finds_every_first_divergence_of_a_fault_sample() {
             cycle: r.cycle,
         })
         .collect();
-    let replayed = replay_faults(
+    let oracle = VectorOracle::new(
         std::slice::from_ref(&files.verilog),
         &design,
         &vectors_path,
         &faults,
-        |_| {},
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    let replayed = run_every_fault(&oracle, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    // The fault-free run replays the vectors without a mismatch.
+    let golden = &replayed.golden;
+    assert_eq!(
+        VectorOracle::first_divergence(golden, golden),
+        None,
+        "{:?}",
+        golden.first_mismatches
+    );
+    let first_mismatch = |seen| VectorOracle::first_divergence(seen, golden);
+    let replayed = &replayed.faults;
 
     let disagreements: Vec<String> = results
         .iter()
-        .zip(&replayed)
+        .zip(replayed)
         .filter(|(r, icarus)| first_mismatch(icarus) != r.first_divergence)
         .map(|(r, icarus)| {
             format!(

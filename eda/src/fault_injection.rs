@@ -1,5 +1,6 @@
-//! A fault of the compiled engine replayed in the exported Verilog under
-//! Icarus: the third-party oracle of a campaign's `first_divergence`.
+//! A fault of the compiled engine injected into the exported Verilog and
+//! run by a third-party simulator: the oracle of a campaign's
+//! `first_divergence` ([`FaultOracle`], one contract for every design).
 //!
 //! The design's golden vectors drive its export open-loop (the
 //! self-checking testbench `tb_<top>` of [`testbench`](crate::testbench)),
@@ -52,7 +53,7 @@ pub enum Simulator {
     Verilator,
 }
 
-/// Why a fault cannot be replayed.
+/// Why a fault cannot be injected.
 #[derive(Debug, thiserror::Error)]
 pub enum InjectionError {
     #[error(transparent)]
@@ -209,36 +210,114 @@ pub fn injector(
     Ok(out)
 }
 
-/// Replays `vectors` through the Verilog export `design_files` of
-/// `design` once per fault, under Icarus: each fault's testbench report
-/// (its first mismatch lines among them), in the order of `faults`.
-pub fn replay_faults(
-    design_files: &[PathBuf],
-    design: &Design,
-    vectors: &Path,
-    faults: &[VerilogFault],
-    mut progress: impl FnMut(usize),
-) -> Result<Vec<TestbenchResult>, InjectionError> {
-    let top = design.top();
-    let tb = testbench::verilog(top);
-    let injector = injector(design, faults, Simulator::Icarus)?;
-    let tb_top = format!("tb_{}", top.name);
-    let compiled = Compiled::new(
-        design_files,
-        &[("tb.v", &tb), ("injector.v", &injector)],
-        &[&tb_top, INJECTOR],
-    )?;
-    let vectors = vectors_plusarg(vectors)?;
-    let mut results = Vec::with_capacity(faults.len());
-    for n in 0..faults.len() {
-        results.push(compiled.run(&[vectors.clone(), format!("+fault={n}")])?);
-        progress(n);
+/// The plusarg that injects fault `fault` of an injector's list (None:
+/// none, the fault-free run): one convention for every oracle.
+pub fn fault_plusarg(fault: Option<usize>) -> String {
+    format!("+fault={}", fault.map_or(-1, |n| n as i64))
+}
+
+/// A fault oracle: a third-party simulator's runs of a design built once
+/// with the injector of a list of faults, one run per fault of the list
+/// ([`fault_plusarg`]) or none. Each oracle sees a run as its campaign
+/// judges it (`Seen`); every one gives the first cycle a fault's run
+/// differs from the fault-free run's, to hold the campaign's
+/// `first_divergence` to.
+pub trait FaultOracle {
+    /// What the simulator saw of one run.
+    type Seen;
+    type Error;
+
+    /// Faults in the injector's list.
+    fn faults(&self) -> usize;
+
+    /// The run with fault `fault` of the list injected (None: none).
+    fn run(&self, fault: Option<usize>) -> Result<Self::Seen, Self::Error>;
+
+    /// The first cycle `seen` differs from the fault-free run's `golden`
+    /// (None: it never does).
+    fn first_divergence(seen: &Self::Seen, golden: &Self::Seen) -> Option<u64>;
+}
+
+/// The runs of every fault of `oracle`'s list, the fault-free run first:
+/// what each showed, in the list's order (`on_fault` told after each).
+pub fn run_every_fault<O: FaultOracle>(
+    oracle: &O,
+    on_fault: &mut dyn FnMut(usize),
+) -> Result<OracleRuns<O::Seen>, O::Error> {
+    let golden = oracle.run(None)?;
+    let mut faults = Vec::with_capacity(oracle.faults());
+    for n in 0..oracle.faults() {
+        faults.push(oracle.run(Some(n))?);
+        on_fault(n);
     }
-    Ok(results)
+    Ok(OracleRuns { golden, faults })
+}
+
+/// What an oracle saw of the fault-free run and of each fault's.
+pub struct OracleRuns<S> {
+    pub golden: S,
+    pub faults: Vec<S>,
+}
+
+/// The SM core's oracle: its Verilog export driven open loop by the
+/// golden run's vectors (the self-checking testbench), each fault of the
+/// list injected under Icarus; a run's first mismatch is its first
+/// divergence, and the fault-free run has none.
+pub struct VectorOracle {
+    compiled: Compiled,
+    vectors: String,
+    faults: usize,
+}
+
+impl VectorOracle {
+    /// `faults` of `design` injected into its Verilog export
+    /// `design_files`, replaying `vectors` (each run's log kept by
+    /// content).
+    pub fn new(
+        design_files: &[PathBuf],
+        design: &Design,
+        vectors: &Path,
+        faults: &[VerilogFault],
+    ) -> Result<VectorOracle, InjectionError> {
+        let top = design.top();
+        let tb = testbench::verilog(top);
+        let injector = injector(design, faults, Simulator::Icarus)?;
+        let tb_top = format!("tb_{}", top.name);
+        let compiled = Compiled::new(
+            design_files,
+            &[("tb.v", &tb), ("injector.v", &injector)],
+            &[&tb_top, INJECTOR],
+        )?;
+        Ok(VectorOracle {
+            compiled,
+            vectors: vectors_plusarg(vectors)?,
+            faults: faults.len(),
+        })
+    }
+}
+
+impl FaultOracle for VectorOracle {
+    /// The testbench's report (its first mismatches among it).
+    type Seen = TestbenchResult;
+    type Error = ToolError;
+
+    fn faults(&self) -> usize {
+        self.faults
+    }
+
+    fn run(&self, fault: Option<usize>) -> Result<TestbenchResult, ToolError> {
+        self.compiled
+            .run(&[self.vectors.clone(), fault_plusarg(fault)])
+    }
+
+    /// The report's first mismatch: the vectors are the fault-free run.
+    fn first_divergence(seen: &TestbenchResult, _golden: &TestbenchResult) -> Option<u64> {
+        first_mismatch(seen)
+    }
 }
 
 /// The cycle of a report's first mismatch (`MISMATCH cycle=N ...`).
-pub fn first_mismatch(result: &TestbenchResult) -> Option<u64> {
+fn first_mismatch(result: &TestbenchResult) -> Option<u64> {
     result.first_mismatches.first().and_then(|line| {
         line.split_whitespace()
             .find_map(|w| w.strip_prefix("cycle="))

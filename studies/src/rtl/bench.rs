@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use flexpmu_eda::fault_injection::Simulator;
+use flexpmu_eda::fault_injection::{FaultOracle, Simulator};
 use flexpmu_flexgripplus::CosimError;
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_isa::listing::Listing;
@@ -18,7 +18,7 @@ use flexpmu_sim::progress::Quiet;
 use flexpmu_tools::runner::Scratch;
 
 use super::faults::OnGpgpu;
-use super::oracle::{self, Replay, Verdict};
+use super::oracle::{GpgpuOracle, Verdict};
 use crate::faults::list::FaultSpec;
 use crate::faults::plan::DEFAULT_CONFIDENCE;
 use crate::faults::site::Class;
@@ -130,7 +130,7 @@ pub fn engine_faults(
     ))
 }
 
-/// `faults` of `campaign` replayed under `simulator` on flexpmu's
+/// `faults` of `campaign` run under `simulator` on flexpmu's
 /// Verilog print of `imported` ([`oracle`](super::oracle)): one build
 /// with every fault's injection, one run per fault (the fault-free run
 /// first, untimed); each one's verdict against the fault-free run.
@@ -141,9 +141,9 @@ pub fn faults_under(
     simulator: Simulator,
     on_fault: &mut dyn FnMut(),
 ) -> Result<(FaultSpeed, Vec<Verdict>), CosimError> {
-    let scratch = Scratch::new("bench-fgp-replay")?;
+    let scratch = Scratch::new("bench-fgp-oracle")?;
     let armed: Vec<_> = faults.iter().map(|f| campaign.verilog_fault(f)).collect();
-    let mut replay = Replay::new(
+    let mut oracle = GpgpuOracle::new(
         imported,
         &campaign.launch().rtl(),
         &armed,
@@ -151,8 +151,8 @@ pub fn faults_under(
         simulator,
         scratch.path(),
     )?;
-    replay.build()?;
-    let golden = oracle::parse(&replay.run(None)?)?;
+    oracle.build()?;
+    let golden = FaultOracle::run(&oracle, None)?;
     if golden.cycles.is_none() {
         return Err(CosimError::Launch(format!(
             "the fault-free run under {simulator:?} reached the cycle bound before kernel_done"
@@ -161,8 +161,7 @@ pub fn faults_under(
     let started = Instant::now();
     let mut verdicts = Vec::with_capacity(faults.len());
     for n in 0..faults.len() {
-        let run = oracle::parse(&replay.run(Some(n))?)?;
-        verdicts.push(run.verdict(&golden));
+        verdicts.push(FaultOracle::run(&oracle, Some(n))?.verdict(&golden));
         on_fault();
     }
     Ok((
@@ -172,7 +171,7 @@ pub fn faults_under(
             alone: None,
             cycles: campaign.golden_cycles() * faults.len() as u64,
             seconds: started.elapsed().as_secs_f64(),
-            build_seconds: replay.build_seconds,
+            build_seconds: oracle.build_seconds,
         },
         verdicts,
     ))
@@ -228,7 +227,7 @@ pub fn arbitrate(
         return Ok(Vec::new());
     }
     on_step(&format!(
-        "{} fault(s) end differently under Verilator: replaying them under Icarus",
+        "{} fault(s) end differently under Verilator: running them under Icarus",
         differ.len()
     ));
     let subset: Vec<FaultSpec> = differ.iter().map(|&i| faults[i]).collect();

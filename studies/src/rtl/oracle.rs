@@ -1,4 +1,4 @@
-//! A campaign's faults replayed by a third-party simulator: the imported
+//! A campaign's faults run by a third-party simulator: the imported
 //! GPGPU as flexpmu prints it in Verilog, run under Icarus or Verilator
 //! (`--binary --timing`) as the engine runs it (reset, the configuration
 //! writes, the block scheduler's start, the memories loaded by
@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::faults::{FaultResult, Outcome};
-use flexpmu_eda::fault_injection::{injector, Simulator, VerilogFault, INJECTOR};
+use flexpmu_eda::fault_injection::{
+    fault_plusarg, injector, FaultOracle, Simulator, VerilogFault, INJECTOR,
+};
 use flexpmu_export::net_paths::verilog_paths;
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_sim::gpu::gpgpu_rtl::{RtlLaunch, CONFIG_PARAMS_START, CONFIG_WORDS, RESET_EDGES};
@@ -35,7 +37,7 @@ pub const TB: &str = "tb_gpgpu_ml605_top_level";
 
 /// What the simulator saw of one run.
 #[derive(Clone, PartialEq, Eq)]
-pub struct ReplayRun {
+pub struct OracleRun {
     /// Cycles from the block scheduler's start to `kernel_done` (None:
     /// the cycle bound came first).
     pub cycles: Option<u64>,
@@ -48,10 +50,10 @@ pub struct ReplayRun {
     pub periods: Vec<String>,
 }
 
-impl std::fmt::Debug for ReplayRun {
+impl std::fmt::Debug for OracleRun {
     /// The periods' digests counted, not listed (thousands of them).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReplayRun")
+        f.debug_struct("OracleRun")
             .field("cycles", &self.cycles)
             .field("memory", &self.memory)
             .field("counters", &self.counters)
@@ -60,11 +62,11 @@ impl std::fmt::Debug for ReplayRun {
     }
 }
 
-impl ReplayRun {
+impl OracleRun {
     /// This faulty run judged against `golden`, the fault-free one. A run
     /// that hangs is judged by that and its first divergence, as the
     /// engine judges it: it has no end to compare memory and counters at.
-    pub fn verdict(&self, golden: &ReplayRun) -> Verdict {
+    pub fn verdict(&self, golden: &OracleRun) -> Verdict {
         let ended = self.cycles.is_some();
         Verdict {
             memory_differs: ended && self.memory != golden.memory,
@@ -72,9 +74,7 @@ impl ReplayRun {
             counters_differing: (0..COUNTERS)
                 .filter(|&i| ended && self.counters[i] != golden.counters[i])
                 .fold(0u16, |m, i| m | 1 << i),
-            first_divergence: (0..self.periods.len().max(golden.periods.len()))
-                .find(|&p| self.periods.get(p) != golden.periods.get(p))
-                .map(|p| p as u64),
+            first_divergence: GpgpuOracle::first_divergence(self, golden),
         }
     }
 }
@@ -105,9 +105,9 @@ impl Verdict {
     }
 }
 
-/// The files of a replay, written in a folder, and the simulator's build
+/// The files of an oracle, written in a folder, and the simulator's build
 /// of them.
-pub struct Replay {
+pub struct GpgpuOracle {
     dir: PathBuf,
     simulator: Simulator,
     files: Vec<PathBuf>,
@@ -117,7 +117,7 @@ pub struct Replay {
     pub build_seconds: f64,
 }
 
-impl Replay {
+impl GpgpuOracle {
     /// Writes `imported` (FlexGripPlus' GPGPU with the kit) as flexpmu
     /// prints it, the testbench for `launch` (printing a digest of the
     /// `watched` signals in every period), its memories' files and the
@@ -129,7 +129,7 @@ impl Replay {
         watched: &[String],
         simulator: Simulator,
         dir: &Path,
-    ) -> Result<Replay, CosimError> {
+    ) -> Result<GpgpuOracle, CosimError> {
         if imported.top().name != TOP {
             return Err(CosimError::Launch(format!(
                 "the imported design's top is {}, not FlexGripPlus' {TOP}",
@@ -149,7 +149,7 @@ impl Replay {
             .collect();
         let hex = |values: &mut dyn Iterator<Item = String>| values.collect::<String>();
         let inject = injector(imported, faults, simulator)
-            .map_err(|e| CosimError::Launch(format!("a fault cannot be replayed: {e}")))?;
+            .map_err(|e| CosimError::Launch(format!("a fault cannot be injected: {e}")))?;
         let watched = watched
             .iter()
             .map(|name| {
@@ -187,7 +187,7 @@ impl Replay {
             )?,
             write("injector.v", &inject)?,
         ];
-        Ok(Replay {
+        Ok(GpgpuOracle {
             dir: dir.to_path_buf(),
             simulator,
             files,
@@ -204,7 +204,7 @@ impl Replay {
 
     /// The plusarg that injects `fault` (None: no fault).
     pub fn plusarg(fault: Option<usize>) -> String {
-        format!("+fault={}", fault.map_or(-1, |n| n as i64))
+        fault_plusarg(fault)
     }
 
     /// Compiles the files (once).
@@ -276,13 +276,13 @@ impl Replay {
     pub fn run_built(&self, fault: Option<usize>) -> Result<String, CosimError> {
         if let Some(n) = fault.filter(|&n| n >= self.faults) {
             return Err(CosimError::Launch(format!(
-                "fault {n} of a replay of {} fault(s)",
+                "fault {n} of an oracle of {} fault(s)",
                 self.faults
             )));
         }
         if !self.built {
             return Err(CosimError::Launch(
-                "a replay runs once its files are compiled".into(),
+                "an oracle runs once its files are compiled".into(),
             ));
         }
         let plusarg = Self::plusarg(fault);
@@ -401,16 +401,40 @@ endmodule
     )
 }
 
+/// The imported GPGPU's oracle, once built ([`GpgpuOracle::build`]):
+/// each run what the simulator saw of it, its first divergence the first
+/// period whose watched signals' digest differs from the fault-free
+/// run's.
+impl FaultOracle for GpgpuOracle {
+    type Seen = OracleRun;
+    type Error = CosimError;
+
+    fn faults(&self) -> usize {
+        self.faults
+    }
+
+    fn run(&self, fault: Option<usize>) -> Result<OracleRun, CosimError> {
+        parse(&self.run_built(fault)?)
+    }
+
+    fn first_divergence(seen: &OracleRun, golden: &OracleRun) -> Option<u64> {
+        (0..seen.periods.len().max(golden.periods.len()))
+            .find(|&p| seen.periods.get(p) != golden.periods.get(p))
+            .map(|p| p as u64)
+    }
+}
+
 /// What a run's log says (an error if the run did not end).
-pub fn parse(log: &str) -> Result<ReplayRun, CosimError> {
-    let mut run = ReplayRun {
+pub fn parse(log: &str) -> Result<OracleRun, CosimError> {
+    let mut run = OracleRun {
         cycles: None,
         memory: 0,
         counters: [0; COUNTERS],
         periods: Vec::new(),
     };
     let mut ended = false;
-    let bad = |line: &str| CosimError::Launch(format!("a replay's log: unexpected line `{line}`"));
+    let bad =
+        |line: &str| CosimError::Launch(format!("an oracle run's log: unexpected line `{line}`"));
     for line in log.lines() {
         let fields: Vec<&str> = line.split_whitespace().collect();
         match fields.as_slice() {
@@ -430,7 +454,7 @@ pub fn parse(log: &str) -> Result<ReplayRun, CosimError> {
     }
     if !ended {
         return Err(CosimError::Launch(format!(
-            "the replay did not end the run: {}",
+            "the oracle's run did not end: {}",
             flexpmu_tools::runner::tail(log, 10)
         )));
     }
@@ -441,10 +465,10 @@ pub fn parse(log: &str) -> Result<ReplayRun, CosimError> {
 mod tests {
     use super::*;
 
-    fn run(cycles: Option<u64>, memory: u64, counter_0: u64, periods: &[&str]) -> ReplayRun {
+    fn run(cycles: Option<u64>, memory: u64, counter_0: u64, periods: &[&str]) -> OracleRun {
         let mut counters = [7; COUNTERS];
         counters[0] = counter_0;
-        ReplayRun {
+        OracleRun {
             cycles,
             memory,
             counters,

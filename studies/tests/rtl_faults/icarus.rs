@@ -8,7 +8,7 @@ use flexpmu_eda::fault_injection::{Simulator, VerilogFault};
 use flexpmu_ir::Design as IrDesign;
 use flexpmu_studies::faults::Campaign;
 use flexpmu_studies::rtl::faults::OnGpgpu;
-use flexpmu_studies::rtl::oracle::{parse, Replay, ReplayRun};
+use flexpmu_studies::rtl::oracle::{parse, GpgpuOracle, OracleRun};
 use flexpmu_tools::cache::kept_log;
 use rayon::prelude::*;
 use std::sync::{OnceLock, RwLock};
@@ -20,9 +20,9 @@ pub fn runs(
     campaign: &Campaign<OnGpgpu>,
     faults: &[Option<VerilogFault>],
     dir: &std::path::Path,
-) -> Vec<ReplayRun> {
+) -> Vec<OracleRun> {
     let armed: Vec<VerilogFault> = faults.iter().flatten().copied().collect();
-    let replay = Replay::new(
+    let oracle = GpgpuOracle::new(
         imported,
         &campaign.launch().rtl(),
         &armed,
@@ -31,9 +31,9 @@ pub fn runs(
         dir,
     )
     .unwrap();
-    let files = replay.files().to_vec();
+    let files = oracle.files().to_vec();
     // Compiled once, at the first run the cache does not hold.
-    let (replay, built) = (RwLock::new(replay), OnceLock::new());
+    let (oracle, built) = (RwLock::new(oracle), OnceLock::new());
     // Each fault's index in the list (the fault-free run's None).
     let indices: Vec<Option<usize>> = faults
         .iter()
@@ -50,11 +50,11 @@ pub fn runs(
             let log = kept_log(
                 "icarus-fgp-faults",
                 &files,
-                &[&Replay::plusarg(index)],
+                &[&GpgpuOracle::plusarg(index)],
                 &["iverilog", "vvp"],
                 || {
-                    built.get_or_init(|| replay.write().unwrap().build().unwrap());
-                    Ok(replay.read().unwrap().run_built(index).unwrap())
+                    built.get_or_init(|| oracle.write().unwrap().build().unwrap());
+                    Ok(oracle.read().unwrap().run_built(index).unwrap())
                 },
             )
             .unwrap();
