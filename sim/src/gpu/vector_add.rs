@@ -18,7 +18,9 @@ pub const C_INITIAL: u32 = 0xdead_beef;
 /// in FlexGripPlus' testbench. One definition: the demo, the bench and
 /// its FlexGripPlus engines take it from here.
 pub mod thesis {
+    use super::VectorAdd;
     use crate::gpu::iss::{Geometry, IssError};
+    use crate::gpu::sm::SmConfig;
 
     /// Threads per block.
     pub const THREADS_PER_BLOCK: u16 = 512;
@@ -30,6 +32,21 @@ pub mod thesis {
     /// The launch's geometry.
     pub fn geometry() -> Result<Geometry, IssError> {
         Geometry::new([THREADS_PER_BLOCK, 1, 1], [BLOCKS, 1])
+    }
+
+    /// The launch: the vector addition on that grid.
+    pub fn launch() -> Result<VectorAdd, IssError> {
+        Ok(VectorAdd::new(geometry()?))
+    }
+
+    /// The SM it runs on: FlexGripPlus' with its PMU, [`BLOCKS_PER_CORE`]
+    /// blocks resident.
+    pub fn config() -> SmConfig {
+        SmConfig {
+            blocks_per_core: BLOCKS_PER_CORE,
+            pmu: true,
+            ..SmConfig::default()
+        }
     }
 }
 

@@ -15,8 +15,6 @@ use flexpmu_eda::fault_injection::Simulator;
 use flexpmu_flexgripplus::rtl::{self, bench::Speed, RtlNetlist};
 use flexpmu_flexgripplus::{default_cache, kit_sources, Tree, Variant};
 use flexpmu_isa::listing::Listing;
-use flexpmu_sim::gpu::sm::SmConfig;
-use flexpmu_sim::gpu::vector_add::VectorAdd;
 use flexpmu_studies::rtl::bench::{self as fault_bench, FaultSpeed};
 use flexpmu_studies::rtl::oracle::Verdict;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -25,7 +23,7 @@ use super::BenchArgs;
 use crate::embedded;
 
 /// The thesis launch's blocks, and those resident at a time.
-use flexpmu_sim::gpu::vector_add::thesis::{BLOCKS, BLOCKS_PER_CORE};
+use flexpmu_sim::gpu::vector_add::thesis::{self, BLOCKS, BLOCKS_PER_CORE};
 
 /// GHDL's run is bounded at an hour.
 const GHDL_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -98,16 +96,10 @@ pub(super) fn run(
     };
     spinner.enable_steady_tick(Duration::from_millis(200));
     let program = embedded::appendix_a_program()?;
-    let geometry = flexpmu_sim::gpu::vector_add::thesis::geometry()?;
-    let config = SmConfig {
-        pmu: true,
-        blocks_per_core: BLOCKS_PER_CORE,
-        ..SmConfig::default()
-    };
     let launch = rtl::launch(
         &program,
-        &VectorAdd::new(geometry),
-        &config,
+        &thesis::launch()?,
+        &thesis::config(),
         rtl::DEFAULT_MAX_CYCLES,
     )?;
     let kit = kit_sources()?;

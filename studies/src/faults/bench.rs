@@ -4,8 +4,8 @@
 
 use std::time::Instant;
 
-use flexpmu_sim::gpu::sm::{SmConfig, SmError};
-use flexpmu_sim::gpu::vector_add::{thesis, VectorAdd};
+use flexpmu_sim::gpu::sm::SmError;
+use flexpmu_sim::gpu::vector_add::thesis;
 
 use super::list::FaultSpec;
 use super::plan::{PlanError, DEFAULT_CONFIDENCE};
@@ -31,19 +31,11 @@ impl ThesisFaults {
     /// `program` (appendix A) on the thesis launch, its golden run, and
     /// `sample` of its faults drawn on every unit (every model, seed 1).
     pub fn new(program: &[u32], sample: u64) -> Result<ThesisFaults, ThesisFaultsError> {
-        let iss = VectorAdd::new(
-            thesis::geometry()
-                .map_err(SmError::from)
-                .map_err(CampaignError::from)?,
-        )
-        .iss()
-        .map_err(SmError::from)
-        .map_err(CampaignError::from)?;
-        let config = SmConfig {
-            blocks_per_core: thesis::BLOCKS_PER_CORE,
-            ..SmConfig::default()
-        };
-        let campaign = Campaign::new(&iss, program, config, 1)?;
+        let iss = thesis::launch()
+            .and_then(|launch| launch.iss())
+            .map_err(SmError::from)
+            .map_err(CampaignError::from)?;
+        let campaign = Campaign::new(&iss, program, thesis::config(), 1)?;
         let plan = Plan {
             class: Class::Logic,
             models: FaultModel::ALL.to_vec(),
