@@ -5,6 +5,8 @@
 //!   flow-control and 64-bit bits, `RET`);
 //! * [`pmu_command`] and [`pmevent`]: the PMU command encoding and the
 //!   thesis' PMEVENT instruction;
+//! * [`decode_stage`]: what FlexGripPlus' decode stage makes of any word
+//!   of its whole instruction set;
 //! * [`g80`]: the G80 SASS subset of the appendix-A kernel, with the
 //!   reference decoder;
 //! * [`asm`], [`disasm`], [`rom`], [`tp_rom`]: the assembler, the
@@ -14,6 +16,7 @@
 //! `flexpmu-hdl` use these constants rather than repeating them.
 
 pub mod asm;
+pub mod decode_stage;
 pub mod disasm;
 pub mod g80;
 pub mod listing;

@@ -1,0 +1,186 @@
+//! Every instruction of FlexGripPlus' shipped ROMs (its applications'
+//! `TP_instructions*.vhd` and its testbench's) through the decode stage's
+//! reading (`flexpmu_isa::decode_stage`): each has an operation, and the
+//! operation is the one the listing beside it (the ROM's comment, from
+//! cuobjdump) names.
+//!
+//! FlexGripPlus is taken from `FLEXGRIPPLUS` or `../shared/flexgripplus`;
+//! without it the test says so and passes (but under `CI=true`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use flexpmu_isa::decode_stage::{decode, value, Operation};
+use flexpmu_isa::tp_rom::parse_tp_vhdl;
+
+/// FlexGripPlus' checkout (its repository, the applications beside
+/// `FlexGripPlus_4.4`), or None (said on stderr).
+fn checkout() -> Option<PathBuf> {
+    let dir = std::env::var_os("FLEXGRIPPLUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/flexgripplus"));
+    if dir.join("applications").is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true: {} holds no applications/ (../shared/flexgripplus beside the clone)",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: no FlexGripPlus applications in {} (set FLEXGRIPPLUS=PATH to run this test)",
+        dir.display()
+    );
+    None
+}
+
+/// The ROMs under `dir`, sorted.
+fn roms(dir: &Path, found: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            roms(&path, found);
+        } else if name.starts_with("TP_instructions") && name.ends_with(".vhd") {
+            found.push(path);
+        }
+    }
+}
+
+/// The operation a listing's line names (`MNEMONIC operands;`, perhaps
+/// after its byte address), or None for a line with no instruction.
+fn named(listing: &str) -> Option<Operation> {
+    let mut tokens = listing.split_whitespace();
+    let first = tokens.next()?;
+    mnemonic_of(listing, first).or_else(|| {
+        let address = first.chars().all(|c| c.is_ascii_hexdigit());
+        address.then(|| mnemonic_of(listing, tokens.next()?))?
+    })
+}
+
+/// The operation `mnemonic` (a token of `listing`) names.
+fn mnemonic_of(listing: &str, mnemonic: &str) -> Option<Operation> {
+    use Operation as O;
+    let mnemonic = mnemonic.trim_end_matches(';');
+    let operands: Vec<&str> = listing.split_once(mnemonic)?.1.split(',').collect();
+    let base = mnemonic.split('.').next()?;
+    let first_source_negated = operands.get(1).is_some_and(|o| o.trim().starts_with('-'));
+    Some(match base {
+        "MOV" | "MOV32" | "MVI" => O::Mov,
+        "MVC" => O::LoadConst,
+        "R2G" => O::StoreShared,
+        "R2A" => O::LoadAddress,
+        "ADA" => O::AddAddress,
+        "GLD" => O::LoadGlobal,
+        "GST" => O::StoreGlobal,
+        "IADD" if mnemonic.contains(".CARRY") => O::Iaddc,
+        "IADD" if first_source_negated => O::Isub,
+        "IADD" | "IADD32" | "IADD32I" => O::Iadd,
+        "ISET" => O::Set,
+        "SHL" => O::Shl,
+        "SHR" => O::Shr,
+        "IMUL" | "IMUL32" | "IMUL32I" => O::Imul24,
+        "IMAD" | "IMAD32I" => O::Imad24,
+        "I2I" | "I2F" | "F2I" | "F2F" => O::Cvt,
+        "LOP" if mnemonic.starts_with("LOP.AND") => O::And,
+        "LOP" if mnemonic.starts_with("LOP.OR") => O::Or,
+        "LOP" if mnemonic.starts_with("LOP.XOR") => O::Xor,
+        "LOP" if mnemonic.starts_with("LOP.PASS_B") => O::Neg,
+        "FADD" | "FADD32" | "FADD32I" => O::Fadd,
+        "FMUL" | "FMUL32" | "FMUL32I" => O::Fmul,
+        "FMAD" | "FMAD32I" => O::Fmad,
+        "FSET" => O::Fset,
+        "RCP" | "RCP32" => O::Rcp,
+        "RSQ" => O::Rsq,
+        "LG2" => O::Lg2,
+        "SIN" => O::Sin,
+        "COS" => O::Cos,
+        "EX2" => O::Ex2,
+        "RRO" => O::RroSin,
+        "BRA" => O::Branch,
+        "CAL" => O::Call,
+        "RET" => O::Return,
+        "SSY" => O::Sync,
+        "BAR" => O::Barrier,
+        "NOP" => O::Nop,
+        _ => return None,
+    })
+}
+
+#[test]
+fn every_shipped_instruction_has_the_operation_its_listing_names() {
+    let Some(root) = checkout() else {
+        return;
+    };
+    let mut files = Vec::new();
+    roms(&root.join("applications"), &mut files);
+    files.push(root.join("FlexGripPlus_4.4/RTL/TB/TP/TP_instructions.vhd"));
+    let (mut words, mut long, mut short, mut commented) = (0, 0, 0, 0);
+    let mut per_operation: BTreeMap<String, usize> = BTreeMap::new();
+    let mut unknown = Vec::new();
+    let mut disagree = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.strip_prefix(&root).unwrap().display().to_string();
+        let rom = parse_tp_vhdl(&text, &name).unwrap_or_else(|e| panic!("{e}"));
+        words += rom.len();
+        let mut at = 0;
+        while at < rom.len() {
+            let low = rom[at].value;
+            let high = (low & 1 == 1).then(|| rom.get(at + 1).map_or(0, |w| w.value));
+            let stage = decode(value(low, high));
+            match high {
+                Some(_) => long += 1,
+                None => short += 1,
+            }
+            *per_operation
+                .entry(format!("{:?}", stage.operation))
+                .or_default() += 1;
+            let place = format!("{name} word {at}");
+            if let Operation::Unknown(why) = stage.operation {
+                unknown.push(format!("{place}: {}", why.reason()));
+            }
+            if let Some(listed) = rom[at].comment.as_deref().and_then(named) {
+                commented += 1;
+                if listed != stage.operation {
+                    disagree.push(format!(
+                        "{place} ({low:08x} {:08x}): `{}` names {listed:?}, the decode stage reads {:?}",
+                        high.unwrap_or(0),
+                        rom[at].comment.as_deref().unwrap_or_default(),
+                        stage.operation
+                    ));
+                }
+            }
+            at += if high.is_some() { 2 } else { 1 };
+        }
+    }
+    assert_eq!(files.len(), 23, "{files:?}");
+    assert_eq!((words, long + short, long, short), (4056, 2105, 1951, 154));
+    assert!(unknown.is_empty(), "{}", unknown.join("\n"));
+    assert!(
+        disagree.is_empty(),
+        "{} disagree:\n{}",
+        disagree.len(),
+        disagree.join("\n")
+    );
+    // Every instruction whose ROM line carries its listing was compared:
+    // all but edge's comment-less ROM (374) and one FFT word.
+    assert_eq!(commented, 2105 - 375, "{per_operation:?}");
+    let count = |o: &str| per_operation.get(o).copied().unwrap_or(0);
+    assert_eq!(
+        [
+            count("Iadd"),
+            count("Isub"),
+            count("Iaddc"),
+            count("Fmad"),
+            count("Sync")
+        ],
+        [335, 6, 4, 38, 55],
+        "{per_operation:?}"
+    );
+}
