@@ -180,20 +180,48 @@ pub fn disassemble_vhdl(text: &str, file: &str) -> Result<Listing, RomError> {
     Ok(disassemble(&parse_tp_vhdl(text, file)?))
 }
 
-/// Disassembles a file: `.vhd`/`.vhdl` as a ROM, anything else as a hex
-/// word list.
-pub fn disassemble_file(path: &Path) -> Result<Listing, RomError> {
+/// Why a file cannot be disassembled.
+#[derive(Debug, thiserror::Error)]
+pub enum DisasmError {
+    #[error(transparent)]
+    Rom(#[from] RomError),
+    #[error(transparent)]
+    Cuobjdump(#[from] crate::cuobjdump::CuobjdumpError),
+}
+
+/// Disassembles a file: `.vhd`/`.vhdl` as a ROM, a cuobjdump listing by
+/// its words (each instruction's text its comment), anything else as a
+/// hex word list.
+pub fn disassemble_file(path: &Path) -> Result<Listing, DisasmError> {
     let file = path.display().to_string();
-    let text = read_text(path, MAX_PROGRAM_BYTES)?;
+    let text = read_text(path, MAX_PROGRAM_BYTES).map_err(RomError::from)?;
     let is_vhdl = path
         .extension()
         .and_then(|ext| ext.to_str())
         .is_some_and(|ext| ext.eq_ignore_ascii_case("vhd") || ext.eq_ignore_ascii_case("vhdl"));
     if is_vhdl {
-        disassemble_vhdl(&text, &file)
-    } else {
-        disassemble_hex(&text, &file)
+        return Ok(disassemble_vhdl(&text, &file)?);
     }
+    if crate::cuobjdump::is_listing(&text) {
+        let words = crate::cuobjdump::parse(&text, &file)?
+            .into_iter()
+            .flat_map(|listed| {
+                let comment = Some(listed.text.trim_end_matches(';').trim().to_string());
+                let line = Some(listed.line);
+                listed
+                    .words
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(k, value)| RomWord {
+                        value,
+                        line,
+                        comment: if k == 0 { comment.clone() } else { None },
+                    })
+            })
+            .collect::<Vec<_>>();
+        return Ok(disassemble(&words));
+    }
+    Ok(disassemble_hex(&text, &file)?)
 }
 
 /// `words` as an assembler source that assembles back to them: each
@@ -397,7 +425,7 @@ mod tests {
         ));
         assert!(matches!(
             disassemble_file(Path::new("/nonexistent/x.vhd")),
-            Err(RomError::Read(_))
+            Err(DisasmError::Rom(RomError::Read(_)))
         ));
     }
 }

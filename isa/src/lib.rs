@@ -9,13 +9,15 @@
 //!   of its whole instruction set;
 //! * [`g80`]: the G80 SASS subset of the appendix-A kernel, with the
 //!   reference decoder;
-//! * [`asm`], [`disasm`], [`rom`], [`tp_rom`]: the assembler, the
-//!   disassembler, hex word lists and FlexGripPlus' `TP_instructions.vhd`.
+//! * [`asm`], [`disasm`], [`rom`], [`tp_rom`], [`cuobjdump`]: the
+//!   assembler, the disassembler, hex word lists, FlexGripPlus'
+//!   `TP_instructions.vhd` and cuobjdump's `.sass` listings.
 //!
 //! Everything else takes encodings from here: the hardware decoders in
 //! `flexpmu-hdl` use these constants rather than repeating them.
 
 pub mod asm;
+pub mod cuobjdump;
 pub mod decode_stage;
 pub mod disasm;
 pub mod g80;

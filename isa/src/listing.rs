@@ -1,11 +1,12 @@
 //! A program as a file gives it: its words and, where the file says, the
-//! source line of each (a `.sass` listing, a `TP_instructions.vhd` ROM, a
-//! `.hex` word list), so that a message about an instruction names the
+//! source line of each (a `.sass` source or cuobjdump's `.sass` listing,
+//! a `TP_instructions.vhd` ROM, a `.hex` word list), so that a message about an instruction names the
 //! line a person wrote it on.
 
 use std::path::Path;
 
 use crate::asm::{self, AsmError};
+use crate::cuobjdump::{self, CuobjdumpError};
 use crate::g80::decode;
 use crate::rom::{parse_hex_words, RomError};
 use crate::source::{read_text, ReadError, MAX_PROGRAM_BYTES};
@@ -20,6 +21,8 @@ pub enum ListingError {
     Rom(#[from] RomError),
     #[error(transparent)]
     Read(#[from] ReadError),
+    #[error(transparent)]
+    Cuobjdump(#[from] CuobjdumpError),
     #[error("{0}: unknown program type: expected a `.sass` source, a `.vhd` TP_instructions ROM or a `.hex` word list")]
     UnknownType(String),
 }
@@ -47,11 +50,22 @@ impl Listing {
         let read = || read_text(path, MAX_PROGRAM_BYTES);
         let (words, lines) = match extension.as_deref() {
             Some("sass") => {
-                let program = asm::assemble_file(path)?;
-                (
-                    program.values(),
-                    program.words.iter().map(|w| Some(w.line)).collect(),
-                )
+                let text = read()?;
+                if cuobjdump::is_listing(&text) {
+                    // cuobjdump's listing: its words as it gives them.
+                    let listed = cuobjdump::parse(&text, &file)?;
+                    let lines = listed
+                        .iter()
+                        .flat_map(|i| i.words.iter().map(|_| Some(i.line)));
+                    let lines = lines.collect();
+                    (listed.into_iter().flat_map(|i| i.words).collect(), lines)
+                } else {
+                    let program = asm::assemble(&text, &file)?;
+                    (
+                        program.values(),
+                        program.words.iter().map(|w| Some(w.line)).collect(),
+                    )
+                }
             }
             Some("vhd") | Some("vhdl") => split(parse_tp_vhdl(&read()?, &file)?),
             Some("hex") => split(parse_hex_words(&read()?, &file)?),

@@ -390,3 +390,41 @@ fn pmu_config_exports_and_synthesises_a_variant() {
         stderr(&out)
     );
 }
+
+/// A cuobjdump listing (the layout of FlexGripPlus' applications'
+/// `.sass` files) is disassembled by its words, each instruction's text
+/// kept; one read in the wrong word order is refused with its line.
+#[test]
+fn disasm_reads_a_cuobjdump_listing_by_its_words() {
+    let dir = temp();
+    write(
+        dir.path(),
+        "k.sass",
+        "\tcode for sm_10\n\
+         \t/*0000*/     /*0x30020009c4100780*/ \tSHL R2, R0, 0x2;\n\
+         \t/*0008*/     /*0xb0000204*/ \tFADD32 R1, R1, R0;\n\
+         \t/*000c*/     /*0x3000000300000780*/ \tRET;\n",
+    );
+    let out = flexpmu(&["disasm", "k.sass"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for line in [
+        "30020009 c4100780  SHL R2, R0, 0x2",
+        "b0000204           raw 0xb0000204  # FADD32 R1, R1, R0",
+        "30000003 00000780  RET",
+    ] {
+        assert!(text.contains(line), "{line} in:\n{text}");
+    }
+    write(
+        dir.path(),
+        "swapped.sass",
+        "/*0000*/ /*0xc410078030020009*/ SHL R2, R0, 0x2;\n",
+    );
+    let out = flexpmu(&["disasm", "swapped.sass"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("swapped.sass:1: 16 hex digits, but bit 0 of the first word 0xc4100780 says a 32-bit instruction"),
+        "{}",
+        stderr(&out)
+    );
+}
