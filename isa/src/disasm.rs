@@ -8,6 +8,7 @@
 //! values of the `TP_instructions` ROM (`when N =>`).
 
 use crate::asm::{comment_pmevent, Program};
+use crate::decode_stage;
 use crate::g80;
 use crate::pmevent::{self, IsaError, Pmevent};
 use crate::rom::{parse_hex_words, RomError, RomWord};
@@ -93,6 +94,25 @@ impl Entry {
                 format!("raw {}", hex.join(" "))
             }
         }
+    }
+}
+
+impl Entry {
+    /// For a raw entry outside the PMEVENT space, what FlexGripPlus'
+    /// decode stage makes of it ([`crate::decode_stage`]): `FlexGripPlus:
+    /// FADD`, or why it gives it no operation.
+    pub fn reading(&self) -> Option<String> {
+        if self.kind != EntryKind::Raw || pmevent::is_pmevent(self.words[0]) {
+            return None;
+        }
+        let stage = decode_stage::decode(decode_stage::value(
+            self.words[0],
+            self.words.get(1).copied(),
+        ));
+        Some(match stage.operation {
+            decode_stage::Operation::Unknown(why) => format!("FlexGripPlus: {}", why.reason()),
+            operation => format!("FlexGripPlus: {}", operation.name()),
+        })
     }
 }
 
@@ -257,6 +277,9 @@ pub fn render(listing: &Listing) -> String {
             hex.join(" "),
             entry.text()
         );
+        if let Some(reading) = entry.reading() {
+            let _ = write!(out, "  ({reading})");
+        }
         // A comment is shown only for what it says beyond the mnemonic
         // (the assembler's comments start with it: `MNEMONIC; comment`).
         if let Some(comment) = &entry.comment {
@@ -286,6 +309,22 @@ pub fn render(listing: &Listing) -> String {
 #[cfg(test)]
 mod source_tests {
     use super::*;
+
+    #[test]
+    fn a_raw_word_says_what_flexgripplus_reads() {
+        let listing = disassemble_words(&[0xc003_0610, 0x6000_0002, 0x1000_4205, 0x0023_c780]);
+        let readings: Vec<Option<String>> = listing.entries.iter().map(Entry::reading).collect();
+        assert_eq!(readings[0].as_deref(), Some("FlexGripPlus: FMUL"));
+        assert!(
+            readings[1]
+                .as_deref()
+                .is_some_and(|r| r.contains("names no flow operation")),
+            "{readings:?}"
+        );
+        // An instruction of the subset needs no reading.
+        assert_eq!(readings[2], None);
+        assert!(render(&listing).contains("raw 0xc0030610  (FlexGripPlus: FMUL)"));
+    }
 
     #[test]
     fn a_source_of_words_assembles_back_to_them() {

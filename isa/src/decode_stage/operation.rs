@@ -92,6 +92,65 @@ pub enum Operation {
     Unknown(Unknown),
 }
 
+impl Operation {
+    /// The operation as listings name it (`IADD`, `MVC`, `LOP.PASS_B`),
+    /// or "no operation" for an unknown word.
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::Mov => "MOV",
+            Operation::LoadConst => "MVC",
+            Operation::LoadShared => "G2R",
+            Operation::StoreShared => "R2G",
+            Operation::LoadAddress => "R2A",
+            Operation::AddAddress => "ADA",
+            Operation::StoreAddress => "A2R",
+            Operation::LoadGlobal => "GLD",
+            Operation::StoreGlobal => "GST",
+            Operation::LoadLocal => "local load",
+            Operation::StoreLocal => "local store",
+            Operation::LoadFlags => "flags load",
+            Operation::StoreFlags => "flags store",
+            Operation::Iadd => "IADD",
+            Operation::Iaddc => "IADD.CARRY",
+            Operation::Isub => "IADD -a (ISUB)",
+            Operation::Set => "ISET",
+            Operation::Max => "IMAX",
+            Operation::Min => "IMIN",
+            Operation::Shl => "SHL",
+            Operation::Shr => "SHR",
+            Operation::Imul24 => "IMUL",
+            Operation::Imad24 => "IMAD",
+            Operation::Imad24c => "IMAD.CARRY",
+            Operation::Cvt => "I2I/I2F/F2I/F2F",
+            Operation::And => "LOP.AND",
+            Operation::Or => "LOP.OR",
+            Operation::Xor => "LOP.XOR",
+            Operation::Neg => "LOP.PASS_B",
+            Operation::Fadd => "FADD",
+            Operation::Fmul => "FMUL",
+            Operation::Fmad => "FMAD",
+            Operation::Fset => "FSET",
+            Operation::Rcp => "RCP",
+            Operation::Sin => "SIN",
+            Operation::Cos => "COS",
+            Operation::Lg2 => "LG2",
+            Operation::Ex2 => "EX2",
+            Operation::Rsq => "RSQ",
+            Operation::RroSin => "RRO (SIN)",
+            Operation::RroEx2 => "RRO (EX2)",
+            Operation::Branch => "BRA",
+            Operation::Call => "CAL",
+            Operation::Return => "RET",
+            Operation::PreBreak => "PBK",
+            Operation::Break => "BRK",
+            Operation::Barrier => "BAR",
+            Operation::Sync => "SSY",
+            Operation::Nop => "NOP",
+            Operation::Unknown(_) => "no operation",
+        }
+    }
+}
+
 /// Why the decode stage gives a word no operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Unknown {

@@ -75,6 +75,20 @@ impl Marker {
     }
 }
 
+impl Words {
+    /// What FlexGripPlus' decode stage makes of the words, for messages:
+    /// `FlexGripPlus: FMUL`, or why it gives them no operation.
+    pub fn reading(&self) -> String {
+        let stage = crate::decode_stage::decode(self.value());
+        match stage.operation {
+            crate::decode_stage::Operation::Unknown(why) => {
+                format!("FlexGripPlus: {}", why.reason())
+            }
+            operation => format!("FlexGripPlus: {}", operation.name()),
+        }
+    }
+}
+
 /// Why a well-formed word is not decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unsupported {
@@ -171,7 +185,7 @@ pub enum G80Error {
         #[source]
         source: IsaError,
     },
-    #[error("address {address}: {words} is not a supported G80 instruction: {reason}")]
+    #[error("address {address}: {words} is not a supported G80 instruction ({}): {reason}", words.reading())]
     Unsupported {
         address: usize,
         words: Words,

@@ -263,7 +263,9 @@ fn an_unsupported_instruction_stops_the_run() {
     assert_eq!(calls, 1, "the PMEVENT before it ran");
     let text = err.to_string();
     assert!(
-        text.contains("address 1: 0x40000000 is not a supported G80 instruction"),
+        text.contains(
+            "address 1: 0x40000000 is not a supported G80 instruction (FlexGripPlus: IMUL)"
+        ),
         "{text}"
     );
     assert!(text.starts_with("warp 0 (block (0, 0)"), "{text}");
