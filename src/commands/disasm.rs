@@ -8,7 +8,7 @@ use flexpmu_isa::disasm;
 
 #[derive(clap::Args)]
 pub struct DisasmArgs {
-    /// Input file (.vhd or .hex).
+    /// Input file: a .vhd ROM, a cuobjdump .sass listing or a .hex list.
     file: PathBuf,
 }
 
