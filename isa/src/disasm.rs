@@ -79,9 +79,26 @@ impl fmt::Display for Issue {
 }
 
 impl Entry {
-    /// `PMEVENT CNT0, CNT`, `IADD32 R0, g[0x4], R2`, `raw 0x4000e800` or
-    /// `raw 0x4000e801 0x0023c780 (64-bit)`.
+    /// `PMEVENT CNT0, CNT`, `IADD32 R0, g[0x4], R2`, an instruction
+    /// outside the subset in cuobjdump's syntax (`FMUL32 R4, R3, R3`,
+    /// [`crate::cuobjdump::forms`]), else `raw 0x4000e800` or `raw
+    /// 0x4000e801 0x0023c780 (64-bit)`.
     pub fn text(&self) -> String {
+        // Outside the subset, or where the subset's text would not give
+        // back these words (an end marker it leaves unsaid): cuobjdump's
+        // syntax, where a form takes the words.
+        let exact = match self.kind {
+            EntryKind::Instruction(instruction) => {
+                g80::encode::instruction(&instruction) == self.words
+            }
+            EntryKind::Raw => false,
+            EntryKind::Pmevent(_) => true,
+        };
+        if !exact {
+            if let Ok(text) = crate::cuobjdump::print(&self.words) {
+                return text;
+            }
+        }
         match (self.kind, self.words.as_slice()) {
             (EntryKind::Pmevent(event), _) => event.to_string(),
             (EntryKind::Instruction(instruction), _) => instruction.to_string(),
@@ -98,9 +115,9 @@ impl Entry {
 }
 
 impl Entry {
-    /// For a raw entry outside the PMEVENT space, what FlexGripPlus'
-    /// decode stage makes of it ([`crate::decode_stage`]): `FlexGripPlus:
-    /// FADD`, or why it gives it no operation.
+    /// For an entry outside the subset and the PMEVENT space, what
+    /// FlexGripPlus' decode stage makes of it ([`crate::decode_stage`]):
+    /// its operation, or why it gives it no operation.
     pub fn reading(&self) -> Option<String> {
         if self.kind != EntryKind::Raw || pmevent::is_pmevent(self.words[0]) {
             return None;
@@ -111,7 +128,10 @@ impl Entry {
         ));
         Some(match stage.operation {
             decode_stage::Operation::Unknown(why) => format!("FlexGripPlus: {}", why.reason()),
-            operation => format!("FlexGripPlus: {}", operation.name()),
+            operation => format!(
+                "outside the SM slice's subset; FlexGripPlus: {}",
+                operation.name()
+            ),
         })
     }
 }
@@ -314,7 +334,10 @@ mod source_tests {
     fn a_raw_word_says_what_flexgripplus_reads() {
         let listing = disassemble_words(&[0xc003_0610, 0x6000_0002, 0x1000_4205, 0x0023_c780]);
         let readings: Vec<Option<String>> = listing.entries.iter().map(Entry::reading).collect();
-        assert_eq!(readings[0].as_deref(), Some("FlexGripPlus: FMUL"));
+        assert_eq!(
+            readings[0].as_deref(),
+            Some("outside the SM slice's subset; FlexGripPlus: FMUL")
+        );
         assert!(
             readings[1]
                 .as_deref()
@@ -323,7 +346,12 @@ mod source_tests {
         );
         // An instruction of the subset needs no reading.
         assert_eq!(readings[2], None);
-        assert!(render(&listing).contains("raw 0xc0030610  (FlexGripPlus: FMUL)"));
+        assert!(render(&listing).contains(
+            "c0030610           FMUL32 R4, R3, R3  (outside the SM slice's subset; FlexGripPlus: FMUL)"
+        ));
+        // A word no form takes stays raw.
+        assert!(render(&listing)
+            .contains("60000002           raw 0x60000002  (FlexGripPlus: a flow opcode"));
     }
 
     #[test]

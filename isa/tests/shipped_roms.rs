@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use flexpmu_isa::cuobjdump;
 use flexpmu_isa::decode_stage::{decode, value, Operation};
 use flexpmu_isa::tp_rom::parse_tp_vhdl;
 
@@ -121,6 +122,7 @@ fn every_shipped_instruction_has_the_operation_its_listing_names() {
     roms(&root.join("applications"), &mut files);
     files.push(root.join("FlexGripPlus_4.4/RTL/TB/TP/TP_instructions.vhd"));
     let (mut words, mut long, mut short, mut commented) = (0, 0, 0, 0);
+    let mut round_trips = 0;
     let mut per_operation: BTreeMap<String, usize> = BTreeMap::new();
     let mut unknown = Vec::new();
     let mut disagree = Vec::new();
@@ -142,6 +144,12 @@ fn every_shipped_instruction_has_the_operation_its_listing_names() {
                 .entry(format!("{:?}", stage.operation))
                 .or_default() += 1;
             let place = format!("{name} word {at}");
+            // Printed in the listing syntax and read back, word for word.
+            let words: Vec<u32> = std::iter::once(low).chain(high).collect();
+            match cuobjdump::print(&words) {
+                Ok(text) if cuobjdump::assemble(&text).as_ref() == Ok(&words) => round_trips += 1,
+                other => unknown.push(format!("{place}: {other:?} does not read back")),
+            }
             if let Operation::Unknown(why) = stage.operation {
                 unknown.push(format!("{place}: {}", why.reason()));
             }
@@ -161,6 +169,7 @@ fn every_shipped_instruction_has_the_operation_its_listing_names() {
     }
     assert_eq!(files.len(), 23, "{files:?}");
     assert_eq!((words, long + short, long, short), (4056, 2105, 1951, 154));
+    assert_eq!(round_trips, 2105);
     assert!(unknown.is_empty(), "{}", unknown.join("\n"));
     assert!(
         disagree.is_empty(),
@@ -203,6 +212,12 @@ fn listings(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
+/// A listing's text without whitespace, up to its `;`.
+fn compact(text: &str) -> String {
+    let code = text.split(';').next().unwrap_or_default();
+    code.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
 /// The ROM an application's listing sits beside.
 fn rom_beside(listing: &Path) -> PathBuf {
     let dir = listing.parent().unwrap();
@@ -226,7 +241,30 @@ fn the_applications_listings_read_as_their_words_say() {
         let name = file.strip_prefix(&root).unwrap().display().to_string();
         let text = std::fs::read_to_string(file).unwrap();
         let listed = parse(&text, &name).unwrap_or_else(|e| panic!("{e}"));
-        for instruction in &listed {
+        for (k, instruction) in listed.iter().enumerate() {
+            let at = format!("{name}:{}", instruction.line);
+            // The words print as cuobjdump listed them (its spacing
+            // aside, and the end marker it leaves unsaid) ...
+            let printed =
+                cuobjdump::print(&instruction.words).unwrap_or_else(|e| panic!("{at}: {e}"));
+            if compact(&printed).replace(".END", "") != compact(&instruction.text) {
+                disagree.push(format!(
+                    "{at}: `{}` prints as `{printed}`",
+                    instruction.text
+                ));
+            }
+            // ... and the listing's text reads as the words, the last
+            // instruction's end marker (bits 33..32 = 01) aside.
+            let mut expected = instruction.words.clone();
+            if k + 1 == listed.len() && expected.len() == 2 && expected[1] & 3 == 1 {
+                expected[1] &= !3;
+            }
+            if cuobjdump::assemble(&instruction.text).as_ref() != Ok(&expected) {
+                disagree.push(format!(
+                    "{at}: `{}` does not read as its words",
+                    instruction.text
+                ));
+            }
             let stage = decode(value(
                 instruction.words[0],
                 instruction.words.get(1).copied(),
@@ -285,4 +323,61 @@ fn the_applications_listings_read_as_their_words_say() {
         .map(|(f, n, e)| (f.as_str(), *n, *e))
         .collect();
     assert_eq!(figures, expected);
+}
+
+/// Every shipped ROM disassembled (each instruction a mnemonic: the
+/// subset's, or cuobjdump's syntax for the rest) assembles back to the
+/// ROM, word for word, with flexpmu's assembler.
+#[test]
+fn every_shipped_rom_disassembles_to_mnemonics_that_assemble_back() {
+    use flexpmu_isa::{asm, disasm};
+    let Some(root) = checkout() else {
+        return;
+    };
+    let mut files = Vec::new();
+    roms(&root.join("applications"), &mut files);
+    files.push(root.join("FlexGripPlus_4.4/RTL/TB/TP/TP_instructions.vhd"));
+    let (mut instructions, mut subsets_own) = (0, 0);
+    for file in &files {
+        let name = file.strip_prefix(&root).unwrap().display().to_string();
+        let rom = parse_tp_vhdl(&std::fs::read_to_string(file).unwrap(), &name).unwrap();
+        let listing = disasm::disassemble(&rom);
+        let source: String = listing
+            .entries
+            .iter()
+            .map(|e| format!("{}\n", e.text()))
+            .collect();
+        assert!(
+            !source.contains("raw "),
+            "{name}: a word without a mnemonic:\n{source}"
+        );
+        let program = asm::assemble(&source, &name).unwrap_or_else(|e| panic!("{e}"));
+        let words: Vec<u32> = rom.iter().map(|w| w.value).collect();
+        assert_eq!(program.values().len(), words.len(), "{name}");
+        // Two texts the subset encodes its own way: its `NOP` carries the
+        // end marker (bits 33..32 = 01) and its `SSY target` the guard
+        // word 0x00000780, where cuobjdump's have neither; those come
+        // back in the subset's encoding.
+        let mut at = 0;
+        for entry in &listing.entries {
+            let n = entry.words.len();
+            let back: Vec<u32> = program.values()[at..at + n].to_vec();
+            if back != entry.words {
+                let text = entry.text();
+                let theirs = match text.as_str() {
+                    "NOP" => back == [entry.words[0], entry.words[1] | 1],
+                    _ => text.starts_with("SSY ") && back == [entry.words[0], 0x780],
+                };
+                assert!(
+                    theirs,
+                    "{name} word {at}: `{text}` assembles to {back:08x?}, not {:08x?}",
+                    entry.words
+                );
+                subsets_own += 1;
+            }
+            at += n;
+        }
+        instructions += listing.entries.len();
+    }
+    assert_eq!((instructions, subsets_own), (2105, 120));
 }

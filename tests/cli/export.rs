@@ -410,7 +410,7 @@ fn disasm_reads_a_cuobjdump_listing_by_its_words() {
     let text = stdout(&out);
     for line in [
         "30020009 c4100780  SHL R2, R0, 0x2",
-        "b0000204           raw 0xb0000204  (FlexGripPlus: FADD)  # FADD32 R1, R1, R0",
+        "b0000204           FADD32 R1, R1, R0  (outside the SM slice's subset; FlexGripPlus: FADD)  # FADD32 R1, R1, R0",
         "30000003 00000780  RET",
     ] {
         assert!(text.contains(line), "{line} in:\n{text}");

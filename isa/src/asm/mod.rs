@@ -188,7 +188,11 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
         } else if has_hex_prefix(mnemonic) {
             code.split_whitespace().count()
         } else {
-            g80::parse::words_of(code)
+            // An instruction both readings take has one length in both.
+            match crate::cuobjdump::assemble(code) {
+                Ok(words) => words.len(),
+                Err(_) => g80::parse::words_of(code),
+            }
         };
         if address > g80::parse::BRANCH_WORDS {
             return Err(AsmError::TooLong { at, words: address });
@@ -210,26 +214,42 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
             (parse_raw(&code, &at)?, comment)
         } else {
             let label = |name: &str| labels.get(name).copied();
-            let instruction = g80::parse::parse(&code, &label).map_err(|err| {
-                if err.expected == g80::parse::UNKNOWN {
-                    AsmError::UnknownMnemonic {
-                        at: at.clone(),
-                        found: mnemonic.to_string(),
-                    }
-                } else {
-                    AsmError::Syntax {
-                        at: at.clone(),
-                        expected: err.expected,
-                        found: err.found,
-                    }
+            match g80::parse::parse(&code, &label) {
+                Ok(instruction) => {
+                    // The canonical mnemonic labels the words in listings.
+                    let text = match comment {
+                        Some(comment) => format!("{instruction}; {comment}"),
+                        None => instruction.to_string(),
+                    };
+                    (g80::encode::instruction(&instruction), Some(text))
                 }
-            })?;
-            // The canonical mnemonic labels the words in listings.
-            let text = match comment {
-                Some(comment) => format!("{instruction}; {comment}"),
-                None => instruction.to_string(),
-            };
-            (g80::encode::instruction(&instruction), Some(text))
+                // Outside the subset: the instruction in cuobjdump's
+                // syntax ([`crate::cuobjdump::forms`]), else the subset's
+                // reason.
+                Err(err) => match crate::cuobjdump::assemble(&code) {
+                    Ok(words) => {
+                        let canonical = crate::cuobjdump::print(&words).unwrap_or(code.clone());
+                        let text = match comment {
+                            Some(comment) => format!("{canonical}; {comment}"),
+                            None => canonical,
+                        };
+                        (words, Some(text))
+                    }
+                    Err(_) if err.expected == g80::parse::UNKNOWN => {
+                        return Err(AsmError::UnknownMnemonic {
+                            at: at.clone(),
+                            found: mnemonic.to_string(),
+                        })
+                    }
+                    Err(_) => {
+                        return Err(AsmError::Syntax {
+                            at: at.clone(),
+                            expected: err.expected,
+                            found: err.found,
+                        })
+                    }
+                },
+            }
         };
         let long = words.len() == 2;
         for (position, value) in words.into_iter().enumerate() {

@@ -1,6 +1,6 @@
-//! A kernel as NVIDIA's `cuobjdump -sass` lists it: the `.sass` listings
-//! FlexGripPlus' applications ship beside their ROMs, read as a program
-//! by their instruction words.
+//! A cuobjdump listing's lines: the `.sass` listings FlexGripPlus'
+//! applications ship beside their ROMs, read as a program by their
+//! instruction words.
 //!
 //! Each instruction is a line that starts with its byte address in a
 //! comment, `/*0018*/`, and holds its word(s) in hexadecimal in another,
