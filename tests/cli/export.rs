@@ -428,3 +428,45 @@ fn disasm_reads_a_cuobjdump_listing_by_its_words() {
         stderr(&out)
     );
 }
+
+/// `flexpmu asm` takes instructions outside the subset in cuobjdump's
+/// syntax, beside the subset's own mnemonics, and refuses a line neither
+/// reads, naming it.
+#[test]
+fn asm_takes_cuobjdump_syntax_beside_the_subset() {
+    let dir = temp();
+    write(
+        dir.path(),
+        "k.sass",
+        "SHL R2, R0, 0x2\n\
+         FMUL R1 (C0.NEU), R1, c [0x1] [0x1]   # cuobjdump's syntax\n\
+         MVI R0, 0x41c00000;\n\
+         FADD32 R1, R1, R0\n\
+         RET\n",
+    );
+    let out = flexpmu(&["asm", "k.sass"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let words: Vec<String> = stdout(&out)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.len() == 8 || w.starts_with("0x"))
+        .map(|w| w.trim_start_matches("0x").to_ascii_lowercase())
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "30020009", "c4100780", "c0810205", "00400680", "10008001", "041c0003", "b0000204",
+            "30000003", "00000780"
+        ],
+        "{}",
+        stdout(&out)
+    );
+    write(
+        dir.path(),
+        "bad.sass",
+        "SHL R2, R0, 0x2\nFMUL R1, R1, q[0x1]\n",
+    );
+    let out = flexpmu(&["asm", "bad.sass"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("bad.sass:2"), "{}", stderr(&out));
+}
