@@ -226,7 +226,7 @@ pub enum DisasmError {
     #[error(transparent)]
     Rom(#[from] RomError),
     #[error(transparent)]
-    Cuobjdump(#[from] crate::cuobjdump::CuobjdumpError),
+    Listing(#[from] crate::asm::AsmError),
 }
 
 /// Disassembles a file: `.vhd`/`.vhdl` as a ROM, a cuobjdump listing by
@@ -243,23 +243,7 @@ pub fn disassemble_file(path: &Path) -> Result<Listing, DisasmError> {
         return Ok(disassemble_vhdl(&text, &file)?);
     }
     if crate::cuobjdump::is_listing(&text) {
-        let words = crate::cuobjdump::parse(&text, &file)?
-            .into_iter()
-            .flat_map(|listed| {
-                let comment = Some(listed.text.trim_end_matches(';').trim().to_string());
-                let line = Some(listed.line);
-                listed
-                    .words
-                    .into_iter()
-                    .enumerate()
-                    .map(move |(k, value)| RomWord {
-                        value,
-                        line,
-                        comment: if k == 0 { comment.clone() } else { None },
-                    })
-            })
-            .collect::<Vec<_>>();
-        return Ok(disassemble(&words));
+        return Ok(list_program(&crate::asm::assemble(&text, &file)?));
     }
     Ok(disassemble_hex(&text, &file)?)
 }

@@ -6,7 +6,6 @@
 use std::path::Path;
 
 use crate::asm::{self, AsmError};
-use crate::cuobjdump::{self, CuobjdumpError};
 use crate::g80::decode;
 use crate::rom::{parse_hex_words, RomError};
 use crate::source::{read_text, ReadError, MAX_PROGRAM_BYTES};
@@ -21,8 +20,6 @@ pub enum ListingError {
     Rom(#[from] RomError),
     #[error(transparent)]
     Read(#[from] ReadError),
-    #[error(transparent)]
-    Cuobjdump(#[from] CuobjdumpError),
     #[error("{0}: unknown program type: expected a `.sass` source, a `.vhd` TP_instructions ROM or a `.hex` word list")]
     UnknownType(String),
 }
@@ -50,22 +47,11 @@ impl Listing {
         let read = || read_text(path, MAX_PROGRAM_BYTES);
         let (words, lines) = match extension.as_deref() {
             Some("sass") => {
-                let text = read()?;
-                if cuobjdump::is_listing(&text) {
-                    // cuobjdump's listing: its words as it gives them.
-                    let listed = cuobjdump::parse(&text, &file)?;
-                    let lines = listed
-                        .iter()
-                        .flat_map(|i| i.words.iter().map(|_| Some(i.line)));
-                    let lines = lines.collect();
-                    (listed.into_iter().flat_map(|i| i.words).collect(), lines)
-                } else {
-                    let program = asm::assemble(&text, &file)?;
-                    (
-                        program.values(),
-                        program.words.iter().map(|w| Some(w.line)).collect(),
-                    )
-                }
+                let program = asm::assemble(&read()?, &file)?;
+                (
+                    program.values(),
+                    program.words.iter().map(|w| Some(w.line)).collect(),
+                )
             }
             Some("vhd") | Some("vhdl") => split(parse_tp_vhdl(&read()?, &file)?),
             Some("hex") => split(parse_hex_words(&read()?, &file)?),

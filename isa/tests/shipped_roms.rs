@@ -277,6 +277,10 @@ fn the_applications_listings_read_as_their_words_say() {
                 ));
             }
         }
+        // `flexpmu asm` takes the listing by its words.
+        let listed_words: Vec<u32> = listed.iter().flat_map(|i| i.words.clone()).collect();
+        let assembled = flexpmu_isa::asm::assemble(&text, &name).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(assembled.values(), listed_words, "{name}");
         // The ROM beside it, instruction by instruction.
         let rom_file = rom_beside(file);
         let rom = parse_tp_vhdl(&std::fs::read_to_string(&rom_file).unwrap(), &name).unwrap();

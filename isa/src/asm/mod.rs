@@ -5,7 +5,9 @@
 //! # Source format
 //!
 //! One instruction per line; `#` or `//` starts a comment; blank lines and
-//! whole-line comments are ignored.
+//! whole-line comments are ignored. A cuobjdump listing (its lines start
+//! with `/*0000*/`, [`crate::cuobjdump::listing`]) is taken by its words
+//! instead, each instruction's text its comment.
 //!
 //! ```text
 //! PMEVENT CNT3, CNT            # start counter 3
@@ -95,6 +97,9 @@ impl Program {
 pub enum AsmError {
     #[error(transparent)]
     Read(#[from] ReadError),
+    /// A cuobjdump listing that does not read.
+    #[error(transparent)]
+    Listing(#[from] crate::cuobjdump::CuobjdumpError),
     #[error(
         "{at}: unknown mnemonic `{}`: expected PMEVENT, an instruction of the G80 subset (IADD32, ISET.S32, BRA, ...) or a raw hex word such as 0x70000800"
     , shorten(.found))]
@@ -155,6 +160,9 @@ struct Line {
 /// Assembles a source listing; `file` is only used in error messages.
 /// Labels (`name:`) may be used before they are defined.
 pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
+    if crate::cuobjdump::is_listing(source) {
+        return Ok(listed(source, file)?);
+    }
     // Pass 1: labels and each instruction's address.
     let mut lines = Vec::new();
     let mut labels = std::collections::HashMap::new();
@@ -261,6 +269,30 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
             program.words.push(Word {
                 value,
                 line: at.line,
+                role,
+                comment,
+            });
+        }
+    }
+    Ok(program)
+}
+
+/// A cuobjdump listing's program: its words as it gives them, each
+/// instruction's listed text its comment.
+fn listed(source: &str, file: &str) -> Result<Program, crate::cuobjdump::CuobjdumpError> {
+    let mut program = Program::default();
+    for instruction in crate::cuobjdump::parse(source, file)? {
+        let text = instruction.text.trim_end_matches(';').trim().to_string();
+        let long = instruction.words.len() == 2;
+        for (position, value) in instruction.words.into_iter().enumerate() {
+            let (role, comment) = match (long, position) {
+                (false, _) => (WordRole::Single, Some(text.clone())),
+                (true, 0) => (WordRole::LongLow, Some(text.clone())),
+                _ => (WordRole::LongHigh, None),
+            };
+            program.words.push(Word {
+                value,
+                line: instruction.line,
                 role,
                 comment,
             });
