@@ -127,11 +127,8 @@ impl Entry {
             self.words.get(1).copied(),
         ));
         Some(match stage.operation {
-            decode_stage::Operation::Unknown(why) => format!("FlexGripPlus: {}", why.reason()),
-            operation => format!(
-                "outside the SM slice's subset; FlexGripPlus: {}",
-                operation.name()
-            ),
+            decode_stage::Operation::Unknown(_) => stage.operation.described(),
+            operation => format!("outside the SM slice's subset; {}", operation.described()),
         })
     }
 }

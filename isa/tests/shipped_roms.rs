@@ -35,8 +35,8 @@ fn checkout() -> Option<PathBuf> {
     None
 }
 
-/// The ROMs under `dir`, sorted.
-fn roms(dir: &Path, found: &mut Vec<PathBuf>) {
+/// The files under `dir` whose name `keep` takes, sorted.
+fn files_under(dir: &Path, keep: &dyn Fn(&str) -> bool, found: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -46,11 +46,20 @@ fn roms(dir: &Path, found: &mut Vec<PathBuf>) {
     for path in entries {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if path.is_dir() {
-            roms(&path, found);
-        } else if name.starts_with("TP_instructions") && name.ends_with(".vhd") {
+            files_under(&path, keep, found);
+        } else if keep(&name) {
             found.push(path);
         }
     }
+}
+
+/// The shipped ROMs: the applications' and the testbench's.
+fn shipped_roms(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let rom = |name: &str| name.starts_with("TP_instructions") && name.ends_with(".vhd");
+    files_under(&root.join("applications"), &rom, &mut files);
+    files.push(root.join("FlexGripPlus_4.4/RTL/TB/TP/TP_instructions.vhd"));
+    files
 }
 
 /// The operation a listing's line names (`MNEMONIC operands;`, perhaps
@@ -118,9 +127,7 @@ fn every_shipped_instruction_has_the_operation_its_listing_names() {
     let Some(root) = checkout() else {
         return;
     };
-    let mut files = Vec::new();
-    roms(&root.join("applications"), &mut files);
-    files.push(root.join("FlexGripPlus_4.4/RTL/TB/TP/TP_instructions.vhd"));
+    let files = shipped_roms(&root);
     let (mut words, mut long, mut short, mut commented) = (0, 0, 0, 0);
     let mut round_trips = 0;
     let mut per_operation: BTreeMap<String, usize> = BTreeMap::new();
@@ -194,24 +201,6 @@ fn every_shipped_instruction_has_the_operation_its_listing_names() {
     );
 }
 
-/// The cuobjdump listings under `dir` (`*.sass`, `*sass*.txt`), sorted.
-fn listings(dir: &Path, found: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if path.is_dir() {
-            listings(&path, found);
-        } else if name.ends_with(".sass") || (name.contains("sass") && name.ends_with(".txt")) {
-            found.push(path);
-        }
-    }
-}
-
 /// A listing's text without whitespace, up to its `;`.
 fn compact(text: &str) -> String {
     let code = text.split(';').next().unwrap_or_default();
@@ -234,7 +223,9 @@ fn the_applications_listings_read_as_their_words_say() {
         return;
     };
     let mut files = Vec::new();
-    listings(&root.join("applications"), &mut files);
+    let listing =
+        |name: &str| name.ends_with(".sass") || (name.contains("sass") && name.ends_with(".txt"));
+    files_under(&root.join("applications"), &listing, &mut files);
     let mut disagree = Vec::new();
     let mut figures = Vec::new();
     for file in &files {
@@ -338,9 +329,7 @@ fn every_shipped_rom_disassembles_to_mnemonics_that_assemble_back() {
     let Some(root) = checkout() else {
         return;
     };
-    let mut files = Vec::new();
-    roms(&root.join("applications"), &mut files);
-    files.push(root.join("FlexGripPlus_4.4/RTL/TB/TP/TP_instructions.vhd"));
+    let files = shipped_roms(&root);
     let (mut instructions, mut subsets_own) = (0, 0);
     for file in &files {
         let name = file.strip_prefix(&root).unwrap().display().to_string();

@@ -259,6 +259,15 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
                 },
             }
         };
+        program.push(words, at.line, comment);
+    }
+    Ok(program)
+}
+
+impl Program {
+    /// Appends one instruction's words from source line `line`, its
+    /// comment on its first word.
+    fn push(&mut self, words: Vec<u32>, line: usize, comment: Option<String>) {
         let long = words.len() == 2;
         for (position, value) in words.into_iter().enumerate() {
             let (role, comment) = match (long, position) {
@@ -266,15 +275,14 @@ pub fn assemble(source: &str, file: &str) -> Result<Program, AsmError> {
                 (true, 0) => (WordRole::LongLow, comment.clone()),
                 _ => (WordRole::LongHigh, None),
             };
-            program.words.push(Word {
+            self.words.push(Word {
                 value,
-                line: at.line,
+                line,
                 role,
                 comment,
             });
         }
     }
-    Ok(program)
 }
 
 /// A cuobjdump listing's program: its words as it gives them, each
@@ -283,20 +291,7 @@ fn listed(source: &str, file: &str) -> Result<Program, crate::cuobjdump::Cuobjdu
     let mut program = Program::default();
     for instruction in crate::cuobjdump::parse(source, file)? {
         let text = instruction.text.trim_end_matches(';').trim().to_string();
-        let long = instruction.words.len() == 2;
-        for (position, value) in instruction.words.into_iter().enumerate() {
-            let (role, comment) = match (long, position) {
-                (false, _) => (WordRole::Single, Some(text.clone())),
-                (true, 0) => (WordRole::LongLow, Some(text.clone())),
-                _ => (WordRole::LongHigh, None),
-            };
-            program.words.push(Word {
-                value,
-                line: instruction.line,
-                role,
-                comment,
-            });
-        }
+        program.push(instruction.words, instruction.line, Some(text));
     }
     Ok(program)
 }

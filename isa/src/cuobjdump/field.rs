@@ -227,17 +227,11 @@ impl Operand {
             Mode::Reg => reg_text(ext(v, self.reg), self.half),
             Mode::Shared => {
                 let s = self.shared.as_ref().ok_or(Bad)?;
-                let a = ext(v, s.areg);
                 let ty = match s.ty.is_empty() {
                     true => "",
                     false => SHARED_TYPES[ext(v, s.ty) as usize & 3],
                 };
-                let base = if a != 0 {
-                    format!("A{a}+")
-                } else {
-                    String::new()
-                };
-                format!("g [{base}{}]{ty}", hex(ext(v, s.offset)))
+                format!("{}{ty}", shared_text(ext(v, s.areg), ext(v, s.offset)))
             }
             Mode::Constant => {
                 let c = self.constant.as_ref().ok_or(Bad)?;
@@ -301,17 +295,11 @@ impl Operand {
         if let Some(rest) = t.strip_prefix("g[") {
             let s = self.shared.as_ref().ok_or(Bad)?;
             let (inside, suffix) = rest.split_once(']').ok_or(Bad)?;
-            let (areg, offset) = match inside.strip_prefix('A') {
-                Some(a) => {
-                    let (n, off) = a.split_once('+').ok_or(Bad)?;
-                    (n.parse::<u64>().map_err(|_| Bad)?, off)
-                }
-                None => (0, inside),
-            };
+            let (areg, offset) = shared_parts(inside)?;
             if areg != 0 && s.areg.is_empty() {
                 return Err(Bad);
             }
-            v |= 1 << s.flag | ins(parse_hex(offset)?, s.offset)? | ins(areg, s.areg)?;
+            v |= 1 << s.flag | ins(offset, s.offset)? | ins(areg, s.areg)?;
             match s.ty.is_empty() {
                 true if !suffix.is_empty() => return Err(Bad),
                 true => {}
@@ -330,6 +318,27 @@ impl Operand {
         let i = self.immediate.as_ref().ok_or(Bad)?;
         Ok(v | 1 << i.flag | ins(parse_hex(t)?, i.bits)?)
     }
+}
+
+/// `g [An+OFFSET]`, or `g [OFFSET]` without an address register (0).
+fn shared_text(areg: u64, offset: u64) -> String {
+    match areg {
+        0 => format!("g [{}]", hex(offset)),
+        a => format!("g [A{a}+{}]", hex(offset)),
+    }
+}
+
+/// The address register (0: none) and offset of `An+OFFSET` or `OFFSET`
+/// inside `g[…]`.
+fn shared_parts(inside: &str) -> Result<(u64, u64), Bad> {
+    let (areg, offset) = match inside.strip_prefix('A') {
+        Some(rest) => {
+            let (n, off) = rest.split_once('+').ok_or(Bad)?;
+            (n.parse::<u64>().map_err(|_| Bad)?, off)
+        }
+        None => (0, inside),
+    };
+    Ok((areg, parse_hex(offset)?))
 }
 
 /// `BANK][OFFSET]` after `c[`.
@@ -435,15 +444,7 @@ impl Field {
             Field::Const { offset, bank } => {
                 format!("c [{}] [{}]", hex(ext(v, bank)), hex(ext(v, offset)))
             }
-            Field::SharedAddress { offset, areg } => {
-                let a = ext(v, areg);
-                let base = if a != 0 {
-                    format!("A{a}+")
-                } else {
-                    String::new()
-                };
-                format!("g [{base}{}]", hex(ext(v, offset)))
-            }
+            Field::SharedAddress { offset, areg } => shared_text(ext(v, areg), ext(v, offset)),
             Field::Imm { rs, signed } => {
                 let n = ext(v, rs);
                 let w = width(rs);
@@ -543,15 +544,8 @@ impl Field {
             }
             Field::SharedAddress { offset, areg } => {
                 let inside = t.strip_prefix("g[").and_then(|r| r.strip_suffix(']'));
-                let inside = inside.ok_or(Bad)?;
-                let (a, off) = match inside.strip_prefix('A') {
-                    Some(rest) => {
-                        let (n, off) = rest.split_once('+').ok_or(Bad)?;
-                        (n.parse::<u64>().map_err(|_| Bad)?, off)
-                    }
-                    None => (0, inside),
-                };
-                Ok(ins(parse_hex(off)?, offset)? | ins(a, areg)?)
+                let (a, off) = shared_parts(inside.ok_or(Bad)?)?;
+                Ok(ins(off, offset)? | ins(a, areg)?)
             }
             Field::Imm { rs, signed } => {
                 let w = width(rs);

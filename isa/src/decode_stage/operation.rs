@@ -93,6 +93,15 @@ pub enum Operation {
 }
 
 impl Operation {
+    /// What FlexGripPlus makes of a word, for messages: `FlexGripPlus:
+    /// FMUL`, or why its decode stage gives the word no operation.
+    pub fn described(self) -> String {
+        match self {
+            Operation::Unknown(why) => format!("FlexGripPlus: {}", why.reason()),
+            operation => format!("FlexGripPlus: {}", operation.name()),
+        }
+    }
+
     /// The operation as listings name it (`IADD`, `MVC`, `LOP.PASS_B`),
     /// or "no operation" for an unknown word.
     pub fn name(self) -> &'static str {

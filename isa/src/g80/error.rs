@@ -79,13 +79,9 @@ impl Words {
     /// What FlexGripPlus' decode stage makes of the words, for messages:
     /// `FlexGripPlus: FMUL`, or why it gives them no operation.
     pub fn reading(&self) -> String {
-        let stage = crate::decode_stage::decode(self.value());
-        match stage.operation {
-            crate::decode_stage::Operation::Unknown(why) => {
-                format!("FlexGripPlus: {}", why.reason())
-            }
-            operation => format!("FlexGripPlus: {}", operation.name()),
-        }
+        crate::decode_stage::decode(self.value())
+            .operation
+            .described()
     }
 }
 
