@@ -11,6 +11,12 @@ use crate::CosimError;
 /// Words FlexGripPlus' instruction memory holds (`system_memory_cntlr.vhd`).
 pub const INSTRUCTION_WORDS: usize = 65_536;
 
+/// Bytes of FlexGripPlus' global memory (`GMEM_ADDR_SIZE` = 18).
+pub const GLOBAL_BYTES: usize = 1 << FLEXGRIPPLUS_GMEM_ADDR_BITS;
+
+/// Bytes of its constant memory (`uConstantMemory`'s `RAM_SIZE`).
+pub const CONSTANT_BYTES: usize = 8192;
+
 pub use flexpmu_sim::gpu::gpgpu_rtl::MAX_PARAMS;
 
 /// The files of one launch, written into the folder the simulation runs
@@ -26,12 +32,17 @@ pub struct LaunchFiles {
 pub struct FgpLaunch {
     pub blocks_per_core: u32,
     pub registers: u32,
+    /// Shared memory a block declares (bytes).
+    pub shared_bytes: u32,
     pub block: [u16; 3],
     pub grid: [u16; 2],
     pub params: Vec<u32>,
     pub program: Vec<u32>,
-    /// Global memory before the kernel.
-    pub memory: GlobalMemory,
+    /// Global memory before the kernel, from address 0 (`None`: a byte
+    /// FlexGripPlus' image leaves undefined; past the end, 0).
+    pub global: Vec<Option<u8>>,
+    /// Constant memory before the kernel, from address 0 (the rest 0).
+    pub constant: Vec<u8>,
     /// The testbench gives up after this many cycles.
     pub max_cycles: u64,
 }
@@ -69,16 +80,36 @@ impl FgpLaunch {
             )));
         }
         let geometry = iss.geometry();
-        Ok(FgpLaunch {
+        FgpLaunch {
             blocks_per_core,
             registers,
+            shared_bytes: 0,
             block: geometry.block(),
             grid: geometry.grid(),
             params: iss.params().to_vec(),
             program: program.to_vec(),
-            memory,
+            global: memory_bytes(&memory).into_iter().map(Some).collect(),
+            constant: Vec::new(),
             max_cycles,
-        })
+        }
+        .checked()
+    }
+
+    /// `self`, or an error if FlexGripPlus' memories and configuration
+    /// registers cannot hold it.
+    pub fn checked(self) -> Result<FgpLaunch, CosimError> {
+        let limits = [
+            (self.program.len(), INSTRUCTION_WORDS, "the kernel has", "words, FlexGripPlus' instruction memory"),
+            (self.params.len(), MAX_PARAMS, "the launch has", "kernel parameters, FlexGripPlus' configuration registers hold"),
+            (self.global.len(), GLOBAL_BYTES, "the global-memory image has", "bytes, FlexGripPlus' global memory"),
+            (self.constant.len(), CONSTANT_BYTES, "the constant-memory image has", "bytes, FlexGripPlus' constant memory"),
+        ];
+        for (count, limit, what, holds) in limits {
+            if count > limit {
+                return Err(CosimError::Launch(format!("{what} {count} {holds} {limit}")));
+            }
+        }
+        Ok(self)
     }
 
     /// The first ten configuration registers, with what each holds.
@@ -86,7 +117,7 @@ impl FgpLaunch {
         [
             (self.blocks_per_core, "blocks per core"),
             (self.registers, "registers per thread"),
-            (0, "shared memory bytes (the kernel declares none)"),
+            (self.shared_bytes, "shared memory bytes"),
             (self.params.len() as u32, "parameter words"),
             (0, "dynamic shared memory bytes"),
             (u32::from(self.block[0]), "block x"),
@@ -104,7 +135,8 @@ impl FgpLaunch {
             config: self.config().map(|(value, _)| value),
             params: self.params.clone(),
             program: self.program.clone(),
-            global: memory_bytes(&self.memory),
+            global: self.global.iter().map(|b| b.unwrap_or(0)).collect(),
+            constant: self.constant.clone(),
             max_cycles: self.max_cycles.min(0x7fff_ffff),
         }
     }
@@ -129,15 +161,19 @@ impl FgpLaunch {
             files: vec![
                 ("flexpmu_cosim_launch.txt", launch),
                 ("system_mem.mif", program),
-                ("global_mem.mif", memory_image(&self.memory)),
-                ("constant_mem.mif", String::new()),
+                ("global_mem.mif", image(&self.global, GLOBAL_BYTES)),
+                (
+                    "constant_mem.mif",
+                    image(
+                        &self.constant.iter().map(|&b| Some(b)).collect::<Vec<_>>(),
+                        CONSTANT_BYTES,
+                    ),
+                ),
             ],
         }
     }
 }
 
-/// Global memory as FlexGripPlus' initialisation file has it: one byte a
-/// line, from address 0 to the last non-zero byte (the rest reads 0).
 /// The global memory's bytes from address 0, as FlexGripPlus holds them
 /// (little-endian words), up to the last non-zero byte.
 fn memory_bytes(memory: &GlobalMemory) -> Vec<u8> {
@@ -158,13 +194,20 @@ fn memory_bytes(memory: &GlobalMemory) -> Vec<u8> {
     bytes
 }
 
-/// [`memory_bytes`] as the global memory's initialisation file: one
-/// byte a line.
-fn memory_image(memory: &GlobalMemory) -> String {
-    let bytes = memory_bytes(memory);
-    let mut text = String::with_capacity(bytes.len() * 3);
-    for byte in bytes {
-        text += &format!("{byte:02x}\n");
+/// A memory's initialisation file (`dp_ram`'s `init_mem`): one byte a
+/// line, for every one of its `size` bytes (GHDL 2.0 overflows its
+/// stack reading a short file into the 262,144-byte global memory:
+/// 128 lines do, 80,000 do not); an undefined byte as the one-digit
+/// line `0`, which `hread` leaves undefined, as FlexGripPlus' own images
+/// have it.
+fn image(bytes: &[Option<u8>], size: usize) -> String {
+    let mut text = String::with_capacity(size * 3);
+    for address in 0..size {
+        match bytes.get(address) {
+            Some(Some(byte)) => text += &format!("{byte:02x}\n"),
+            Some(None) => text += "0\n",
+            None => text += "00\n",
+        }
     }
     text
 }
@@ -186,9 +229,12 @@ mod tests {
         // A lands at byte 0 (0x100000 keeps its low 18 bits).
         let a0 = launch.a[0].to_le_bytes();
         assert_eq!(bytes[..4], a0.map(|b| format!("{b:02x}"))[..]);
-        // C (0xdeadbeef) is the last thing in memory.
-        assert_eq!(bytes.len() as u32, (launch.c_base & 0x3ffff) + 8);
-        assert_eq!(bytes[bytes.len() - 4..], ["ef", "be", "ad", "de"]);
+        // C (0xdeadbeef) is the last thing in memory; every byte has its line.
+        assert_eq!(bytes.len(), GLOBAL_BYTES);
+        let end = (launch.c_base & 0x3ffff) as usize + 8;
+        assert_eq!(bytes[end - 4..end], ["ef", "be", "ad", "de"]);
+        assert!(bytes[end..].iter().all(|&b| b == "00"));
+        assert_eq!(files.files[3].1, "00\n".repeat(CONSTANT_BYTES));
         let config = &files.files[0].1;
         assert!(config.starts_with("00000002 blocks per core\n00000006 registers per thread\n"));
         assert!(config.ends_with("00120000 parameter 2\n"), "{config}");
@@ -198,5 +244,25 @@ mod tests {
             .iss()
             .unwrap();
         assert!(FgpLaunch::new(&protected, &[0], 6, 2, 1000).is_err());
+    }
+
+    #[test]
+    fn an_undefined_byte_is_a_one_digit_line_and_constants_have_their_file() {
+        let launch = VectorAdd::new(Geometry::threads(2).unwrap());
+        let iss = launch.iss().unwrap();
+        let mut fgp = FgpLaunch::new(&iss, &[0x30000003], 6, 2, 1000).unwrap();
+        fgp.global = vec![Some(0x12), None, Some(0xab)];
+        fgp.constant = vec![0xff, 0x03];
+        fgp.shared_bytes = 44;
+        let files = fgp.files();
+        assert!(files.files[2].1.starts_with("12\n0\nab\n00\n"));
+        assert!(files.files[3].1.starts_with("ff\n03\n00\n"));
+        assert!(files.files[0].1.contains("0000002c shared memory bytes\n"));
+        let rtl = fgp.rtl();
+        assert_eq!((rtl.global, rtl.constant), (vec![0x12, 0, 0xab], vec![0xff, 3]));
+        assert_eq!(rtl.config[2], 44);
+        fgp.constant = vec![0; CONSTANT_BYTES + 1];
+        let e = fgp.checked().unwrap_err().to_string();
+        assert_eq!(e, "the constant-memory image has 8193 bytes, FlexGripPlus' constant memory 8192");
     }
 }

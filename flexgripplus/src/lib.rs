@@ -21,6 +21,7 @@
 //! matrix, test programs judged on it, the differential campaign of
 //! random kernels) are in `flexpmu-studies`, above this crate.
 
+pub mod application;
 pub mod compare;
 pub mod design;
 mod kept;

@@ -22,7 +22,7 @@ const ROOT_VARIABLE: &str = "$GPGPU_GENERIC_ROOT/";
 
 /// The testbench's launch constants, which FlexGripPlus' package also
 /// reads (the number of cores): the one testbench file analysed.
-const PICK_BENCH: &str = "TB/configuration/pick_bench.vhd";
+pub const PICK_BENCH: &str = "TB/configuration/pick_bench.vhd";
 
 /// Largest compile script or VHDL file read.
 const MAX_FILE_BYTES: u64 = 16 << 20;

@@ -44,6 +44,9 @@ pub struct RtlLaunch {
     pub program: Vec<u32>,
     /// The global memory's bytes from address 0 (the rest 0).
     pub global: Vec<u8>,
+    /// The constant memory's bytes from address 0 (the rest 0), as the
+    /// testbench writes them before the launch.
+    pub constant: Vec<u8>,
     /// The run stops after this many cycles from the launch if
     /// `kernel_done` has not risen.
     pub max_cycles: u64,
@@ -78,6 +81,7 @@ pub fn start_period(launch: &RtlLaunch) -> i64 {
 
 /// The memories the launch fills, by their instances' names.
 const GLOBAL_MEMORY: &str = "uglobalmemory.ram";
+const CONSTANT_MEMORY: &str = "uconstantmemory.ram";
 const SYSTEM_MEMORY: &str = "usystemmemorycontroller.usystemmemory.ram";
 
 /// The inputs the testbench drives (the others stay 0).
@@ -101,6 +105,7 @@ pub struct RtlGpgpu {
     inputs: Inputs,
     kernel_done: usize,
     global: usize,
+    constant: usize,
     system: usize,
     /// The inputs of a period, being set (kept to be reused).
     input_values: Vec<u64>,
@@ -144,12 +149,14 @@ impl RtlGpgpu {
             Ok(index)
         };
         let global = memory(GLOBAL_MEMORY, 8)?;
+        let constant = memory(CONSTANT_MEMORY, 8)?;
         let system = memory(SYSTEM_MEMORY, 32)?;
         Ok(RtlGpgpu {
             sim,
             inputs,
             kernel_done,
             global,
+            constant,
             system,
             input_values: Vec::new(),
         })
@@ -227,6 +234,11 @@ impl RtlGpgpu {
             self.global,
             launch.global.iter().map(|&b| u64::from(b)),
             "the global memory image",
+        )?;
+        self.load(
+            self.constant,
+            launch.constant.iter().map(|&b| u64::from(b)),
+            "the constant memory image",
         )?;
         let schedule = Schedule::of(launch);
         self.set_inputs(schedule.inputs(-1));
@@ -405,6 +417,7 @@ mod tests {
             params: vec![0xaa, 0xbb],
             program: vec![],
             global: vec![],
+            constant: vec![],
             max_cycles: 100,
         };
         let s = Schedule::of(&launch);

@@ -1,3 +1,6 @@
+//! `flexpmu fgp`: FlexGripPlus 4.4 itself. `fgp app` and `fgp apps`
+//! run and list its applications ([`app`]).
+//!
 //! `flexpmu fgp import`: FlexGripPlus 4.4's GPGPU (its VHDL as the user's
 //! checkout has it, with the PMU kit or stock) read by Yosys through the
 //! ghdl-yosys-plugin, its JSON netlist kept in the cache by the content
@@ -18,6 +21,8 @@ use indicatif::ProgressBar;
 use crate::args::core::RtlSource;
 use crate::flexgripplus::import;
 
+mod app;
+
 #[derive(clap::Args)]
 pub struct FgpArgs {
     #[command(subcommand)]
@@ -30,6 +35,14 @@ enum FgpCommand {
     /// ghdl-yosys-plugin; kept in the cache) and print what it holds, or
     /// with --patch the lines rewritten for GHDL's synthesis.
     Import(ImportArgs),
+    /// Run one of FlexGripPlus' applications (its folder, or its ROM,
+    /// launch and memory image) as its testbench runs it: on the
+    /// imported RTL and under GHDL, compared event by event, the memory
+    /// read back held to the result file it ships.
+    App(app::AppArgs),
+    /// List FlexGripPlus' applications (`applications/` of its
+    /// repository) with their launches, as `fgp app` reads them.
+    Apps(app::AppsArgs),
 }
 
 #[derive(clap::Args)]
@@ -74,6 +87,8 @@ struct Summary {
 pub fn fgp(args: &FgpArgs) -> Result<ExitCode> {
     match &args.command {
         FgpCommand::Import(args) => import_command(args),
+        FgpCommand::App(args) => app::app(args),
+        FgpCommand::Apps(args) => app::apps(args),
     }
 }
 
