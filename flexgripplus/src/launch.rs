@@ -99,14 +99,36 @@ impl FgpLaunch {
     /// registers cannot hold it.
     pub fn checked(self) -> Result<FgpLaunch, CosimError> {
         let limits = [
-            (self.program.len(), INSTRUCTION_WORDS, "the kernel has", "words, FlexGripPlus' instruction memory"),
-            (self.params.len(), MAX_PARAMS, "the launch has", "kernel parameters, FlexGripPlus' configuration registers hold"),
-            (self.global.len(), GLOBAL_BYTES, "the global-memory image has", "bytes, FlexGripPlus' global memory"),
-            (self.constant.len(), CONSTANT_BYTES, "the constant-memory image has", "bytes, FlexGripPlus' constant memory"),
+            (
+                self.program.len(),
+                INSTRUCTION_WORDS,
+                "the kernel has",
+                "words, FlexGripPlus' instruction memory",
+            ),
+            (
+                self.params.len(),
+                MAX_PARAMS,
+                "the launch has",
+                "kernel parameters, FlexGripPlus' configuration registers hold",
+            ),
+            (
+                self.global.len(),
+                GLOBAL_BYTES,
+                "the global-memory image has",
+                "bytes, FlexGripPlus' global memory",
+            ),
+            (
+                self.constant.len(),
+                CONSTANT_BYTES,
+                "the constant-memory image has",
+                "bytes, FlexGripPlus' constant memory",
+            ),
         ];
         for (count, limit, what, holds) in limits {
             if count > limit {
-                return Err(CosimError::Launch(format!("{what} {count} {holds} {limit}")));
+                return Err(CosimError::Launch(format!(
+                    "{what} {count} {holds} {limit}"
+                )));
             }
         }
         Ok(self)
@@ -259,10 +281,16 @@ mod tests {
         assert!(files.files[3].1.starts_with("ff\n03\n00\n"));
         assert!(files.files[0].1.contains("0000002c shared memory bytes\n"));
         let rtl = fgp.rtl();
-        assert_eq!((rtl.global, rtl.constant), (vec![0x12, 0, 0xab], vec![0xff, 3]));
+        assert_eq!(
+            (rtl.global, rtl.constant),
+            (vec![0x12, 0, 0xab], vec![0xff, 3])
+        );
         assert_eq!(rtl.config[2], 44);
         fgp.constant = vec![0; CONSTANT_BYTES + 1];
         let e = fgp.checked().unwrap_err().to_string();
-        assert_eq!(e, "the constant-memory image has 8193 bytes, FlexGripPlus' constant memory 8192");
+        assert_eq!(
+            e,
+            "the constant-memory image has 8193 bytes, FlexGripPlus' constant memory 8192"
+        );
     }
 }

@@ -9,18 +9,26 @@
 //! absence fails them.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 mod common;
-use common::shared;
+use common::{cache, netlist, shared};
 
-use flexpmu_flexgripplus::application::{folders, Application};
-use flexpmu_flexgripplus::Tree;
+use flexpmu_flexgripplus::application::run::{
+    against_result, checkout_cores, on_ghdl, on_imported, runs_differ, AppRun,
+};
+use flexpmu_flexgripplus::application::{folders, Application, ResultLog};
+use flexpmu_flexgripplus::simulate::Watch;
+use flexpmu_flexgripplus::{Design, Tree, Variant};
+use flexpmu_ir::Design as IrDesign;
 
-/// The repository's root and its testbench's configuration entity.
-fn repository() -> Option<(PathBuf, PathBuf)> {
+/// The repository's root, its checkout and the testbench's configuration
+/// entity.
+fn repository() -> Option<(PathBuf, Tree, PathBuf)> {
     let root = shared("FLEXGRIPPLUS", "flexgripplus")?;
     let tree = Tree::locate(&root).unwrap();
-    Some((root, tree.rtl().join("TB/TP/TP_configuration.vhd")))
+    let configuration = tree.rtl().join("TB/TP/TP_configuration.vhd");
+    Some((root, tree, configuration))
 }
 
 fn open(root: &Path, configuration: &Path, name: &str) -> Application {
@@ -29,22 +37,205 @@ fn open(root: &Path, configuration: &Path, name: &str) -> Application {
 
 #[test]
 fn every_shipped_launch_reads_as_the_testbench_takes_it() {
-    let Some((root, configuration)) = repository() else {
+    let Some((root, _, configuration)) = repository() else {
         return;
     };
     let apps = root.join("applications");
-    for folder in folders(&apps, 3).unwrap() {
-        let name = folder.strip_prefix(&apps).unwrap().display().to_string();
-        match Application::open(&folder, Some(&configuration)) {
-            Ok(app) => {
-                let l = &app.launch;
-                eprintln!(
-                    "{name}: cores {} block {:?} grid {:?} bpc {} regs {} shared {} params {:x?} constant {:x?} program {} image {} ({} undefined, {} unread) read {} zero {:?} result {:?}",
-                    l.cores, l.block, l.grid, l.blocks_per_core, l.registers, l.shared_bytes, l.params, l.constant, l.program.len(), l.image.bytes.len(), l.image.undefined(), l.image.unread_lines, l.read_words, l.assumed_zero, app.files.result.as_ref().map(|r| r.file_name().unwrap().to_owned())
-                );
-            }
-            Err(e) => eprintln!("{name}: {e}"),
+    let found = folders(&apps, 3).unwrap();
+    assert_eq!(found.len(), 22, "{found:?}");
+    let mut refused = Vec::new();
+    for folder in &found {
+        if let Err(e) = Application::open(folder, Some(&configuration)) {
+            refused.push(e.to_string());
         }
     }
-    let _ = open;
+    // Transpose's package declares BENCH_KERNEL_SHMEM_SIZE twice, which
+    // GHDL refuses as well.
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].ends_with("Transpose/pick_bench.vhd:34: constant BENCH_KERNEL_SHMEM_SIZE is declared a second time (first on line 32); GHDL refuses that"),
+        "{}",
+        refused[0]
+    );
+
+    // Reduction: the testbench's configuration entity, its package older
+    // than it (BENCH_CMEMREG4 to 15 missing, read as 0).
+    let reduction = open(&root, &configuration, "Reduction");
+    let l = &reduction.launch;
+    assert_eq!((l.cores, l.warp_lanes), (8, 4));
+    assert_eq!((l.block, l.grid), ([32, 1, 1], [1, 1]));
+    assert_eq!((l.blocks_per_core, l.registers, l.shared_bytes), (8, 5, 44));
+    assert_eq!(l.params, [0, 0x1000, 0x20, 0x20]);
+    assert_eq!(l.constant.len(), 32);
+    assert_eq!(l.constant[..5], [0xff, 0xff, 0xff, 0xff, 0]);
+    assert_eq!(
+        (l.program.len(), l.image.bytes.len(), l.read_words),
+        (136, 8612, 3074)
+    );
+    assert_eq!(
+        l.image.bytes[..5],
+        [Some(1), Some(0), Some(0), Some(0), Some(2)]
+    );
+    let missing: Vec<String> = (4..16).map(|i| format!("BENCH_CMEMREG{i}")).collect();
+    assert_eq!(l.assumed_zero, missing);
+    assert!(reduction.files.configuration.is_none());
+
+    // Log2/hard: a configuration of its own, ten parameters, constant
+    // bytes from the package.
+    let log2 = open(&root, &configuration, "Log2/hard").launch;
+    assert_eq!(log2.block, [1024, 1, 1]);
+    assert_eq!(
+        log2.params,
+        [0x1000, 0, 0x2000, 0x20, 0x20, 0, 0x600, 9, 9, 8]
+    );
+    assert_eq!(log2.constant[..6], [0, 0, 0x80, 0x7e, 4, 0]);
+    assert!(log2.assumed_zero.is_empty());
+
+    // MxM_naive_float's image has one-digit lines: undefined bytes.
+    let naive = open(&root, &configuration, "MxM_naive_float").launch;
+    assert_eq!(
+        (naive.image.bytes.len(), naive.image.undefined()),
+        (12288, 2952)
+    );
+    // Sort's image is three times the memory: the rest is not read.
+    let sort = open(&root, &configuration, "Sort/version_1").launch;
+    assert_eq!(
+        (sort.image.bytes.len(), sort.image.unread_lines),
+        (262_144, 524_504)
+    );
+
+    // edge/32th holds a launch only: the ROM and the configuration come
+    // from the folder beside it, the image and the result from its parent.
+    let edge = open(&root, &configuration, "edge/32th");
+    let edge_dir = root.join("applications/edge");
+    assert_eq!(
+        edge.files.rom,
+        edge_dir.join("vhdl code/TP_instructions.vhd")
+    );
+    assert_eq!(
+        edge.files.configuration.as_deref(),
+        Some(edge_dir.join("vhdl code/TP_configuration.vhd").as_path())
+    );
+    assert_eq!(
+        edge.files.image.as_deref(),
+        Some(edge_dir.join("global_mem.mif").as_path())
+    );
+    assert_eq!(
+        edge.files.result.as_deref(),
+        Some(edge_dir.join("gpgpu_rdata.log").as_path())
+    );
+    assert_eq!((edge.launch.grid, edge.launch.program.len()), ([2, 1], 714));
+
+    // Built for 32 cores: refused on the 8-core checkout, with the reason.
+    let scalar = open(&root, &configuration, "Scalar_product_vectors").launch;
+    let e = scalar.fgp(8, 1000).unwrap_err().to_string();
+    assert!(e.contains("built with 32 cores"), "{e}");
+}
+
+/// FlexGripPlus stock, imported, and prepared for GHDL, made once per
+/// test process (None where FlexGripPlus or the plugin is missing).
+fn stock() -> Option<&'static (IrDesign, Design, Tree)> {
+    static STOCK: OnceLock<Option<(IrDesign, Design, Tree)>> = OnceLock::new();
+    STOCK
+        .get_or_init(|| {
+            let netlist = netlist(Variant::Stock)?;
+            let (_, tree, _) = repository()?;
+            let design = Design::prepare(&tree, Variant::Stock, &[], &cache(), &mut |s| {
+                eprintln!("{s}")
+            })
+            .unwrap();
+            Some((netlist.import().unwrap(), design, tree))
+        })
+        .as_ref()
+}
+
+/// `name` on the imported RTL, and its shipped result.
+fn imported(name: &str) -> Option<(AppRun, ResultLog, Application)> {
+    let (design, _, tree) = stock()?;
+    let (root, _, configuration) = repository()?;
+    let app = open(&root, &configuration, name);
+    let launch = app
+        .launch
+        .fgp(checkout_cores(tree).unwrap(), 2_000_000)
+        .unwrap();
+    let run = on_imported(design, &launch, app.launch.read_words, &mut |_| {}).unwrap();
+    let result = ResultLog::read(app.files.result.as_ref().unwrap()).unwrap();
+    Some((run, result, app))
+}
+
+#[test]
+fn the_imported_rtl_leaves_the_memory_the_shipped_results_hold() {
+    // (application, cycles, words equal, words in the result file)
+    let expected = [
+        ("Reduction", 33_704, 3074, 3074),
+        ("cos/soft", 4_722, 12_289, 12_289),
+        ("Log2/soft", 85_737, 3001, 3001),
+        // The log comes from another build: GHDL on this RTL leaves the
+        // same 32 words as the imported RTL (`fgp app --on ghdl`).
+        ("Log2/hard", 41_834, 2969, 3001),
+    ];
+    for (name, cycles, equal, compared) in expected {
+        let Some((run, result, _)) = imported(name) else {
+            return;
+        };
+        let words = against_result(&run, &result);
+        eprintln!("{name}: {:?} cycles, {words:?}", run.observed.cycles());
+        assert_eq!(run.observed.cycles(), Some(cycles), "{name}");
+        assert_eq!((words.equal, words.compared), (equal, compared), "{name}");
+    }
+}
+
+#[test]
+fn constant_memory_reaches_the_kernel() {
+    // cos/soft compares each input with c[0x1][0x0] (FSET) and takes
+    // c[0x1][0x1..3] where it is greater: another constant, another result.
+    let Some((run, result, app)) = imported("cos/soft") else {
+        return;
+    };
+    let (design, _, tree) = stock().unwrap();
+    let mut changed = app.launch.clone();
+    changed.constant[3] = 0x42; // c[0x1][0x0] = 32.0
+    let launch = changed
+        .fgp(checkout_cores(tree).unwrap(), 2_000_000)
+        .unwrap();
+    let other = on_imported(design, &launch, changed.read_words, &mut |_| {}).unwrap();
+    let words = against_result(&other, &result);
+    eprintln!("cos/soft with c[0x1][0x0] = 0x42000004: {words:?}");
+    assert_eq!(against_result(&run, &result).equal, 12_289);
+    assert!(words.equal < 12_289, "{words:?}");
+}
+
+#[test]
+fn ghdl_and_the_imported_rtl_agree_on_an_application() {
+    let Some((design, ghdl, tree)) = stock() else {
+        return;
+    };
+    let (root, _, configuration) = repository().unwrap();
+    let app = open(&root, &configuration, "cos/soft");
+    let launch = app
+        .launch
+        .fgp(checkout_cores(tree).unwrap(), 200_000)
+        .unwrap();
+    let imported = on_imported(design, &launch, app.launch.read_words, &mut |_| {}).unwrap();
+    let watch = Watch {
+        timeout: std::time::Duration::from_secs(1800),
+        on_cycle: &mut |_| {},
+    };
+    let simulated = on_ghdl(ghdl, &launch, app.launch.read_words, watch).unwrap();
+    let o = &simulated.observed;
+    eprintln!(
+        "cos/soft under GHDL: {:?} cycles, {} register, {} flag, {} memory writes",
+        o.cycles(),
+        o.writes.len(),
+        o.flag_writes.len(),
+        o.memory_writes.len()
+    );
+    assert_eq!(runs_differ(&imported, &simulated), None);
+    assert_eq!(o.cycles(), Some(4_722));
+    assert_eq!(
+        (o.writes.len(), o.flag_writes.len(), o.memory_writes.len()),
+        (128, 8, 128)
+    );
+    let result = ResultLog::read(app.files.result.as_ref().unwrap()).unwrap();
+    assert_eq!(against_result(&simulated, &result).equal, 12_289);
 }

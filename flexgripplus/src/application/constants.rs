@@ -173,7 +173,11 @@ fn lex(text: &str, file: &str) -> Result<Vec<Token>, AppError> {
                 i = next;
             } else if c == '\'' {
                 // A character literal ('1') or an attribute's tick.
-                i += if chars.get(i + 2) == Some(&'\'') { 3 } else { 1 };
+                i += if chars.get(i + 2) == Some(&'\'') {
+                    3
+                } else {
+                    1
+                };
             } else if c == ':' && chars.get(i + 1) == Some(&'=') {
                 tokens.push(Token {
                     kind: Kind::Assign,
@@ -268,7 +272,10 @@ impl Parser<'_> {
         self.punct(':')?;
         // The type, up to `:=`: its width where it is a downto range.
         let start = self.at;
-        while !matches!(self.tokens.get(self.at).map(|t| &t.kind), Some(Kind::Assign)) {
+        while !matches!(
+            self.tokens.get(self.at).map(|t| &t.kind),
+            Some(Kind::Assign)
+        ) {
             if self.next().is_none_or(|k| *k == Kind::Punct(';')) {
                 self.at = self.at.saturating_sub(1);
                 return Err(self.error(&format!("`:=` and a value for {name}")));
@@ -287,8 +294,13 @@ impl Parser<'_> {
             return Err(self.error("a value"));
         };
         match kind {
-            Kind::BitString(base, digits) => bit_string(base, &digits)
-                .ok_or_else(|| AppError::at(self.file, line, format!("\"{digits}\" is not a base-{base} bit string of at most 64 bits"))),
+            Kind::BitString(base, digits) => bit_string(base, &digits).ok_or_else(|| {
+                AppError::at(
+                    self.file,
+                    line,
+                    format!("\"{digits}\" is not a base-{base} bit string of at most 64 bits"),
+                )
+            }),
             Kind::Str(text) => Ok(bit_string(2, &text).unwrap_or(Value::Text(text))),
             Kind::Int(n) => Ok(Value::Int(n)),
             Kind::Punct('(') => {
@@ -385,18 +397,42 @@ mod tests {
             end p;\n";
         let c = Constants::read(text, "p.vhd").unwrap();
         let get = |n: &str| c.get(n).unwrap().value.clone();
-        assert_eq!(get("a"), Value::Bits { value: 0x20, width: 16 });
+        assert_eq!(
+            get("a"),
+            Value::Bits {
+                value: 0x20,
+                width: 16
+            }
+        );
         assert_eq!(c.get("A").unwrap().width, Some(16));
         assert_eq!(c.get("A").unwrap().line, 3);
-        assert_eq!(get("b"), Value::Bits { value: 32, width: 6 });
+        assert_eq!(
+            get("b"),
+            Value::Bits {
+                value: 32,
+                width: 6
+            }
+        );
         assert_eq!(get("c"), Value::Int(8));
-        assert_eq!(get("d"), Value::Bits { value: 3073, width: 18 });
+        assert_eq!(
+            get("d"),
+            Value::Bits {
+                value: 3073,
+                width: 18
+            }
+        );
         assert_eq!(
             get("e"),
             Value::Aggregate(vec![
                 Value::Bits { value: 1, width: 8 },
-                Value::Name { name: "a".into(), line: 7 },
-                Value::Bits { value: 0xff, width: 8 },
+                Value::Name {
+                    name: "a".into(),
+                    line: 7
+                },
+                Value::Bits {
+                    value: 0xff,
+                    width: 8
+                },
                 Value::Bits { value: 0, width: 8 },
             ])
         );

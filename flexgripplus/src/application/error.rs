@@ -15,7 +15,11 @@ pub enum AppError {
         source: std::io::Error,
     },
     #[error("{}: {size} bytes, more than the {limit} bytes an application's file is taken to be", path.display())]
-    TooLarge { path: PathBuf, size: u64, limit: u64 },
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
     /// A file's text is not what the testbench reads: `file:line: message`.
     #[error("{file}:{line}: {message}")]
     At {

@@ -80,10 +80,7 @@ mod tests {
     #[test]
     fn a_line_is_a_byte_and_a_short_one_undefined() {
         let image = MemoryImage::parse("01\n0\nff\n  a5 tail\n\n");
-        assert_eq!(
-            image.bytes,
-            [Some(1), None, Some(0xff), Some(0xa5), None]
-        );
+        assert_eq!(image.bytes, [Some(1), None, Some(0xff), Some(0xa5), None]);
         assert_eq!(image.undefined(), 2);
         assert_eq!(image.byte(2), Some(0xff));
         assert_eq!(image.byte(1000), Some(0));

@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use flexpmu_isa::tp_rom::parse_tp_vhdl;
 
 use constants::{Constants, Value};
-pub use error::AppError;
 use error::read_text;
+pub use error::AppError;
 pub use memory_image::MemoryImage;
 pub use result_log::{ResultLog, WordsCompared};
 
@@ -274,14 +274,20 @@ impl Scope {
                     file = declared_in;
                 }
                 None if name.starts_with("bench_") => {
-                    assumed_zero.push(name.to_ascii_uppercase());
+                    let name = name.to_ascii_uppercase();
+                    if !assumed_zero.contains(&name) {
+                        assumed_zero.push(name);
+                    }
                     return Ok((Value::Int(0), file.to_string()));
                 }
                 None => {
                     return Err(AppError::at(
                         file,
                         *line,
-                        format!("{name} is declared neither here nor in {}", self.package.file),
+                        format!(
+                            "{name} is declared neither here nor in {}",
+                            self.package.file
+                        ),
                     ))
                 }
             }
@@ -300,8 +306,13 @@ impl Scope {
             ))
         })?;
         let (value, file) = self.resolve(&constant.value, file, zero)?;
-        scalar(&value, bits)
-            .ok_or_else(|| AppError::at(&file, constant.line, format!("{name}: expected a number of at most {bits} bits, found {value:?}")))
+        scalar(&value, bits).ok_or_else(|| {
+            AppError::at(
+                &file,
+                constant.line,
+                format!("{name}: expected a number of at most {bits} bits, found {value:?}"),
+            )
+        })
     }
 
     /// The configuration's register array `name` (an aggregate of
@@ -322,7 +333,11 @@ impl Scope {
             ))
         })?;
         let Value::Aggregate(elements) = &constant.value else {
-            return Err(AppError::at(file, constant.line, format!("{name}: expected an aggregate of {count} elements")));
+            return Err(AppError::at(
+                file,
+                constant.line,
+                format!("{name}: expected an aggregate of {count} elements"),
+            ));
         };
         if elements.len() != count {
             return Err(AppError::at(
@@ -335,7 +350,11 @@ impl Scope {
         for element in elements.iter().rev().take(used) {
             let (value, at) = self.resolve(element, file, zero)?;
             values.push(scalar(&value, bits).ok_or_else(|| {
-                AppError::at(&at, constant.line, format!("{name}: an element is {value:?}, expected {bits} bits"))
+                AppError::at(
+                    &at,
+                    constant.line,
+                    format!("{name}: an element is {value:?}, expected {bits} bits"),
+                )
             })?);
         }
         Ok(values)
@@ -348,7 +367,11 @@ impl Scope {
                 AppError::Missing(format!("{}: declares no {name}", self.package.file))
             })?;
             scalar(&constant.value, 32).ok_or_else(|| {
-                AppError::at(&self.package.file, constant.line, format!("{name}: expected a number"))
+                AppError::at(
+                    &self.package.file,
+                    constant.line,
+                    format!("{name}: expected a number"),
+                )
             })
         };
         let cores = package_int("bench_cores")?;
@@ -380,11 +403,7 @@ impl Scope {
             program,
             image,
             read_words: read_size as u32 + 1,
-            assumed_zero: {
-                zero.sort();
-                zero.dedup();
-                zero.clone()
-            },
+            assumed_zero: zero.clone(),
         };
         Ok(launch)
     }

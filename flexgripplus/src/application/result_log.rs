@@ -131,22 +131,42 @@ mod tests {
         assert_eq!(
             log.words,
             [
-                ReadWord { address: 0, value: Some(0x222) },
-                ReadWord { address: 4, value: Some(0x3f84_2116) },
-                ReadWord { address: 8, value: None },
+                ReadWord {
+                    address: 0,
+                    value: Some(0x222)
+                },
+                ReadWord {
+                    address: 4,
+                    value: Some(0x3f84_2116)
+                },
+                ReadWord {
+                    address: 8,
+                    value: None
+                },
             ]
         );
-        assert_eq!(log.text(), "00000 00000222\n00004 3F842116\n00008 UUUUUUUU\n");
+        assert_eq!(
+            log.text(),
+            "00000 00000222\n00004 3F842116\n00008 UUUUUUUU\n"
+        );
         let e = ResultLog::parse("00000 00000222\n0000 12\n", "r.log").unwrap_err();
-        assert!(e.to_string().starts_with("r.log:2: expected `AAAAA DDDDDDDD`"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("r.log:2: expected `AAAAA DDDDDDDD`"),
+            "{e}"
+        );
     }
 
     #[test]
     fn words_compare_by_address() {
         let ours = ResultLog::parse("00000 00000001\n00004 00000002\n", "a").unwrap();
-        let file = ResultLog::parse("00000 00000001\n00004 00000003\n00008 00000000\n", "b").unwrap();
+        let file =
+            ResultLog::parse("00000 00000001\n00004 00000003\n00008 00000000\n", "b").unwrap();
         let compared = ours.compare(&file);
-        assert_eq!((compared.compared, compared.equal, compared.not_read), (3, 1, 1));
+        assert_eq!(
+            (compared.compared, compared.equal, compared.not_read),
+            (3, 1, 1)
+        );
         assert_eq!(compared.first_differences, [(4, Some(2), Some(3))]);
     }
 }

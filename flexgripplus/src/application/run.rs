@@ -164,7 +164,11 @@ pub fn runs_differ(a: &AppRun, b: &AppRun) -> Option<String> {
         if a == b {
             return None;
         }
-        let at = a.iter().zip(b).position(|(p, q)| p != q).unwrap_or(a.len().min(b.len()));
+        let at = a
+            .iter()
+            .zip(b)
+            .position(|(p, q)| p != q)
+            .unwrap_or(a.len().min(b.len()));
         Some(format!(
             "{what}: {} against {}, first apart at #{at}: {:?} against {:?}",
             a.len(),
@@ -184,9 +188,12 @@ pub fn runs_differ(a: &AppRun, b: &AppRun) -> Option<String> {
         .or_else(|| {
             // Undefined image bytes read 0 on the imported RTL: compare
             // the words both have defined.
-            let apart = a.read_back.words.iter().zip(&b.read_back.words).find(|(p, q)| {
-                p.value.is_some() && q.value.is_some() && p.value != q.value
-            });
+            let apart = a
+                .read_back
+                .words
+                .iter()
+                .zip(&b.read_back.words)
+                .find(|(p, q)| p.value.is_some() && q.value.is_some() && p.value != q.value);
             apart.map(|(p, q)| {
                 format!(
                     "read-back: at {:#07x} {:08x?} against {:08x?}",
@@ -222,9 +229,21 @@ mod tests {
         };
         let mut observed = Observed::new(0, Ending::Done { ns: 100 });
         observed.memory_writes = vec![
-            MemoryWrite { ns: 50, address: 1, value: Some(0xaa) },
-            MemoryWrite { ns: 60, address: 9, value: Some(0x55) },
-            MemoryWrite { ns: 70, address: 1, value: Some(0xbb) },
+            MemoryWrite {
+                ns: 50,
+                address: 1,
+                value: Some(0xaa),
+            },
+            MemoryWrite {
+                ns: 60,
+                address: 9,
+                value: Some(0x55),
+            },
+            MemoryWrite {
+                ns: 70,
+                address: 1,
+                value: Some(0xbb),
+            },
         ];
         let log = read_back_of(&launch, &observed, 4);
         assert_eq!(

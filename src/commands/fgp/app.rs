@@ -177,7 +177,8 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
                 })?
             }
             On::Ghdl => {
-                let design = crate::flexgripplus::prepare(&tree, variant, args.source.cache.clone())?;
+                let design =
+                    crate::flexgripplus::prepare(&tree, variant, args.source.cache.clone())?;
                 bar.step("FlexGripPlus under GHDL");
                 on_ghdl(
                     &design,
@@ -281,11 +282,19 @@ fn print_summary(summary: &AppSummary, max_cycles: u64) -> Result<()> {
     }
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED);
-    table.set_header(["run", "cycles", "register writes", "flag writes", "memory writes", "read-back = result file"]);
+    table.set_header([
+        "run",
+        "cycles",
+        "register writes",
+        "flag writes",
+        "memory writes",
+        "read-back = result file",
+    ]);
     for run in &summary.runs {
         table.add_row([
             run.runner.describe().to_string(),
-            run.cycles.map_or(format!("not done by {max_cycles}"), |c| c.to_string()),
+            run.cycles
+                .map_or(format!("not done by {max_cycles}"), |c| c.to_string()),
             run.register_writes.to_string(),
             run.flag_writes.to_string(),
             run.memory_writes.to_string(),
@@ -305,13 +314,18 @@ fn print_summary(summary: &AppSummary, max_cycles: u64) -> Result<()> {
             );
         }
         if first.not_read > 0 {
-            outln!("  {} words of the result file are past the words read back", first.not_read);
+            outln!(
+                "  {} words of the result file are past the words read back",
+                first.not_read
+            );
         }
     }
     match (&summary.runs_differ, summary.runs.len()) {
         (Some(apart), _) => outln!("the runs differ: {apart}"),
         (None, 1) => {}
-        (None, _) => outln!("the runs agree: every register, flag and memory write, the cycles and the read-back"),
+        (None, _) => outln!(
+            "the runs agree: every register, flag and memory write, the cycles and the read-back"
+        ),
     }
     Ok(())
 }
@@ -353,21 +367,38 @@ pub fn apps(args: &AppsArgs) -> Result<ExitCode> {
             .parent()
             .map(|p| p.join("applications"))
             .filter(|d| d.is_dir())
-            .with_context(|| format!("{}: no applications/ beside it: give the folder of applications", tree.root.display()))?,
+            .with_context(|| {
+                format!(
+                    "{}: no applications/ beside it: give the folder of applications",
+                    tree.root.display()
+                )
+            })?,
     };
     let configuration = tree.rtl().join("TB/TP/TP_configuration.vhd");
     let found = folders(&dir, 4)?;
     if found.is_empty() {
-        bail!("{}: no application below it (a folder with a pick_bench.vhd)", dir.display());
+        bail!(
+            "{}: no application below it (a folder with a pick_bench.vhd)",
+            dir.display()
+        );
     }
     let rows: Vec<AppRow> = found
         .iter()
         .map(|folder| {
-            let name = folder.strip_prefix(&dir).unwrap_or(folder).display().to_string();
+            let name = folder
+                .strip_prefix(&dir)
+                .unwrap_or(folder)
+                .display()
+                .to_string();
             match Application::open(folder, Some(&configuration)) {
                 Ok(app) => AppRow {
                     folder: name,
-                    result: app.files.result.as_ref().and_then(|r| r.file_name()).map(|n| n.to_string_lossy().into_owned()),
+                    result: app
+                        .files
+                        .result
+                        .as_ref()
+                        .and_then(|r| r.file_name())
+                        .map(|n| n.to_string_lossy().into_owned()),
                     launch: Some(app.launch),
                     error: None,
                 },
@@ -386,12 +417,28 @@ pub fn apps(args: &AppsArgs) -> Result<ExitCode> {
     }
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED);
-    table.set_header(["application", "cores", "grid", "block", "regs", "params", "constant bytes", "words", "image bytes", "read back", "result file"]);
+    table.set_header([
+        "application",
+        "cores",
+        "grid",
+        "block",
+        "regs",
+        "params",
+        "constant bytes",
+        "words",
+        "image bytes",
+        "read back",
+        "result file",
+    ]);
     let mut errors = Vec::new();
     for row in &rows {
         let Some(l) = &row.launch else {
             table.add_row([row.folder.clone(), "see below".into()]);
-            errors.push(format!("{}: {}", row.folder, row.error.as_deref().unwrap_or_default()));
+            errors.push(format!(
+                "{}: {}",
+                row.folder,
+                row.error.as_deref().unwrap_or_default()
+            ));
             continue;
         };
         table.add_row([

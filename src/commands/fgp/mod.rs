@@ -39,7 +39,7 @@ enum FgpCommand {
     /// launch and memory image) as its testbench runs it: on the
     /// imported RTL and under GHDL, compared event by event, the memory
     /// read back held to the result file it ships.
-    App(app::AppArgs),
+    App(Box<app::AppArgs>),
     /// List FlexGripPlus' applications (`applications/` of its
     /// repository) with their launches, as `fgp app` reads them.
     Apps(app::AppsArgs),

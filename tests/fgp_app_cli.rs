@@ -1,0 +1,214 @@
+//! `flexpmu fgp app` and `flexpmu fgp apps`: FlexGripPlus' applications
+//! run as its testbench runs them, as a user would: the run held to the
+//! result file it ships, the read-back written whole and never over the
+//! user's files, and every mistake named before anything runs.
+//!
+//! They take FlexGripPlus from `FLEXGRIPPLUS` or `../shared/flexgripplus`
+//! and the plugin from `GHDL_YOSYS_PLUGIN` or `../shared/ghdl-yosys-plugin`;
+//! without them they say so and pass (but under `CI=true`).
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::*;
+
+fn fgp(args: &[&str], cwd: &Path, tree: &Path) -> Output {
+    let plugin = plugin().expect("the plugin beside FlexGripPlus");
+    std::process::Command::new(env!("CARGO_BIN_EXE_flexpmu"))
+        .arg("fgp")
+        .args(args)
+        .env("FLEXGRIPPLUS", tree)
+        .env("GHDL_YOSYS_PLUGIN", plugin)
+        .env("FLEXPMU_CACHE", workspace().join("target/flexpmu-cache"))
+        .current_dir(cwd)
+        .output()
+        .expect("run flexpmu")
+}
+
+#[test]
+fn an_application_runs_on_the_imported_rtl_and_leaves_its_shipped_result() {
+    let (Some(tree), Some(_)) = (flexgripplus(), plugin()) else {
+        return;
+    };
+    let dir = temp();
+    let app = dir.path().join("Reduction");
+    copy_tree(&tree.join("applications/Reduction"), &app);
+    let app = app.to_str().unwrap();
+    let o = fgp(
+        &[
+            "app",
+            app,
+            "--on",
+            "imported",
+            "--stock",
+            "--json",
+            "--read-back",
+            "rdata.log",
+        ],
+        dir.path(),
+        &tree,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let run = &json["runs"][0];
+    assert_eq!(run["runner"], "imported-rtl");
+    assert_eq!(run["cycles"], 33_704);
+    assert_eq!(run["against_result"]["equal"], 3074);
+    assert_eq!(run["against_result"]["compared"], 3074);
+    assert_eq!(
+        json["launch"]["params"],
+        serde_json::json!([0, 4096, 32, 32])
+    );
+    // The read-back is the testbench's log, byte for byte.
+    let shipped =
+        std::fs::read_to_string(tree.join("applications/Reduction/gpgpu_rdata.log")).unwrap();
+    let ours = std::fs::read_to_string(dir.path().join("rdata.log")).unwrap();
+    assert_eq!(ours, shipped);
+    // Not again without --force, and never over the result file it reads.
+    write(dir.path(), "rdata.log", "mine\n");
+    let o = fgp(
+        &["app", app, "--on", "imported", "--read-back", "rdata.log"],
+        dir.path(),
+        &tree,
+    );
+    refused(&o, "rdata.log");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("rdata.log")).unwrap(),
+        "mine\n"
+    );
+    let result = format!("{app}/gpgpu_rdata.log");
+    let o = fgp(
+        &[
+            "app",
+            app,
+            "--on",
+            "imported",
+            "--read-back",
+            &result,
+            "--force",
+        ],
+        dir.path(),
+        &tree,
+    );
+    refused(&o, "is the result file, which this command reads");
+    assert_eq!(std::fs::read_to_string(&result).unwrap(), shipped);
+    // The table says what ran and how it compares.
+    let o = fgp(
+        &["app", app, "--on", "imported", "--stock"],
+        dir.path(),
+        &tree,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("┆ 33704  ┆"), "{out}");
+    assert!(out.contains("3074 of 3074 words"), "{out}");
+    assert!(
+        out.contains("note: the configuration names BENCH_CMEMREG4"),
+        "{out}"
+    );
+}
+
+#[test]
+fn mistakes_are_named_before_anything_runs() {
+    let (Some(tree), Some(_)) = (flexgripplus(), plugin()) else {
+        return;
+    };
+    let dir = temp();
+    let apps = tree.join("applications");
+    let reduction = apps.join("Reduction");
+    let reduction = reduction.to_str().unwrap();
+    let o = fgp(&["app", reduction, "--force"], dir.path(), &tree);
+    refused(&o, "--force replaces --read-back's file");
+    let o = fgp(
+        &["app", reduction, "--on", "imported", "--timeout", "5"],
+        dir.path(),
+        &tree,
+    );
+    refused(&o, "--timeout bounds the GHDL run");
+    let o = fgp(
+        &["app", reduction, "--on", "ghdl", "--ghdl-plugin", "x"],
+        dir.path(),
+        &tree,
+    );
+    refused(&o, "--ghdl-plugin imports FlexGripPlus' RTL");
+    let o = fgp(&["app"], dir.path(), &tree);
+    refused(&o, "give the application's folder");
+    let o = fgp(&["app", dir.path().to_str().unwrap()], dir.path(), &tree);
+    refused(&o, "no pick_bench.vhd: not an application's folder");
+    // Built for 32 cores: refused, not run on the 8-core build.
+    let scalar = apps.join("Scalar_product_vectors");
+    let o = fgp(
+        &["app", scalar.to_str().unwrap(), "--on", "imported"],
+        dir.path(),
+        &tree,
+    );
+    refused(&o, "built with 32 cores");
+    // A launch that is not VHDL GHDL takes: its file and line.
+    let broken = dir.path().join("broken");
+    copy_tree(&apps.join("Reduction"), &broken);
+    let pick = broken.join("pick_bench.vhd");
+    let text = std::fs::read_to_string(&pick).unwrap();
+    let text = text.replace(
+        "BENCH_K_BLKX : std_logic_vector(15 downto 0) := x\"0020\";",
+        "BENCH_K_BLKX : std_logic_vector(15 downto 0) := ;",
+    );
+    std::fs::write(&pick, text).unwrap();
+    let o = fgp(
+        &["app", broken.to_str().unwrap(), "--on", "imported"],
+        dir.path(),
+        &tree,
+    );
+    refused(&o, "pick_bench.vhd:22: expected a value");
+    // A result file that is not one.
+    write(&broken, "bad.log", "00000 00000222\nnot a word\n");
+    std::fs::copy(tree.join("applications/Reduction/pick_bench.vhd"), &pick).unwrap();
+    let o = fgp(
+        &[
+            "app",
+            broken.to_str().unwrap(),
+            "--on",
+            "imported",
+            "--result",
+            "broken/bad.log",
+        ],
+        dir.path(),
+        &tree,
+    );
+    refused(&o, "bad.log:2: expected `AAAAA DDDDDDDD`");
+}
+
+#[test]
+fn the_applications_are_listed_with_their_launches() {
+    let (Some(tree), Some(_)) = (flexgripplus(), plugin()) else {
+        return;
+    };
+    let dir = temp();
+    let o = fgp(&["apps"], dir.path(), &tree);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("22 applications, 21 read; the checkout is built with 8 cores"),
+        "{out}"
+    );
+    let reduction = out.lines().find(|l| l.contains("│ Reduction ")).unwrap();
+    for cell in [
+        "┆ 8 ",
+        "┆ 1×1 ",
+        "┆ 32×1×1 ",
+        "┆ 136 ",
+        "┆ 8612 ",
+        "┆ 3074 ",
+        "┆ gpgpu_rdata.log",
+    ] {
+        assert!(reduction.contains(cell), "{cell} in {reduction}");
+    }
+    assert!(
+        out.contains("\nTranspose: ") && out.contains("declared a second time"),
+        "{out}"
+    );
+    let o = fgp(&["apps", "--json"], dir.path(), &tree);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 22);
+}
