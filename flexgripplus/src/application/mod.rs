@@ -14,6 +14,7 @@
 //! memory, `READ_DATA_SIZE + 1` words read back from address 0.
 //! [`run`] runs one on the imported RTL and under GHDL and compares.
 
+pub mod activity;
 pub mod constants;
 pub mod error;
 pub mod memory_image;

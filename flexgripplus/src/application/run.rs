@@ -7,6 +7,7 @@
 //! application ships.
 
 use flexpmu_ir::Design as IrDesign;
+use flexpmu_sim::engine::compiled::CompiledSim;
 
 use super::constants::{Constants, Value};
 use super::error::AppError;
@@ -78,9 +79,21 @@ pub fn on_imported(
     read_words: u32,
     on_cycle: &mut dyn FnMut(u64),
 ) -> Result<AppRun, AppError> {
+    on_imported_watched(imported, launch, read_words, on_cycle, &mut |_, _| {})
+}
+
+/// [`on_imported`], with `on_period` called in every period with the
+/// engine's values settled in it (to count toggles, record a waveform).
+pub fn on_imported_watched(
+    imported: &IrDesign,
+    launch: &FgpLaunch,
+    read_words: u32,
+    on_cycle: &mut dyn FnMut(u64),
+    on_period: &mut dyn FnMut(i64, &CompiledSim),
+) -> Result<AppRun, AppError> {
     let mut gpgpu = crate::rtl::gpgpu(imported)?;
     let probe = crate::rtl::probe::Probe::new(gpgpu.sim())?;
-    let observed = crate::rtl::probe::run(&mut gpgpu, probe, launch, on_cycle, &mut |_, _| {})?;
+    let observed = crate::rtl::probe::run(&mut gpgpu, probe, launch, on_cycle, on_period)?;
     let memory = gpgpu.sim().memory(gpgpu.global_memory());
     let bytes: Vec<Option<u8>> = memory.iter().map(|&b| Some(b as u8)).collect();
     let read_back = read_back(&bytes, read_words);

@@ -13,6 +13,7 @@ pub mod compare;
 mod edits;
 pub mod gates;
 pub mod probe;
+pub mod toggles;
 pub mod units;
 
 use std::path::{Path, PathBuf};

@@ -22,6 +22,7 @@ use crate::args::core::RtlSource;
 use crate::flexgripplus::import;
 
 mod app;
+mod toggles;
 
 #[derive(clap::Args)]
 pub struct FgpArgs {
@@ -43,6 +44,10 @@ enum FgpCommand {
     /// List FlexGripPlus' applications (`applications/` of its
     /// repository) with their launches, as `fgp app` reads them.
     Apps(app::AppsArgs),
+    /// The thesis' signal selection redone on FlexGripPlus' own RTL: its
+    /// benchmarks run on the imported RTL, the SM's signals ranked by
+    /// toggle activity beside the signals the kit's PMU channels read.
+    Toggles(Box<toggles::TogglesArgs>),
 }
 
 #[derive(clap::Args)]
@@ -89,6 +94,7 @@ pub fn fgp(args: &FgpArgs) -> Result<ExitCode> {
         FgpCommand::Import(args) => import_command(args),
         FgpCommand::App(args) => app::app(args),
         FgpCommand::Apps(args) => app::apps(args),
+        FgpCommand::Toggles(args) => toggles::toggles(args),
     }
 }
 

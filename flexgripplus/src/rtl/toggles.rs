@@ -1,0 +1,135 @@
+//! Toggle activity of the imported GPGPU's signals over a run, as the
+//! thesis measured it with ModelSim's toggle coverage to choose the
+//! PMU's inputs: for every signal below a scope (the SM by default), in
+//! every clock period, whether its value changed and how many of its
+//! bits did. Signals carried by one node (a port and the wire it drives)
+//! are one, with all their names.
+
+use flexpmu_sim::engine::compiled::CompiledSim;
+
+/// One signal's activity over a run.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SignalToggles {
+    /// Its names, shortest first.
+    pub names: Vec<String>,
+    pub width: usize,
+    /// Periods in which its value changed.
+    pub changes: u64,
+    /// Bit transitions (0→1 and 1→0), summed over its bits.
+    pub bit_toggles: u64,
+}
+
+/// Counts the toggles of the signals below some scopes, period by period.
+#[derive(Clone, Debug)]
+pub struct ToggleCounter {
+    /// (a signal index carrying the node, width) per distinct node.
+    signals: Vec<(usize, usize)>,
+    names: Vec<Vec<String>>,
+    last: Vec<u64>,
+    changes: Vec<u64>,
+    bit_toggles: Vec<u64>,
+    periods: u64,
+}
+
+impl ToggleCounter {
+    /// A counter of `sim`'s signals named below one of `scopes` (an
+    /// instance path: `ustreamingmultiprocessor`) and below none of
+    /// `excluded`, the clock left out.
+    pub fn new(sim: &CompiledSim, scopes: &[String], excluded: &[String]) -> ToggleCounter {
+        let below = |name: &str, scope: &String| {
+            name.strip_prefix(scope.as_str())
+                .is_some_and(|rest| rest.starts_with('.'))
+        };
+        let mut by_node: std::collections::BTreeMap<usize, (usize, usize, Vec<String>)> =
+            Default::default();
+        for (index, signal) in sim.netlist().signals.iter().enumerate() {
+            if signal.clock || signal.width == 0 {
+                continue;
+            }
+            let names: Vec<&String> = std::iter::once(&signal.name)
+                .chain(&signal.aliases)
+                .filter(|n| scopes.iter().any(|s| below(n, s)))
+                .filter(|n| !excluded.iter().any(|s| below(n, s)))
+                .collect();
+            if names.is_empty() {
+                continue;
+            }
+            let entry = by_node
+                .entry(signal.node)
+                .or_insert_with(|| (index, signal.width, Vec::new()));
+            for name in names {
+                if !entry.2.contains(name) {
+                    entry.2.push(name.clone());
+                }
+            }
+        }
+        let mut signals = Vec::with_capacity(by_node.len());
+        let mut names = Vec::with_capacity(by_node.len());
+        for (_, (index, width, mut aliases)) in by_node {
+            aliases.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
+            signals.push((index, width));
+            names.push(aliases);
+        }
+        let count = signals.len();
+        ToggleCounter {
+            signals,
+            names,
+            last: vec![0; count],
+            changes: vec![0; count],
+            bit_toggles: vec![0; count],
+            periods: 0,
+        }
+    }
+
+    /// Signals counted (distinct nodes).
+    pub fn len(&self) -> usize {
+        self.signals.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.signals.is_empty()
+    }
+
+    /// Takes the values `sim` settled in this period: the first sample
+    /// sets where each signal starts, each later one counts its changes.
+    pub fn sample(&mut self, sim: &CompiledSim) {
+        let first = self.periods == 0;
+        self.periods += 1;
+        for (k, &(index, _)) in self.signals.iter().enumerate() {
+            let value = sim.signal(index);
+            let changed = value ^ self.last[k];
+            if changed != 0 && !first {
+                self.changes[k] += 1;
+                self.bit_toggles[k] += u64::from(changed.count_ones());
+            }
+            self.last[k] = value;
+        }
+    }
+
+    /// Periods sampled.
+    pub fn periods(&self) -> u64 {
+        self.periods
+    }
+
+    /// Every signal's activity, in no particular order.
+    pub fn finish(self) -> Vec<SignalToggles> {
+        let ToggleCounter {
+            signals,
+            names,
+            changes,
+            bit_toggles,
+            ..
+        } = self;
+        signals
+            .into_iter()
+            .zip(names)
+            .zip(changes.into_iter().zip(bit_toggles))
+            .map(|(((_, width), names), (changes, bit_toggles))| SignalToggles {
+                names,
+                width,
+                changes,
+                bit_toggles,
+            })
+            .collect()
+    }
+}
