@@ -212,3 +212,67 @@ fn the_applications_are_listed_with_their_launches() {
     let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(json.as_array().unwrap().len(), 22);
 }
+
+#[test]
+fn the_sms_signals_rank_by_toggle_activity_beside_the_kits_channels() {
+    let (Some(tree), Some(_)) = (flexgripplus(), plugin()) else {
+        return;
+    };
+    let dir = temp();
+    let apps = tree.join("applications");
+    let (reduction, vector) = (apps.join("Reduction"), apps.join("VectorAdd_float"));
+    let (reduction, vector) = (reduction.to_str().unwrap(), vector.to_str().unwrap());
+    let o = fgp(
+        &[
+            "toggles", reduction, vector, "--stock", "--json", "--top", "20",
+        ],
+        dir.path(),
+        &tree,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let runs = json["applications"].as_array().unwrap();
+    assert_eq!(
+        (runs[0]["cycles"].clone(), runs[1]["cycles"].clone()),
+        (33_704.into(), 2039.into())
+    );
+    let top = json["top"].as_array().unwrap();
+    assert_eq!(top.len(), 20);
+    assert_eq!(
+        top[0]["names"][0],
+        "ustreamingmultiprocessor.uwarpunit.uwarpscheduler.warp_scheduler_state_machine"
+    );
+    let rates: Vec<f64> = top.iter().map(|t| t["rate"].as_f64().unwrap()).collect();
+    assert!(rates.windows(2).all(|p| p[0] >= p[1]), "{rates:?}");
+    // No net the import or GHDL's synthesis named.
+    for t in top {
+        let name = t["names"][0].as_str().unwrap();
+        let last = name.rsplit('.').next().unwrap();
+        assert!(
+            !last.starts_with("auto_") && !last.starts_with("s_"),
+            "{name}"
+        );
+    }
+    let channels = json["channels"].as_array().unwrap();
+    assert_eq!(channels.len(), 16);
+    assert_eq!(channels[0]["monitor"], "warp_issue");
+    assert_eq!(
+        channels[0]["signals"][0][0],
+        "ustreamingmultiprocessor.pipeline_dec_done"
+    );
+    // The table.
+    let o = fgp(&["toggles", reduction, "--stock"], dir.path(), &tree);
+    let out = stdout(&o);
+    assert!(out.contains("the 16 most active of"), "{out}");
+    assert!(out.contains("│ 0       ┆ warp_issue"), "{out}");
+    // Refused before anything runs.
+    let o = fgp(&["toggles", reduction, "--top", "0"], dir.path(), &tree);
+    refused(&o, "--top 0 shows nothing");
+    let scalar = apps.join("Scalar_product_vectors");
+    let o = fgp(
+        &["toggles", reduction, scalar.to_str().unwrap()],
+        dir.path(),
+        &tree,
+    );
+    refused(&o, "built with 32 cores");
+}

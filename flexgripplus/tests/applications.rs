@@ -239,3 +239,92 @@ fn ghdl_and_the_imported_rtl_agree_on_an_application() {
     let result = ResultLog::read(app.files.result.as_ref().unwrap()).unwrap();
     assert_eq!(against_result(&simulated, &result).equal, 12_289);
 }
+
+#[test]
+fn toggle_activity_is_each_signals_changes_period_by_period() {
+    use flexpmu_flexgripplus::application::activity::{activity_of, rank, RankBy, Scopes};
+    use flexpmu_flexgripplus::application::run::on_imported_watched;
+    let Some((design, _, tree)) = stock() else {
+        return;
+    };
+    let (root, _, configuration) = repository().unwrap();
+    let app = open(&root, &configuration, "VectorAdd_float");
+    let cores = checkout_cores(tree).unwrap();
+    let scopes = Scopes {
+        counted: &["ustreamingmultiprocessor".to_string()],
+        excluded: &[],
+    };
+    let activity = activity_of(
+        design,
+        "VectorAdd_float",
+        &app,
+        cores,
+        100_000,
+        &scopes,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!((activity.cycles, activity.periods), (Some(2039), 2063));
+    let ranked = rank(std::slice::from_ref(&activity), RankBy::Changes);
+    // The same run, the values of three signals and of every 50th one
+    // ranked taken by hand each period.
+    let named = [
+        "ustreamingmultiprocessor.uwarpunit.uwarpscheduler.warp_scheduler_state_machine",
+        "ustreamingmultiprocessor.gmem_addr_b",
+        "ustreamingmultiprocessor.pipeline_dec_done",
+    ];
+    let mut watched: Vec<String> = named.iter().map(|n| n.to_string()).collect();
+    watched.extend(ranked.iter().step_by(50).map(|r| r.names[0].clone()));
+    let mut values: Vec<Vec<u64>> = vec![Vec::new(); watched.len()];
+    let mut indices: Vec<usize> = Vec::new();
+    let launch = app.launch.fgp(cores, 100_000).unwrap();
+    on_imported_watched(
+        design,
+        &launch,
+        app.launch.read_words,
+        &mut |_| {},
+        &mut |_, sim| {
+            if indices.is_empty() {
+                let mut by_name = std::collections::HashMap::new();
+                for (index, s) in sim.netlist().signals.iter().enumerate() {
+                    for name in std::iter::once(&s.name).chain(&s.aliases) {
+                        by_name.entry(name.clone()).or_insert(index);
+                    }
+                }
+                indices = watched.iter().map(|w| by_name[w]).collect();
+            }
+            for (k, &index) in indices.iter().enumerate() {
+                values[k].push(sim.signal(index));
+            }
+        },
+    )
+    .unwrap();
+    let mut nonzero_at_first = 0;
+    for (k, name) in watched.iter().enumerate() {
+        // From the first period's values on (what a signal starts at is
+        // not a change).
+        let changes = values[k].windows(2).filter(|p| p[0] != p[1]).count() as u64;
+        let bits: u64 = values[k]
+            .windows(2)
+            .map(|p| u64::from((p[0] ^ p[1]).count_ones()))
+            .sum();
+        let signal = ranked
+            .iter()
+            .find(|r| r.names.iter().any(|n| n == name))
+            .unwrap();
+        assert_eq!(
+            (signal.changes[0], signal.bit_toggles[0]),
+            (changes, bits),
+            "{name}"
+        );
+        if k < named.len() {
+            eprintln!("{name}: {changes} changes, {bits} bit toggles");
+            assert!(changes > 0, "{name} never changes");
+        }
+        nonzero_at_first += usize::from(values[k][0] != 0);
+    }
+    assert!(nonzero_at_first > 0, "every watched signal starts at 0");
+    // The warp scheduler's state machine changes most often of all.
+    assert_eq!(ranked[0].names[0], named[0]);
+    assert!((ranked[0].rate - ranked[0].changes[0] as f64 / 2063.0).abs() < 1e-12);
+}

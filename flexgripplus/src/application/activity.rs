@@ -151,7 +151,11 @@ pub fn rank(runs: &[AppActivity], by: RankBy) -> Vec<RankedSignal> {
             }
         })
         .collect();
-    ranked.sort_by(|a, b| b.rate.total_cmp(&a.rate).then_with(|| a.names.cmp(&b.names)));
+    ranked.sort_by(|a, b| {
+        b.rate
+            .total_cmp(&a.rate)
+            .then_with(|| a.names.cmp(&b.names))
+    });
     ranked
 }
 

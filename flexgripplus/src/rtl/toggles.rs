@@ -3,7 +3,11 @@
 //! PMU's inputs: for every signal below a scope (the SM by default), in
 //! every clock period, whether its value changed and how many of its
 //! bits did. Signals carried by one node (a port and the wire it drives)
-//! are one, with all their names.
+//! are one, with all their names. Only FlexGripPlus' own signals count:
+//! the nets the import and GHDL's synthesis name themselves (`auto_…`,
+//! `$…`, `s_<number>…`) and the next-state
+//! inputs of its flip-flops (`…_reg.d`) are left out; a signal wider than
+//! the engine's 64-bit words is counted word by word (`name$0`, `name$1`).
 
 use flexpmu_sim::engine::compiled::CompiledSim;
 
@@ -17,6 +21,32 @@ pub struct SignalToggles {
     pub changes: u64,
     /// Bit transitions (0→1 and 1→0), summed over its bits.
     pub bit_toggles: u64,
+}
+
+/// Whether `name` is one of FlexGripPlus' signals, not a net the import
+/// made (`auto_ghdl_…`, `$…`), one GHDL's synthesis made (`s_25025_12_Y`)
+/// or a flip-flop's next-state input.
+pub fn flexgripplus_own(name: &str) -> bool {
+    let mut parts = name.rsplit('.');
+    let last = parts.next().unwrap_or(name);
+    let instance = parts.next().unwrap_or("");
+    // GHDL's synthesis names the nets it makes `s_<number>…`.
+    let synthesised = last
+        .strip_prefix("s_")
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    !(last.starts_with("auto_")
+        || last.starts_with('$')
+        || synthesised
+        || (last == "d" && instance.ends_with("_reg")))
+}
+
+/// Whether `name` is `<instance>_<number>`, the net GHDL's synthesis names
+/// after an instance `instances` holds (an output it drives).
+fn instance_net(name: &str, instances: &std::collections::HashSet<&str>) -> bool {
+    let Some((stem, number)) = name.rsplit_once('_') else {
+        return false;
+    };
+    !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) && instances.contains(stem)
 }
 
 /// Counts the toggles of the signals below some scopes, period by period.
@@ -40,14 +70,29 @@ impl ToggleCounter {
             name.strip_prefix(scope.as_str())
                 .is_some_and(|rest| rest.starts_with('.'))
         };
+        let signals_of = &sim.netlist().signals;
+        // Every instance path, to tell GHDL's nets for an instance's
+        // output (`upipelinedecode_2176`) from FlexGripPlus' signals.
+        let mut instances: std::collections::HashSet<&str> = Default::default();
+        for signal in signals_of {
+            for name in std::iter::once(&signal.name).chain(&signal.aliases) {
+                let mut end = 0;
+                while let Some(dot) = name[end..].find('.') {
+                    end += dot;
+                    instances.insert(&name[..end]);
+                    end += 1;
+                }
+            }
+        }
         let mut by_node: std::collections::BTreeMap<usize, (usize, usize, Vec<String>)> =
             Default::default();
-        for (index, signal) in sim.netlist().signals.iter().enumerate() {
+        for (index, signal) in signals_of.iter().enumerate() {
             if signal.clock || signal.width == 0 {
                 continue;
             }
             let names: Vec<&String> = std::iter::once(&signal.name)
                 .chain(&signal.aliases)
+                .filter(|n| flexgripplus_own(n) && !instance_net(n, &instances))
                 .filter(|n| scopes.iter().any(|s| below(n, s)))
                 .filter(|n| !excluded.iter().any(|s| below(n, s)))
                 .collect();
@@ -124,12 +169,40 @@ impl ToggleCounter {
             .into_iter()
             .zip(names)
             .zip(changes.into_iter().zip(bit_toggles))
-            .map(|(((_, width), names), (changes, bit_toggles))| SignalToggles {
-                names,
-                width,
-                changes,
-                bit_toggles,
-            })
+            .map(
+                |(((_, width), names), (changes, bit_toggles))| SignalToggles {
+                    names,
+                    width,
+                    changes,
+                    bit_toggles,
+                },
+            )
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_imports_own_nets_are_not_flexgripplus_signals() {
+        assert!(flexgripplus_own("sm.upipelineread.read_state_machine"));
+        assert!(flexgripplus_own("sm.temp_vector_register_re$3"));
+        assert!(!flexgripplus_own(
+            "sm.uwarpunit.auto_ghdl_cc_805_import_module_8809"
+        ));
+        assert!(!flexgripplus_own("sm.x.read_state_machine_reg.d"));
+        assert!(!flexgripplus_own("sm.x.s_25025_12_Y"));
+        assert!(flexgripplus_own("sm.x.s_mask"));
+        assert!(flexgripplus_own("sm.x.read_state_machine_reg.q"));
+        assert!(flexgripplus_own("sm.pipeline.d"));
+        let instances: std::collections::HashSet<&str> = ["sm", "sm.upipelinedecode"].into();
+        assert!(instance_net("sm.upipelinedecode_2176", &instances));
+        assert!(!instance_net(
+            "sm.gregisterfile_2_uregisterfile",
+            &instances
+        ));
+        assert!(!instance_net("sm.warp_id_2", &instances));
     }
 }

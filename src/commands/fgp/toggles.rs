@@ -141,14 +141,8 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
     let plugin = args.source.plugin()?;
     let spinner = crate::progress::spinner();
     spinner.enable_steady_tick(Duration::from_millis(200));
-    let imported = crate::flexgripplus::import(
-        &tree,
-        variant,
-        &plugin,
-        &args.source.cache(),
-        &[],
-        &spinner,
-    )?;
+    let imported =
+        crate::flexgripplus::import(&tree, variant, &plugin, &args.source.cache(), &[], &spinner)?;
     spinner.finish_and_clear();
     let scopes = Scopes {
         counted: &counted,
@@ -168,7 +162,10 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
         )?;
         bar.finish();
         if run.cycles.is_none() {
-            bail!("{name}: not done within {} cycles (--max-cycles)", args.max_cycles);
+            bail!(
+                "{name}: not done within {} cycles (--max-cycles)",
+                args.max_cycles
+            );
         }
         runs.push(run);
     }
@@ -203,8 +200,22 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
 /// Where each kit channel's FlexGripPlus signals rank in `ranked`.
 fn channel_ranks(ranked: &[RankedSignal]) -> Vec<ChannelRank> {
     const NOT_SIGNALS: [&str; 16] = [
-        "monitor_in", "when", "else", "and", "or", "not", "with", "select", "others", "downto",
-        "to", "std_logic_vector", "to_unsigned", "warp_state_type", "pos", "x",
+        "monitor_in",
+        "when",
+        "else",
+        "and",
+        "or",
+        "not",
+        "with",
+        "select",
+        "others",
+        "downto",
+        "to",
+        "std_logic_vector",
+        "to_unsigned",
+        "warp_state_type",
+        "pos",
+        "x",
     ];
     CHANNELS
         .iter()
@@ -217,12 +228,20 @@ fn channel_ranks(ranked: &[RankedSignal]) -> Vec<ChannelRank> {
                 .filter(|w| w.starts_with(|c: char| c.is_ascii_lowercase()))
                 .filter(|w| !NOT_SIGNALS.contains(w))
             {
-                let name = format!("{SM_INSTANCE}.{word}");
-                if signals.iter().any(|(n, _, _)| *n == name) {
-                    continue;
-                }
-                if let Some(at) = ranked.iter().position(|r| r.names.contains(&name)) {
-                    signals.push((name, at + 1, ranked[at].rate));
+                // The signal, or its 64-bit words where it is wider.
+                let whole = format!("{SM_INSTANCE}.{word}");
+                let word_of = format!("{whole}$");
+                for (at, signal) in ranked.iter().enumerate() {
+                    let Some(name) = signal
+                        .names
+                        .iter()
+                        .find(|n| **n == whole || n.starts_with(&word_of))
+                    else {
+                        continue;
+                    };
+                    if !signals.iter().any(|(n, _, _)| n == name) {
+                        signals.push((name.clone(), at + 1, signal.rate));
+                    }
                 }
             }
             ChannelRank {
@@ -280,13 +299,19 @@ fn print(report: &Report, top: usize, thesis_set: bool) -> Result<()> {
     outln!("{table}");
     let mut kit = Table::new();
     kit.load_preset(UTF8_FULL_CONDENSED);
-    kit.set_header(["channel", "MONITOR_MAP", "FlexGripPlus signal", "rank", what]);
+    kit.set_header([
+        "channel",
+        "MONITOR_MAP",
+        "FlexGripPlus signal",
+        "rank",
+        what,
+    ]);
     for channel in &report.channels {
         if channel.signals.is_empty() {
             kit.add_row([
                 channel.channel.to_string(),
                 channel.monitor.to_string(),
-                "(no signal of the SM's own)".into(),
+                "(not one node of the import: its bits come from several)".into(),
                 String::new(),
                 String::new(),
             ]);
