@@ -135,6 +135,10 @@ fn mistakes_are_named_before_anything_runs() {
     refused(&o, "--ghdl-plugin imports FlexGripPlus' RTL");
     let o = fgp(&["app"], dir.path(), &tree);
     refused(&o, "give the application's folder");
+    let o = fgp(&["app", reduction, "--max-cycles", "0"], dir.path(), &tree);
+    refused(&o, "--max-cycles 0 runs nothing");
+    let o = fgp(&["app", reduction, "--on", "ghdl", "--timeout", "0"], dir.path(), &tree);
+    refused(&o, "--timeout 0 stops GHDL");
     let o = fgp(&["app", dir.path().to_str().unwrap()], dir.path(), &tree);
     refused(&o, "no pick_bench.vhd: not an application's folder");
     // Built for 32 cores: refused, not run on the 8-core build.

@@ -106,10 +106,20 @@ struct AppSummary {
 }
 
 pub fn app(args: &AppArgs) -> Result<ExitCode> {
-    let mut on = args.on.clone();
-    on.dedup();
+    let mut on: Vec<On> = Vec::new();
+    for runner in &args.on {
+        if !on.contains(runner) {
+            on.push(*runner);
+        }
+    }
     if on.is_empty() {
         on = vec![On::Imported, On::Ghdl];
+    }
+    if args.max_cycles == 0 {
+        bail!("--max-cycles 0 runs nothing: give the cycles FlexGripPlus may take (default 5,000,000)");
+    }
+    if args.timeout == Some(0) {
+        bail!("--timeout 0 stops GHDL before it starts: give seconds (default 7200)");
     }
     if args.force && args.read_back.is_none() {
         bail!("--force replaces --read-back's file: give --read-back FILE or leave out --force");

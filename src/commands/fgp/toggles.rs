@@ -92,6 +92,9 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
     if args.top == 0 {
         bail!("--top 0 shows nothing: give at least 1");
     }
+    if args.max_cycles == 0 {
+        bail!("--max-cycles 0 runs nothing: give the cycles FlexGripPlus may take (default 5,000,000)");
+    }
     let tree = args.source.tree()?;
     let configuration = tree.rtl().join("TB/TP/TP_configuration.vhd");
     let folders: Vec<(String, PathBuf)> = if args.folders.is_empty() {
