@@ -42,6 +42,8 @@ fn an_application_runs_on_the_imported_rtl_and_leaves_its_shipped_result() {
             app,
             "--on",
             "imported",
+            "--on",
+            "imported",
             "--stock",
             "--json",
             "--read-back",
@@ -52,6 +54,8 @@ fn an_application_runs_on_the_imported_rtl_and_leaves_its_shipped_result() {
     );
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // `--on imported` twice runs it once.
+    assert_eq!(json["runs"].as_array().unwrap().len(), 1);
     let run = &json["runs"][0];
     assert_eq!(run["runner"], "imported-rtl");
     assert_eq!(run["cycles"], 33_704);
