@@ -418,3 +418,42 @@ fn scalar(value: &Value, bits: u32) -> Option<u64> {
     };
     (bits >= 64 || number >> bits == 0).then_some(number)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launch_only_folder_takes_the_rest_from_beside_it_or_says_which() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let touch = |path: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        };
+        touch("app/32th/pick_bench.vhd");
+        touch("app/global_mem.mif");
+        touch("app/vhdl/TP_instructions.vhd");
+        let files = AppFiles::in_folder(&root.join("app/32th")).unwrap();
+        assert_eq!(files.rom, root.join("app/vhdl/TP_instructions.vhd"));
+        assert_eq!(files.image, Some(root.join("app/global_mem.mif")));
+        assert_eq!((files.configuration, files.result), (None, None));
+        // Two folders beside it with a ROM: which one is the user's to say.
+        touch("app/other/TP_instructions.vhd");
+        let e = AppFiles::in_folder(&root.join("app/32th")).unwrap_err().to_string();
+        assert!(e.contains("2 of the folders beside it have one"), "{e}");
+        // A folder with its own ROM takes nothing from elsewhere.
+        touch("app/own/pick_bench.vhd");
+        touch("app/own/TP_instructions.vhd");
+        let own = AppFiles::in_folder(&root.join("app/own")).unwrap();
+        assert_eq!((own.image, own.result), (None, None));
+        // Not an application's folder.
+        let e = AppFiles::in_folder(root).unwrap_err().to_string();
+        assert!(e.contains("no pick_bench.vhd"), "{e}");
+        assert_eq!(
+            folders(root, 3).unwrap(),
+            [root.join("app/32th"), root.join("app/own")]
+        );
+    }
+}
