@@ -141,7 +141,11 @@ fn mistakes_are_named_before_anything_runs() {
     refused(&o, "give the application's folder");
     let o = fgp(&["app", reduction, "--max-cycles", "0"], dir.path(), &tree);
     refused(&o, "--max-cycles 0 runs nothing");
-    let o = fgp(&["app", reduction, "--on", "ghdl", "--timeout", "0"], dir.path(), &tree);
+    let o = fgp(
+        &["app", reduction, "--on", "ghdl", "--timeout", "0"],
+        dir.path(),
+        &tree,
+    );
     refused(&o, "--timeout 0 stops GHDL");
     let o = fgp(&["app", dir.path().to_str().unwrap()], dir.path(), &tree);
     refused(&o, "no pick_bench.vhd: not an application's folder");

@@ -441,7 +441,9 @@ mod tests {
         assert_eq!((files.configuration, files.result), (None, None));
         // Two folders beside it with a ROM: which one is the user's to say.
         touch("app/other/TP_instructions.vhd");
-        let e = AppFiles::in_folder(&root.join("app/32th")).unwrap_err().to_string();
+        let e = AppFiles::in_folder(&root.join("app/32th"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("2 of the folders beside it have one"), "{e}");
         // A folder with its own ROM takes nothing from elsewhere.
         touch("app/own/pick_bench.vhd");
