@@ -30,14 +30,19 @@ pub fn flexgripplus_own(name: &str) -> bool {
     let mut parts = name.rsplit('.');
     let last = parts.next().unwrap_or(name);
     let instance = parts.next().unwrap_or("");
-    // GHDL's synthesis names the nets it makes `s_<number>…`.
-    let synthesised = last
-        .strip_prefix("s_")
-        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
-    !(last.starts_with("auto_")
-        || last.starts_with('$')
-        || synthesised
-        || (last == "d" && instance.ends_with("_reg")))
+    // GHDL's synthesis names the nets it makes `s_<number>…`, the import
+    // `auto_…` and `$…`; a flip-flop the import makes is `<net>_reg`.
+    let synthesised = |part: &str| {
+        part.starts_with("auto_")
+            || part.starts_with('$')
+            || part
+                .strip_prefix("s_")
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    let flip_flop = instance.strip_suffix("_reg");
+    !(synthesised(last)
+        || flip_flop.is_some_and(synthesised)
+        || (last == "d" && flip_flop.is_some()))
 }
 
 /// Whether `name` is `<instance>_<number>`, the net GHDL's synthesis names
@@ -194,6 +199,7 @@ mod tests {
         ));
         assert!(!flexgripplus_own("sm.x.read_state_machine_reg.d"));
         assert!(!flexgripplus_own("sm.x.s_25025_12_Y"));
+        assert!(!flexgripplus_own("sm.upipelineexecute.s_15545_2_Q_reg.q"));
         assert!(flexgripplus_own("sm.x.s_mask"));
         assert!(flexgripplus_own("sm.x.read_state_machine_reg.q"));
         assert!(flexgripplus_own("sm.pipeline.d"));
