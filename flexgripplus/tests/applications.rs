@@ -17,7 +17,9 @@ use common::{cache, netlist, shared};
 use flexpmu_flexgripplus::application::run::{
     against_result, checkout_cores, on_ghdl, on_imported, runs_differ, AppRun,
 };
-use flexpmu_flexgripplus::application::{folders, Application, ResultLog};
+use flexpmu_flexgripplus::application::{
+    applications_of, folders, testbench_configuration, Application, ResultLog,
+};
 use flexpmu_flexgripplus::simulate::Watch;
 use flexpmu_flexgripplus::{Design, Tree, Variant};
 use flexpmu_ir::Design as IrDesign;
@@ -27,7 +29,7 @@ use flexpmu_ir::Design as IrDesign;
 fn repository() -> Option<(PathBuf, Tree, PathBuf)> {
     let root = shared("FLEXGRIPPLUS", "flexgripplus")?;
     let tree = Tree::locate(&root).unwrap();
-    let configuration = tree.rtl().join("TB/TP/TP_configuration.vhd");
+    let configuration = testbench_configuration(&tree);
     Some((root, tree, configuration))
 }
 
@@ -40,7 +42,9 @@ fn every_shipped_launch_reads_as_the_testbench_takes_it() {
     let Some((root, _, configuration)) = repository() else {
         return;
     };
-    let apps = root.join("applications");
+    let (_, tree, _) = repository().unwrap();
+    let apps = applications_of(&tree).unwrap();
+    assert_eq!(apps, root.join("applications"));
     let found = folders(&apps, 3).unwrap();
     assert_eq!(found.len(), 22, "{found:?}");
     let mut refused = Vec::new();

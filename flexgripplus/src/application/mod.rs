@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 
 use flexpmu_isa::tp_rom::parse_tp_vhdl;
 
+use crate::tree::Tree;
+
 use constants::{Constants, Value};
 use error::read_text;
 pub use error::AppError;
@@ -121,6 +123,30 @@ impl AppFiles {
             result,
         })
     }
+}
+
+/// The testbench's configuration entity, below the checkout's `RTL/`: it
+/// reads the launch of an application without one of its own.
+pub const TESTBENCH_CONFIGURATION: &str = "TB/TP/TP_configuration.vhd";
+
+/// The testbench's configuration entity of `tree`.
+pub fn testbench_configuration(tree: &Tree) -> PathBuf {
+    tree.rtl().join(TESTBENCH_CONFIGURATION)
+}
+
+/// The applications of `tree`'s repository: `applications/` beside its
+/// `FlexGripPlus_4.4`, where FlexGripPlus' repository keeps them.
+pub fn applications_of(tree: &Tree) -> Result<PathBuf, AppError> {
+    tree.root
+        .parent()
+        .map(|p| p.join("applications"))
+        .filter(|d| d.is_dir())
+        .ok_or_else(|| {
+            AppError::Missing(format!(
+                "{}: no applications/ beside it (FlexGripPlus' repository has them there): give the applications' folders",
+                tree.root.display()
+            ))
+        })
 }
 
 /// The folders below `root` (to `depth` levels) that hold a launch, in

@@ -14,7 +14,8 @@ use flexpmu_flexgripplus::application::run::{
     against_result, checkout_cores, on_ghdl, on_imported, runs_differ, AppRun,
 };
 use flexpmu_flexgripplus::application::{
-    folders, AppFiles, AppLaunch, Application, ResultLog, WordsCompared,
+    applications_of, folders, testbench_configuration, AppFiles, AppLaunch, Application, ResultLog,
+    WordsCompared,
 };
 use flexpmu_flexgripplus::simulate::Watch;
 use flexpmu_flexgripplus::{Runner, Tree, Variant};
@@ -146,8 +147,7 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
         check_output(path, args.force, markers::NONE)?;
         check_distinct(&[("--read-back", path)], &inputs)?;
     }
-    let testbench_configuration = tree.rtl().join("TB/TP/TP_configuration.vhd");
-    let app = Application::read(files, Some(&testbench_configuration))?;
+    let app = Application::read(files, Some(&testbench_configuration(&tree)))?;
     let result = match &app.files.result {
         Some(path) => Some(ResultLog::read(path)?),
         None => None,
@@ -372,19 +372,9 @@ pub fn apps(args: &AppsArgs) -> Result<ExitCode> {
     let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
     let dir = match &args.dir {
         Some(dir) => dir.clone(),
-        None => tree
-            .root
-            .parent()
-            .map(|p| p.join("applications"))
-            .filter(|d| d.is_dir())
-            .with_context(|| {
-                format!(
-                    "{}: no applications/ beside it: give the folder of applications",
-                    tree.root.display()
-                )
-            })?,
+        None => applications_of(&tree)?,
     };
-    let configuration = tree.rtl().join("TB/TP/TP_configuration.vhd");
+    let configuration = testbench_configuration(&tree);
     let found = folders(&dir, 4)?;
     if found.is_empty() {
         bail!(

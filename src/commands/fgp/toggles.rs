@@ -15,7 +15,7 @@ use flexpmu_flexgripplus::application::activity::{
     activity_of, rank, AppActivity, RankBy, RankedSignal, Scopes, LEFT_OUT, THESIS_BENCHMARKS,
 };
 use flexpmu_flexgripplus::application::run::checkout_cores;
-use flexpmu_flexgripplus::application::Application;
+use flexpmu_flexgripplus::application::{applications_of, testbench_configuration, Application};
 use flexpmu_flexgripplus::rtl::units::KIT_UNITS;
 use flexpmu_flexgripplus::rtl::SM_INSTANCE;
 use flexpmu_flexgripplus::Variant;
@@ -96,19 +96,9 @@ pub fn toggles(args: &TogglesArgs) -> Result<ExitCode> {
         bail!("--max-cycles 0 runs nothing: give the cycles FlexGripPlus may take (default 5,000,000)");
     }
     let tree = args.source.tree()?;
-    let configuration = tree.rtl().join("TB/TP/TP_configuration.vhd");
+    let configuration = testbench_configuration(&tree);
     let folders: Vec<(String, PathBuf)> = if args.folders.is_empty() {
-        let apps = tree
-            .root
-            .parent()
-            .map(|p| p.join("applications"))
-            .filter(|d| d.is_dir())
-            .with_context(|| {
-                format!(
-                    "{}: no applications/ beside it: give the applications' folders",
-                    tree.root.display()
-                )
-            })?;
+        let apps = applications_of(&tree)?;
         THESIS_BENCHMARKS
             .iter()
             .map(|name| (name.to_string(), apps.join(name)))
