@@ -57,7 +57,7 @@ fn instance_net(name: &str, instances: &std::collections::HashSet<&str>) -> bool
 /// Counts the toggles of the signals below some scopes, period by period.
 #[derive(Clone, Debug)]
 pub struct ToggleCounter {
-    /// (a signal index carrying the node, width) per distinct node.
+    /// (node, width) per distinct node.
     signals: Vec<(usize, usize)>,
     names: Vec<Vec<String>>,
     last: Vec<u64>,
@@ -89,9 +89,9 @@ impl ToggleCounter {
                 }
             }
         }
-        let mut by_node: std::collections::BTreeMap<usize, (usize, usize, Vec<String>)> =
+        let mut by_node: std::collections::BTreeMap<usize, (usize, Vec<String>)> =
             Default::default();
-        for (index, signal) in signals_of.iter().enumerate() {
+        for signal in signals_of {
             if signal.clock || signal.width == 0 {
                 continue;
             }
@@ -106,18 +106,18 @@ impl ToggleCounter {
             }
             let entry = by_node
                 .entry(signal.node)
-                .or_insert_with(|| (index, signal.width, Vec::new()));
+                .or_insert_with(|| (signal.width, Vec::new()));
             for name in names {
-                if !entry.2.contains(name) {
-                    entry.2.push(name.clone());
+                if !entry.1.contains(name) {
+                    entry.1.push(name.clone());
                 }
             }
         }
         let mut signals = Vec::with_capacity(by_node.len());
         let mut names = Vec::with_capacity(by_node.len());
-        for (_, (index, width, mut aliases)) in by_node {
+        for (node, (width, mut aliases)) in by_node {
             aliases.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
-            signals.push((index, width));
+            signals.push((node, width));
             names.push(aliases);
         }
         let count = signals.len();
@@ -145,8 +145,9 @@ impl ToggleCounter {
     pub fn sample(&mut self, sim: &CompiledSim) {
         let first = self.periods == 0;
         self.periods += 1;
-        for (k, &(index, _)) in self.signals.iter().enumerate() {
-            let value = sim.signal(index);
+        let values = sim.values();
+        for (k, &(node, _)) in self.signals.iter().enumerate() {
+            let value = values[node];
             let changed = value ^ self.last[k];
             if changed != 0 && !first {
                 self.changes[k] += 1;
