@@ -92,23 +92,44 @@ impl Tree {
     }
 }
 
-/// A file's text, refused past [`MAX_FILE_BYTES`] or when not UTF-8
-/// (FlexGripPlus' VHDL is ASCII); Latin-1 bytes in comments are kept as
-/// they are read.
+/// A FlexGripPlus source file's text ([`read_latin1`] within
+/// [`MAX_FILE_BYTES`]).
 fn read_bounded(path: &Path) -> Result<String, CosimError> {
-    let io = |e| CosimError::Io {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    let size = std::fs::metadata(path).map_err(io)?.len();
-    if size > MAX_FILE_BYTES {
+    read_latin1(path, MAX_FILE_BYTES, "a FlexGripPlus source file")
+}
+
+/// A file of FlexGripPlus' (its VHDL, its applications' files) as text:
+/// a regular file, its size checked against `limit` before anything is
+/// allocated (`what` it is taken to be names it in the refusal); bytes
+/// that are not UTF-8 (Latin-1 in FlexGripPlus' comments) are kept as
+/// Latin-1.
+pub(crate) fn read_latin1(path: &Path, limit: u64, what: &str) -> Result<String, CosimError> {
+    use std::io::Read;
+    let io = |e| CosimError::io(path, e);
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    if !metadata.is_file() {
         return Err(CosimError::Tree(format!(
-            "{}: {size} bytes, more than the {} MiB a FlexGripPlus source file is taken to be",
-            path.display(),
-            MAX_FILE_BYTES >> 20
+            "{}: not a regular file",
+            path.display()
         )));
     }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let too_large = |size: u64| {
+        CosimError::Tree(format!(
+            "{}: {size} bytes, more than the {} MiB {what} is taken to be",
+            path.display(),
+            limit >> 20
+        ))
+    };
+    if metadata.len() > limit {
+        return Err(too_large(metadata.len()));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
     Ok(match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),

@@ -169,10 +169,7 @@ pub fn folders(root: &Path, depth: usize) -> Result<Vec<PathBuf>, AppError> {
 }
 
 fn subfolders(dir: &Path) -> Result<Vec<PathBuf>, AppError> {
-    let io = |source| AppError::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
+    let io = |source| AppError::Run(crate::CosimError::io(dir, source));
     let mut dirs = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let path = entry.map_err(io)?.path();
