@@ -151,8 +151,15 @@ pub struct Stage {
     pub cvt_round: u8,
     /// `cvt_neg`: a conversion of sub-opcode 001 negates.
     pub cvt_neg: bool,
-    /// `addr_imm` (bit 52): source 2 is an immediate.
+    /// `addr_imm` (DEC:600-606): a shared or global address is the
+    /// field itself, not a register's value, and a register source 2
+    /// without an address register is its field's value. 1 for R2G; for
+    /// a 64-bit word with a shared operand and an address register, 1;
+    /// for a 32-bit one with a shared source and an address register, bit
+    /// 15; else bit 52 (64-bit) or bit 25 (32-bit).
     pub addr_imm: bool,
+    /// The operands' data types and memory accesses.
+    pub access: Access,
     /// `imm_hi` (59..34): with the immediate marker, the immediate's bits
     /// 31..6 ([`Stage::immediate`]).
     pub imm_hi: u32,
@@ -336,7 +343,7 @@ pub fn decode(v: u64) -> Stage {
             reg_or(src3_const, Space::Const),
             Space::Register,
         ),
-        Class::Mov => mov_spaces(operation, src1_shared),
+        Class::Mov => mov_spaces(operation, src1_shared, bit(v, 23), bit(v, 24)),
         _ => (
             Space::Unknown,
             Space::Unknown,
@@ -344,42 +351,71 @@ pub fn decode(v: u64) -> Stage {
             Space::Unknown,
         ),
     };
-    // Negations (DEC:431-449).
-    let src1_neg = if alu && is_any(&[O::Fadd, O::Fmul]) && marker == Marker::Half {
+    // addr_imm (DEC:600-606).
+    let shared_operand = s1_space == Space::Shared || dest_space == Space::Shared;
+    let addr_imm = if op == 0 && subop == 7 && nf {
+        true
+    } else if full && shared_operand && addr_reg != 0 {
+        true
+    } else if !full && s1_space == Space::Shared && addr_reg != 0 {
         bit(v, 15)
-    } else if alu && is_any(&[O::Fadd, O::Fmul, O::Fmad]) && full {
-        bit(v, 58)
-    } else if alu && is(O::Fmad) && imm {
-        bit(v, 15)
+    } else if full {
+        bit(v, 52)
     } else {
-        bit(v, 48)
+        bit(v, 25)
     };
-    let src2_neg = if alu && is(O::Fadd) && marker == Marker::Half {
+    // Negations (DEC:431-449).
+    let src1_neg = if alu && is_any(&[O::Fadd, O::Fmul]) && !long {
+        bit(v, 15)
+    } else if alu && is_any(&[O::Fadd, O::Fmul, O::Fmad]) && long && !imm {
+        bit(v, 58)
+    } else if alu && is(O::Fmad) && long && imm {
+        bit(v, 15)
+    } else if alu && is(O::Cvt) && matches!(subop, 2 | 4) {
+        false
+    } else if alu && is(O::Fset) {
+        false
+    } else if !imm {
+        bit(v, 48)
+    } else {
+        false
+    };
+    let src2_neg = if alu && is(O::Fadd) && !long {
         bit(v, 22)
-    } else if alu && is_any(&[O::Fadd, O::Fmul]) && full {
+    } else if alu && is_any(&[O::Fadd, O::Fmul]) && long && !imm {
         bit(v, 59)
-    } else if alu && is(O::Imul24) && !imm {
+    } else if alu && is_any(&[O::Fset, O::Fmad]) {
+        false
+    } else if alu && is_any(&[O::Fadd, O::Fmul, O::Fmad]) && imm {
+        false
+    } else if is(O::Imul24) && !imm {
         bit(v, 22)
     } else {
         bit(v, 49)
     };
-    let src3_neg = if alu && is(O::Fmad) && full {
+    let src3_neg = if alu && is(O::Fmad) && long && !imm {
         bit(v, 59)
     } else {
         bit(v, 22)
     };
-    // Saturation, conversion types and rounding (DEC:407-420, 615).
+    // Saturation, conversion types and rounding (DEC:407-420, 615): the
+    // immediate marker's bits 59..34 are the immediate, so none of these
+    // is read from them.
     let saturate = if alu && (is(O::Fset) || (is(O::Cvt) && subop == 6)) {
         bit(v, 52)
-    } else {
+    } else if !imm {
         bit(v, 59)
-    };
-    let cvt_round = if alu && is(O::Fadd) && full {
-        bits(v, 17, 16)
-    } else if alu && is(O::Fmul) && full {
-        bits(v, 47, 46)
     } else {
+        false
+    };
+    let cvt_round = if alu && is(O::Fadd) && !imm && long {
+        bits(v, 17, 16)
+    } else if alu && is(O::Fmul) && !imm && long {
+        bits(v, 47, 46)
+    } else if !imm {
         bits(v, 50, 49)
+    } else {
+        0
     } as u8;
     Stage {
         class,
@@ -420,18 +456,36 @@ pub fn decode(v: u64) -> Stage {
         src1_neg,
         src2_neg,
         src3_neg,
-        abs_saturate: bits(v, 52, 51) as u8,
+        abs_saturate: if imm { 0 } else { bits(v, 52, 51) as u8 },
         saturate,
-        cvt_type: bits(v, 48, 46) as u8,
+        cvt_type: if imm { 0 } else { bits(v, 48, 46) as u8 },
         cvt_round,
         cvt_neg: alu && is(O::Cvt) && subop == 1,
-        addr_imm: bit(v, 52),
+        addr_imm,
+        access: data_types::access(&data_types::Fields {
+            class,
+            operation,
+            marker,
+            w32,
+            signed,
+            subop,
+            mov_size: bits(v, 55, 53) as u8,
+            type_bits: bits(v, 48, 46) as u8,
+            cvt_type: if imm { 0 } else { bits(v, 48, 46) as u8 },
+            src1_shared,
+            src2_const,
+            src3_const,
+            addr_reg,
+        }),
         imm_hi: bits(v, 59, 34),
     }
 }
 
+mod data_types;
 mod fields;
 mod operation;
+
+pub use data_types::{Access, DataType};
 
 use fields::{dest_field, mov_spaces, src1_field, src2_field};
 use operation::{alu_operation, flow_operation, mov_operation};

@@ -17,6 +17,7 @@
 pub mod activity;
 pub mod constants;
 pub mod error;
+pub mod iss;
 pub mod memory_image;
 pub mod result_log;
 pub mod run;

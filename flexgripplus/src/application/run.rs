@@ -151,7 +151,7 @@ pub fn read_back_of(launch: &FgpLaunch, observed: &Observed, read_words: u32) ->
 /// `read_words` little-endian words from address 0 of `bytes` (0 past
 /// its end; the address wraps at the memory's size as FlexGripPlus'
 /// does).
-fn read_back(bytes: &[Option<u8>], read_words: u32) -> ResultLog {
+pub fn read_back(bytes: &[Option<u8>], read_words: u32) -> ResultLog {
     let size = crate::launch::GLOBAL_BYTES;
     let byte = |a: usize| bytes.get(a % size).copied().unwrap_or(Some(0));
     let words = (0..read_words as usize)

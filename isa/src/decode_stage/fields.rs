@@ -126,8 +126,15 @@ pub(super) fn dest_field(v: u64, operation: Operation, class: Class, long: bool,
     }
 }
 
-/// The spaces of a move's sources and destination (DEC:739-816).
-pub(super) fn mov_spaces(operation: Operation, shared: bool) -> (Space, Space, Space, Space) {
+/// The spaces of a move's sources and destination (DEC:739-816);
+/// `const2` and `const3` are bits 23 and 24 (`instr_src2_const`,
+/// `instr_src3_const` of a move).
+pub(super) fn mov_spaces(
+    operation: Operation,
+    shared: bool,
+    const2: bool,
+    const3: bool,
+) -> (Space, Space, Space, Space) {
     use Operation as O;
     let reg_or_shared = if shared {
         Space::Shared
@@ -150,5 +157,20 @@ pub(super) fn mov_spaces(operation: Operation, shared: bool) -> (Space, Space, S
         O::StoreFlags => (reg_or_shared, Space::Register),
         _ => (Space::Unknown, Space::Unknown),
     };
-    (src1, Space::Register, Space::Register, dest)
+    let reg_or_const = |c: bool| if c { Space::Const } else { Space::Register };
+    let (src2, src3) = match operation {
+        O::Mov | O::StoreGlobal | O::StoreLocal => (Space::Register, Space::Register),
+        O::LoadShared => (Space::Shared, Space::Shared),
+        O::StoreShared | O::LoadAddress | O::StoreFlags => {
+            (reg_or_const(const2), reg_or_const(const3))
+        }
+        O::LoadConst => (Space::Unknown, Space::Const),
+        O::LoadGlobal => (Space::Global, Space::Global),
+        O::LoadLocal => (Space::Local, Space::Local),
+        O::AddAddress => (Space::AddressFromAddress, Space::AddressFromAddress),
+        O::StoreAddress => (Space::Address, Space::Address),
+        O::LoadFlags => (Space::Flags, Space::Flags),
+        _ => (Space::Unknown, Space::Unknown),
+    };
+    (src1, src2, src3, dest)
 }

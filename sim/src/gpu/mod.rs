@@ -6,6 +6,7 @@
 //! FlexGripPlus' own GPGPU imported from its RTL, run as its testbench
 //! drives it ([`gpgpu_rtl`]).
 
+pub mod fgp_iss;
 pub mod gpgpu_rtl;
 pub mod iss;
 pub mod registers;

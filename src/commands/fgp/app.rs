@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use flexpmu_flexgripplus::application::iss::{against, on_iss, read_tables, spec_of, IssCompared};
 use flexpmu_flexgripplus::application::run::{
-    against_result, checkout_cores, on_ghdl, on_imported, runs_differ, AppRun,
+    against_result, checkout_cores, on_ghdl, on_imported, read_back, runs_differ, AppRun,
 };
 use flexpmu_flexgripplus::application::{
     applications_of, folders, testbench_configuration, AppFiles, AppLaunch, Application, ResultLog,
@@ -27,6 +28,9 @@ use crate::progress::CycleBar;
 /// Where an application runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum On {
+    /// flexpmu's reference ISS of FlexGripPlus' whole instruction set,
+    /// held to each FlexGripPlus run, thread by thread.
+    Iss,
     /// FlexGripPlus' RTL imported into flexpmu, on its compiled engine.
     Imported,
     /// FlexGripPlus' VHDL under GHDL, with flexpmu's testbench and probe.
@@ -39,8 +43,8 @@ pub struct AppArgs {
     /// repository: its TP_instructions.vhd, pick_bench.vhd, global_mem.mif
     /// and result file); without it, give --rom and --pick-bench.
     folder: Option<PathBuf>,
-    /// Where to run it: imported, ghdl (repeat for both; default both,
-    /// compared with each other).
+    /// Where to run it: iss, imported, ghdl (repeat for several; default
+    /// all three, compared with each other).
     #[arg(long = "on", value_enum)]
     on: Vec<On>,
     /// The instruction ROM (TP_instructions.vhd) instead of the folder's.
@@ -96,12 +100,23 @@ struct RunSummary {
     against_result: Option<WordsCompared>,
 }
 
+/// The ISS' run, as printed.
+#[derive(serde::Serialize)]
+struct IssSummary {
+    warp_instructions: u64,
+    against_result: Option<WordsCompared>,
+    /// Held to each FlexGripPlus run.
+    against: Vec<(Runner, IssCompared)>,
+}
+
 #[derive(serde::Serialize)]
 struct AppSummary {
     files: AppFiles,
     launch: AppLaunch,
     variant: Variant,
     runs: Vec<RunSummary>,
+    /// The reference ISS' run, if it ran.
+    iss: Option<IssSummary>,
     /// Where the runs part (None: they agree, or one run only).
     runs_differ: Option<String>,
 }
@@ -114,7 +129,7 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
         }
     }
     if on.is_empty() {
-        on = vec![On::Imported, On::Ghdl];
+        on = vec![On::Iss, On::Imported, On::Ghdl];
     }
     if args.max_cycles == 0 {
         bail!("--max-cycles 0 runs nothing: give the cycles FlexGripPlus may take (default 5,000,000)");
@@ -159,12 +174,29 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
         Variant::Kit
     };
     let read_words = app.launch.read_words;
+    let iss = match on.contains(&On::Iss) {
+        true => {
+            let tables = read_tables(&tree.rtl()).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let spec = spec_of(
+                &launch,
+                checkout_cores(&tree)?,
+                Some(std::sync::Arc::new(tables)),
+            )?;
+            let spinner = crate::progress::spinner();
+            spinner.set_message("the reference ISS");
+            spinner.enable_steady_tick(Duration::from_millis(200));
+            let result = on_iss(spec, &launch.program)?;
+            spinner.finish_and_clear();
+            Some(result)
+        }
+        false => None,
+    };
     let mut runs: Vec<AppRun> = Vec::new();
-    for &runner in &on {
+    for &runner in on.iter().filter(|r| **r != On::Iss) {
         let bar = CycleBar::new(
             match runner {
                 On::Imported => "imported RTL",
-                On::Ghdl => "GHDL",
+                On::Ghdl | On::Iss => "GHDL",
             },
             args.json,
         );
@@ -186,7 +218,7 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
                     bar.at(cycle, args.max_cycles)
                 })?
             }
-            On::Ghdl => {
+            On::Ghdl | On::Iss => {
                 let design =
                     crate::flexgripplus::prepare(&tree, variant, args.source.cache.clone())?;
                 bar.step("FlexGripPlus under GHDL");
@@ -219,6 +251,19 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
         runs_differ: runs
             .windows(2)
             .find_map(|pair| runs_differ(&pair[0], &pair[1])),
+        iss: match &iss {
+            Some(iss) => Some(IssSummary {
+                warp_instructions: iss.warp_instructions,
+                against_result: result
+                    .as_ref()
+                    .map(|r| read_back(&iss.global, read_words).compare(r)),
+                against: runs
+                    .iter()
+                    .map(|run| Ok((run.runner, against(iss, run, &launch)?)))
+                    .collect::<Result<_, flexpmu_flexgripplus::application::AppError>>()?,
+            }),
+            None => None,
+        },
         files: app.files.clone(),
         launch: app.launch.clone(),
         variant,
@@ -228,7 +273,11 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
             .with_context(|| format!("--read-back {}", path.display()))?;
     }
     let finished = summary.runs.iter().all(|r| r.cycles.is_some());
-    let ok = finished && summary.runs_differ.is_none();
+    let iss_agrees = summary
+        .iss
+        .as_ref()
+        .is_none_or(|iss| iss.against.iter().all(|(_, c)| c.equal()));
+    let ok = finished && summary.runs_differ.is_none() && iss_agrees;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
@@ -328,6 +377,35 @@ fn print_summary(summary: &AppSummary, max_cycles: u64) -> Result<()> {
                 "  {} words of the result file are past the words read back",
                 first.not_read
             );
+        }
+    }
+    if let Some(iss) = &summary.iss {
+        outln!(
+            "reference ISS: {} warp instructions{}",
+            iss.warp_instructions,
+            match &iss.against_result {
+                Some(w) => format!(
+                    ", read-back = result file: {} of {} words",
+                    w.equal, w.compared
+                ),
+                None => String::new(),
+            }
+        );
+        for (runner, c) in &iss.against {
+            outln!(
+                "  against {}: {} of {} register writes and {} of {} flag writes equal in order, {} of {} threads differ, {} global-memory bytes differ at the end",
+                runner.describe(),
+                c.register_writes_equal,
+                c.register_writes,
+                c.flag_writes_equal,
+                c.flag_writes,
+                c.threads_differing,
+                c.threads,
+                c.memory_bytes_differing
+            );
+            for difference in &c.first_differences {
+                outln!("    {difference}");
+            }
         }
     }
     match (&summary.runs_differ, summary.runs.len()) {

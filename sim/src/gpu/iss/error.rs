@@ -3,7 +3,7 @@
 use flexpmu_isa::g80::{G80Error, Instruction};
 
 use super::memory::MemoryError;
-use super::{WarpContext, MAX_BLOCK_Z, MAX_THREADS_PER_BLOCK, MAX_TOTAL_THREADS};
+use super::{WarpContext, MAX_BLOCK_Z, MAX_TOTAL_THREADS};
 use crate::gpu::simt::FlowError;
 
 /// Why a run does not complete.
@@ -11,8 +11,8 @@ use crate::gpu::simt::FlowError;
 pub enum IssError {
     #[error("{what} dimension is 0")]
     EmptyDimension { what: &'static str },
-    #[error("a block of {threads} threads exceeds the {MAX_THREADS_PER_BLOCK}-thread limit (16 warps of 32)")]
-    BlockTooLarge { threads: u32 },
+    #[error("a block of {threads} threads exceeds the {limit}-thread limit ({} warps of 32)", limit / 32)]
+    BlockTooLarge { threads: u32, limit: u32 },
     #[error("block z dimension {z} exceeds {MAX_BLOCK_Z} (tid.z has 6 bits in R0)")]
     BlockZTooLarge { z: u16 },
     #[error("a launch of {threads} threads exceeds this simulator's limit of {MAX_TOTAL_THREADS}")]

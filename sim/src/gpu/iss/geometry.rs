@@ -1,7 +1,9 @@
 //! A launch's geometry: block and grid dimensions, and where each thread
 //! and warp sits in them.
 
-use super::{IssError, MAX_BLOCK_Z, MAX_THREADS_PER_BLOCK, MAX_TOTAL_THREADS, WARP_SIZE};
+use super::{
+    IssError, MAX_BLOCK_Z, MAX_THREADS_PER_BLOCK, MAX_TOTAL_THREADS, MAX_WARPS, WARP_SIZE,
+};
 
 /// Launch geometry: block and grid dimensions.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -14,7 +16,10 @@ impl Geometry {
     /// `threads` threads in one 1-D block (the `--threads N` case).
     pub fn threads(threads: u32) -> Result<Self, IssError> {
         if threads > MAX_THREADS_PER_BLOCK {
-            return Err(IssError::BlockTooLarge { threads });
+            return Err(IssError::BlockTooLarge {
+                threads,
+                limit: MAX_THREADS_PER_BLOCK,
+            });
         }
         Self::new([threads as u16, 1, 1], [1, 1])
     }
@@ -22,6 +27,18 @@ impl Geometry {
     /// Blocks of `block` = [x, y, z] threads in a grid of `grid` = [x, y]
     /// blocks.
     pub fn new(block: [u16; 3], grid: [u16; 2]) -> Result<Self, IssError> {
+        Self::up_to(block, grid, MAX_THREADS_PER_BLOCK)
+    }
+
+    /// [`Geometry::new`] for a launch on FlexGripPlus' whole SM: a block
+    /// of up to its 32 warp slots (`MAX_WARPS`; its package's
+    /// `MAX_WARPS_PER_BLOCK` of 16 is not enforced: its applications cos,
+    /// sin, Log2, rsqrt, m3 and MxM run blocks of 1,024 threads).
+    pub fn whole_sm(block: [u16; 3], grid: [u16; 2]) -> Result<Self, IssError> {
+        Self::up_to(block, grid, MAX_WARPS * WARP_SIZE)
+    }
+
+    fn up_to(block: [u16; 3], grid: [u16; 2], limit: u32) -> Result<Self, IssError> {
         for (value, what) in block
             .iter()
             .zip(["block x", "block y", "block z"])
@@ -32,8 +49,8 @@ impl Geometry {
             }
         }
         let threads = block.iter().map(|&d| u32::from(d)).product::<u32>();
-        if threads > MAX_THREADS_PER_BLOCK {
-            return Err(IssError::BlockTooLarge { threads });
+        if threads > limit {
+            return Err(IssError::BlockTooLarge { threads, limit });
         }
         if block[2] > MAX_BLOCK_Z {
             return Err(IssError::BlockZTooLarge { z: block[2] });

@@ -144,6 +144,8 @@ pub const WARP_SIZE: u32 = 32;
 pub const NUM_REGISTERS: usize = 128;
 /// Largest block (16 warps of 32).
 pub const MAX_THREADS_PER_BLOCK: u32 = 512;
+/// FlexGripPlus' warp slots (`MAX_WARPS`).
+pub const MAX_WARPS: u32 = 32;
 /// Most threads in a launch: a limit of this simulator (each thread holds
 /// 512 bytes of registers), not of FlexGripPlus.
 pub const MAX_TOTAL_THREADS: usize = 1 << 16;
