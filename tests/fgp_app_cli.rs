@@ -98,6 +98,43 @@ fn an_application_runs_on_the_imported_rtl_and_leaves_its_shipped_result() {
     );
     refused(&o, "is the result file, which this command reads");
     assert_eq!(std::fs::read_to_string(&result).unwrap(), shipped);
+    // The reference ISS does what the imported RTL does, write for write,
+    // and leaves the testbench's log.
+    let o = fgp(
+        &[
+            "app", app, "--on", "iss", "--on", "imported", "--stock", "--json",
+        ],
+        dir.path(),
+        &tree,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let iss = &json["iss"];
+    assert_eq!(iss["warp_instructions"], 317);
+    assert_eq!(iss["against_result"]["equal"], 3074);
+    assert_eq!(iss["against"][0][0], "imported-rtl");
+    let held = &iss["against"][0][1];
+    assert_eq!(held["register_writes"], 7520);
+    assert_eq!(held["register_writes_equal"], 7520);
+    assert_eq!(held["threads_differing"], 0);
+    let o = fgp(
+        &["app", app, "--on", "iss", "--read-back", "iss.log"],
+        dir.path(),
+        &tree,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "reference ISS: 317 warp instructions, read-back = result file: 3074 of 3074 words"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!stdout(&o).contains("the runs agree"), "{}", stdout(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("iss.log")).unwrap(),
+        shipped
+    );
     // The table says what ran and how it compares.
     let o = fgp(
         &["app", app, "--on", "imported", "--stock"],

@@ -70,8 +70,9 @@ pub struct AppArgs {
     /// Wall-clock bound of the GHDL run, in seconds (default 7200).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<u64>,
-    /// Write the memory read back at the end (the first run's) as the
-    /// testbench logs it (gpgpu_rdata.log's format).
+    /// Write the memory read back at the end (the first FlexGripPlus
+    /// run's, or the ISS' if it ran alone) as the testbench logs it
+    /// (gpgpu_rdata.log's format).
     #[arg(long, value_name = "FILE")]
     read_back: Option<PathBuf>,
     /// Replace --read-back's file if it exists.
@@ -269,7 +270,12 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
         variant,
     };
     if let Some(path) = &args.read_back {
-        write_output(path, &runs[0].read_back.text())
+        let read = match (runs.first(), &iss) {
+            (Some(run), _) => run.read_back.clone(),
+            (None, Some(iss)) => read_back(&iss.global, read_words),
+            (None, None) => unreachable!("at least one run"),
+        };
+        write_output(path, &read.text())
             .with_context(|| format!("--read-back {}", path.display()))?;
     }
     let finished = summary.runs.iter().all(|r| r.cycles.is_some());
@@ -342,7 +348,7 @@ fn print_summary(summary: &AppSummary, max_cycles: u64) -> Result<()> {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED);
     table.set_header([
-        "run",
+        "FlexGripPlus run",
         "cycles",
         "register writes",
         "flag writes",
@@ -363,7 +369,9 @@ fn print_summary(summary: &AppSummary, max_cycles: u64) -> Result<()> {
             },
         ]);
     }
-    outln!("{table}");
+    if !summary.runs.is_empty() {
+        outln!("{table}");
+    }
     if let Some(first) = summary.runs.first().and_then(|r| r.against_result.as_ref()) {
         for (address, ours, theirs) in &first.first_differences {
             outln!(
@@ -410,7 +418,7 @@ fn print_summary(summary: &AppSummary, max_cycles: u64) -> Result<()> {
     }
     match (&summary.runs_differ, summary.runs.len()) {
         (Some(apart), _) => outln!("the runs differ: {apart}"),
-        (None, 1) => {}
+        (None, 0 | 1) => {}
         (None, _) => outln!(
             "the runs agree: every register, flag and memory write, the cycles and the read-back"
         ),
