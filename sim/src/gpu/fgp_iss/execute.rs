@@ -47,7 +47,7 @@ impl ExecState {
 
 /// One pass: lanes `first_lane..first_lane + cores` of the warp whose
 /// threads are `threads` (lane `l` is `threads[l]`, `first_thread + l`
-/// in the launch), those of `mask` executing.
+/// in the launch), those of `present` there, those of `mask` executing.
 #[allow(clippy::too_many_arguments)]
 pub fn pass(
     stage: &Stage,
@@ -56,6 +56,7 @@ pub fn pass(
     first_thread: usize,
     first_lane: usize,
     cores: usize,
+    present: u32,
     mask: u32,
     memories: &mut Memories,
     tables: Option<&SfuTables>,
@@ -63,15 +64,22 @@ pub fn pass(
     pc: u32,
 ) -> Result<(), String> {
     let decoded = decoded(stage);
-    let lanes: Vec<usize> = (first_lane..first_lane + cores)
-        .filter(|&l| l < threads.len() && mask >> l & 1 != 0)
+    let present: Vec<usize> = (first_lane..first_lane + cores)
+        .filter(|&l| l < threads.len() && present >> l & 1 != 0)
         .collect();
-    // The read stage: each executing core's sources.
+    let lanes: Vec<usize> = present
+        .iter()
+        .copied()
+        .filter(|&l| mask >> l & 1 != 0)
+        .collect();
+    // The read stage reads every thread's sources, whatever the mask (a
+    // gather gives an inactive thread 0).
     let mut sources = vec![[0u32; 3]; cores];
-    for &lane in &lanes {
+    for &lane in &present {
         let core = lane - first_lane;
+        let executing = mask >> lane & 1 != 0;
         for (n, stale) in state.stale.iter_mut().enumerate() {
-            if let Some(value) = source(n as u8 + 1, stage, &threads[lane], memories)? {
+            if let Some(value) = source(n as u8 + 1, stage, &threads[lane], memories, executing)? {
                 stale[core] = value;
             }
             sources[core][n] = stale[core];

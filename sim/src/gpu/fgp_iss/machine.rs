@@ -326,6 +326,7 @@ impl FgpIss {
                                     first,
                                     pass * cores,
                                     cores,
+                                    warp.context.active,
                                     instr_mask & warp.context.active,
                                     &mut memories,
                                     spec.sfu_tables.as_deref(),

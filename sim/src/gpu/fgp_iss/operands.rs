@@ -181,6 +181,7 @@ pub fn source(
     stage: &Stage,
     thread: &FgpThread,
     memories: &Memories,
+    executing: bool,
 ) -> Result<Option<u32>, String> {
     let (operand, ty, gather) = match n {
         1 => (stage.src1, stage.access.src1, stage.access.src1_gather),
@@ -195,7 +196,13 @@ pub fn source(
         return Ok(None);
     }
     let alu = stage.class == flexpmu_isa::decode_stage::Class::Alu;
-    Ok(Some(match operand.space {
+    if alu && n == 3 && operand.space == Space::Const && gather {
+        return Err("a constant source 3 with an address register (READ_GATHER): FlexGripPlus' constant-memory controller never answers (measured on the imported RTL)".into());
+    }
+    // Memory a gather reads for each thread gives an inactive one 0
+    // (shared_memory_controller.vhd, global_memory_controller.vhd).
+    let per_thread = gather || operand.space == Space::Global;
+    let value = match operand.space {
         Space::Register => {
             if n == 2 && stage.marker == Marker::Immediate {
                 stage.immediate().unwrap_or(field)
@@ -238,18 +245,22 @@ pub fn source(
                 };
                 (address, size)
             } else {
-                // MVC: the field in words, the size of bits 48..46.
+                // A move's constant source (MVC's, or R2G's and R2A's by
+                // bits 23, 24): the field scaled by the source's type
+                // (RSO:449-452), the size of bits 48..46
+                // (mem_type_to_sm_type).
                 let size = match stage.mem_type & 7 {
                     0 => 1,
                     1 | 2 => 2,
                     3 => 4,
-                    _ => {
-                        return Err(
-                            "MVC of memory type 4-7 (FlexGripPlus' memory controller hangs)".into(),
-                        )
-                    }
+                    _ => return Err("a constant-memory read of memory type 4-7 (bits 48..46): FlexGripPlus' memory controller hangs".into()),
                 };
-                (field << 2, size)
+                let shift = match ty {
+                    DataType::U16 | DataType::S16 => 1,
+                    DataType::U32 | DataType::S32 => 2,
+                    _ => 0,
+                };
+                (field << shift, size)
             };
             let start = (address & CONSTANT_ADDRESS_MASK) as usize;
             little_endian(
@@ -273,7 +284,8 @@ pub fn source(
         Space::Address => address_register(stage, thread),
         Space::Flags => u32::from(thread.cc[usize::from(stage.pred_reg & 3)]),
         Space::AddressFromRegister | Space::Local | Space::Unknown => return Ok(None),
-    }))
+    };
+    Ok(Some(if per_thread && !executing { 0 } else { value }))
 }
 
 /// A shared store's size and address shift by `mov_size` (CDT:49-61).
