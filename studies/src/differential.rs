@@ -1,11 +1,17 @@
 //! A differential campaign: kernels drawn from everything flexpmu
 //! generates (random structured kernels, testgen's genes, straight-line
-//! programs of every instruction form and operand kind), each on a launch
-//! drawn from one warp to several resident warps and rounds of blocks,
-//! co-simulated one by one ([`cosimulate`](crate::cosimulate)). The same
-//! seed draws the same cases.
+//! programs of every instruction form and operand kind of the subset, and
+//! straight-line programs of FlexGripPlus' whole instruction set), each
+//! on a launch drawn from one warp to several resident warps and rounds
+//! of blocks, co-simulated one by one: the subset's kernels on the SM
+//! slice and its ISS ([`cosimulate`](crate::cosimulate)), the whole set's
+//! on the whole-ISA reference ISS, held to FlexGripPlus thread by thread
+//! ([`flexpmu_flexgripplus::application::iss`]). The same seed draws the
+//! same cases.
 
-use crate::programs::{straight, structured};
+use std::sync::Arc;
+
+use crate::programs::{straight, structured, whole};
 use crate::testgen::genome::Genome;
 use crate::testgen::render::render;
 use flexpmu_isa::asm;
@@ -18,6 +24,10 @@ use flexpmu_sim::progress::Progress;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use flexpmu_flexgripplus::application::iss::{against, on_iss, spec_of, IssCompared, SfuTables};
+use flexpmu_flexgripplus::application::run::on_ghdl;
+use flexpmu_flexgripplus::launch::FgpLaunch;
+use flexpmu_flexgripplus::simulate::Watch;
 use flexpmu_flexgripplus::{cosimulate, CosimError, FlexGripPlus, Options, Report, Variant};
 
 /// Where a case's kernel comes from.
@@ -30,6 +40,9 @@ pub enum Source {
     Testgen,
     /// A straight-line program of every form and operand kind.
     Straight,
+    /// A straight-line program of FlexGripPlus' whole instruction set
+    /// (flow aside), run on the whole-ISA reference ISS.
+    Whole,
 }
 
 impl Source {
@@ -38,6 +51,7 @@ impl Source {
             Source::Structured => "structured",
             Source::Testgen => "testgen",
             Source::Straight => "straight",
+            Source::Whole => "whole",
         }
     }
 }
@@ -113,13 +127,22 @@ impl Case {
     }
 }
 
-/// Case `index` of the campaign of `seed`.
-pub fn draw(seed: u64, index: u64) -> Case {
+/// Instructions of a whole-ISA case's program.
+pub const WHOLE_LENGTH: usize = 24;
+
+/// Registers a thread of a whole-ISA case is given (its words name any of
+/// R0-R127: beyond these they reach the next warps').
+pub const WHOLE_REGISTERS: u32 = 32;
+
+/// Case `index` of the campaign of `seed`; `tables` (the SFU's, read from
+/// FlexGripPlus' RTL) let a whole-ISA case draw SFU words.
+pub fn draw(seed: u64, index: u64, tables: Option<&Arc<SfuTables>>) -> Case {
     let mut rng = StdRng::seed_from_u64(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let source = match index % 3 {
+    let source = match index % 4 {
         0 => Source::Structured,
         1 => Source::Testgen,
-        _ => Source::Straight,
+        2 => Source::Straight,
+        _ => Source::Whole,
     };
     let kernel_seed = rng.gen::<u32>() as u64;
     let (threads_per_block, blocks, blocks_per_core) = LAUNCHES[rng.gen_range(0..LAUNCHES.len())];
@@ -139,6 +162,14 @@ pub fn draw(seed: u64, index: u64) -> Case {
             let mut words = StdRng::seed_from_u64(kernel_seed);
             to_source(&straight::straight_program(&mut words, 1), &header)
         }
+        Source::Whole => {
+            let mut words = StdRng::seed_from_u64(kernel_seed);
+            let spec = whole_spec(tables);
+            to_source(
+                &whole::whole_program(&mut words, WHOLE_LENGTH, Some(&spec)),
+                &header,
+            )
+        }
     };
     Case {
         index,
@@ -149,6 +180,114 @@ pub fn draw(seed: u64, index: u64) -> Case {
         blocks_per_core,
         text,
     }
+}
+
+/// The ISS's launch a whole-ISA word is tried on when drawn.
+fn whole_spec(tables: Option<&Arc<SfuTables>>) -> flexpmu_sim::gpu::fgp_iss::FgpLaunchSpec {
+    flexpmu_sim::gpu::fgp_iss::FgpLaunchSpec {
+        geometry: Geometry::new([32, 1, 1], [1, 1]).expect("one warp"),
+        params: vec![],
+        blocks_per_core: 1,
+        lanes: 8,
+        shared_bytes: 0,
+        registers: WHOLE_REGISTERS,
+        global: vec![Some(0); 1 << 18],
+        constant: vec![0; 8192],
+        sfu_tables: tables.cloned(),
+    }
+}
+
+/// What a case came to.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// A subset kernel: the co-simulation's report.
+    Cosim(Box<Report>),
+    /// A whole-ISA kernel: the ISS held to FlexGripPlus.
+    Iss {
+        compared: IssCompared,
+        /// FlexGripPlus' cycles (None: its cycle bound came first).
+        cycles: Option<u64>,
+        warp_instructions: u64,
+    },
+}
+
+impl Verdict {
+    /// Divergences found (a whole-ISA case: threads and memory bytes that
+    /// differ, writes for no thread, or FlexGripPlus not finishing).
+    pub fn divergences(&self) -> usize {
+        match self {
+            Verdict::Cosim(report) => report.comparison.divergences.len(),
+            Verdict::Iss {
+                compared, cycles, ..
+            } => {
+                compared.threads_differing
+                    + compared.memory_bytes_differing
+                    + compared.strays
+                    + usize::from(cycles.is_none())
+            }
+        }
+    }
+
+    /// The first divergence, in words.
+    pub fn first(&self) -> Option<String> {
+        match self {
+            Verdict::Cosim(report) => report.comparison.divergences.first().map(|d| d.to_string()),
+            Verdict::Iss {
+                compared, cycles, ..
+            } => match cycles {
+                None => Some("FlexGripPlus did not finish within its cycle bound".into()),
+                Some(_) => compared.first_differences.first().cloned(),
+            },
+        }
+    }
+}
+
+/// What a whole-ISA case needs beside FlexGripPlus: the SFU's tables and
+/// the cores FlexGripPlus is built with.
+#[derive(Clone)]
+pub struct Whole {
+    pub tables: Arc<SfuTables>,
+    pub cores: u64,
+}
+
+/// `case` (a whole-ISA one) on FlexGripPlus under GHDL (`design`) and on
+/// the reference ISS, held to each other.
+pub fn run_whole(
+    design: &flexpmu_flexgripplus::Design,
+    case: &Case,
+    options: &Options,
+    whole: &Whole,
+) -> Result<Verdict, CosimError> {
+    let listing = case.listing()?;
+    let iss = case.launch()?.iss()?;
+    let launch = FgpLaunch::new(
+        &iss,
+        &listing.words,
+        WHOLE_REGISTERS,
+        case.blocks_per_core,
+        options.max_cycles.unwrap_or(200_000),
+    )?;
+    let spec = spec_of(&launch, whole.cores, Some(whole.tables.clone()))
+        .map_err(|e| CosimError::Launch(e.to_string()))?;
+    let result = on_iss(spec, &launch.program).map_err(|e| CosimError::Launch(e.to_string()))?;
+    let run = on_ghdl(
+        design,
+        &launch,
+        0,
+        Watch {
+            timeout: options.timeout,
+            on_cycle: &mut |_| {},
+        },
+    )
+    .map_err(|e| CosimError::Launch(e.to_string()))?;
+    let compared =
+        against(&result, &run, &launch).map_err(|e| CosimError::Launch(e.to_string()))?;
+    Ok(Verdict::Iss {
+        compared,
+        cycles: run.observed.cycles(),
+        warp_instructions: result.warp_instructions,
+    })
 }
 
 /// Runs `case` on FlexGripPlus (with the kit or stock, under GHDL or
@@ -173,12 +312,13 @@ pub fn run<'a>(
 /// or the tools).
 pub struct Outcome {
     pub case: Case,
-    pub report: Result<Report, String>,
+    pub report: Result<Verdict, String>,
 }
 
 /// The cases `0..count` drawn from `seed`, each run ([`run`]) on `design`
 /// (GHDL's FlexGripPlus) on `jobs` worker threads, `on_done` told of each
 /// outcome as it comes; the outcomes in case order.
+#[allow(clippy::too_many_arguments)]
 pub fn run_all(
     design: &flexpmu_flexgripplus::Design,
     seed: u64,
@@ -186,6 +326,7 @@ pub fn run_all(
     jobs: usize,
     config: &SmConfig,
     options: &Options,
+    whole: &Whole,
     on_done: &(dyn Fn(&Outcome) + Sync),
 ) -> Result<Vec<Outcome>, CosimError> {
     use rayon::prelude::*;
@@ -197,14 +338,18 @@ pub fn run_all(
         (0..count)
             .into_par_iter()
             .map(|index| {
-                let case = draw(seed, index);
-                let report = run(
-                    design,
-                    &case,
-                    config,
-                    options,
-                    &mut flexpmu_sim::progress::Quiet,
-                )
+                let case = draw(seed, index, Some(&whole.tables));
+                let report = match case.source {
+                    Source::Whole => run_whole(design, &case, options, whole),
+                    _ => run(
+                        design,
+                        &case,
+                        config,
+                        options,
+                        &mut flexpmu_sim::progress::Quiet,
+                    )
+                    .map(|r| Verdict::Cosim(Box::new(r))),
+                }
                 .map_err(|e| format!("{e:#}"));
                 let outcome = Outcome { case, report };
                 on_done(&outcome);
@@ -221,19 +366,24 @@ mod tests {
     #[test]
     fn the_same_seed_draws_the_same_cases_and_every_source_assembles() {
         for index in 0..12 {
-            let case = draw(5, index);
-            assert_eq!(case.text, draw(5, index).text);
+            let case = draw(5, index, None);
+            assert_eq!(case.text, draw(5, index, None).text);
             assert!(
                 asm::assemble(&case.text, "case.sass").is_ok(),
                 "case {index}: {}",
                 case.text
             );
         }
-        assert_ne!(draw(5, 0).text, draw(6, 0).text);
-        let sources: Vec<Source> = (0..3).map(|i| draw(1, i).source).collect();
+        assert_ne!(draw(5, 0, None).text, draw(6, 0, None).text);
+        let sources: Vec<Source> = (0..4).map(|i| draw(1, i, None).source).collect();
         assert_eq!(
             sources,
-            [Source::Structured, Source::Testgen, Source::Straight]
+            [
+                Source::Structured,
+                Source::Testgen,
+                Source::Straight,
+                Source::Whole
+            ]
         );
     }
 }

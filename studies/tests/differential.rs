@@ -60,8 +60,8 @@ fn a_short_differential_campaign_agrees() {
     };
     let mut run = 0;
     for index in 0.. {
-        let case = campaign::draw(7, index);
-        if case.threads_per_block * case.blocks > 64 {
+        let case = campaign::draw(7, index, None);
+        if case.threads_per_block * case.blocks > 64 || case.source == campaign::Source::Whole {
             continue;
         }
         let report = campaign::run(
@@ -98,8 +98,8 @@ fn random_kernels_on_the_imported_gpgpu_are_ghdls() {
     let mut flag_writes = 0;
     let mut cases = 0;
     for index in 0.. {
-        let case = campaign::draw(7, index);
-        if case.threads_per_block * case.blocks > 64 {
+        let case = campaign::draw(7, index, None);
+        if case.threads_per_block * case.blocks > 64 || case.source == campaign::Source::Whole {
             continue;
         }
         let listing = case.listing().unwrap();
@@ -144,4 +144,49 @@ fn random_kernels_on_the_imported_gpgpu_are_ghdls() {
         }
     }
     assert!(flag_writes > 0, "no case wrote a predicate register");
+}
+
+/// Kernels of FlexGripPlus' whole instruction set from the campaign, on
+/// the launches of one to four warps and rounds of blocks, under GHDL with the kit,
+/// held to the whole-ISA reference ISS thread by thread: 0 divergences.
+#[test]
+fn whole_isa_kernels_under_ghdl_are_the_reference_isss() {
+    let Some(design) = design() else {
+        return;
+    };
+    let root = shared("FLEXGRIPPLUS", "flexgripplus").unwrap();
+    let tree = Tree::locate(&root).unwrap();
+    let whole = campaign::Whole {
+        tables: std::sync::Arc::new(
+            flexpmu_flexgripplus::application::iss::read_tables(&tree.rtl()).unwrap(),
+        ),
+        cores: flexpmu_flexgripplus::application::run::checkout_cores(&tree).unwrap(),
+    };
+    let mut writes = 0;
+    for index in [3, 7, 11, 15, 19, 23] {
+        let case = campaign::draw(7, index, Some(&whole.tables));
+        assert_eq!(case.source, campaign::Source::Whole);
+        let verdict = campaign::run_whole(design, &case, &Options::default(), &whole)
+            .unwrap_or_else(|e| panic!("case {index}: {e}\n{}", case.text));
+        let campaign::Verdict::Iss {
+            compared, cycles, ..
+        } = &verdict
+        else {
+            panic!("case {index} is a whole-ISA one");
+        };
+        eprintln!(
+            "case {index} ({}): {cycles:?} cycles, {compared:?}",
+            case.launch_options()
+        );
+        assert_eq!(
+            verdict.divergences(),
+            0,
+            "case {index}: {:?}\n{}",
+            verdict.first(),
+            case.text
+        );
+        assert_eq!(compared.register_writes, compared.register_writes_equal);
+        writes += compared.register_writes;
+    }
+    assert!(writes > 10_000, "{writes} register writes compared");
 }

@@ -1,6 +1,7 @@
 //! `flexpmu cosim --random N`: a differential campaign over kernels
 //! flexpmu generates, each co-simulated on FlexGripPlus under GHDL and on
-//! the SM slice and ISS.
+//! the SM slice and its ISS (the subset's kernels) or on the whole-ISA
+//! reference ISS (the whole set's).
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -8,8 +9,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-use flexpmu_flexgripplus::{Report, Tree};
-use flexpmu_studies::differential as campaign;
+use flexpmu_flexgripplus::application::iss::read_tables;
+use flexpmu_flexgripplus::application::run::checkout_cores;
+use flexpmu_flexgripplus::Tree;
+use flexpmu_studies::differential::{self as campaign, Verdict};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{options, variant, CosimArgs};
@@ -23,11 +26,14 @@ struct CaseResult {
     case: campaign::Case,
     cycles: Option<(u64, Option<u64>)>,
     divergences: Option<usize>,
+    /// A whole-ISA case: the ISS held to FlexGripPlus.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    iss: Option<flexpmu_flexgripplus::application::iss::IssCompared>,
     /// Why the case could not be co-simulated (a defect of a generator,
     /// the model or the tools).
     error: Option<String>,
     #[serde(skip)]
-    report: Option<Report>,
+    report: Option<Verdict>,
 }
 
 /// `--random N`: the differential campaign.
@@ -42,6 +48,12 @@ pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
     let config = launch_args.sm.config()?;
     let tree = Tree::from_option_or_env(args.flexgripplus.as_deref())?;
     let design = prepare(&tree, variant(args), args.cache.clone())?;
+    let whole = campaign::Whole {
+        tables: std::sync::Arc::new(
+            read_tables(&tree.rtl()).map_err(|e| anyhow::anyhow!("the SFU's tables: {e}"))?,
+        ),
+        cores: checkout_cores(&tree)?,
+    };
     let options = options(args);
     let jobs = args
         .jobs
@@ -62,26 +74,38 @@ pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
     ));
     let started = Instant::now();
     let diverged = AtomicU64::new(0);
-    let outcomes = campaign::run_all(&design, seed, count, jobs, &config, &options, &|outcome| {
-        if !outcome
-            .report
-            .as_ref()
-            .is_ok_and(|r| r.comparison.divergences.is_empty())
-        {
-            diverged.fetch_add(1, Ordering::SeqCst);
-        }
-        bar.set_message(format!("{} diverged", diverged.load(Ordering::SeqCst)));
-        bar.inc(1);
-    })?;
+    let outcomes = campaign::run_all(
+        &design,
+        seed,
+        count,
+        jobs,
+        &config,
+        &options,
+        &whole,
+        &|outcome| {
+            if !outcome.report.as_ref().is_ok_and(|r| r.divergences() == 0) {
+                diverged.fetch_add(1, Ordering::SeqCst);
+            }
+            bar.set_message(format!("{} diverged", diverged.load(Ordering::SeqCst)));
+            bar.inc(1);
+        },
+    )?;
     let results: Vec<CaseResult> = outcomes
         .into_iter()
         .map(|outcome| match outcome.report {
             Ok(report) => CaseResult {
-                cycles: Some((
-                    report.comparison.cycles.flexpmu,
-                    report.comparison.cycles.flexgripplus,
-                )),
-                divergences: Some(report.comparison.divergences.len()),
+                cycles: match &report {
+                    Verdict::Cosim(r) => Some((
+                        r.comparison.cycles.flexpmu,
+                        r.comparison.cycles.flexgripplus,
+                    )),
+                    Verdict::Iss { .. } => None,
+                },
+                divergences: Some(report.divergences()),
+                iss: match &report {
+                    Verdict::Iss { compared, .. } => Some(compared.clone()),
+                    Verdict::Cosim(_) => None,
+                },
                 error: None,
                 case: outcome.case,
                 report: Some(report),
@@ -89,6 +113,7 @@ pub(super) fn campaign(args: &CosimArgs, count: u64) -> Result<ExitCode> {
             Err(error) => CaseResult {
                 cycles: None,
                 divergences: None,
+                iss: None,
                 error: Some(error),
                 case: outcome.case,
                 report: None,
@@ -189,7 +214,11 @@ fn print_campaign(results: &[CaseResult], elapsed: Duration, show: usize) -> Res
                 .filter(|r| r.divergences != Some(0))
                 .count()
                 .to_string(),
-            format!("{mean:+.2} %, {worst:+.2} %"),
+            if differences.is_empty() {
+                "(the whole-ISA ISS counts no cycles)".to_string()
+            } else {
+                format!("{mean:+.2} %, {worst:+.2} %")
+            },
         ]);
     }
     outln!("{table}");
@@ -212,8 +241,8 @@ fn print_campaign(results: &[CaseResult], elapsed: Duration, show: usize) -> Res
                     "  {} ({}): {} divergence(s), first: {}",
                     case.name(),
                     case.launch_options(),
-                    report.comparison.divergences.len(),
-                    report.comparison.divergences[0]
+                    report.divergences(),
+                    report.first().unwrap_or_default()
                 )
             }
             (None, None) => {}

@@ -3,7 +3,10 @@
 //! * [`structured`]: random structured kernels (branches, loops, memory
 //!   and integer work), bounded and valid by construction.
 //! * [`straight`]: random straight-line kernels of every instruction form
-//!   and operand kind.
+//!   and operand kind of the subset.
+//! * [`whole`]: random straight-line kernels of FlexGripPlus' whole
+//!   instruction set (its flow words aside).
 
 pub mod straight;
 pub mod structured;
+pub mod whole;

@@ -1,0 +1,155 @@
+//! Random straight-line kernels of FlexGripPlus' whole instruction set:
+//! every word a form of cuobjdump's syntax FlexGripPlus' applications use
+//! (`flexpmu_isa::cuobjdump::forms`), its free bits drawn at random,
+//! kept when the decode stage gives it an operation the read, execute and
+//! write stages carry out (moves, integer and floating-point arithmetic,
+//! the SFU, shared, constant and global memory, address and condition-code
+//! registers, predicated writes) and the reference ISS runs it (a word
+//! FlexGripPlus' memory controllers never answer is refused there, with
+//! the reason, and redrawn). Flow words are left out: a random target or
+//! stack would make FlexGripPlus wander or hang.
+
+use flexpmu_isa::cuobjdump::forms::FORMS;
+use flexpmu_isa::decode_stage::{self, Class, Operation};
+use flexpmu_sim::gpu::fgp_iss::{FgpIss, FgpLaunchSpec};
+use flexpmu_sim::gpu::iss::Geometry;
+use rand::rngs::StdRng;
+use rand::Rng;
+
+/// Registers R1 up to this one the prologue sets.
+pub const WHOLE_PROLOGUE_REGISTERS: u32 = 32;
+
+/// RET, the program's end.
+const RET: [u32; 2] = [0x3000_0003, 0x0000_0780];
+
+/// Whether `words` are an instruction the generator keeps (see the
+/// module page): one that the ISS, on `spec`, runs alone.
+fn runs(words: &[u32], spec: &FgpLaunchSpec) -> bool {
+    let stage = decode_stage::decode(decode_stage::value(words[0], words.get(1).copied()));
+    let kept = matches!(stage.class, Class::Alu | Class::Mov)
+        && !matches!(
+            stage.operation,
+            Operation::Unknown(_) | Operation::LoadLocal | Operation::StoreLocal
+        );
+    if !kept {
+        return false;
+    }
+    let mut program = words.to_vec();
+    program.extend(RET);
+    FgpIss::new(spec.clone())
+        .map(|iss| iss.run(&program).is_ok())
+        .unwrap_or(false)
+}
+
+/// One warp on FlexGripPlus' 8 cores, for [`runs`].
+fn probe_launch() -> FgpLaunchSpec {
+    FgpLaunchSpec {
+        geometry: Geometry::new([32, 1, 1], [1, 1]).expect("one warp"),
+        params: vec![],
+        blocks_per_core: 1,
+        lanes: 8,
+        shared_bytes: 0,
+        registers: 32,
+        global: vec![Some(0); 1 << 18],
+        constant: vec![0; 8192],
+        sfu_tables: None,
+    }
+}
+
+/// A random instruction of the forms that [`runs`]; `tables` lets SFU
+/// words in (without them they are redrawn).
+pub fn instruction(rng: &mut StdRng, spec: &FgpLaunchSpec) -> Vec<u32> {
+    let forms: Vec<_> = FORMS.iter().collect();
+    loop {
+        let form = forms[rng.gen_range(0..forms.len())];
+        let free: u64 = rng.gen::<u64>() & !form.mask;
+        let v = form.value | free;
+        if !form.matches(v) {
+            continue;
+        }
+        let words: Vec<u32> = if form.size == 64 {
+            vec![v as u32, (v >> 32) as u32]
+        } else {
+            vec![v as u32]
+        };
+        if runs(&words, spec) {
+            return words;
+        }
+    }
+}
+
+/// A straight-line program: a prologue (R1-R31 set to random values,
+/// small ones, floats and words; C0-C3 set by comparing them), `length`
+/// random instructions and RET;
+/// `spec` (the ISS's view of the launch it will run on: its SFU tables
+/// let SFU words in) decides which words run.
+pub fn whole_program(rng: &mut StdRng, length: usize, spec: Option<&FgpLaunchSpec>) -> Vec<u32> {
+    let probe = probe_launch();
+    let spec = spec.unwrap_or(&probe);
+    let one_warp = FgpLaunchSpec {
+        geometry: Geometry::new([32, 1, 1], [1, 1]).expect("one warp"),
+        blocks_per_core: 1,
+        ..spec.clone()
+    };
+    // A prologue gives the thread's registers (and, through ISET, its
+    // condition codes) varied values, so the body computes on them
+    // rather than on the zeros a launch leaves.
+    let mut words = Vec::new();
+    for register in 1..WHOLE_PROLOGUE_REGISTERS {
+        let value: u32 = match rng.gen_range(0..4) {
+            0 => rng.gen_range(0..64),
+            1 => (rng.gen::<u32>() & 0x83ff_ffff) | 0x3c00_0000,
+            _ => rng.gen(),
+        };
+        words.extend(
+            flexpmu_isa::cuobjdump::assemble(&format!("MVI R{register}, {value:#x}"))
+                .expect("MVI assembles"),
+        );
+    }
+    for c in 0..4 {
+        words.extend(
+            flexpmu_isa::cuobjdump::assemble(&format!(
+                "ISET.S32.C{c} o [0x7f], R{}, R{}, {}",
+                rng.gen_range(1..WHOLE_PROLOGUE_REGISTERS),
+                rng.gen_range(1..WHOLE_PROLOGUE_REGISTERS),
+                ["LT", "EQ", "LE", "GT", "NE", "GE"][rng.gen_range(0..6)]
+            ))
+            .expect("ISET assembles"),
+        );
+    }
+    for _ in 0..length {
+        words.extend(instruction(rng, &one_warp));
+    }
+    words.extend(RET);
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn every_word_is_a_form_the_iss_runs_and_the_program_runs_whole() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let program = whole_program(&mut rng, 24, None);
+        let listing = flexpmu_isa::cuobjdump::print(&program[..program.len() - 2]);
+        assert!(
+            listing.is_err(),
+            "a program is several words: one form each"
+        );
+        let mut at = 0;
+        let mut operations = std::collections::BTreeSet::new();
+        while at < program.len() - 2 {
+            let n = if program[at] & 1 == 1 { 2 } else { 1 };
+            let words = &program[at..at + n];
+            assert!(flexpmu_isa::cuobjdump::print(words).is_ok(), "{words:08x?}");
+            let stage = decode_stage::decode(decode_stage::value(words[0], words.get(1).copied()));
+            operations.insert(stage.operation.name());
+            at += n;
+        }
+        assert!(operations.len() >= 8, "{operations:?}");
+        let iss = FgpIss::new(probe_launch()).unwrap();
+        assert!(iss.run(&program).is_ok());
+    }
+}
