@@ -194,6 +194,36 @@ fn mistakes_are_named_before_anything_runs() {
         &tree,
     );
     refused(&o, "built with 32 cores");
+    // ... but the ISS runs it on the cores it is written for (and gives up
+    // within the cycle bound: it does not end).
+    let o = fgp(
+        &[
+            "app",
+            scalar.to_str().unwrap(),
+            "--on",
+            "iss",
+            "--max-cycles",
+            "20000",
+        ],
+        dir.path(),
+        &tree,
+    );
+    refused(
+        &o,
+        "the kernel has not finished after 20000 warp instructions",
+    );
+    let vector_add = apps.join("VectorAdd_integer");
+    let o = fgp(
+        &["app", vector_add.to_str().unwrap(), "--on", "iss"],
+        dir.path(),
+        &tree,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("reference ISS: 12 warp instructions"),
+        "{}",
+        stdout(&o)
+    );
     // A launch that is not VHDL GHDL takes: its file and line.
     let broken = dir.path().join("broken");
     copy_tree(&apps.join("Reduction"), &broken);

@@ -36,6 +36,7 @@ fn compared(
     let iss = on_iss(
         spec_of(&launch, cores, Some(tables)).unwrap(),
         &launch.program,
+        launch.max_cycles,
     )
     .unwrap();
     let run = on_imported(imported, &launch, app.launch.read_words, &mut |_| {}).unwrap();

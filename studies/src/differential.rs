@@ -270,7 +270,8 @@ pub fn run_whole(
     )?;
     let spec = spec_of(&launch, whole.cores, Some(whole.tables.clone()))
         .map_err(|e| CosimError::Launch(e.to_string()))?;
-    let result = on_iss(spec, &launch.program).map_err(|e| CosimError::Launch(e.to_string()))?;
+    let result = on_iss(spec, &launch.program, launch.max_cycles)
+        .map_err(|e| CosimError::Launch(e.to_string()))?;
     let run = on_ghdl(
         design,
         &launch,

@@ -40,9 +40,16 @@ pub fn spec_of(
     })
 }
 
-/// Runs `launch` on the ISS.
-pub fn on_iss(spec: FgpLaunchSpec, program: &[u32]) -> Result<FgpIssResult, AppError> {
-    let iss = FgpIss::new(spec).map_err(|e| AppError::Missing(e.to_string()))?;
+/// Runs `launch` on the ISS, giving up after `step_limit` warp
+/// instructions (FlexGripPlus issues fewer than it takes cycles: a
+/// launch's cycle bound bounds them too).
+pub fn on_iss(
+    spec: FgpLaunchSpec,
+    program: &[u32],
+    step_limit: u64,
+) -> Result<FgpIssResult, AppError> {
+    let mut iss = FgpIss::new(spec).map_err(|e| AppError::Missing(e.to_string()))?;
+    iss.set_step_limit(step_limit);
     iss.run(program)
         .map_err(|e| AppError::Missing(format!("the reference ISS: {e}")))
 }

@@ -168,7 +168,14 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
         Some(path) => Some(ResultLog::read(path)?),
         None => None,
     };
-    let launch = app.launch.fgp(checkout_cores(&tree)?, args.max_cycles)?;
+    // The ISS runs an application on the cores it is written for; a run
+    // on FlexGripPlus needs the checkout built for as many.
+    let on_fgp = on.iter().any(|r| *r != On::Iss);
+    let cores = match on_fgp {
+        true => checkout_cores(&tree)?,
+        false => app.launch.cores,
+    };
+    let launch = app.launch.fgp(cores, args.max_cycles)?;
     let variant = if args.stock {
         Variant::Stock
     } else {
@@ -178,15 +185,11 @@ pub fn app(args: &AppArgs) -> Result<ExitCode> {
     let iss = match on.contains(&On::Iss) {
         true => {
             let tables = read_tables(&tree.rtl()).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let spec = spec_of(
-                &launch,
-                checkout_cores(&tree)?,
-                Some(std::sync::Arc::new(tables)),
-            )?;
+            let spec = spec_of(&launch, cores, Some(std::sync::Arc::new(tables)))?;
             let spinner = crate::progress::spinner();
             spinner.set_message("the reference ISS");
             spinner.enable_steady_tick(Duration::from_millis(200));
-            let result = on_iss(spec, &launch.program)?;
+            let result = on_iss(spec, &launch.program, args.max_cycles)?;
             spinner.finish_and_clear();
             Some(result)
         }
