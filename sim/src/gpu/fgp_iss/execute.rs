@@ -88,6 +88,13 @@ pub fn pass(
     let lane0_src2 = state.stale[1][0];
     let dispatched = dispatch(&state.regs, &decoded, lane0_src2);
     state.regs = dispatched.regs;
+    let fpu_en = state.regs.fpu_en;
+    if dispatched.next == NextState::AluExec {
+        // ALU_DONE clears fpu_en once it has taken the FPU's result
+        // (pipeline_execute.vhd, ALU_DONE): a move through ALU_EXEC after
+        // an FPU instruction (R2A, ADA) takes the scalar processor's.
+        state.regs.fpu_en = false;
+    }
     for &lane in &lanes {
         let core = lane - first_lane;
         let src = sources[core];
@@ -108,7 +115,7 @@ pub fn pass(
         let sp = scalar_processor(&sp_inputs(&state.regs, &decoded, src, lane_flags));
         let mut fp_result = 0;
         let result = match dispatched.next {
-            NextState::AluExec => match result_unit(state.regs.fpu_en, decoded.alu_opcode) {
+            NextState::AluExec => match result_unit(fpu_en, decoded.alu_opcode) {
                 ResultUnit::Fpu => {
                     let inputs = fpu::fpu_inputs(&fpu_decoded(stage), src[0], src[1], src[2])
                         .ok_or("the FPU is enabled for an operation it does not run")?;
