@@ -357,3 +357,27 @@ fn run_and_sim_write_fst_waveforms() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(size("s.fst") > 1000);
 }
+
+/// The bench's ISS rows run one launch on both reference ISSs and check
+/// the whole-ISA one's memory against the subset's: the same thread
+/// instructions (their speed is the bench's, not a test's).
+#[test]
+fn the_bench_runs_appendix_a_on_both_reference_isss() {
+    let dir = temp();
+    let out = flexpmu(
+        &["bench", "--engine", "iss", "--engine", "fgp-iss", "--json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let engines = json["engines"].as_array().unwrap();
+    let names: Vec<&str> = engines
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["iss", "fgp-iss"]);
+    for engine in engines {
+        // 8 blocks of 512 threads, 34 instructions a thread, 50 runs.
+        assert_eq!(engine["cycles"], 6_963_200, "{engine}");
+    }
+}

@@ -48,6 +48,11 @@ pub enum BenchEngine {
     /// (what each fault's run would take without shortcuts: the golden
     /// run's length for a stuck-at, from its cycle for a flip).
     Faults,
+    /// The subset's reference ISS running appendix A on 8 blocks of 512
+    /// threads (its rate is thread instructions a second).
+    Iss,
+    /// The whole-ISA reference ISS of FlexGripPlus on the same launch.
+    FgpIss,
     /// FlexGripPlus' own GPGPU, imported from its RTL, on the compiled
     /// engine: the thesis launch (appendix A, 4 blocks of 512 threads,
     /// with the kit; needs FlexGripPlus and the ghdl-yosys-plugin).
@@ -69,7 +74,7 @@ pub enum BenchEngine {
 }
 
 impl BenchEngine {
-    pub const ALL: [BenchEngine; 11] = [
+    pub const ALL: [BenchEngine; 13] = [
         BenchEngine::RustHdl,
         BenchEngine::RustHdlVcd,
         BenchEngine::RustHdlSimulation,
@@ -81,6 +86,8 @@ impl BenchEngine {
         BenchEngine::SmSliceCompiled,
         BenchEngine::CompiledFst,
         BenchEngine::Faults,
+        BenchEngine::Iss,
+        BenchEngine::FgpIss,
     ];
 
     /// The engines on FlexGripPlus' own RTL (run when asked for, or, with
@@ -107,6 +114,8 @@ impl BenchEngine {
             BenchEngine::SmSliceCompiled => "sm-slice-compiled",
             BenchEngine::CompiledFst => "compiled-fst",
             BenchEngine::Faults => "faults",
+            BenchEngine::Iss => "iss",
+            BenchEngine::FgpIss => "fgp-iss",
             BenchEngine::FgpRtl => "fgp-rtl",
             BenchEngine::FgpRtlGhdl => "fgp-rtl-ghdl",
             BenchEngine::FgpRtlVerilator => "fgp-rtl-verilator",

@@ -15,6 +15,7 @@
 pub mod bench;
 pub mod fault_injection;
 pub mod golden;
+pub mod iss_bench;
 pub mod synth;
 pub mod testbench;
 pub mod verify;

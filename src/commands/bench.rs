@@ -206,6 +206,14 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         results.push(bench::sm_slice(&embedded::appendix_a_program()?, engine)?);
         pb.finish_and_clear();
     }
+    for engine in [BenchEngine::Iss, BenchEngine::FgpIss] {
+        if wanted(engine) {
+            results.push(flexpmu_eda::iss_bench::iss(
+                &embedded::appendix_a_program()?,
+                engine,
+            )?);
+        }
+    }
     // The faults run: fewer than asked where the launch holds fewer.
     let mut faults_run = 0;
     if wanted(BenchEngine::Faults) {
@@ -233,6 +241,8 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         if results.iter().any(|r| {
             !r.name.starts_with(BenchEngine::SmSlice.name())
                 && r.name != BenchEngine::Faults.name()
+                && r.name != BenchEngine::Iss.name()
+                && r.name != BenchEngine::FgpIss.name()
                 && !BenchEngine::FGP.iter().any(|e| e.name() == r.name)
         }) {
             outln!("workload: 16-counter PMU (32-bit counters, 32-bit toggle inputs), every counter counting, every input toggling every cycle");
@@ -259,6 +269,18 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
             outln!(
                 "faults / sm-slice-compiled: {:.2}x (faulty cycles per second against the fault-free SM's cycles per second)",
                 faults / core
+            );
+        }
+        if let (Some(whole), Some(subset)) = (rate(BenchEngine::FgpIss), rate(BenchEngine::Iss)) {
+            outln!(
+                "fgp-iss / iss: {:.2}x (thread instructions per second, the same launch)",
+                whole / subset
+            );
+        }
+        if wanted(BenchEngine::Iss) || wanted(BenchEngine::FgpIss) {
+            outln!(
+                "iss, fgp-iss: appendix A on {} blocks of 512 threads, two resident at a time, on the subset's reference ISS and on the whole-ISA one (FlexGripPlus' pipeline stage by stage, 8 cores); their cycles are thread instructions; checked: C = A + B, the whole-ISA ISS' memory equal to the subset ISS'",
+                bench::SM_BENCH_BLOCKS
             );
         }
         fgp::explain(&results, fault_notes.as_ref())?;

@@ -64,18 +64,13 @@ pub fn pass(
     pc: u32,
 ) -> Result<(), String> {
     let decoded = decoded(stage);
-    let present: Vec<usize> = (first_lane..first_lane + cores)
-        .filter(|&l| l < threads.len() && present >> l & 1 != 0)
-        .collect();
-    let lanes: Vec<usize> = present
-        .iter()
-        .copied()
-        .filter(|&l| mask >> l & 1 != 0)
-        .collect();
+    let end = (first_lane + cores).min(threads.len());
+    let present = (first_lane..end).filter(|&l| present >> l & 1 != 0);
+    let lanes = present.clone().filter(|&l| mask >> l & 1 != 0);
     // The read stage reads every thread's sources, whatever the mask (a
     // gather gives an inactive thread 0).
-    let mut sources = vec![[0u32; 3]; cores];
-    for &lane in &present {
+    let mut sources = [[0u32; 3]; 32];
+    for lane in present {
         let core = lane - first_lane;
         let executing = mask >> lane & 1 != 0;
         for (n, stale) in state.stale.iter_mut().enumerate() {
@@ -95,7 +90,7 @@ pub fn pass(
         // an FPU instruction (R2A, ADA) takes the scalar processor's.
         state.regs.fpu_en = false;
     }
-    for &lane in &lanes {
+    for lane in lanes {
         let core = lane - first_lane;
         let src = sources[core];
         let thread = &threads[lane];
@@ -112,10 +107,19 @@ pub fn pass(
             FlagsLatch::Src2Low4 => (src[1] & 15) as u8,
         };
         state.flags[core] = lane_flags;
-        let sp = scalar_processor(&sp_inputs(&state.regs, &decoded, src, lane_flags));
+        // The scalar processor's outputs matter where its result is
+        // written or the flags are (they are computed from it whatever
+        // the instruction): elsewhere they are not computed.
+        let unit = result_unit(fpu_en, decoded.alu_opcode);
+        let needed = stage.write_pred
+            || (dispatched.next == NextState::AluExec && unit == ResultUnit::ScalarProcessor);
+        let sp = match needed {
+            true => scalar_processor(&sp_inputs(&state.regs, &decoded, src, lane_flags)),
+            false => Default::default(),
+        };
         let mut fp_result = 0;
         let result = match dispatched.next {
-            NextState::AluExec => match result_unit(fpu_en, decoded.alu_opcode) {
+            NextState::AluExec => match unit {
                 ResultUnit::Fpu => {
                     let inputs = fpu::fpu_inputs(&fpu_decoded(stage), src[0], src[1], src[2])
                         .ok_or("the FPU is enabled for an operation it does not run")?;

@@ -65,6 +65,7 @@ pub const DEFAULT_STEP_LIMIT: u64 = 200_000_000;
 pub struct FgpIss {
     spec: FgpLaunchSpec,
     step_limit: u64,
+    record: bool,
 }
 
 struct Warp {
@@ -90,11 +91,19 @@ impl FgpIss {
         Ok(FgpIss {
             spec,
             step_limit: DEFAULT_STEP_LIMIT,
+            record: true,
         })
     }
 
     pub fn set_step_limit(&mut self, limit: u64) {
         self.step_limit = limit;
+    }
+
+    /// Whether a run records every write ([`FgpIssResult::writes`],
+    /// `flags`, `stores`; on by default): off, a run leaves only its end
+    /// state.
+    pub fn set_recording(&mut self, record: bool) {
+        self.record = record;
     }
 
     pub fn spec(&self) -> &FgpLaunchSpec {
@@ -141,7 +150,8 @@ impl FgpIss {
         let mut global = spec.global.clone();
         let mut registers = RegisterFile::new();
         let mut bases = vec![0u32; spec.geometry.blocks() as usize];
-        let mut records = Records::new(threads.len());
+        let mut records = Records::new(threads.len(), self.record);
+        let mut decoded: Vec<Option<Stage>> = vec![None; program.len()];
         let mut unit = BranchUnit::new();
         let mut exec = ExecState::new();
         let cores = spec.lanes as usize;
@@ -219,7 +229,12 @@ impl FgpIss {
                     } else {
                         None
                     };
-                    let stage = decode_stage::decode(decode_stage::value(low, high));
+                    // Each word is decoded once (the decode stage's reading
+                    // depends on nothing but the word).
+                    let slot = &mut decoded[(pc / 4) as usize];
+                    let stage = *slot.get_or_insert_with(|| {
+                        decode_stage::decode(decode_stage::value(low, high))
+                    });
                     if let Operation::Unknown(why) = stage.operation {
                         return Err(FgpIssError::Unknown {
                             warp: context,

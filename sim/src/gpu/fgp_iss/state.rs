@@ -93,14 +93,19 @@ pub struct StoreRecord {
 /// What a run records.
 #[derive(Clone, Debug)]
 pub struct Records {
+    /// Whether writes are recorded at all (a run for its end state only).
+    pub enabled: bool,
     pub writes: Vec<Vec<WriteRecord>>,
     pub flags: Vec<Vec<FlagRecord>>,
     pub stores: Vec<StoreRecord>,
 }
 
 impl Records {
-    pub fn new(threads: usize) -> Self {
+    /// Records for `threads` threads (none when `enabled` is false).
+    pub fn new(threads: usize, enabled: bool) -> Self {
+        let threads = if enabled { threads } else { 0 };
         Records {
+            enabled,
             writes: vec![Vec::new(); threads],
             flags: vec![Vec::new(); threads],
             stores: Vec::new(),

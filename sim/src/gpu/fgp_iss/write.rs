@@ -36,11 +36,13 @@ pub fn write_lane(
                 if let Some((register, value)) =
                     write_register(memories.registers, thread, dest.value, ty, result)
                 {
-                    records.writes[index].push(WriteRecord {
-                        register,
-                        value,
-                        pc,
-                    });
+                    if records.enabled {
+                        records.writes[index].push(WriteRecord {
+                            register,
+                            value,
+                            pc,
+                        });
+                    }
                 }
             }
             Space::Shared => {
@@ -60,12 +62,14 @@ pub fn write_lane(
                     let at = (address + i) & GLOBAL_ADDRESS_MASK;
                     let value = (result >> (8 * i)) as u8;
                     memories.global[at as usize] = Some(value);
-                    records.stores.push(StoreRecord {
-                        address: at,
-                        value,
-                        thread: index,
-                        pc,
-                    });
+                    if records.enabled {
+                        records.stores.push(StoreRecord {
+                            address: at,
+                            value,
+                            thread: index,
+                            pc,
+                        });
+                    }
                 }
             }
             Space::Address => {
@@ -82,11 +86,13 @@ pub fn write_lane(
     if stage.write_pred {
         let register = stage.set_pred_reg & 3;
         thread.cc[usize::from(register)] = flags;
-        records.flags[index].push(FlagRecord {
-            register,
-            value: flags,
-            pc,
-        });
+        if records.enabled {
+            records.flags[index].push(FlagRecord {
+                register,
+                value: flags,
+                pc,
+            });
+        }
     }
     // CHECK_INCREMENT_ADDR: always A4.
     if stage.addr_incr {
