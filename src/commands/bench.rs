@@ -206,14 +206,6 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         results.push(bench::sm_slice(&embedded::appendix_a_program()?, engine)?);
         pb.finish_and_clear();
     }
-    for engine in [BenchEngine::Iss, BenchEngine::FgpIss] {
-        if wanted(engine) {
-            results.push(flexpmu_eda::iss_bench::iss(
-                &embedded::appendix_a_program()?,
-                engine,
-            )?);
-        }
-    }
     // The faults run: fewer than asked where the launch holds fewer.
     let mut faults_run = 0;
     if wanted(BenchEngine::Faults) {
@@ -225,6 +217,14 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         }
         faults_run = count;
         results.push(result);
+    }
+    for engine in [BenchEngine::Iss, BenchEngine::FgpIss] {
+        if wanted(engine) {
+            results.push(flexpmu_eda::iss_bench::iss(
+                &embedded::appendix_a_program()?,
+                engine,
+            )?);
+        }
     }
     let mut fault_notes = None;
     if let Some(inputs) = &fgp {

@@ -41,7 +41,9 @@ fn bench_json_names_every_engine() {
             "verilator-fst",
             "sm-slice",
             "sm-slice-compiled",
-            "faults"
+            "faults",
+            "iss",
+            "fgp-iss"
         ]
     );
     for engine in json["engines"].as_array().unwrap() {
@@ -61,6 +63,10 @@ fn bench_json_names_every_engine() {
     // 8 faults of the thesis launch, each a stuck-at: 8 golden runs' worth
     // of faulty cycles (163,659 each).
     assert_eq!(json["engines"][10]["cycles"], 8 * 163_659);
+    // Both reference ISSs: appendix A's 4,096 threads, 34 instructions
+    // each, 50 runs.
+    assert_eq!(json["engines"][11]["cycles"], 6_963_200);
+    assert_eq!(json["engines"][12]["cycles"], 6_963_200);
 }
 
 #[test]
