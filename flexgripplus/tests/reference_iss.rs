@@ -43,16 +43,20 @@ fn compared(
     (against(&iss, &run, &launch).unwrap(), iss.warp_instructions)
 }
 
+/// FlexGripPlus stock, imported, its checkout and the repository's root
+/// (None where FlexGripPlus or the plugin is missing).
+fn stock() -> Option<(flexpmu_ir::Design, Tree, std::path::PathBuf)> {
+    let root = shared("FLEXGRIPPLUS", "flexgripplus")?;
+    let imported = netlist(Variant::Stock)?.import().unwrap();
+    let tree = Tree::locate(&root).unwrap();
+    Some((imported, tree, root))
+}
+
 #[test]
 fn the_iss_does_what_the_imported_rtl_does_on_the_applications() {
-    let Some(root) = shared("FLEXGRIPPLUS", "flexgripplus") else {
+    let Some((imported, tree, root)) = stock() else {
         return;
     };
-    let Some(netlist) = netlist(Variant::Stock) else {
-        return;
-    };
-    let imported = netlist.import().unwrap();
-    let tree = Tree::locate(&root).unwrap();
     // (application, what it exercises, warp instructions, register writes,
     // flag writes)
     let expected = [
@@ -94,14 +98,9 @@ fn the_iss_does_what_the_imported_rtl_does_on_the_applications() {
 
 #[test]
 fn a_kernel_racing_between_warps_differs_where_the_race_does() {
-    let Some(root) = shared("FLEXGRIPPLUS", "flexgripplus") else {
+    let Some((imported, tree, root)) = stock() else {
         return;
     };
-    let Some(netlist) = netlist(Variant::Stock) else {
-        return;
-    };
-    let imported = netlist.import().unwrap();
-    let tree = Tree::locate(&root).unwrap();
     // Sort's odd-even passes exchange neighbours through global memory
     // with no barrier between its two warps: which warp's store a load
     // sees is the pipeline's timing, which the ISS (one warp instruction

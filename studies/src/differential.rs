@@ -164,9 +164,9 @@ pub fn draw(seed: u64, index: u64, tables: Option<&Arc<SfuTables>>) -> Case {
         }
         Source::Whole => {
             let mut words = StdRng::seed_from_u64(kernel_seed);
-            let spec = whole_spec(tables);
+            let probe = whole::probe_spec(WHOLE_REGISTERS, tables.cloned());
             to_source(
-                &whole::whole_program(&mut words, WHOLE_LENGTH, Some(&spec)),
+                &whole::whole_program(&mut words, WHOLE_LENGTH, probe),
                 &header,
             )
         }
@@ -179,21 +179,6 @@ pub fn draw(seed: u64, index: u64, tables: Option<&Arc<SfuTables>>) -> Case {
         blocks,
         blocks_per_core,
         text,
-    }
-}
-
-/// The ISS's launch a whole-ISA word is tried on when drawn.
-fn whole_spec(tables: Option<&Arc<SfuTables>>) -> flexpmu_sim::gpu::fgp_iss::FgpLaunchSpec {
-    flexpmu_sim::gpu::fgp_iss::FgpLaunchSpec {
-        geometry: Geometry::new([32, 1, 1], [1, 1]).expect("one warp"),
-        params: vec![],
-        blocks_per_core: 1,
-        lanes: 8,
-        shared_bytes: 0,
-        registers: WHOLE_REGISTERS,
-        global: vec![Some(0); 1 << 18],
-        constant: vec![0; 8192],
-        sfu_tables: tables.cloned(),
     }
 }
 

@@ -11,6 +11,9 @@
 
 use flexpmu_isa::cuobjdump::forms::FORMS;
 use flexpmu_isa::decode_stage::{self, Class, Operation};
+use std::sync::Arc;
+
+use flexpmu_sim::gpu::fgp_iss::sfu::SfuTables;
 use flexpmu_sim::gpu::fgp_iss::{FgpIss, FgpLaunchSpec};
 use flexpmu_sim::gpu::iss::Geometry;
 use rand::rngs::StdRng;
@@ -23,8 +26,8 @@ pub const WHOLE_PROLOGUE_REGISTERS: u32 = 32;
 const RET: [u32; 2] = [0x3000_0003, 0x0000_0780];
 
 /// Whether `words` are an instruction the generator keeps (see the
-/// module page): one that the ISS, on `spec`, runs alone.
-fn runs(words: &[u32], spec: &FgpLaunchSpec) -> bool {
+/// module page): one that `iss` runs alone.
+fn runs(words: &[u32], iss: &FgpIss) -> bool {
     let stage = decode_stage::decode(decode_stage::value(words[0], words.get(1).copied()));
     let kept = matches!(stage.class, Class::Alu | Class::Mov)
         && !matches!(
@@ -36,29 +39,28 @@ fn runs(words: &[u32], spec: &FgpLaunchSpec) -> bool {
     }
     let mut program = words.to_vec();
     program.extend(RET);
-    FgpIss::new(spec.clone())
-        .map(|iss| iss.run(&program).is_ok())
-        .unwrap_or(false)
+    iss.run(&program).is_ok()
 }
 
-/// One warp on FlexGripPlus' 8 cores, for [`runs`].
-fn probe_launch() -> FgpLaunchSpec {
+/// The launch a drawn word is tried on: one warp on FlexGripPlus' 8
+/// cores, `registers` a thread, the SFU's `tables` if given (without
+/// them SFU words are redrawn).
+pub fn probe_spec(registers: u32, tables: Option<Arc<SfuTables>>) -> FgpLaunchSpec {
     FgpLaunchSpec {
         geometry: Geometry::new([32, 1, 1], [1, 1]).expect("one warp"),
         params: vec![],
         blocks_per_core: 1,
         lanes: 8,
         shared_bytes: 0,
-        registers: 32,
+        registers,
         global: vec![Some(0); 1 << 18],
         constant: vec![0; 8192],
-        sfu_tables: None,
+        sfu_tables: tables,
     }
 }
 
-/// A random instruction of the forms that [`runs`]; `tables` lets SFU
-/// words in (without them they are redrawn).
-pub fn instruction(rng: &mut StdRng, spec: &FgpLaunchSpec) -> Vec<u32> {
+/// A random instruction of the forms that `iss` runs ([`runs`]).
+pub fn instruction(rng: &mut StdRng, iss: &FgpIss) -> Vec<u32> {
     let forms: Vec<_> = FORMS.iter().collect();
     loop {
         let form = forms[rng.gen_range(0..forms.len())];
@@ -72,7 +74,7 @@ pub fn instruction(rng: &mut StdRng, spec: &FgpLaunchSpec) -> Vec<u32> {
         } else {
             vec![v as u32]
         };
-        if runs(&words, spec) {
+        if runs(&words, iss) {
             return words;
         }
     }
@@ -81,16 +83,9 @@ pub fn instruction(rng: &mut StdRng, spec: &FgpLaunchSpec) -> Vec<u32> {
 /// A straight-line program: a prologue (R1-R31 set to random values,
 /// small ones, floats and words; C0-C3 set by comparing them), `length`
 /// random instructions and RET;
-/// `spec` (the ISS's view of the launch it will run on: its SFU tables
-/// let SFU words in) decides which words run.
-pub fn whole_program(rng: &mut StdRng, length: usize, spec: Option<&FgpLaunchSpec>) -> Vec<u32> {
-    let probe = probe_launch();
-    let spec = spec.unwrap_or(&probe);
-    let one_warp = FgpLaunchSpec {
-        geometry: Geometry::new([32, 1, 1], [1, 1]).expect("one warp"),
-        blocks_per_core: 1,
-        ..spec.clone()
-    };
+/// each word kept where the ISS runs it alone on `probe` ([`probe_spec`]).
+pub fn whole_program(rng: &mut StdRng, length: usize, probe: FgpLaunchSpec) -> Vec<u32> {
+    let iss = FgpIss::new(probe).expect("a one-warp launch on 8 cores");
     // A prologue gives the thread's registers (and, through ISET, its
     // condition codes) varied values, so the body computes on them
     // rather than on the zeros a launch leaves.
@@ -118,7 +113,7 @@ pub fn whole_program(rng: &mut StdRng, length: usize, spec: Option<&FgpLaunchSpe
         );
     }
     for _ in 0..length {
-        words.extend(instruction(rng, &one_warp));
+        words.extend(instruction(rng, &iss));
     }
     words.extend(RET);
     words
@@ -132,7 +127,7 @@ mod tests {
     #[test]
     fn every_word_is_a_form_the_iss_runs_and_the_program_runs_whole() {
         let mut rng = StdRng::seed_from_u64(3);
-        let program = whole_program(&mut rng, 24, None);
+        let program = whole_program(&mut rng, 24, probe_spec(32, None));
         let listing = flexpmu_isa::cuobjdump::print(&program[..program.len() - 2]);
         assert!(
             listing.is_err(),
@@ -149,7 +144,7 @@ mod tests {
             at += n;
         }
         assert!(operations.len() >= 8, "{operations:?}");
-        let iss = FgpIss::new(probe_launch()).unwrap();
+        let iss = FgpIss::new(probe_spec(32, None)).unwrap();
         assert!(iss.run(&program).is_ok());
     }
 }

@@ -363,10 +363,7 @@ impl FgpIss {
                         warp.state = WarpState::Ready;
                     }
                     if warps[w].state == WarpState::WaitingFence {
-                        release_barrier(
-                            &mut warps[rounds[round].clone()],
-                            warps_block(&contexts[w]),
-                        );
+                        release_barrier(&mut warps[rounds[round].clone()], contexts[w].block_index);
                     }
                 }
                 if !progressed {
@@ -392,10 +389,6 @@ impl FgpIss {
             stores: records.stores,
         })
     }
-}
-
-fn warps_block(context: &WarpContext) -> u32 {
-    context.block_index
 }
 
 /// The warp checker's fence (warp_checker.vhd, CHECK_FENCE): once every
