@@ -1,7 +1,8 @@
 //! A differential campaign: kernels drawn from everything flexpmu
 //! generates (random structured kernels, testgen's genes, straight-line
 //! programs of every instruction form and operand kind of the subset, and
-//! straight-line programs of FlexGripPlus' whole instruction set), each
+//! programs of FlexGripPlus' whole instruction set, straight-line or with
+//! branches, loops, a barrier and a call), each
 //! on a launch drawn from one warp to several resident warps and rounds
 //! of blocks, co-simulated one by one: the subset's kernels on the SM
 //! slice and its ISS ([`cosimulate`](crate::cosimulate)), the whole set's
@@ -11,7 +12,7 @@
 
 use std::sync::Arc;
 
-use crate::programs::{straight, structured, whole};
+use crate::programs::{straight, structured, whole, whole_flow};
 use crate::testgen::genome::Genome;
 use crate::testgen::render::render;
 use flexpmu_isa::asm;
@@ -40,8 +41,9 @@ pub enum Source {
     Testgen,
     /// A straight-line program of every form and operand kind.
     Straight,
-    /// A straight-line program of FlexGripPlus' whole instruction set
-    /// (flow aside), run on the whole-ISA reference ISS.
+    /// A program of FlexGripPlus' whole instruction set, run on the
+    /// whole-ISA reference ISS: straight-line, or (cases 3, 11, 19, ...)
+    /// with flow around its words.
     Whole,
 }
 
@@ -165,10 +167,13 @@ pub fn draw(seed: u64, index: u64, tables: Option<&Arc<SfuTables>>) -> Case {
         Source::Whole => {
             let mut words = StdRng::seed_from_u64(kernel_seed);
             let probe = whole::probe_spec(WHOLE_REGISTERS, tables.cloned());
-            to_source(
-                &whole::whole_program(&mut words, WHOLE_LENGTH, probe),
-                &header,
-            )
+            // Every other whole-ISA case has flow around its words.
+            let program = if index % 8 == 3 {
+                whole_flow::flow_program(&mut words, WHOLE_LENGTH, probe)
+            } else {
+                whole::whole_program(&mut words, WHOLE_LENGTH, probe)
+            };
+            to_source(&program, &header)
         }
     };
     Case {

@@ -163,9 +163,11 @@ fn whole_isa_kernels_under_ghdl_are_the_reference_isss() {
         cores: flexpmu_flexgripplus::application::run::checkout_cores(&tree).unwrap(),
     };
     let mut writes = 0;
-    // Seed 7's first six whole-ISA cases, and the three of seed 1's
-    // campaign that found the ISS keeping the execute stage's fpu_en past
-    // ALU_DONE (an R2A after an FPU instruction took the FPU's result).
+    // Seed 7's first eight whole-ISA cases (3, 11, 19, 27: with branches,
+    // loops, a barrier and a call; case 19 four warps of a block), and the
+    // three of seed 1's campaign that found the ISS keeping the execute
+    // stage's fpu_en past ALU_DONE (an R2A after an FPU instruction took
+    // the FPU's result).
     let cases = [
         (7, 3),
         (7, 7),
@@ -173,6 +175,8 @@ fn whole_isa_kernels_under_ghdl_are_the_reference_isss() {
         (7, 15),
         (7, 19),
         (7, 23),
+        (7, 27),
+        (7, 31),
         (1, 23),
         (1, 39),
         (1, 151),

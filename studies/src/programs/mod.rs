@@ -6,7 +6,10 @@
 //!   and operand kind of the subset.
 //! * [`whole`]: random straight-line kernels of FlexGripPlus' whole
 //!   instruction set (its flow words aside).
+//! * [`whole_flow`]: the same words inside if/else, loops, a barrier and
+//!   a call.
 
 pub mod straight;
 pub mod structured;
 pub mod whole;
+pub mod whole_flow;

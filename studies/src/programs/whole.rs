@@ -6,8 +6,11 @@
 //! the SFU, shared, constant and global memory, address and condition-code
 //! registers, predicated writes) and the reference ISS runs it (a word
 //! FlexGripPlus' memory controllers never answer is refused there, with
-//! the reason, and redrawn). Flow words are left out: a random target or
-//! stack would make FlexGripPlus wander or hang.
+//! the reason, and redrawn). Flow words are not drawn at random (a random
+//! target or stack would make FlexGripPlus wander or hang): [`flow`] puts
+//! these words inside branches, loops and a call built around them.
+//!
+//! [`flow`]: super::whole_flow
 
 use flexpmu_isa::cuobjdump::forms::FORMS;
 use flexpmu_isa::decode_stage::{self, Class, Operation};
@@ -23,12 +26,21 @@ use rand::Rng;
 pub const WHOLE_PROLOGUE_REGISTERS: u32 = 32;
 
 /// RET, the program's end.
-const RET: [u32; 2] = [0x3000_0003, 0x0000_0780];
+pub(super) const RET: [u32; 2] = [0x3000_0003, 0x0000_0780];
 
 /// Whether `words` are an instruction the generator keeps (see the
-/// module page): one that `iss` runs alone.
-fn runs(words: &[u32], iss: &FgpIss) -> bool {
+/// module page): one that `iss` runs alone, writing none of the
+/// `reserved` registers (counted modulo the launch's registers a thread:
+/// past them a register is the next warp's).
+fn runs(words: &[u32], iss: &FgpIss, keep: Keep) -> bool {
     let stage = decode_stage::decode(decode_stage::value(words[0], words.get(1).copied()));
+    if keep.own && !own_registers(&stage, iss.spec().registers) {
+        return false;
+    }
+    if !keep.join && stage.marker == decode_stage::Marker::Join {
+        return false;
+    }
+    let reserved = keep.reserved;
     let kept = matches!(stage.class, Class::Alu | Class::Mov)
         && !matches!(
             stage.operation,
@@ -39,7 +51,15 @@ fn runs(words: &[u32], iss: &FgpIss) -> bool {
     }
     let mut program = words.to_vec();
     program.extend(RET);
-    iss.run(&program).is_ok()
+    let Ok(result) = iss.run(&program) else {
+        return false;
+    };
+    let budget = iss.spec().registers.max(1);
+    !result
+        .writes
+        .iter()
+        .flatten()
+        .any(|w| reserved.contains(&(u32::from(w.register) % budget)))
 }
 
 /// The launch a drawn word is tried on: one warp on FlexGripPlus' 8
@@ -59,8 +79,59 @@ pub fn probe_spec(registers: u32, tables: Option<Arc<SfuTables>>) -> FgpLaunchSp
     }
 }
 
-/// A random instruction of the forms that `iss` runs ([`runs`]).
-pub fn instruction(rng: &mut StdRng, iss: &FgpIss) -> Vec<u32> {
+/// Which registers a drawn word may name.
+#[derive(Clone, Copy)]
+pub struct Keep<'a> {
+    /// Registers it must not write (counted modulo the launch's
+    /// registers a thread).
+    pub reserved: &'a [u32],
+    /// Whether it must name only the thread's own registers (none past
+    /// the launch's registers a thread, which are another warp's: what it
+    /// reads there depends on the order the warps run in, which the ISS
+    /// has as FlexGripPlus has it only while the warps run in step).
+    pub own: bool,
+    /// Whether it may carry the `.S` marker (which pops the warp's
+    /// reconvergence stack: inside flow, the flow's own `NOP.S` pop).
+    pub join: bool,
+}
+
+impl Keep<'_> {
+    /// Any register.
+    pub const ANY: Keep<'static> = Keep {
+        reserved: &[],
+        own: false,
+        join: true,
+    };
+}
+
+/// Whether every register `stage` reads or writes is below `registers`
+/// (R124, which reads 0, and the discarded destination 127 aside).
+fn own_registers(stage: &decode_stage::Stage, registers: u32) -> bool {
+    use flexpmu_isa::decode_stage::{DataType, Space};
+    let a = stage.access;
+    let operands = [
+        (stage.dest, a.dest),
+        (stage.src1, a.src1),
+        (stage.src2, a.src2),
+        (stage.src3, a.src3),
+    ];
+    operands.iter().all(|&(operand, ty)| {
+        if !matches!(operand.space, Space::Register | Space::AddressFromRegister) {
+            return true;
+        }
+        let (first, count) = match ty {
+            t if t.is_half() => (operand.value >> 1, 1),
+            DataType::U64 => (operand.value, 2),
+            DataType::U128 => (operand.value, 4),
+            _ => (operand.value, 1),
+        };
+        matches!(operand.value, 124 | 127) || first + count <= registers
+    })
+}
+
+/// A random instruction of the forms that `iss` runs ([`runs`]), naming
+/// registers as `keep` allows.
+pub fn instruction(rng: &mut StdRng, iss: &FgpIss, keep: Keep) -> Vec<u32> {
     let forms: Vec<_> = FORMS.iter().collect();
     loop {
         let form = forms[rng.gen_range(0..forms.len())];
@@ -74,21 +145,22 @@ pub fn instruction(rng: &mut StdRng, iss: &FgpIss) -> Vec<u32> {
         } else {
             vec![v as u32]
         };
-        if runs(&words, iss) {
+        if runs(&words, iss, keep) {
             return words;
         }
     }
 }
 
-/// A straight-line program: a prologue (R1-R31 set to random values,
-/// small ones, floats and words; C0-C3 set by comparing them), `length`
-/// random instructions and RET;
-/// each word kept where the ISS runs it alone on `probe` ([`probe_spec`]).
-pub fn whole_program(rng: &mut StdRng, length: usize, probe: FgpLaunchSpec) -> Vec<u32> {
-    let iss = FgpIss::new(probe).expect("a one-warp launch on 8 cores");
-    // A prologue gives the thread's registers (and, through ISET, its
-    // condition codes) varied values, so the body computes on them
-    // rather than on the zeros a launch leaves.
+/// Assembles one line of cuobjdump's syntax the generator writes.
+pub(super) fn assemble(text: &str) -> Vec<u32> {
+    flexpmu_isa::cuobjdump::assemble(text).unwrap_or_else(|e| panic!("`{text}`: {e}"))
+}
+
+/// The prologue: R1-R31 set to random values (small ones, floats and
+/// words), then C0-C3 set by comparing them, so the body computes on
+/// varied values rather than on the zeros a launch leaves. R0 keeps what
+/// the launch gives it (the thread's index).
+pub(super) fn prologue(rng: &mut StdRng) -> Vec<u32> {
     let mut words = Vec::new();
     for register in 1..WHOLE_PROLOGUE_REGISTERS {
         let value: u32 = match rng.gen_range(0..4) {
@@ -96,24 +168,27 @@ pub fn whole_program(rng: &mut StdRng, length: usize, probe: FgpLaunchSpec) -> V
             1 => (rng.gen::<u32>() & 0x83ff_ffff) | 0x3c00_0000,
             _ => rng.gen(),
         };
-        words.extend(
-            flexpmu_isa::cuobjdump::assemble(&format!("MVI R{register}, {value:#x}"))
-                .expect("MVI assembles"),
-        );
+        words.extend(assemble(&format!("MVI R{register}, {value:#x}")));
     }
     for c in 0..4 {
-        words.extend(
-            flexpmu_isa::cuobjdump::assemble(&format!(
-                "ISET.S32.C{c} o [0x7f], R{}, R{}, {}",
-                rng.gen_range(1..WHOLE_PROLOGUE_REGISTERS),
-                rng.gen_range(1..WHOLE_PROLOGUE_REGISTERS),
-                ["LT", "EQ", "LE", "GT", "NE", "GE"][rng.gen_range(0..6)]
-            ))
-            .expect("ISET assembles"),
-        );
+        words.extend(assemble(&format!(
+            "ISET.S32.C{c} o [0x7f], R{}, R{}, {}",
+            rng.gen_range(1..WHOLE_PROLOGUE_REGISTERS),
+            rng.gen_range(1..WHOLE_PROLOGUE_REGISTERS),
+            ["LT", "EQ", "LE", "GT", "NE", "GE"][rng.gen_range(0..6)]
+        )));
     }
+    words
+}
+
+/// A straight-line program: the [`prologue`], `length` random
+/// instructions and RET; each word kept where the ISS runs it alone on
+/// `probe` ([`probe_spec`]).
+pub fn whole_program(rng: &mut StdRng, length: usize, probe: FgpLaunchSpec) -> Vec<u32> {
+    let iss = FgpIss::new(probe).expect("a one-warp launch on 8 cores");
+    let mut words = prologue(rng);
     for _ in 0..length {
-        words.extend(instruction(rng, &iss));
+        words.extend(instruction(rng, &iss, Keep::ANY));
     }
     words.extend(RET);
     words
