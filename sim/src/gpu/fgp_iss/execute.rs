@@ -51,6 +51,7 @@ impl ExecState {
 #[allow(clippy::too_many_arguments)]
 pub fn pass(
     stage: &Stage,
+    decoded: &Decoded,
     state: &mut ExecState,
     threads: &mut [FgpThread],
     first_thread: usize,
@@ -63,7 +64,6 @@ pub fn pass(
     records: &mut Records,
     pc: u32,
 ) -> Result<(), String> {
-    let decoded = decoded(stage);
     let end = (first_lane + cores).min(threads.len());
     let present = (first_lane..end).filter(|&l| present >> l & 1 != 0);
     let lanes = present.clone().filter(|&l| mask >> l & 1 != 0);
@@ -81,7 +81,7 @@ pub fn pass(
         }
     }
     let lane0_src2 = state.stale[1][0];
-    let dispatched = dispatch(&state.regs, &decoded, lane0_src2);
+    let dispatched = dispatch(&state.regs, decoded, lane0_src2);
     state.regs = dispatched.regs;
     let fpu_en = state.regs.fpu_en;
     if dispatched.next == NextState::AluExec {
@@ -114,7 +114,7 @@ pub fn pass(
         let needed = stage.write_pred
             || (dispatched.next == NextState::AluExec && unit == ResultUnit::ScalarProcessor);
         let sp = match needed {
-            true => scalar_processor(&sp_inputs(&state.regs, &decoded, src, lane_flags)),
+            true => scalar_processor(&sp_inputs(&state.regs, decoded, src, lane_flags)),
             false => Default::default(),
         };
         let mut fp_result = 0;
@@ -207,8 +207,9 @@ fn fpu_decoded(stage: &Stage) -> fpu::Decoded {
     }
 }
 
-/// The execute stage's view of a decoded word.
-fn decoded(stage: &Stage) -> Decoded {
+/// The execute stage's view of a decoded word (the same for each of an
+/// instruction's passes).
+pub fn decoded(stage: &Stage) -> Decoded {
     use Operation as O;
     let instr_opcode = match stage.class {
         Class::Mov => InstrOpcode::Mov,

@@ -333,9 +333,11 @@ impl FgpIss {
                                 global: &mut global,
                                 constant: &spec.constant,
                             };
+                            let view = execute::decoded(&stage);
                             for pass in 0..passes as usize {
                                 execute::pass(
                                     &stage,
+                                    &view,
                                     &mut exec,
                                     lanes_of_warp,
                                     first,
