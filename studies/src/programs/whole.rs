@@ -29,9 +29,8 @@ pub const WHOLE_PROLOGUE_REGISTERS: u32 = 32;
 pub(super) const RET: [u32; 2] = [0x3000_0003, 0x0000_0780];
 
 /// Whether `words` are an instruction the generator keeps (see the
-/// module page): one that `iss` runs alone, writing none of the
-/// `reserved` registers (counted modulo the launch's registers a thread:
-/// past them a register is the next warp's).
+/// module page): one that `iss` runs alone, naming registers as `keep`
+/// allows.
 fn runs(words: &[u32], iss: &FgpIss, keep: Keep) -> bool {
     let stage = decode_stage::decode(decode_stage::value(words[0], words.get(1).copied()));
     if keep.own && !own_registers(&stage, iss.spec().registers) {

@@ -183,15 +183,14 @@ impl Generator<'_> {
 pub fn flow_program(rng: &mut StdRng, length: usize, probe: FgpLaunchSpec) -> Vec<u32> {
     let iss = FgpIss::new(probe).expect("a one-warp launch on 8 cores");
     loop {
+        let start = prologue(rng);
         let mut g = Generator {
             rng: &mut *rng,
             iss: &iss,
-            pieces: vec![Piece::Words(vec![])],
+            pieces: vec![Piece::Words(start)],
             labels: 0,
             barrier: false,
         };
-        let start = prologue(g.rng);
-        g.pieces[0] = Piece::Words(start);
         let sub_words = g.rng.gen_range(0..=length / 3);
         g.block(0, length - sub_words, true);
         if sub_words > 0 {
